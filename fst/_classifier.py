@@ -1,0 +1,276 @@
+"""FastSmallTreeClassifier: the certified sparse decision tree."""
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils import compute_class_weight
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._core._problem import build_problem
+from ._core._search import STATUS_NAMES, Search
+from ._export import build_estimator
+from .exceptions import NotCertifiedWarning
+
+__all__ = ["FastSmallTreeClassifier"]
+
+# Agreement required between the solver's value and the exported tree re-scored
+# on the training data (both are sums of the same terms in another order).
+_RESCORE_TOL = 1e-9
+
+
+class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
+    """The provably best sparse decision tree, as a native scikit-learn tree.
+
+    Minimises ``loss / n_samples + regularization * n_leaves`` over every binary
+    tree on all thresholds of the raw features (one split between each pair of
+    consecutive distinct float32 values of each column), and proves it: the
+    search returns a lower bound that meets the objective of the tree it returns.
+
+    Parameters
+    ----------
+    regularization : float, default=0.05
+        Price of one leaf (lambda), added to the mean loss per leaf. Must be
+        finite and >= 0. With ``0`` and no ``max_depth`` the search is unbounded
+        (a warning says so).
+    cost_matrix : array-like of shape (n_classes, n_classes), default=None
+        ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` for a row
+        of class ``classes_[i]``. Nonnegative and finite; a nonzero diagonal is
+        allowed. None means 0/1 loss.
+    class_weight : dict, 'balanced' or None, default=None
+        Weights per true class, as in scikit-learn. They scale the rows of the
+        loss: the cost of a row of class c is ``weight[c] * cost_matrix[c, j]``
+        (both given: they multiply). The loss is still divided by the number of
+        rows, so 'balanced' keeps the scale of the unweighted loss.
+    max_depth : int, default=None
+        Hard depth limit (a single leaf has depth 0). With it, ``regularization=0``
+        makes fst an exact depth-limited solver.
+    time_limit : float, default=None
+        Seconds of search. On expiry the best tree found is returned with
+        ``optimal_ = False`` and a :class:`~fst.exceptions.NotCertifiedWarning`.
+    memory_limit : int, default=None
+        Bytes of resident memory of the whole process, checked as the search
+        runs. On excess the search stops as for ``time_limit``.
+    n_jobs : int, default=1
+        Threads for the compiled core (None means 1, -1 all cores). Results do
+        not depend on it. In this release the search itself is sequential.
+    verbose : int, default=0
+        Print a summary of the search when > 0.
+
+    Attributes
+    ----------
+    estimator_ : DecisionTreeClassifier
+        The certified tree as a native, fitted scikit-learn tree.
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined only when X has string column names.
+    optimal_ : bool
+        True when the returned tree is proved optimal.
+    objective_ : float
+        Objective of ``estimator_`` re-scored on the training data.
+    lower_bound_ : float
+        Proven lower bound on the optimal objective (equals ``objective_`` up to
+        1e-9 when ``optimal_``).
+    gap_ : float
+        ``objective_ - lower_bound_``.
+    n_leaves_ : int
+    status_ : {'optimal', 'time_limit', 'memory_limit', 'interrupted'}
+    search_stats_ : dict
+        Nodes created, expansions, memo size and capacity, peak resident memory
+        of the process and seconds of search.
+
+    See Also
+    --------
+    sklearn.tree.DecisionTreeClassifier : CART, the greedy tree.
+
+    Notes
+    -----
+    Missing values (NaN) are treated as larger than every number: they go right
+    at every split, and the exported nodes say so (``missing_go_to_left = 0``).
+
+    With a cost matrix the exported tree's ``value`` (and so ``predict_proba``)
+    holds cost-based scores whose argmax is the least-cost label, not class
+    frequencies; without one it holds the (weighted) class fractions.
+
+    References
+    ----------
+    The FastSmallTree notes (certified sparse trees: bounds and proofs), and
+    Hu, Rudin, Seltzer, "Optimal Sparse Decision Trees", NeurIPS 2019.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from fst import FastSmallTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = FastSmallTreeClassifier(regularization=0.02).fit(X, y)
+    >>> clf.optimal_, clf.n_leaves_
+    (True, 3)
+    """
+
+    _parameter_constraints = {
+        "regularization": [Interval(numbers.Real, 0, None, closed="left")],
+        "cost_matrix": ["array-like", None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, regularization=0.05, *, cost_matrix=None, class_weight=None,
+                 max_depth=None, time_limit=None, memory_limit=None, n_jobs=1,
+                 verbose=0):
+        self.regularization = regularization
+        self.cost_matrix = cost_matrix
+        self.class_weight = class_weight
+        self.max_depth = max_depth
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _check_params(self):
+        """Validate hyperparameters; returns the effective regularization."""
+        self._validate_params()
+        lam = float(self.regularization)
+        if not np.isfinite(lam):
+            raise ValueError(
+                "The 'regularization' parameter of FastSmallTreeClassifier must be a "
+                f"finite float >= 0. Got {self.regularization!r} instead.")
+        if self.time_limit is not None and not np.isfinite(float(self.time_limit)):
+            raise ValueError(
+                "The 'time_limit' parameter of FastSmallTreeClassifier must be a finite "
+                f"number of seconds >= 0 or None. Got {self.time_limit!r} instead.")
+        if self.n_jobs == 0:
+            raise ValueError(
+                "The 'n_jobs' parameter of FastSmallTreeClassifier must be a nonzero "
+                "integer or None. Got 0 instead.")
+        return lam
+
+    def _cost(self, n_classes):
+        """The validated cost matrix (0/1 loss when None)."""
+        if self.cost_matrix is None:
+            return np.ones((n_classes, n_classes)) - np.eye(n_classes)
+        try:
+            cost = np.asarray(self.cost_matrix, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                "The 'cost_matrix' parameter of FastSmallTreeClassifier must be a "
+                f"numeric array. Got {self.cost_matrix!r} instead.") from exc
+        if cost.shape != (n_classes, n_classes):
+            raise ValueError(
+                "The 'cost_matrix' parameter of FastSmallTreeClassifier must have shape "
+                f"(n_classes, n_classes) = ({n_classes}, {n_classes}). Got shape "
+                f"{cost.shape} instead.")
+        if not np.all(np.isfinite(cost)) or np.any(cost < 0):
+            raise ValueError(
+                "The 'cost_matrix' parameter of FastSmallTreeClassifier must hold finite "
+                f"values >= 0. Got {cost.tolist()!r} instead.")
+        return cost
+
+    def fit(self, X, y):
+        """Find the optimal tree for (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features; NaN is allowed (larger than every number), +-inf
+            and values beyond float32 range are not.
+        y : array-like of shape (n_samples,)
+            Class labels of any type.
+
+        Returns
+        -------
+        self : FastSmallTreeClassifier
+            The fitted estimator.
+        """
+        lam = self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
+                             order="C")
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        y_idx = y_idx.reshape(-1)
+        n_classes = len(self.classes_)
+        cost = self._cost(n_classes)
+        if self.class_weight is None:
+            weights = np.ones(n_classes)
+        else:
+            weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        if lam == 0 and self.max_depth is None:
+            warnings.warn(
+                "regularization=0 without max_depth: every leaf is free, so the search "
+                "is unbounded and may take very long; set max_depth or a positive "
+                "regularization.", UserWarning, stacklevel=2)
+        weighted_cost = weights[:, None] * cost
+        problem = build_problem(X, y_idx, n_classes, weighted_cost)
+        search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
+                        getattr(self, "_memo_capacity", 1 << 12))
+        code = search.run(-1.0 if self.time_limit is None else float(self.time_limit),
+                          0 if self.memory_limit is None else int(self.memory_limit))
+        extracted = search.extract()
+        self.estimator_ = build_estimator(
+            problem, extracted, self.classes_, weights,
+            None if self.cost_matrix is None else weighted_cost,
+            self.n_features_in_, getattr(self, "feature_names_in_", None))
+        self.status_ = STATUS_NAMES[code]
+        self.optimal_ = bool(search.solved)
+        self.n_leaves_ = int(self.estimator_.get_n_leaves())
+        self.objective_ = self._score_objective(X, y_idx, weighted_cost, lam)
+        if abs(self.objective_ - search.upper_bound) > _RESCORE_TOL:
+            raise RuntimeError(
+                "fst internal error: the exported tree scores "
+                f"{self.objective_!r} but the search recorded {search.upper_bound!r}.")
+        self.lower_bound_ = min(float(search.lower_bound), self.objective_)
+        self.gap_ = self.objective_ - self.lower_bound_
+        self.search_stats_ = search.stats()
+        if self.verbose:
+            print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
+                  f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
+                  f"nodes={self.search_stats_['nodes_created']} "
+                  f"seconds={self.search_stats_['seconds']:.3f}")
+        if not self.optimal_:
+            warnings.warn(
+                f"fst stopped ({self.status_}) before proving optimality: returning the "
+                f"best tree found (objective {self.objective_:.6g}, lower bound "
+                f"{self.lower_bound_:.6g}).", NotCertifiedWarning, stacklevel=2)
+        return self
+
+    def _score_objective(self, X, y_idx, weighted_cost, lam):
+        """loss / n + lam * leaves of estimator_, from its predictions on X."""
+        pred = np.searchsorted(self.classes_, self.estimator_.predict(X))
+        loss = weighted_cost[y_idx, pred].sum() / X.shape[0]
+        return float(loss + lam * self.n_leaves_)
+
+    def _validate_X_predict(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float32, ensure_all_finite="allow-nan",
+                             reset=False)
+
+    def predict(self, X):
+        """Predict class labels for X (NaN goes right at every split)."""
+        return self.estimator_.predict(self._validate_X_predict(X))
+
+    def predict_proba(self, X):
+        """Class scores of the leaf each row reaches (see Notes of the class)."""
+        return self.estimator_.predict_proba(self._validate_X_predict(X))
+
+    def predict_log_proba(self, X):
+        """Logarithm of `predict_proba`."""
+        return self.estimator_.predict_log_proba(self._validate_X_predict(X))
+
+    def apply(self, X):
+        """Index of the leaf each row reaches in ``estimator_.tree_``."""
+        return self.estimator_.apply(self._validate_X_predict(X))
+
+    def decision_path(self, X):
+        """Node indicator matrix of the path of each row in ``estimator_.tree_``."""
+        return self.estimator_.decision_path(self._validate_X_predict(X))

@@ -1,0 +1,1 @@
+"""Compiled core of fst: split space, memo store, search, segmentation, export."""

@@ -1,0 +1,62 @@
+# Every rule that values a leaf, raises a lower bound at node creation or drops
+# a split, one inline function per rule, each with its soundness argument.  The
+# search (_search.pyx) calls these and carries a comment at each place where it
+# marks a node solved or raises a bound.  Proofs: shared/reference/
+# fastsmalltree-notes.txt ("Equivalent points", "Leaf support").
+#
+# Notation: costs are per row and already divided by n, so values add up across
+# children; lam is the price of one leaf.
+
+cdef inline double leaf_loss(const double* counts, int K, const double* cost,
+                             int* label) noexcept nogil:
+    """Least total cost of labelling rows with these class counts by one label.
+
+    Ties go to the lowest class index (the same tie-break as numpy's argmax over
+    scores, so the exported tree predicts this label)."""
+    cdef double best = 0.0, s
+    cdef int k, c, arg = 0
+    for k in range(K):
+        s = 0.0
+        for c in range(K):
+            s += counts[c] * cost[c * K + k]
+        if k == 0 or s < best:
+            best = s
+            arg = k
+    if label != NULL:
+        label[0] = arg
+    return best
+
+
+cdef inline double potential(const double* counts, int K, const double* potc) noexcept nogil:
+    """pot(X) = sum over rows of (max_k C[y,k] - min_k C[y,k]): the most that
+    relabelling X can change the loss (|X|/n for 0/1 loss)."""
+    cdef double s = 0.0
+    cdef int c
+    for c in range(K):
+        s += counts[c] * potc[c]
+    return s
+
+
+cdef inline double creation_lower_bound(double leaf, double floor, double lam) noexcept nogil:
+    """Equivalent points: rows with identical features are never separated, so any
+    tree with a split costs at least floor + 2*lam; a leaf costs `leaf` exactly.
+    Hence R(X) >= min(leaf, floor + 2*lam)."""
+    cdef double split_floor = floor + 2.0 * lam
+    return leaf if leaf < split_floor else split_floor
+
+
+cdef inline bint leaf_is_optimal(double loss, double floor, double pot, double lam,
+                                 double tol) noexcept nogil:
+    """A node is a leaf at once when
+    * loss - floor <= lam: a split costs at least floor + 2*lam >= loss + lam (leaf);
+    * pot < 2*lam: any split has a side of potential below lam, and in an optimal
+      tree every leaf has potential >= lam (leaf support: deleting such a leaf and
+      routing its rows to the sibling saves lam and adds at most pot of loss)."""
+    return loss - floor <= lam + tol or pot < 2.0 * lam
+
+
+cdef inline bint split_supported(double pot_left, double pot_right, double lam) noexcept nogil:
+    """Leaf support: a split with a side of potential below lam never appears in
+    an optimal tree of X nor of any subset (potential only shrinks), so deleting
+    leaves of low potential ends at a tree built from supported splits only."""
+    return pot_left >= lam and pot_right >= lam

@@ -1,0 +1,34 @@
+# The memo store: subproblem key (row bitset, depth left) -> node record.
+#
+# Nodes live in one growable array and are referred to by id, never by pointer
+# across an insert (an insert may move the array).  Keys live in a parallel word
+# pool, `nwords` words per node.  The hash table is open addressing with linear
+# probing over node ids; a lookup compares the full key word for word, so a hash
+# collision can never alias two subproblems.
+from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
+
+cdef struct Node:
+    double lb           # proven lower bound on R(X, depth left), admissible
+    double ub           # objective of a real tree: rebuilt by following best_split
+    double leaf         # objective of the best single leaf: loss(X)/n + lambda
+    double pot          # potential: most that relabelling X can change the loss
+    int64_t count       # number of rows in X
+    uint64_t hash       # hash of (key, depth)
+    int32_t best_split  # root split of the tree achieving ub; -1 for a leaf
+    int32_t depth       # depth left; -1 means unlimited
+    uint8_t solved      # 1 when lb == ub is proven (R(X) is known exactly)
+
+cdef struct Memo:
+    Node* nodes         # node records, n_nodes used of cap_nodes
+    word_t* keys        # row bitsets, nwords words per node
+    node_t* table       # open-addressing slots holding node ids, -1 empty
+    int64_t n_nodes     # nodes stored
+    int64_t cap_nodes   # allocated node records
+    int64_t table_size  # slots in table, a power of two
+    int nwords          # words per key
+
+cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil
+cdef void memo_free(Memo* m) noexcept nogil
+cdef node_t memo_find(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil
+cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil
+cdef int64_t memo_bytes(const Memo* m) noexcept nogil

@@ -1,0 +1,122 @@
+"""The memo store of the certified search.
+
+# Notes:
+# - Open addressing with linear probing; load factor kept at or below 1/2.
+# - Growth doubles the node array, the key pool and the table independently, so a
+#   store created with 4 slots behaves exactly like a large one (tested).
+# - Allocation failure returns -1 to the caller, which stops the search as a memory
+#   stop (the best tree found is still returned); nothing here raises.
+"""
+from libc.stdlib cimport malloc, realloc, free
+from libc.string cimport memcmp, memcpy, memset
+
+from ._typedefs cimport word_t, node_t, int64_t, uint64_t
+
+
+cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil:
+    """Allocate a store for `capacity` nodes; returns -1 if out of memory."""
+    cdef int64_t ts = 8
+    if capacity < 1:
+        capacity = 1
+    while ts < 2 * capacity:
+        ts *= 2
+    m.nwords = nwords
+    m.n_nodes = 0
+    m.cap_nodes = capacity
+    m.table_size = ts
+    m.nodes = <Node*> malloc(capacity * sizeof(Node))
+    m.keys = <word_t*> malloc(capacity * nwords * sizeof(word_t))
+    m.table = <node_t*> malloc(ts * sizeof(node_t))
+    if m.nodes == NULL or m.keys == NULL or m.table == NULL:
+        memo_free(m)
+        return -1
+    memset(m.table, 0xFF, ts * sizeof(node_t))  # every slot -1
+    return 0
+
+
+cdef void memo_free(Memo* m) noexcept nogil:
+    free(m.nodes)
+    free(m.keys)
+    free(m.table)
+    m.nodes = NULL
+    m.keys = NULL
+    m.table = NULL
+    m.n_nodes = 0
+    m.cap_nodes = 0
+
+
+cdef int64_t memo_bytes(const Memo* m) noexcept nogil:
+    return (m.cap_nodes * (<int64_t> sizeof(Node) + m.nwords * <int64_t> sizeof(word_t))
+            + m.table_size * <int64_t> sizeof(node_t))
+
+
+cdef node_t memo_find(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil:
+    cdef uint64_t mask = <uint64_t> (m.table_size - 1)
+    cdef uint64_t slot = h & mask
+    cdef node_t nid
+    cdef size_t kbytes = m.nwords * sizeof(word_t)
+    while True:
+        nid = m.table[slot]
+        if nid < 0:
+            return -1
+        if (m.nodes[nid].hash == h and m.nodes[nid].depth == depth
+                and memcmp(m.keys + nid * m.nwords, key, kbytes) == 0):
+            return nid
+        slot = (slot + 1) & mask
+
+
+cdef int _grow_table(Memo* m) noexcept nogil:
+    cdef int64_t ts = m.table_size * 2
+    cdef node_t* t = <node_t*> malloc(ts * sizeof(node_t))
+    cdef uint64_t mask = <uint64_t> (ts - 1)
+    cdef uint64_t slot
+    cdef node_t i
+    if t == NULL:
+        return -1
+    memset(t, 0xFF, ts * sizeof(node_t))
+    for i in range(m.n_nodes):
+        slot = m.nodes[i].hash & mask
+        while t[slot] >= 0:
+            slot = (slot + 1) & mask
+        t[slot] = i
+    free(m.table)
+    m.table = t
+    m.table_size = ts
+    return 0
+
+
+cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil:
+    """Store a new key (known to be absent); returns its id, or -1 if out of memory.
+
+    The record's fields other than hash and depth are left for the caller to set.
+    """
+    cdef int64_t cap
+    cdef Node* nn
+    cdef word_t* nk
+    cdef uint64_t mask, slot
+    cdef node_t nid
+    if m.n_nodes == m.cap_nodes:
+        cap = m.cap_nodes * 2
+        nn = <Node*> realloc(m.nodes, cap * sizeof(Node))
+        if nn == NULL:
+            return -1
+        m.nodes = nn
+        nk = <word_t*> realloc(m.keys, cap * m.nwords * sizeof(word_t))
+        if nk == NULL:
+            return -1
+        m.keys = nk
+        m.cap_nodes = cap
+    if 2 * (m.n_nodes + 1) > m.table_size:
+        if _grow_table(m) != 0:
+            return -1
+    nid = m.n_nodes
+    memcpy(m.keys + nid * m.nwords, key, m.nwords * sizeof(word_t))
+    m.nodes[nid].hash = h
+    m.nodes[nid].depth = depth
+    mask = <uint64_t> (m.table_size - 1)
+    slot = h & mask
+    while m.table[slot] >= 0:
+        slot = (slot + 1) & mask
+    m.table[slot] = nid
+    m.n_nodes += 1
+    return nid

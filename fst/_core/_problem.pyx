@@ -1,0 +1,95 @@
+"""The split space of a fit: sorted columns, thresholds and row bitsets.
+
+# Notes:
+# - Thresholds are built on float32 values, as sklearn predicts with
+#   float32(x) <= threshold(float64): for consecutive distinct float32 values
+#   u < v the threshold is float64(u)/2 + float64(v)/2, so x32 <= t <=> x32 <= u
+#   for every training value and the exported tree routes rows as the solver did.
+# - NaN ranks above every number and goes right at every split; a column with
+#   NaN and finite values has one more split, "finite left, NaN right", whose
+#   threshold is +inf (the same convention as sklearn's own missing-value split).
+# - Split k of a column sends ranks <= k left; splits are numbered column by
+#   column in increasing threshold, which the search relies on (nested left sides).
+# - Bit i of word i // 64 of a bitset is row i; bits past n are zero.
+"""
+import numpy as np
+
+
+class Problem:
+    """Arrays the compiled search reads; built once per fit by `build_problem`."""
+
+
+def _pack_rows(masks, n_words):
+    """Pack boolean rows (m, n) into (m, n_words) uint64 bitsets, bit i = row i."""
+    m, n = masks.shape
+    packed = np.packbits(masks, axis=1, bitorder="little")
+    out = np.zeros((m, n_words * 8), dtype=np.uint8)
+    out[:, : packed.shape[1]] = packed
+    return np.ascontiguousarray(out.view("<u8").astype(np.uint64, copy=False))
+
+
+def build_problem(X32, y, n_classes, cost):
+    """Prepare the split space.
+
+    Parameters
+    ----------
+    X32 : ndarray of shape (n_samples, n_features), float32
+        Finite values or NaN.
+    y : ndarray of shape (n_samples,), int
+        Class index of each row, in [0, n_classes).
+    n_classes : int
+    cost : ndarray of shape (n_classes, n_classes)
+        Cost per row of class c predicted k (class weights applied), not yet / n.
+    """
+    n, p = X32.shape
+    nw = (n + 63) // 64
+    pr = Problem()
+    pr.n_rows = n
+    pr.n_words = nw
+    pr.n_classes = int(n_classes)
+    pr.n_features = p
+    row_rank = np.empty((p, n), dtype=np.int32)
+    col_order = np.empty((p, n), dtype=np.int32)
+    thresholds, split_col, split_rank, bits = [], [], [], []
+    col_start = np.zeros(p + 1, dtype=np.int32)
+    for j in range(p):
+        col = X32[:, j]
+        nan = np.isnan(col)
+        values = np.unique(col[~nan])
+        rank = np.searchsorted(values, col).astype(np.int32)
+        rank[nan] = len(values)
+        row_rank[j] = rank
+        col_order[j] = np.argsort(rank, kind="stable")
+        v64 = values.astype(np.float64)
+        thr = v64[:-1] / 2.0 + v64[1:] / 2.0
+        if nan.any() and len(values) > 0:
+            thr = np.append(thr, np.inf)
+        col_start[j + 1] = col_start[j] + len(thr)
+        thresholds.append(thr)
+        split_col.append(np.full(len(thr), j, dtype=np.int32))
+        split_rank.append(np.arange(len(thr), dtype=np.int32))
+        for k0 in range(0, len(thr), 256):
+            ks = np.arange(k0, min(k0 + 256, len(thr)))
+            bits.append(_pack_rows(rank[None, :] <= ks[:, None], nw))
+    pr.thresholds = np.concatenate(thresholds) if p else np.zeros(0)
+    pr.split_col = np.ascontiguousarray(np.concatenate(split_col) if p else np.zeros(0, np.int32))
+    pr.split_rank = np.ascontiguousarray(np.concatenate(split_rank) if p else np.zeros(0, np.int32))
+    pr.col_start = col_start
+    pr.n_splits = int(col_start[-1])
+    pr.split_bits = (np.concatenate(bits, axis=0) if bits
+                     else np.zeros((0, nw), dtype=np.uint64))
+    pr.split_bits = np.ascontiguousarray(pr.split_bits)
+    pr.row_rank = row_rank
+    pr.col_order = col_order
+    y = np.asarray(y, dtype=np.int32)
+    pr.y = np.ascontiguousarray(y)
+    pr.class_bits = _pack_rows(y[None, :] == np.arange(n_classes)[:, None], nw)
+    # Equivalence groups: rows with identical float32 features (NaN equal to NaN).
+    key = np.where(np.isnan(X32), np.inf, X32)
+    _, group = np.unique(key, axis=0, return_inverse=True)
+    pr.group = np.ascontiguousarray(group.reshape(-1).astype(np.int32))
+    pr.n_groups = int(pr.group.max()) + 1 if n else 0
+    cost = np.asarray(cost, dtype=np.float64) / n
+    pr.cost = np.ascontiguousarray(cost)
+    pr.potc = np.ascontiguousarray(cost.max(axis=1) - cost.min(axis=1))
+    return pr

@@ -1,0 +1,836 @@
+"""The budgeted certified search for the best sparse tree.
+
+`solve(X, B)` either solves node X (R(X) known exactly, lb == ub) with R(X) <= B,
+or leaves it with a proven lower bound lb(X) > B.  The driver deepens the budget
+at the root until the root is solved or a limit stops it.  See shared/DESIGN.md
+section 3 for the loop and the invariants every memo write keeps:
+
+  (i)   lb(X) <= R(X): lower bounds are admissible;
+  (ii)  ub(X) is the objective of a real tree, rebuilt by following best_split;
+  (iii) a solved node has lb == ub; an unsolved answer carries lb > budget.
+
+# Notes:
+# - The search recurses in C (nogil).  Its depth is the depth of the tree being
+#   explored, which leaf support bounds by 1 / lambda (every split peels off at
+#   least lambda of potential) and max_depth bounds otherwise.  Each level owns
+#   its scratch (copied row set, candidates), so an insert that moves the memo
+#   store never invalidates a level's data: nodes are always re-read by id.
+# - A stop (time, memory, Ctrl-C) unwinds every level; each writes its best real
+#   tree into its node on the way out (a flush of incumbents, never a bound), so
+#   the root holds the best tree found.
+# - Tolerance: a prune needs an excess of more than TOL and a solve accepts
+#   equality within TOL, so the certified objective is within a small multiple
+#   of TOL of the minimum (shared/reference/fastsmalltree-notes.txt, Tolerance).
+"""
+import numpy as np
+cimport numpy as cnp
+from cpython.exc cimport PyErr_CheckSignals, PyErr_Clear
+from libc.stdlib cimport malloc, calloc, free, qsort
+from libc.string cimport memcpy, memset
+
+from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64_t
+from ._bitset cimport (bs_count, bs_and_count, bs_and3_count, bs_and, bs_andnot,
+                       bs_test, bs_set, bs_hash)
+from ._memo cimport Node, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
+from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
+                       split_supported)
+from ._segment cimport segment_blocks
+
+cnp.import_array()
+
+cdef double TOL = 1e-10
+
+# Status codes, shared with the Python front end.
+cdef enum:
+    RUNNING = 0
+    STOP_TIME = 1
+    STOP_MEMORY = 2
+    STOP_INTERRUPT = 3
+STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
+
+cdef extern from *:
+    """
+    #include <stdio.h>
+    #include <time.h>
+    #if defined(__linux__)
+    #include <unistd.h>
+    #endif
+    #if defined(__unix__) || defined(__APPLE__)
+    #include <sys/resource.h>
+    #endif
+    static double fst_now(void) {
+    #if defined(CLOCK_MONOTONIC)
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    #else
+        struct timespec ts;
+        timespec_get(&ts, TIME_UTC);
+        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    #endif
+    }
+    /* Resident set size of the whole process in bytes, -1 if unknown. */
+    static long long fst_process_rss(void) {
+    #if defined(__linux__)
+        long long total = 0, resident = 0;
+        FILE* f = fopen("/proc/self/statm", "r");
+        if (!f) return -1;
+        if (fscanf(f, "%lld %lld", &total, &resident) != 2) { fclose(f); return -1; }
+        fclose(f);
+        return resident * (long long)sysconf(_SC_PAGESIZE);
+    #elif defined(__APPLE__)
+        struct rusage ru;
+        if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+        return (long long)ru.ru_maxrss;
+    #else
+        return -1;
+    #endif
+    }
+    """
+    double fst_now() noexcept nogil
+    long long fst_process_rss() noexcept nogil
+
+
+cdef struct Cand:
+    double lb        # lower bound on the best tree rooted at this split
+    node_t left      # memo id of the left child (rows with x <= t)
+    node_t right     # memo id of the right child
+    int32_t split    # split index
+
+
+cdef struct Ctx:
+    # --- the problem (read only, owned by Python arrays) ---
+    int n                    # rows
+    int nw                   # words per row bitset
+    int K                    # classes
+    int n_splits             # splits in the split space
+    const word_t* split_bits # n_splits x nw: rows going left (x <= threshold)
+    const word_t* class_bits # K x nw: rows of each class
+    const int32_t* split_col # column of each split
+    const int32_t* split_rank  # split k of its column sends ranks <= k left
+    const int32_t* col_start # first split index of each column
+    const int32_t* col_order # n_cols x n: rows sorted by rank in each column
+    const int32_t* row_rank  # n_cols x n: rank of each row's value (NaN: largest)
+    const double* cost       # K x K: cost per row of class c predicted k, / n
+    const double* potc       # K: max_k cost[c, k] - min_k cost[c, k]
+    const int32_t* y         # n: class index of each row
+    const int32_t* group     # n: equivalence group of each row (identical features)
+    int n_groups
+    double lam               # price of one leaf
+    int max_depth            # -1: unlimited
+    # --- state ---
+    Memo memo
+    double* gcount           # n_groups x K scratch for the equivalent-points floor
+    int32_t* gtouched        # groups touched by the current floor computation
+    word_t* tmp              # nw words scratch for lookups
+    double* cnt_scratch      # 4 x K scratch for class counts
+    # --- limits and stats ---
+    double deadline          # monotonic seconds; < 0: none
+    int64_t memory_limit     # bytes of the process; <= 0: none
+    double next_signal_check
+    int64_t ticks
+    int stop                 # RUNNING or a STOP_* code
+    int64_t expansions
+    int64_t peak_rss
+
+
+cdef inline void check_limits(Ctx* c) noexcept nogil:
+    """Poll the time, memory and interrupt limits (cheaply: every 64 expansions)."""
+    cdef double now
+    cdef long long rss
+    c.ticks += 1
+    if (c.ticks & 63) != 0:
+        return
+    now = fst_now()
+    if c.deadline >= 0 and now > c.deadline:
+        c.stop = STOP_TIME
+        return
+    rss = fst_process_rss()
+    if rss > c.peak_rss:
+        c.peak_rss = rss
+    if c.memory_limit > 0:
+        if rss < 0:
+            rss = memo_bytes(&c.memo)
+        if rss > c.memory_limit:
+            c.stop = STOP_MEMORY
+            return
+    if now >= c.next_signal_check:
+        c.next_signal_check = now + 0.1
+        with gil:
+            if PyErr_CheckSignals() != 0:
+                PyErr_Clear()
+                c.stop = STOP_INTERRUPT
+
+
+cdef inline void class_counts(Ctx* c, const word_t* X, int64_t total, double* out) noexcept nogil:
+    """Class counts of X: K - 1 AND-popcounts, the last class by difference."""
+    cdef int k
+    cdef int64_t rest = total
+    cdef int64_t v
+    for k in range(c.K - 1):
+        v = bs_and_count(X, c.class_bits + k * c.nw, c.nw)
+        out[k] = <double> v
+        rest -= v
+    out[c.K - 1] = <double> rest
+
+
+cdef double equivalent_floor(Ctx* c, const word_t* X) noexcept nogil:
+    """m(X): each group of rows with identical features costs at least its best label.
+
+    Groups are summed in increasing group id, so the value does not depend on row
+    order (group ids come from np.unique over the rows)."""
+    cdef int K = c.K
+    cdef int64_t ntouched = 0
+    cdef int64_t w, i, row, g
+    cdef int k
+    cdef word_t word
+    cdef double s = 0.0
+    for w in range(c.nw):
+        word = X[w]
+        while word:
+            row = (w << 6) + _ctz(word)
+            word &= word - 1
+            g = c.group[row]
+            if c.gcount[g * K] < 0:  # first row of this group
+                for k in range(K):
+                    c.gcount[g * K + k] = 0.0
+                c.gtouched[ntouched] = <int32_t> g
+                ntouched += 1
+            c.gcount[g * K + c.y[row]] += 1.0
+    _sort_int32(c.gtouched, ntouched)
+    for i in range(ntouched):
+        g = c.gtouched[i]
+        s += leaf_loss(c.gcount + g * K, K, c.cost, NULL)
+        c.gcount[g * K] = -1.0  # reset the marker
+    return s
+
+
+cdef extern from *:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static inline int fst_ctz(unsigned long long x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
+    #else
+    static inline int fst_ctz(unsigned long long x) { return __builtin_ctzll(x); }
+    #endif
+    static int fst_cmp_int32(const void* a, const void* b) {
+        int x = *(const int*)a, y = *(const int*)b;
+        return (x > y) - (x < y);
+    }
+    """
+    int fst_ctz(unsigned long long x) noexcept nogil
+    int fst_cmp_int32(const void* a, const void* b) noexcept nogil
+
+
+cdef inline int64_t _ctz(word_t w) noexcept nogil:
+    return fst_ctz(w)
+
+
+cdef inline void _sort_int32(int32_t* a, int64_t n) noexcept nogil:
+    if n > 1:
+        qsort(a, n, sizeof(int32_t), fst_cmp_int32)
+
+
+cdef int cmp_cand(const void* pa, const void* pb) noexcept nogil:
+    """Candidates by increasing lower bound, ties by split index (a fixed order)."""
+    cdef const Cand* a = <const Cand*> pa
+    cdef const Cand* b = <const Cand*> pb
+    if a.lb < b.lb:
+        return -1
+    if a.lb > b.lb:
+        return 1
+    return (a.split > b.split) - (a.split < b.split)
+
+
+cdef node_t node_get(Ctx* c, const word_t* X, int depth) noexcept nogil:
+    """Find the node of (X, depth) or create it with its creation bounds.
+
+    Returns -1 (and sets a memory stop) when the store cannot grow."""
+    cdef uint64_t h = bs_hash(X, c.nw, depth)
+    cdef node_t nid = memo_find(&c.memo, X, depth, h)
+    cdef Node* nd
+    cdef double* cnt = c.cnt_scratch
+    cdef int64_t total
+    cdef double loss, floor
+    if nid >= 0:
+        return nid
+    nid = memo_insert(&c.memo, X, depth, h)
+    if nid < 0:
+        c.stop = STOP_MEMORY
+        return -1
+    nd = &c.memo.nodes[nid]
+    total = bs_count(X, c.nw)
+    class_counts(c, X, total, cnt)
+    loss = leaf_loss(cnt, c.K, c.cost, NULL)
+    nd.count = total
+    nd.leaf = loss + c.lam
+    nd.pot = potential(cnt, c.K, c.potc)
+    nd.ub = nd.leaf             # (ii) the leaf is a real tree
+    nd.best_split = -1
+    nd.solved = 0
+    if depth == 0 or total <= 1 or nd.pot < 2.0 * c.lam:
+        # No depth left, a single row, or leaf support (pot < 2 lam): a leaf.
+        nd.lb = nd.leaf
+        nd.solved = 1
+        return nid
+    floor = equivalent_floor(c, X)
+    if leaf_is_optimal(loss, floor, nd.pot, c.lam, TOL):
+        # Equivalent points: a split costs >= floor + 2 lam >= leaf.
+        nd.lb = nd.leaf
+        nd.solved = 1
+        return nid
+    # Equivalent points: R(X) >= min(leaf, floor + 2 lam).
+    nd.lb = creation_lower_bound(nd.leaf, floor, c.lam)
+    return nid
+
+
+cdef inline void mark_leaf(Node* nd) noexcept nogil:
+    nd.ub = nd.leaf
+    nd.lb = nd.leaf
+    nd.best_split = -1
+    nd.solved = 1
+
+
+cdef node_t realise_segments(Ctx* c, const int32_t* rows, const int64_t* seg_row_end,
+                             const int32_t* seg_split, int a, int b, int depth,
+                             word_t* buf) noexcept nogil:
+    """Create the balanced tree over segments [a, b) and mark each node solved.
+
+    `rows` lists the node's rows sorted by the column; segment s covers
+    rows[seg_row_end[s-1] : seg_row_end[s]]; `seg_split[s]` is the split that
+    separates segment s from s + 1.  Each node of the realisation is solved: if a
+    sub-range had a better tree within its depth, substituting it would improve
+    the parent's optimal segmentation (every valid split of a descendant is on the
+    same column, so its optimum is a segmentation too).  Returns -1 on a stop."""
+    cdef int64_t r0 = 0 if a == 0 else seg_row_end[a - 1]
+    cdef int64_t r1 = seg_row_end[b - 1]
+    cdef int64_t i
+    cdef node_t nid, lid, rid
+    cdef int mid
+    cdef int child_depth = depth - 1 if depth > 0 else -1
+    cdef Node* nd
+    memset(buf, 0, c.nw * sizeof(word_t))
+    for i in range(r0, r1):
+        bs_set(buf, rows[i])
+    nid = node_get(c, buf, depth)
+    if nid < 0:
+        return -1
+    if c.memo.nodes[nid].solved:
+        return nid
+    if b - a == 1:
+        # Segmentation: a single segment is a leaf.
+        mark_leaf(&c.memo.nodes[nid])
+        return nid
+    mid = a + (b - a + 1) // 2
+    lid = realise_segments(c, rows, seg_row_end, seg_split, a, mid, child_depth, buf + c.nw)
+    if lid < 0:
+        return -1
+    rid = realise_segments(c, rows, seg_row_end, seg_split, mid, b, child_depth, buf + c.nw)
+    if rid < 0:
+        return -1
+    nd = &c.memo.nodes[nid]
+    # Segmentation (optimal substructure, see above): solved at the realised value.
+    nd.ub = c.memo.nodes[lid].ub + c.memo.nodes[rid].ub
+    nd.lb = nd.ub
+    nd.best_split = seg_split[mid - 1]
+    nd.solved = 1
+    return nid
+
+
+cdef int solve_single_column(Ctx* c, node_t nid, const word_t* X, int col) noexcept nogil:
+    """Single-column rule: every valid split of X is on `col`, so R(X) is the best
+    segmentation of X's rows sorted on `col` (at most 2**depth segments)."""
+    cdef int64_t count = c.memo.nodes[nid].count
+    cdef int K = c.K
+    cdef int32_t* rows = <int32_t*> malloc(count * sizeof(int32_t))
+    cdef double* prefix = <double*> malloc((count + 1) * K * sizeof(double))
+    cdef int64_t* block_end = <int64_t*> malloc(count * sizeof(int64_t))
+    cdef int32_t* block_rank = <int32_t*> malloc(count * sizeof(int32_t))
+    cdef int* ends = <int*> malloc((count + 1) * sizeof(int))
+    cdef int64_t* seg_row_end = <int64_t*> malloc((count + 1) * sizeof(int64_t))
+    cdef int32_t* seg_split = <int32_t*> malloc((count + 1) * sizeof(int32_t))
+    cdef word_t* buf = <word_t*> malloc((<int64_t> 66) * c.nw * sizeof(word_t))
+    cdef int ret = -1
+    if (rows != NULL and prefix != NULL and block_end != NULL and block_rank != NULL
+            and ends != NULL and seg_row_end != NULL and seg_split != NULL and buf != NULL):
+        ret = _segment_node(c, nid, X, col, rows, prefix, block_end, block_rank, ends,
+                            seg_row_end, seg_split, buf)
+    if ret < 0 and c.stop == RUNNING:
+        c.stop = STOP_MEMORY
+    free(rows); free(prefix); free(block_end); free(block_rank); free(ends)
+    free(seg_row_end); free(seg_split); free(buf)
+    return ret
+
+
+cdef int _segment_node(Ctx* c, node_t nid, const word_t* X, int col, int32_t* rows,
+                       double* prefix, int64_t* block_end, int32_t* block_rank, int* ends,
+                       int64_t* seg_row_end, int32_t* seg_split, word_t* buf) noexcept nogil:
+    cdef int K = c.K
+    cdef int depth = c.memo.nodes[nid].depth
+    cdef const int32_t* order = c.col_order + <int64_t> col * c.n
+    cdef const int32_t* rank = c.row_rank + <int64_t> col * c.n
+    cdef int64_t i, p = 0
+    cdef int m = 0, k, n_seg, max_seg, s
+    cdef int32_t row, r
+    cdef double value
+    for k in range(K):
+        prefix[k] = 0.0
+    for i in range(c.n):
+        row = order[i]
+        if not bs_test(X, row):
+            continue
+        rows[p] = row
+        r = rank[row]
+        if m == 0 or block_rank[m - 1] != r:
+            m += 1
+            block_rank[m - 1] = r
+            for k in range(K):
+                prefix[m * K + k] = prefix[(m - 1) * K + k]
+        prefix[m * K + c.y[row]] += 1.0
+        p += 1
+        block_end[m - 1] = p
+    max_seg = 0
+    if 0 <= depth < 30:
+        max_seg = 1 << depth
+    n_seg = segment_blocks(prefix, m, K, c.cost, c.lam, max_seg, ends, &value)
+    if n_seg < 0:
+        return -1
+    if n_seg == 1:
+        # Segmentation: the best tree is one leaf.
+        mark_leaf(&c.memo.nodes[nid])
+        return 0
+    for s in range(n_seg):
+        seg_row_end[s] = block_end[ends[s] - 1]
+        # split "rank <= r" of this column, r the rank of the segment's last block
+        seg_split[s] = c.col_start[col] + block_rank[ends[s] - 1]
+    if realise_segments(c, rows, seg_row_end, seg_split, 0, n_seg, depth, buf) < 0:
+        return -1
+    return 0
+
+
+cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) noexcept nogil:
+    """Solve node `nid` within budget B over the splits `cand` (a superset of its
+    valid splits: the parent's valid splits).  On return, unless a stop is set,
+    the node is solved with ub <= B + TOL or has lb > B (see the contract above)."""
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef word_t* X = NULL
+    cdef int32_t* valid = NULL
+    cdef double* cnt = NULL
+    cdef Cand* cands = NULL
+    cdef int nvalid = 0, i
+    cdef double v
+    if nd.solved or nd.lb > B + TOL or c.stop:
+        return
+    check_limits(c)
+    if c.stop:
+        return
+    c.expansions += 1
+    X = <word_t*> malloc(2 * c.nw * sizeof(word_t))
+    valid = <int32_t*> malloc((ncand + 1) * sizeof(int32_t))
+    cnt = <double*> malloc(3 * c.K * sizeof(double))
+    cands = <Cand*> malloc((ncand + 1) * sizeof(Cand))
+    if X == NULL or valid == NULL or cnt == NULL or cands == NULL:
+        c.stop = STOP_MEMORY
+    else:
+        _expand(c, nid, cand, ncand, B, X, valid, cnt, cands, &nvalid)
+    # Flush: children's incumbents may have improved while they were searched;
+    # each candidate's tree is real (ii).  Never touches a bound.
+    if cands != NULL:
+        nd = &c.memo.nodes[nid]
+        for i in range(nvalid):
+            v = c.memo.nodes[cands[i].left].ub + c.memo.nodes[cands[i].right].ub
+            if v < nd.ub:
+                nd.ub = v
+                nd.best_split = cands[i].split
+                if nd.lb > nd.ub:
+                    nd.lb = nd.ub  # lowering a bound keeps it admissible (i)
+        if not nd.solved and nd.ub <= nd.lb + TOL:
+            # The incumbent meets the proven bound: solved.
+            nd.lb = nd.ub
+            nd.solved = 1
+    free(X)
+    free(valid)
+    free(cnt)
+    free(cands)
+
+
+cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
+                  word_t* X, int32_t* valid, double* cnt, Cand* cands,
+                  int* n_cands) noexcept nogil:
+    """The body of `solve`; `n_cands` receives how many candidates have both
+    children created (the caller flushes their incumbents)."""
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef int nw = c.nw
+    cdef int K = c.K
+    cdef int depth = nd.depth
+    cdef int64_t total = nd.count
+    cdef int child_depth = depth - 1 if depth > 0 else -1
+    cdef int col, prev_col, i, k, nvalid = 0
+    cdef int64_t nl, prev_cnt
+    cdef int32_t s
+    cdef const word_t* S
+    cdef word_t* T = X + nw
+    cdef double* cntL = cnt + K
+    cdef double* cntR = cnt + 2 * K
+    cdef double potL, potR, sup, lbmin, best, cap, bl, br, v
+    cdef Node* L
+    cdef Node* R
+    cdef bint one_column = True
+    memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
+    class_counts(c, X, total, cnt)
+
+    # Valid splits: separating, one per distinct partition, leaf-supported.
+    prev_col = -1
+    prev_cnt = -1
+    for i in range(ncand):
+        s = cand[i]
+        S = c.split_bits + <int64_t> s * nw
+        nl = bs_and_count(X, S, nw)
+        col = c.split_col[s]
+        if col == prev_col and nl == prev_cnt:
+            # Same partition of X as the previous threshold of this column
+            # (left sides are nested, equal counts mean equal sets).
+            continue
+        prev_col = col
+        prev_cnt = nl
+        if nl == 0 or nl == total:
+            continue
+        if c.lam > 0.0:
+            bs_and(T, X, S, nw)
+            class_counts(c, T, nl, cntL)
+            for k in range(K):
+                cntR[k] = cnt[k] - cntL[k]
+            potL = potential(cntL, K, c.potc)
+            potR = potential(cntR, K, c.potc)
+            if not split_supported(potL, potR, c.lam):
+                continue  # leaf support: dropped here and in every descendant
+        if nvalid > 0 and c.split_col[valid[0]] != col:
+            one_column = False
+        valid[nvalid] = s
+        nvalid += 1
+
+    if nvalid == 0:
+        # Leaf support: no supported split, so the best tree is a leaf.
+        mark_leaf(nd)
+        return
+    if one_column:
+        # Single column: the segmentation programme gives R(X) exactly.
+        solve_single_column(c, nid, X, c.split_col[valid[0]])
+        return
+
+    sup = 0.0
+    lbmin = nd.leaf
+    for i in range(nvalid):
+        s = valid[i]
+        S = c.split_bits + <int64_t> s * nw
+        bs_and(T, X, S, nw)
+        cands[i].left = node_get(c, T, child_depth)
+        bs_andnot(T, X, S, nw)
+        cands[i].right = node_get(c, T, child_depth)
+        cands[i].split = s
+        if cands[i].left < 0 or cands[i].right < 0:
+            return  # memory stop; the first i candidates are flushed by the caller
+        n_cands[0] = i + 1
+        nd = &c.memo.nodes[nid]
+        L = &c.memo.nodes[cands[i].left]
+        R = &c.memo.nodes[cands[i].right]
+        cands[i].lb = L.lb + R.lb
+        v = L.ub + R.ub
+        if v < nd.ub:
+            nd.ub = v              # (ii) a real tree: split s over the children's trees
+            nd.best_split = s
+        # Superset bound: R(X) >= R(child) >= lb(child) (monotonicity).
+        if L.lb > sup:
+            sup = L.lb
+        if R.lb > sup:
+            sup = R.lb
+        if cands[i].lb < lbmin:
+            lbmin = cands[i].lb
+    # R(X) = min(leaf, min over valid splits of R(L) + R(R)) >= lbmin; superset bound.
+    if sup > lbmin:
+        lbmin = sup
+    if lbmin > nd.lb:
+        nd.lb = lbmin
+    if nd.ub <= nd.lb + TOL:
+        # The incumbent meets the proven bound: solved.
+        nd.lb = nd.ub
+        nd.solved = 1
+        return
+    if nd.lb > B + TOL:
+        return  # proved above the budget
+
+    qsort(cands, nvalid, sizeof(Cand), cmp_cand)
+    best = nd.ub
+    for i in range(nvalid):
+        cap = B if B < best else best
+        if cands[i].lb > cap + TOL:
+            break  # sorted: no remaining split fits the budget
+        if best <= B + TOL and cands[i].lb >= best - TOL:
+            break  # no remaining split can improve on the incumbent
+        # Look-ahead budgets: the first child gets what the second leaves at least.
+        bl = cap - c.memo.nodes[cands[i].right].lb
+        solve(c, cands[i].left, valid, nvalid, bl)
+        if c.stop:
+            return
+        L = &c.memo.nodes[cands[i].left]
+        R = &c.memo.nodes[cands[i].right]
+        if not (L.solved and L.ub <= bl + TOL):
+            # Look-ahead: the left child is proved above its share, the split above cap.
+            if L.lb + R.lb > cands[i].lb:
+                cands[i].lb = L.lb + R.lb
+            continue
+        br = cap - L.ub
+        solve(c, cands[i].right, valid, nvalid, br)
+        if c.stop:
+            return
+        L = &c.memo.nodes[cands[i].left]
+        R = &c.memo.nodes[cands[i].right]
+        if not (R.solved and R.ub <= br + TOL):
+            # Look-ahead: the right child is proved above what the solved left leaves.
+            if L.ub + R.lb > cands[i].lb:
+                cands[i].lb = L.ub + R.lb
+            continue
+        v = L.ub + R.ub
+        cands[i].lb = v  # both children solved: the split's value is exact
+        if v < best:
+            best = v
+            nd = &c.memo.nodes[nid]
+            nd.ub = v              # (ii) a real tree
+            nd.best_split = cands[i].split
+
+    nd = &c.memo.nodes[nid]
+    if best <= B + TOL:
+        # Every split has lb >= best - TOL (evaluated, proved above cap, or cut
+        # off by the sorted order), and the leaf is >= best: R(X) = best.
+        nd.lb = nd.ub
+        nd.solved = 1
+        return
+    # Every split and the leaf are proved above B: the bound rises to their min.
+    lbmin = nd.leaf
+    for i in range(nvalid):
+        if cands[i].lb < lbmin:
+            lbmin = cands[i].lb
+    if lbmin > nd.lb:
+        nd.lb = lbmin
+
+
+cdef class Search:
+    """One certified search over a prepared split space (see fst._core._problem).
+
+    Holds the memo store; `run` performs the search, `extract` rebuilds the tree."""
+    cdef Ctx c
+    cdef object _keep          # Python arrays whose buffers Ctx points into
+    cdef node_t root
+    cdef int32_t* all_splits
+    cdef readonly double seconds
+
+    def __cinit__(self):
+        memset(&self.c, 0, sizeof(Ctx))
+        self.all_splits = NULL
+        self.root = -1
+
+    def __dealloc__(self):
+        memo_free(&self.c.memo)
+        free(self.c.gcount)
+        free(self.c.gtouched)
+        free(self.c.tmp)
+        free(self.c.cnt_scratch)
+        free(self.all_splits)
+
+    def __init__(self, problem, double regularization, int max_depth, int64_t memo_capacity):
+        cdef const word_t[:, ::1] split_bits = problem.split_bits
+        cdef const word_t[:, ::1] class_bits = problem.class_bits
+        cdef const int32_t[::1] split_col = problem.split_col
+        cdef const int32_t[::1] split_rank = problem.split_rank
+        cdef const int32_t[::1] col_start = problem.col_start
+        cdef const int32_t[:, ::1] col_order = problem.col_order
+        cdef const int32_t[:, ::1] row_rank = problem.row_rank
+        cdef const double[:, ::1] cost = problem.cost
+        cdef const double[::1] potc = problem.potc
+        cdef const int32_t[::1] group = problem.group
+        cdef const int32_t[::1] y = problem.y
+        cdef int i
+        cdef Ctx* c = &self.c
+        self._keep = problem
+        c.n = problem.n_rows
+        c.nw = problem.n_words
+        c.K = problem.n_classes
+        c.n_splits = problem.n_splits
+        c.split_bits = &split_bits[0, 0] if c.n_splits > 0 else NULL
+        c.class_bits = &class_bits[0, 0]
+        c.split_col = &split_col[0] if c.n_splits > 0 else NULL
+        c.split_rank = &split_rank[0] if c.n_splits > 0 else NULL
+        c.col_start = &col_start[0]
+        c.col_order = &col_order[0, 0]
+        c.row_rank = &row_rank[0, 0]
+        c.cost = &cost[0, 0]
+        c.potc = &potc[0]
+        c.group = &group[0]
+        c.y = &y[0]
+        c.n_groups = problem.n_groups
+        c.lam = regularization
+        c.max_depth = max_depth
+        c.gcount = <double*> malloc(<int64_t> c.n_groups * c.K * sizeof(double))
+        c.gtouched = <int32_t*> malloc(c.n_groups * sizeof(int32_t))
+        c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))
+        c.cnt_scratch = <double*> malloc(4 * c.K * sizeof(double))
+        self.all_splits = <int32_t*> malloc((c.n_splits + 1) * sizeof(int32_t))
+        if (c.gcount == NULL or c.gtouched == NULL or c.tmp == NULL
+                or c.cnt_scratch == NULL or self.all_splits == NULL):
+            raise MemoryError()
+        for i in range(c.n_groups):
+            c.gcount[<int64_t> i * c.K] = -1.0
+        for i in range(c.n_splits):
+            self.all_splits[i] = i
+        if memo_init(&c.memo, c.nw, memo_capacity) != 0:
+            raise MemoryError()
+
+    def run(self, double time_limit=-1.0, int64_t memory_limit=0):
+        """Deepen the budget at the root until it is solved or a limit stops the
+        search.  Returns the status code."""
+        cdef Ctx* c = &self.c
+        cdef word_t* full
+        cdef int64_t i
+        cdef double B, t0
+        cdef Node* root
+        cdef int depth = c.max_depth
+        t0 = fst_now()
+        c.deadline = t0 + time_limit if time_limit >= 0 else -1.0
+        c.memory_limit = memory_limit
+        c.next_signal_check = t0 + 0.1
+        c.stop = RUNNING
+        full = c.tmp
+        with nogil:
+            memset(full, 0, c.nw * sizeof(word_t))
+            for i in range(c.n):
+                bs_set(full, i)
+            self.root = node_get(c, full, depth)
+            if self.root >= 0:
+                B = c.memo.nodes[self.root].lb
+                while not c.stop and not c.memo.nodes[self.root].solved:
+                    solve(c, self.root, self.all_splits, c.n_splits, B)
+                    root = &c.memo.nodes[self.root]
+                    if root.solved or c.stop:
+                        break
+                    # Budget deepening: the root is proved above B; raise B.
+                    if root.lb > B + TOL:
+                        B = root.lb
+                    else:
+                        B = B + 10 * TOL
+            c.peak_rss = max(c.peak_rss, fst_process_rss())
+        self.seconds = fst_now() - t0
+        if self.root < 0:
+            raise MemoryError("fst could not allocate the root of the search")
+        return c.stop
+
+    @property
+    def lower_bound(self):
+        return self.c.memo.nodes[self.root].lb
+
+    @property
+    def upper_bound(self):
+        return self.c.memo.nodes[self.root].ub
+
+    @property
+    def solved(self):
+        return bool(self.c.memo.nodes[self.root].solved) and self.c.stop == RUNNING
+
+    def stats(self):
+        return {
+            "nodes_created": int(self.c.memo.n_nodes),
+            "expansions": int(self.c.expansions),
+            "memo_bytes": int(memo_bytes(&self.c.memo)),
+            "memo_capacity": int(self.c.memo.cap_nodes),
+            "peak_rss_bytes": int(self.c.peak_rss),
+            "seconds": float(self.seconds),
+        }
+
+    def extract(self):
+        """Rebuild the tree recorded at the root, in pre-order.
+
+        Returns (split, left, right, depth, rows) where `rows` is a list of the row
+        index arrays of every node; split is -1 at leaves."""
+        splits, lefts, rights, depths, rows = [], [], [], [], []
+        self._extract(self.root, 0, splits, lefts, rights, depths, rows)
+        return (np.asarray(splits, dtype=np.intp), np.asarray(lefts, dtype=np.intp),
+                np.asarray(rights, dtype=np.intp), np.asarray(depths, dtype=np.intp), rows)
+
+    cdef int _extract(self, node_t nid, int level, list splits, list lefts, list rights,
+                      list depths, list rows) except -1:
+        cdef Ctx* c = &self.c
+        cdef int nw = c.nw
+        cdef Node* nd = &c.memo.nodes[nid]
+        cdef int32_t s = nd.best_split
+        cdef int child_depth = nd.depth - 1 if nd.depth > 0 else -1
+        cdef cnp.ndarray[word_t, ndim=1] X = np.empty(nw, dtype=np.uint64)
+        cdef cnp.ndarray[word_t, ndim=1] T = np.empty(nw, dtype=np.uint64)
+        cdef node_t lid, rid
+        cdef Py_ssize_t me = len(splits)
+        memcpy(&X[0], c.memo.keys + nid * nw, nw * sizeof(word_t))
+        bits = np.unpackbits(X.view(np.uint8), bitorder="little")[: c.n]
+        rows.append(np.flatnonzero(bits))
+        splits.append(int(s))
+        lefts.append(-1)
+        rights.append(-1)
+        depths.append(level)
+        if s < 0:
+            return 0
+        bs_and(&T[0], &X[0], c.split_bits + <int64_t> s * nw, nw)
+        lid = memo_find(&c.memo, &T[0], child_depth, bs_hash(&T[0], nw, child_depth))
+        bs_andnot(&T[0], &X[0], c.split_bits + <int64_t> s * nw, nw)
+        rid = memo_find(&c.memo, &T[0], child_depth, bs_hash(&T[0], nw, child_depth))
+        if lid < 0 or rid < 0:
+            raise RuntimeError("fst internal error: a recorded tree's child is missing")
+        lefts[me] = len(splits)
+        self._extract(lid, level + 1, splits, lefts, rights, depths, rows)
+        rights[me] = len(splits)
+        self._extract(rid, level + 1, splits, lefts, rights, depths, rows)
+        return 0
+
+
+def fill_nodes(const cnp.intp_t[::1] split,            # IN split of each node, -1 leaf
+               const cnp.intp_t[::1] left,             # IN left child id, -1 leaf
+               const cnp.intp_t[::1] right,            # IN right child id, -1 leaf
+               const double[:, ::1] weighted_counts,   # IN class weight sums per node
+               const cnp.intp_t[::1] n_samples,        # IN rows per node
+               const int32_t[::1] split_col,           # IN column of each split
+               const double[::1] thresholds,           # IN threshold of each split
+               cnp.intp_t[:] out_left,                 # OUT fields of sklearn's node array
+               cnp.intp_t[:] out_right,
+               cnp.intp_t[:] out_feature,
+               double[:] out_threshold,
+               double[:] out_impurity,
+               cnp.intp_t[:] out_n,
+               double[:] out_wn,
+               uint8_t[:] out_missing_left):
+    """Write the extracted tree straight into the fields of a node array of the
+    installed sklearn's NODE_DTYPE (strided views of its fields).
+
+    Leaves get feature -2 and threshold -2.0 as sklearn's own; every node sends
+    NaN right (fst's rule: NaN is larger than every number).  Impurity is Gini
+    `1 - sum(c**2) / w**2` so that feature_importances_ are consistent."""
+    cdef Py_ssize_t i, k, n_nodes = split.shape[0], K = weighted_counts.shape[1]
+    cdef double w, sq
+    cdef bint has_missing = out_missing_left.shape[0] > 0
+    with nogil:
+        for i in range(n_nodes):
+            w = 0.0
+            sq = 0.0
+            for k in range(K):
+                w += weighted_counts[i, k]
+                sq += weighted_counts[i, k] * weighted_counts[i, k]
+            out_impurity[i] = 1.0 - sq / (w * w) if w > 0 else 0.0
+            out_n[i] = n_samples[i]
+            out_wn[i] = w
+            if split[i] < 0:
+                out_left[i] = -1
+                out_right[i] = -1
+                out_feature[i] = -2
+                out_threshold[i] = -2.0
+            else:
+                out_left[i] = left[i]
+                out_right[i] = right[i]
+                out_feature[i] = split_col[split[i]]
+                out_threshold[i] = thresholds[split[i]]
+            if has_missing:
+                out_missing_left[i] = 0

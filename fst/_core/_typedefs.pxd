@@ -1,0 +1,7 @@
+# The C types used everywhere in the core.
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+
+ctypedef uint64_t word_t    # one word of a row bitset (bit i of word i // 64 is row i)
+ctypedef int32_t idx_t      # a row, split, column or class index
+ctypedef int64_t node_t     # a node id in the memo store (-1: none)
+ctypedef double real_t      # objective values, already divided by n

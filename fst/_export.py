@@ -1,0 +1,85 @@
+"""Turn an extracted tree into a native scikit-learn DecisionTreeClassifier.
+
+The compiled writer fills a node array of the *installed* sklearn's NODE_DTYPE,
+which is handed to ``Tree.__setstate__`` -- the state API sklearn keeps stable
+for old pickles -- so one build of fst works across sklearn releases (see
+shared/SKLEARN_NOTES.md).
+"""
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree._tree import NODE_DTYPE, Tree
+
+from ._core._search import fill_nodes
+
+
+def leaf_scores(weighted_counts, cost):
+    """Per-node class scores stored as the tree's ``value``.
+
+    Without a cost matrix these are the weighted class fractions (as sklearn
+    stores them).  With one, the least-cost label need not be the most frequent,
+    so the scores are ``max_j e_j - e_k`` normalised to sum to one, where ``e_k`` is
+    the node's total cost of predicting class k: their argmax is the least-cost
+    label (first on ties), so ``predict`` returns the label the solver chose.
+    """
+    if cost is None:
+        total = weighted_counts.sum(axis=1, keepdims=True)
+        total[total == 0] = 1.0
+        return weighted_counts / total
+    expected = weighted_counts @ cost  # (n_nodes, K): cost of predicting k
+    score = expected.max(axis=1, keepdims=True) - expected
+    total = score.sum(axis=1, keepdims=True)
+    uniform = np.full_like(score, 1.0 / score.shape[1])
+    return np.where(total > 0, score / np.where(total > 0, total, 1.0), uniform)
+
+
+def build_estimator(problem, extracted, classes, class_weights, cost_for_scores,
+                    n_features, feature_names=None):
+    """Build the fitted DecisionTreeClassifier of an extracted tree.
+
+    Parameters
+    ----------
+    problem : Problem
+        The split space (thresholds, split columns, labels).
+    extracted : tuple
+        ``(split, left, right, depth, rows)`` from ``Search.extract``.
+    classes : ndarray of shape (n_classes,)
+    class_weights : ndarray of shape (n_classes,)
+    cost_for_scores : ndarray of shape (n_classes, n_classes) or None
+        The user's cost matrix, or None for 0/1 loss (see `leaf_scores`).
+    """
+    split, left, right, depth, rows = extracted
+    K = len(classes)
+    n_nodes = len(split)
+    counts = np.zeros((n_nodes, K))
+    n_samples = np.zeros(n_nodes, dtype=np.intp)
+    for i, r in enumerate(rows):
+        counts[i] = np.bincount(problem.y[r], minlength=K)[:K]
+        n_samples[i] = len(r)
+    weighted = np.ascontiguousarray(counts * class_weights[None, :])
+    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
+    names = NODE_DTYPE.names
+    missing = (nodes["missing_go_to_left"] if "missing_go_to_left" in names
+               else np.zeros(0, dtype=np.uint8))
+    fill_nodes(split, left, right, weighted, n_samples, problem.split_col,
+               problem.thresholds, nodes["left_child"], nodes["right_child"],
+               nodes["feature"], nodes["threshold"], nodes["impurity"],
+               nodes["n_node_samples"], nodes["weighted_n_node_samples"], missing)
+    values = np.ascontiguousarray(
+        leaf_scores(weighted, cost_for_scores).reshape(n_nodes, 1, K), dtype=np.float64)
+    tree = Tree(n_features, np.array([K], dtype=np.intp), 1)
+    tree.__setstate__({
+        "max_depth": int(depth.max()) if n_nodes else 0,
+        "node_count": n_nodes,
+        "nodes": nodes,
+        "values": values,
+    })
+    est = DecisionTreeClassifier(criterion="gini")
+    est.tree_ = tree
+    est.classes_ = np.asarray(classes)
+    est.n_classes_ = np.intp(K)
+    est.n_outputs_ = 1
+    est.n_features_in_ = n_features
+    est.max_features_ = n_features
+    if feature_names is not None:
+        est.feature_names_in_ = feature_names
+    return est
