@@ -46,6 +46,15 @@ cdef enum:
     STOP_TIME = 1
     STOP_MEMORY = 2
     STOP_INTERRUPT = 3
+# Optional rules, each with an on/off switch so the oracle tests can run every
+# combination (results must be identical).  The core contract never depends on them.
+cdef enum:
+    RULE_EQUIVALENT = 1   # equivalent-points floor at node creation
+    RULE_SUPPORT = 2      # leaf support: drop splits with a side of potential < lam
+    RULE_SEGMENT = 4      # single-column segmentation programme
+    RULE_SUPERSET = 8     # superset bound from children
+    RULE_ALL = 15
+RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8}
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
 
 cdef extern from *:
@@ -118,6 +127,7 @@ cdef struct Ctx:
     int n_groups
     double lam               # price of one leaf
     int max_depth            # -1: unlimited
+    int rules                # RULE_* bits: which optional rules are on (tests switch them)
     # --- state ---
     Memo memo
     double* gcount           # n_groups x K scratch for the equivalent-points floor
@@ -268,10 +278,13 @@ cdef node_t node_get(Ctx* c, const word_t* X, int depth) noexcept nogil:
     nd.ub = nd.leaf             # (ii) the leaf is a real tree
     nd.best_split = -1
     nd.solved = 0
-    if depth == 0 or total <= 1 or nd.pot < 2.0 * c.lam:
+    if depth == 0 or total <= 1 or (nd.pot < 2.0 * c.lam and (c.rules & RULE_SUPPORT)):
         # No depth left, a single row, or leaf support (pot < 2 lam): a leaf.
         nd.lb = nd.leaf
         nd.solved = 1
+        return nid
+    if not (c.rules & RULE_EQUIVALENT):
+        nd.lb = 0.0 if nd.leaf > 2.0 * c.lam else nd.leaf  # any split costs >= 2 lam
         return nid
     floor = equivalent_floor(c, X)
     if leaf_is_optimal(loss, floor, nd.pot, c.lam, TOL):
@@ -495,7 +508,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         prev_cnt = nl
         if nl == 0 or nl == total:
             continue
-        if c.lam > 0.0:
+        if c.lam > 0.0 and (c.rules & RULE_SUPPORT):
             bs_and(T, X, S, nw)
             class_counts(c, T, nl, cntL)
             for k in range(K):
@@ -513,7 +526,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         # Leaf support: no supported split, so the best tree is a leaf.
         mark_leaf(nd)
         return
-    if one_column:
+    if one_column and (c.rules & RULE_SEGMENT):
         # Single column: the segmentation programme gives R(X) exactly.
         solve_single_column(c, nid, X, c.split_col[valid[0]])
         return
@@ -546,8 +559,11 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
             sup = R.lb
         if cands[i].lb < lbmin:
             lbmin = cands[i].lb
-    # R(X) = min(leaf, min over valid splits of R(L) + R(R)) >= lbmin; superset bound.
-    if sup > lbmin:
+    # R(X) = min(leaf, min over valid splits of R(L) + R(R)) >= lbmin.
+    # Superset bound, only without a depth limit: R(X) >= R(S) >= lb(S) for a child
+    # S.  Under max_depth the child's bound is for one level less, and
+    # R(S, d - 1) >= R(S, d) can exceed R(X, d) (the oracle tests catch this).
+    if sup > lbmin and depth < 0 and (c.rules & RULE_SUPERSET):
         lbmin = sup
     if lbmin > nd.lb:
         nd.lb = lbmin
@@ -637,7 +653,8 @@ cdef class Search:
         free(self.c.cnt_scratch)
         free(self.all_splits)
 
-    def __init__(self, problem, double regularization, int max_depth, int64_t memo_capacity):
+    def __init__(self, problem, double regularization, int max_depth, int64_t memo_capacity,
+                 int rules=RULE_ALL):
         cdef const word_t[:, ::1] split_bits = problem.split_bits
         cdef const word_t[:, ::1] class_bits = problem.class_bits
         cdef const int32_t[::1] split_col = problem.split_col
@@ -670,6 +687,7 @@ cdef class Search:
         c.n_groups = problem.n_groups
         c.lam = regularization
         c.max_depth = max_depth
+        c.rules = rules
         c.gcount = <double*> malloc(<int64_t> c.n_groups * c.K * sizeof(double))
         c.gtouched = <int32_t*> malloc(c.n_groups * sizeof(int32_t))
         c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))

@@ -1,0 +1,69 @@
+"""An independent brute-force solver for the tests: enumerates every tree.
+
+R(X, d) = min(leaf(X), min over every split s separating X of R(L_s, d-1) + R(R_s, d-1)),
+memoised on (row set, depth left).  No bound, no pruning rule, no shared code
+with fst: only the problem's definition (DESIGN.md section 1).  NaN is larger
+than every number and goes right.
+"""
+import numpy as np
+
+
+def split_space(X):
+    """Every split (column, threshold) between consecutive distinct float32 values,
+    plus 'finite vs NaN' for a column with both, as (column, left-mask) pairs."""
+    X32 = np.asarray(X, dtype=np.float32)
+    out = []
+    for j in range(X32.shape[1]):
+        col = X32[:, j].astype(np.float64)
+        vals = np.unique(col[~np.isnan(col)])
+        for u in vals[:-1]:
+            out.append((j, np.nan_to_num(col, nan=np.inf) <= u))
+        if np.isnan(col).any() and len(vals) > 0:
+            out.append((j, ~np.isnan(col)))
+    return out
+
+
+def optimal_objective(X, y, cost, lam, max_depth=None):
+    """The optimal objective loss/n + lam * leaves by exhaustive enumeration.
+
+    `y` holds class indices, `cost[c, k]` the cost of predicting k for class c."""
+    y = np.asarray(y)
+    n = len(y)
+    splits = split_space(X)
+    masks = [sum(1 << int(i) for i in np.flatnonzero(m)) for _, m in splits]
+    cost = np.asarray(cost, dtype=np.float64)
+    memo = {}
+
+    def leaf(rows):
+        idx = [i for i in range(n) if rows >> i & 1]
+        return min(cost[y[idx], k].sum() for k in range(cost.shape[1])) / n + lam
+
+    def solve(rows, depth):
+        key = (rows, depth)
+        if key in memo:
+            return memo[key]
+        best = leaf(rows)
+        if depth is None or depth > 0:
+            nd = None if depth is None else depth - 1
+            seen = set()
+            for m in masks:
+                left = rows & m
+                if left == 0 or left == rows or left in seen:
+                    continue
+                seen.add(left)
+                right = rows & ~m
+                lv = solve(left, nd)
+                if lv + lam >= best:  # the right side costs at least lam
+                    continue
+                best = min(best, lv + solve(right, nd))
+        memo[key] = best
+        return best
+
+    return solve((1 << n) - 1, max_depth)
+
+
+def rescore(clf, X, y_idx, cost, lam):
+    """Objective of a fitted fst estimator's exported tree, from the raw data."""
+    est = clf.estimator_
+    pred = np.searchsorted(clf.classes_, est.predict(np.asarray(X, dtype=np.float32)))
+    return cost[y_idx, pred].sum() / len(y_idx) + lam * est.get_n_leaves()

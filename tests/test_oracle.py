@@ -1,0 +1,132 @@
+"""Exhaustive oracle tests: fst's certified optimum equals brute force exactly."""
+import warnings
+
+import numpy as np
+import pytest
+
+from fst import FastSmallTreeClassifier
+from oracle import optimal_objective, rescore
+
+
+def _random_problem(seed):
+    rng = np.random.default_rng(seed)
+    kind = seed % 3
+    n = int(rng.integers(4, 36))
+    K = 2 if seed % 4 else 3
+    if kind == 0:  # binary features, up to six
+        p = int(rng.integers(1, 7))
+        X = rng.integers(0, 2, size=(n, p)).astype(float)
+    elif kind == 1:  # small-integer features
+        p = int(rng.integers(1, 4))
+        X = rng.integers(0, 4, size=(n, p)).astype(float)
+    else:  # mixed, with NaN and negative values
+        p = int(rng.integers(1, 4))
+        X = rng.integers(-2, 2, size=(n, p)).astype(float)
+        X[rng.random((n, p)) < 0.15] = np.nan
+    # labels: partly a function of the features, partly noise
+    score = np.nansum(X * rng.normal(size=p), axis=1)
+    y = (score > np.median(score)).astype(int)
+    if K == 3:
+        y = y + (rng.random(n) < 0.3)
+    flip = rng.random(n) < 0.2
+    y[flip] = rng.integers(0, K, size=flip.sum())
+    y[:K] = np.arange(K)  # every class present, so the cost matrix has K rows
+    if seed % 2:
+        cost = rng.uniform(0, 3, size=(K, K))
+        if seed % 5 == 0:
+            cost[np.diag_indices(K)] = 0.0
+    else:
+        cost = None
+    max_depth = [None, None, 1, 2, 3][seed % 5]
+    lams = [0.0, 0.005, 0.02, 0.05, 0.1, 0.3] if max_depth is not None else [0.005, 0.02, 0.05, 0.1, 0.3]
+    lam = lams[seed % len(lams)]
+    return X, y, cost, lam, max_depth
+
+
+@pytest.mark.parametrize("seed", range(360))
+def test_matches_brute_force(seed):
+    X, y, cost, lam, max_depth = _random_problem(seed)
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full_cost = (np.ones((K, K)) - np.eye(K)) if cost is None else cost[np.ix_(classes, classes)]
+    expected = optimal_objective(X, y_idx, full_cost, lam, max_depth)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
+    assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
+    if max_depth is not None:
+        assert clf.estimator_.get_depth() <= max_depth
+
+
+def _fit_with_capacity(X, y, capacity, **params):
+    clf = FastSmallTreeClassifier(**params)
+    clf._memo_capacity = capacity  # test hook: initial slots of the memo store
+    return clf.fit(X, y)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_tiny_memo_store_gives_identical_results(seed):
+    X, y, cost, lam, max_depth = _random_problem(1000 + seed)
+    params = dict(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    small = _fit_with_capacity(X, y, 4, **params)
+    large = _fit_with_capacity(X, y, 1 << 16, **params)
+    assert small.search_stats_["memo_capacity"] > 4 or small.search_stats_["nodes_created"] <= 4
+    assert small.objective_ == large.objective_
+    np.testing.assert_array_equal(small.predict(X), large.predict(X))
+    np.testing.assert_array_equal(small.estimator_.tree_.feature, large.estimator_.tree_.feature)
+
+
+@pytest.mark.parametrize("lam", [0.005, 0.01, 0.02])
+def test_parity_regression(lam):
+    """Label = parity of three binary features (the reference notes' counterexample
+    to an inadmissible seven-leaf floor): the eight-leaf tree is optimal."""
+    rng = np.random.default_rng(0)
+    n = 96
+    X = rng.integers(0, 2, size=(n, 5)).astype(float)
+    # all eight parity cells well populated
+    X[:, :3] = np.array([[(i >> b) & 1 for b in range(3)] for i in range(n)]) % 2
+    y = (X[:, 0].astype(int) ^ X[:, 1].astype(int) ^ X[:, 2].astype(int))
+    clf = FastSmallTreeClassifier(regularization=lam).fit(X, y)
+    expected = optimal_objective(X, y, np.ones((2, 2)) - np.eye(2), lam)
+    assert expected == pytest.approx(8 * lam)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-12)
+    assert clf.n_leaves_ == 8
+
+
+def test_parity_below_a_split():
+    """Parity of three features under a root split on a fourth: a seven-or-more-leaf
+    subtree below a split (the case the inadmissible floor got wrong)."""
+    rng = np.random.default_rng(1)
+    n = 128
+    bits = np.array([[(i >> b) & 1 for b in range(4)] for i in range(n)], dtype=float)
+    X = np.hstack([bits, rng.integers(0, 2, size=(n, 2))])
+    parity = bits[:, 0].astype(int) ^ bits[:, 1].astype(int) ^ bits[:, 2].astype(int)
+    y = np.where(bits[:, 3] == 1, parity, 0)
+    for lam in [0.004, 0.01, 0.03]:
+        clf = FastSmallTreeClassifier(regularization=lam).fit(X, y)
+        expected = optimal_objective(X, y, np.ones((2, 2)) - np.eye(2), lam)
+        assert clf.optimal_
+        assert clf.objective_ == pytest.approx(expected, abs=1e-12)
+
+
+@pytest.mark.parametrize("rules", range(16))
+def test_every_rule_switch_combination_matches_brute_force(rules):
+    """Each optional rule (equivalent points, leaf support, segmentation, superset)
+    switched off or on: the certified optimum is the same, exactly the oracle's."""
+    for seed in range(2000, 2030):
+        X, y, cost, lam, max_depth = _random_problem(seed)
+        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+        clf._rules = rules  # test hook: RULE_* bits of fst._core._search
+        clf.fit(X, y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        K = len(classes)
+        full_cost = (np.ones((K, K)) - np.eye(K)) if cost is None else cost
+        expected = optimal_objective(X, y_idx, full_cost, lam, max_depth)
+        assert clf.optimal_
+        assert clf.objective_ == pytest.approx(expected, abs=1e-9), (seed, rules)
+        assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
