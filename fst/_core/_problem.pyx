@@ -89,7 +89,10 @@ def build_problem(X32, y, n_classes, cost):
     _, group = np.unique(key, axis=0, return_inverse=True)
     pr.group = np.ascontiguousarray(group.reshape(-1).astype(np.int32))
     pr.n_groups = int(pr.group.max()) + 1 if n else 0
+    sizes = np.bincount(pr.group, minlength=pr.n_groups)
+    pr.multi_rows = np.ascontiguousarray(_pack_rows((sizes[pr.group] > 1)[None, :], nw)[0])
     cost = np.asarray(cost, dtype=np.float64) / n
     pr.cost = np.ascontiguousarray(cost)
     pr.potc = np.ascontiguousarray(cost.max(axis=1) - cost.min(axis=1))
+    pr.mincost = np.ascontiguousarray(cost.min(axis=1))
     return pr

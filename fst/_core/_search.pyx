@@ -131,9 +131,12 @@ cdef struct Ctx:
     # --- state ---
     Memo memo
     double* gcount           # n_groups x K scratch for the equivalent-points floor
-    int32_t* gtouched        # groups touched by the current floor computation
-    word_t* tmp              # nw words scratch for lookups
+    word_t* gmark            # bitset over groups touched by the floor computation
+    int gwords               # words of gmark
+    const word_t* multi_rows # rows whose group has more than one row
+    const double* mincost    # K: min_k cost[c, k], the floor of a row alone
     double* cnt_scratch      # 4 x K scratch for class counts
+    word_t* tmp              # nw words scratch for lookups
     # --- limits and stats ---
     double deadline          # monotonic seconds; < 0: none
     int64_t memory_limit     # bytes of the process; <= 0: none
@@ -145,15 +148,15 @@ cdef struct Ctx:
 
 
 cdef inline void check_limits(Ctx* c) noexcept nogil:
-    """Poll the time, memory and interrupt limits (cheaply: every 64 expansions)."""
-    cdef double now
+    """Poll the limits: time at every expansion (a clock read), memory and Ctrl-C
+    every 64 expansions or 0.1 s."""
+    cdef double now = fst_now()
     cdef long long rss
     c.ticks += 1
-    if (c.ticks & 63) != 0:
-        return
-    now = fst_now()
     if c.deadline >= 0 and now > c.deadline:
         c.stop = STOP_TIME
+        return
+    if (c.ticks & 63) != 0 and now < c.next_signal_check:
         return
     rss = fst_process_rss()
     if rss > c.peak_rss:
@@ -184,34 +187,42 @@ cdef inline void class_counts(Ctx* c, const word_t* X, int64_t total, double* ou
     out[c.K - 1] = <double> rest
 
 
-cdef double equivalent_floor(Ctx* c, const word_t* X) noexcept nogil:
+cdef double equivalent_floor(Ctx* c, const word_t* X, const double* cnt) noexcept nogil:
     """m(X): each group of rows with identical features costs at least its best label.
 
-    Groups are summed in increasing group id, so the value does not depend on row
+    Rows alone in their group cost min_k cost[y, k] each, summed from the class
+    counts of X minus its multi-row-group rows.  Multi-row groups are visited in
+    increasing group id (a bitset over groups), so the value does not depend on row
     order (group ids come from np.unique over the rows)."""
     cdef int K = c.K
-    cdef int64_t ntouched = 0
-    cdef int64_t w, i, row, g
+    cdef int64_t w, row, g
     cdef int k
     cdef word_t word
     cdef double s = 0.0
+    cdef double* single = c.cnt_scratch + 3 * K   # class counts of singleton rows
+    for k in range(K):
+        single[k] = cnt[k]
     for w in range(c.nw):
-        word = X[w]
+        word = X[w] & c.multi_rows[w]
         while word:
             row = (w << 6) + _ctz(word)
             word &= word - 1
             g = c.group[row]
-            if c.gcount[g * K] < 0:  # first row of this group
+            if not bs_test(c.gmark, g):
+                bs_set(c.gmark, g)
                 for k in range(K):
                     c.gcount[g * K + k] = 0.0
-                c.gtouched[ntouched] = <int32_t> g
-                ntouched += 1
             c.gcount[g * K + c.y[row]] += 1.0
-    _sort_int32(c.gtouched, ntouched)
-    for i in range(ntouched):
-        g = c.gtouched[i]
-        s += leaf_loss(c.gcount + g * K, K, c.cost, NULL)
-        c.gcount[g * K] = -1.0  # reset the marker
+            single[c.y[row]] -= 1.0
+    for k in range(K):
+        s += single[k] * c.mincost[k]
+    for w in range(c.gwords):
+        word = c.gmark[w]
+        c.gmark[w] = 0
+        while word:
+            g = (w << 6) + _ctz(word)
+            word &= word - 1
+            s += leaf_loss(c.gcount + g * K, K, c.cost, NULL)
     return s
 
 
@@ -286,7 +297,7 @@ cdef node_t node_get(Ctx* c, const word_t* X, int depth) noexcept nogil:
     if not (c.rules & RULE_EQUIVALENT):
         nd.lb = 0.0 if nd.leaf > 2.0 * c.lam else nd.leaf  # any split costs >= 2 lam
         return nid
-    floor = equivalent_floor(c, X)
+    floor = equivalent_floor(c, X, cnt)
     if leaf_is_optimal(loss, floor, nd.pot, c.lam, TOL):
         # Equivalent points: a split costs >= floor + 2 lam >= leaf.
         nd.lb = nd.leaf
@@ -648,7 +659,7 @@ cdef class Search:
     def __dealloc__(self):
         memo_free(&self.c.memo)
         free(self.c.gcount)
-        free(self.c.gtouched)
+        free(self.c.gmark)
         free(self.c.tmp)
         free(self.c.cnt_scratch)
         free(self.all_splits)
@@ -666,6 +677,8 @@ cdef class Search:
         cdef const double[::1] potc = problem.potc
         cdef const int32_t[::1] group = problem.group
         cdef const int32_t[::1] y = problem.y
+        cdef const word_t[::1] multi_rows = problem.multi_rows
+        cdef const double[::1] mincost = problem.mincost
         cdef int i
         cdef Ctx* c = &self.c
         self._keep = problem
@@ -689,15 +702,16 @@ cdef class Search:
         c.max_depth = max_depth
         c.rules = rules
         c.gcount = <double*> malloc(<int64_t> c.n_groups * c.K * sizeof(double))
-        c.gtouched = <int32_t*> malloc(c.n_groups * sizeof(int32_t))
+        c.gwords = (c.n_groups + 63) // 64 + 1
+        c.gmark = <word_t*> calloc(c.gwords, sizeof(word_t))
+        c.multi_rows = &multi_rows[0]
+        c.mincost = &mincost[0]
         c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))
         c.cnt_scratch = <double*> malloc(4 * c.K * sizeof(double))
         self.all_splits = <int32_t*> malloc((c.n_splits + 1) * sizeof(int32_t))
-        if (c.gcount == NULL or c.gtouched == NULL or c.tmp == NULL
+        if (c.gcount == NULL or c.gmark == NULL or c.tmp == NULL
                 or c.cnt_scratch == NULL or self.all_splits == NULL):
             raise MemoryError()
-        for i in range(c.n_groups):
-            c.gcount[<int64_t> i * c.K] = -1.0
         for i in range(c.n_splits):
             self.all_splits[i] = i
         if memo_init(&c.memo, c.nw, memo_capacity) != 0:
