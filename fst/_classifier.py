@@ -252,26 +252,33 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
         return float(loss + lam * self.n_leaves_)
 
     def _validate_X_predict(self, X):
+        # Validated once here (feature names, float32, NaN allowed, inf rejected);
+        # the native tree is then called with check_input=False.
         check_is_fitted(self)
         return validate_data(self, X, dtype=np.float32, ensure_all_finite="allow-nan",
                              reset=False)
 
     def predict(self, X):
         """Predict class labels for X (NaN goes right at every split)."""
-        return self.estimator_.predict(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.estimator_.predict(X, check_input=False)
 
     def predict_proba(self, X):
         """Class scores of the leaf each row reaches (see Notes of the class)."""
-        return self.estimator_.predict_proba(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.estimator_.predict_proba(X, check_input=False)
 
     def predict_log_proba(self, X):
         """Logarithm of `predict_proba`."""
-        return self.estimator_.predict_log_proba(self._validate_X_predict(X))
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
 
     def apply(self, X):
         """Index of the leaf each row reaches in ``estimator_.tree_``."""
-        return self.estimator_.apply(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.estimator_.apply(X, check_input=False)
 
     def decision_path(self, X):
         """Node indicator matrix of the path of each row in ``estimator_.tree_``."""
-        return self.estimator_.decision_path(self._validate_X_predict(X))
+        X = self._validate_X_predict(X)
+        return self.estimator_.decision_path(X, check_input=False)

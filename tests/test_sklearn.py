@@ -1,0 +1,162 @@
+"""scikit-learn conventions: estimator checks, cloning, persistence, and the
+native tree working with sklearn's inspection tools."""
+import io
+import pickle
+
+import joblib
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.datasets import load_iris, make_classification
+from sklearn.inspection import partial_dependence, permutation_importance
+from sklearn.model_selection import GridSearchCV
+from sklearn.tree import DecisionTreeClassifier, export_graphviz, export_text, plot_tree
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fst import FastSmallTreeClassifier
+
+
+def _expected_failed_checks(estimator):
+    # No check is impossible for an exact solver: every one must pass.
+    return {}
+
+
+# Cheap configurations: the checks fit random labels (check_dtype_object), the
+# worst case of an exact search; one depth-limited, one unlimited.
+@parametrize_with_checks(
+    [FastSmallTreeClassifier(regularization=0.05, max_depth=2),
+     FastSmallTreeClassifier(regularization=0.2)],
+    expected_failed_checks=_expected_failed_checks)
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def iris_fit():
+    X, y = load_iris(return_X_y=True)
+    return X, y, FastSmallTreeClassifier(regularization=0.02).fit(X, y)
+
+
+def test_estimator_is_native_tree(iris_fit):
+    X, y, clf = iris_fit
+    est = clf.estimator_
+    assert type(est) is DecisionTreeClassifier
+    np.testing.assert_array_equal(clf.predict(X), est.predict(X))
+    np.testing.assert_allclose(clf.predict_proba(X), est.predict_proba(X))
+    np.testing.assert_array_equal(clf.apply(X), est.apply(X))
+    assert (clf.decision_path(X) != est.decision_path(X)).nnz == 0
+    assert clf.score(X, y) == pytest.approx((clf.predict(X) == y).mean())
+    # the known optimum for iris at 0.02: three leaves, 6 errors -> 6/150 + 0.06
+    assert clf.optimal_ and clf.n_leaves_ == 3
+    assert clf.objective_ == pytest.approx(6 / 150 + 3 * 0.02)
+
+
+def test_clone_pickle_joblib(iris_fit, tmp_path):
+    X, y, clf = iris_fit
+    c2 = clone(clf)
+    assert c2.get_params() == clf.get_params()
+    assert not hasattr(c2, "estimator_")
+    restored = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(restored.predict(X), clf.predict(X))
+    path = tmp_path / "model.joblib"
+    joblib.dump(clf, path)
+    loaded = joblib.load(path)
+    np.testing.assert_array_equal(loaded.predict(X), clf.predict(X))
+    est = pickle.loads(pickle.dumps(clf.estimator_))
+    np.testing.assert_array_equal(est.predict(X), clf.predict(X))
+
+
+def test_export_text_and_graphviz(iris_fit):
+    X, y, clf = iris_fit
+    names = ["sepal length", "sepal width", "petal length", "petal width"]
+    text = export_text(clf.estimator_, feature_names=names)
+    assert "petal length <= 2.45" in text
+    assert text.count("class:") == clf.n_leaves_
+    dot = export_graphviz(clf.estimator_, feature_names=names, out_file=None)
+    assert dot.startswith("digraph") and "petal length" in dot
+
+
+def test_plot_tree(iris_fit):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y, clf = iris_fit
+    fig, ax = plt.subplots()
+    annotations = plot_tree(clf.estimator_, ax=ax)
+    boxes = [a for a in annotations if "samples =" in a.get_text()]
+    assert len(boxes) == clf.estimator_.tree_.node_count
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    assert buf.getvalue()[:4] == b"\x89PNG"
+
+
+def test_feature_importances_match_sklearn_formula(iris_fit):
+    X, y, clf = iris_fit
+    imp = clf.estimator_.feature_importances_
+    assert imp.sum() == pytest.approx(1.0)
+    # Only the split features have importance.
+    used = set(clf.estimator_.tree_.feature[clf.estimator_.tree_.feature >= 0])
+    assert set(np.flatnonzero(imp)) == used
+    # A CART tree refitted with the same structure gives the same impurities.
+    cart = DecisionTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    np.testing.assert_allclose(
+        cart.tree_.impurity[0], clf.estimator_.tree_.impurity[0])
+
+
+def test_permutation_importance_and_partial_dependence(iris_fit):
+    X, y, clf = iris_fit
+    r = permutation_importance(clf.estimator_, X, y, n_repeats=3, random_state=0)
+    assert r.importances_mean.shape == (4,)
+    assert r.importances_mean[2] > 0 or r.importances_mean[3] > 0
+    r2 = permutation_importance(clf, X, y, n_repeats=3, random_state=0)
+    np.testing.assert_allclose(r.importances_mean, r2.importances_mean)
+    pd_res = partial_dependence(clf.estimator_, X, [2], method="brute")
+    assert pd_res["average"].shape[0] == 3
+    assert np.all((pd_res["average"] >= 0) & (pd_res["average"] <= 1))
+
+
+def test_grid_search_goes_through_fst(iris_fit):
+    X, y, _ = iris_fit
+    gs = GridSearchCV(FastSmallTreeClassifier(), {"regularization": [0.01, 0.05]}, cv=3)
+    gs.fit(X, y)
+    assert gs.best_params_["regularization"] in (0.01, 0.05)
+    assert isinstance(gs.best_estimator_.estimator_, DecisionTreeClassifier)
+
+
+def test_dataframe_feature_names_and_string_labels():
+    pd = pytest.importorskip("pandas")
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X.columns = [c.replace(" (cm)", "").replace(" ", "_") for c in X.columns]
+    labels = np.array(["setosa", "versicolor", "virginica"])[y]
+    clf = FastSmallTreeClassifier(regularization=0.05).fit(X, labels)
+    np.testing.assert_array_equal(clf.feature_names_in_, X.columns)
+    np.testing.assert_array_equal(clf.estimator_.feature_names_in_, X.columns)
+    assert set(clf.predict(X)) <= set(labels)
+    assert "petal_length" in export_text(clf.estimator_,
+                                         feature_names=list(clf.feature_names_in_))
+    with pytest.warns(UserWarning, match="feature names") as record:
+        clf.predict(X.to_numpy())
+    assert len(record) == 1  # one warning, not one from fst and one from the tree
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.predict(X)
+
+
+def test_non_contiguous_integer_labels():
+    X, y = make_classification(n_samples=80, n_features=4, n_informative=2,
+                               n_redundant=0, random_state=0)
+    labels = np.where(y == 1, 17, -3)
+    clf = FastSmallTreeClassifier(regularization=0.05).fit(X, labels)
+    np.testing.assert_array_equal(clf.classes_, [-3, 17])
+    assert set(clf.predict(X)) <= {-3, 17}
+
+
+def test_single_class_gives_one_leaf():
+    X = np.arange(12.0).reshape(6, 2)
+    clf = FastSmallTreeClassifier().fit(X, ["a"] * 6)
+    assert clf.n_leaves_ == 1 and clf.optimal_
+    assert clf.objective_ == pytest.approx(0.05)
+    assert list(clf.predict(X)) == ["a"] * 6
