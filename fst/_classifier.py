@@ -226,10 +226,15 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
         self.optimal_ = bool(search.solved)
         self.n_leaves_ = int(self.estimator_.get_n_leaves())
         self.objective_ = self._score_objective(X, y_idx, weighted_cost, lam)
-        if abs(self.objective_ - search.upper_bound) > _RESCORE_TOL:
+        # Invariant (ii): the recorded value is that of a real tree; descendants may
+        # have improved since the root last summed them, so the exported tree can
+        # only be better, and equal when the root is solved.
+        recorded = search.upper_bound
+        if (self.objective_ > recorded + _RESCORE_TOL
+                or (self.optimal_ and abs(self.objective_ - recorded) > _RESCORE_TOL)):
             raise RuntimeError(
                 "fst internal error: the exported tree scores "
-                f"{self.objective_!r} but the search recorded {search.upper_bound!r}.")
+                f"{self.objective_!r} but the search recorded {recorded!r}.")
         self.lower_bound_ = min(float(search.lower_bound), self.objective_)
         self.gap_ = self.objective_ - self.lower_bound_
         self.search_stats_ = search.stats()

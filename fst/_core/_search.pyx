@@ -24,7 +24,12 @@ section 3 for the loop and the invariants every memo write keeps:
 """
 import numpy as np
 cimport numpy as cnp
-from cpython.exc cimport PyErr_CheckSignals, PyErr_Clear
+from cpython.exc cimport PyErr_Clear
+
+cdef extern from "Python.h":
+    # Declared without Cython's `except -1`, so a pending KeyboardInterrupt is seen
+    # as a return value here (and cleared) rather than printed as unraisable.
+    int fst_check_signals "PyErr_CheckSignals"() noexcept
 from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memcpy, memset
 
@@ -170,7 +175,7 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
     if now >= c.next_signal_check:
         c.next_signal_check = now + 0.1
         with gil:
-            if PyErr_CheckSignals() != 0:
+            if fst_check_signals() != 0:
                 PyErr_Clear()
                 c.stop = STOP_INTERRUPT
 

@@ -1,0 +1,94 @@
+"""Time, memory and interrupt stops return the best tree found, never raise,
+never certify, and report a valid lower bound."""
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from fst import FastSmallTreeClassifier, NotCertifiedWarning
+
+
+def _hard_problem():
+    # random labels on continuous features: the worst case of an exact search
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(300, 8))
+    y = rng.randint(0, 2, size=300)
+    return X, y
+
+
+def _check_stopped(clf, X, y, status):
+    assert clf.status_ == status
+    assert clf.optimal_ is False
+    assert clf.lower_bound_ <= clf.objective_
+    assert clf.gap_ == pytest.approx(clf.objective_ - clf.lower_bound_)
+    # the returned tree is a real, re-scorable tree no worse than a single leaf
+    leaf_objective = min(np.mean(y == 0), np.mean(y == 1)) + clf.regularization
+    assert clf.objective_ <= leaf_objective + 1e-12
+    assert clf.predict(X).shape == y.shape
+
+
+def test_time_limit_returns_best_tree_with_warning():
+    X, y = _hard_problem()
+    clf = FastSmallTreeClassifier(regularization=0.005, time_limit=0.3)
+    t0 = time.perf_counter()
+    with pytest.warns(NotCertifiedWarning, match="time_limit"):
+        clf.fit(X, y)
+    assert time.perf_counter() - t0 < 5.0
+    _check_stopped(clf, X, y, "time_limit")
+
+
+def test_memory_limit_returns_best_tree_with_warning():
+    X, y = _hard_problem()
+    clf = FastSmallTreeClassifier(regularization=0.005, memory_limit=1, time_limit=30)
+    with pytest.warns(NotCertifiedWarning, match="memory_limit"):
+        clf.fit(X, y)
+    _check_stopped(clf, X, y, "memory_limit")
+
+
+def test_memory_limit_is_respected():
+    X, y = _hard_problem()
+    import resource  # noqa: F401  (POSIX only, as /proc is)
+    if not os.path.exists("/proc/self/statm"):
+        pytest.skip("process memory is read from /proc on Linux")
+    with open("/proc/self/statm") as f:
+        rss = int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    limit = rss + 64 * 2**20
+    clf = FastSmallTreeClassifier(regularization=0.001, memory_limit=limit, time_limit=60)
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    assert clf.status_ == "memory_limit"
+    # checked every 64 expansions: the overshoot is small
+    assert clf.search_stats_["peak_rss_bytes"] < limit + 64 * 2**20
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signal")
+def test_keyboard_interrupt_returns_best_tree():
+    X, y = _hard_problem()
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.warns(NotCertifiedWarning, match="interrupted"):
+            clf = FastSmallTreeClassifier(regularization=0.002, time_limit=30).fit(X, y)
+    finally:
+        timer.cancel()
+    _check_stopped(clf, X, y, "interrupted")
+
+
+def test_stopped_lower_bound_is_below_the_optimum():
+    rng = np.random.RandomState(1)
+    X = rng.randint(0, 4, size=(120, 5)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, 120) > 4).astype(int)
+    full = FastSmallTreeClassifier(regularization=0.005).fit(X, y)
+    assert full.optimal_
+    for limit in [0.0, 0.001, 0.01]:
+        with pytest.warns(NotCertifiedWarning):
+            part = FastSmallTreeClassifier(regularization=0.005, time_limit=limit)
+            part._memo_capacity = 4
+            part.fit(X, y)
+        if part.status_ == "optimal":  # finished within the limit after all
+            continue
+        assert part.lower_bound_ <= full.objective_ + 1e-12
+        assert part.objective_ >= full.objective_ - 1e-12

@@ -1,0 +1,98 @@
+"""Bad input gets a clear ValueError naming the problem, before any work."""
+import warnings
+
+import numpy as np
+import pytest
+
+from fst import FastSmallTreeClassifier
+
+X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+y = np.array([0, 1, 0, 1])
+
+
+@pytest.mark.parametrize("value", [-0.1, float("nan"), float("inf"), -np.inf])
+def test_bad_regularization(value):
+    with pytest.raises(ValueError, match="'regularization' parameter"):
+        FastSmallTreeClassifier(regularization=value).fit(X, y)
+
+
+@pytest.mark.parametrize("cost, match", [
+    ([[0, -1], [1, 0]], "finite values >= 0"),
+    ([[0, np.nan], [1, 0]], "finite values >= 0"),
+    ([[0, np.inf], [1, 0]], "finite values >= 0"),
+    ([[0, 1, 1], [1, 0, 1], [1, 1, 0]], r"shape \(n_classes, n_classes\) = \(2, 2\)"),
+    ([0, 1], r"shape"),
+    ([["a", "b"], ["c", "d"]], "numeric array"),
+])
+def test_bad_cost_matrix(cost, match):
+    with pytest.raises(ValueError, match=match):
+        FastSmallTreeClassifier(cost_matrix=cost).fit(X, y)
+
+
+@pytest.mark.parametrize("value", [-1, 1.5, "3"])
+def test_bad_max_depth(value):
+    with pytest.raises(ValueError, match="'max_depth' parameter"):
+        FastSmallTreeClassifier(max_depth=value).fit(X, y)
+
+
+@pytest.mark.parametrize("param, value", [
+    ("time_limit", -1.0), ("time_limit", float("inf")), ("time_limit", float("nan")),
+    ("memory_limit", 0), ("memory_limit", -5), ("n_jobs", 0), ("class_weight", "auto"),
+])
+def test_bad_other_parameters(param, value):
+    with pytest.raises(ValueError, match=f"'{param}' parameter"):
+        FastSmallTreeClassifier(**{param: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e39])
+def test_infinite_or_out_of_float32_range_X(bad):
+    Xb = X.copy()
+    Xb[1, 1] = bad
+    with pytest.raises(ValueError, match="infinity or a value too large"):
+        FastSmallTreeClassifier().fit(Xb, y)
+
+
+def test_shape_mismatch_empty_and_non_numeric():
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        FastSmallTreeClassifier().fit(X, y[:3])
+    with pytest.raises(ValueError, match="0 sample"):
+        FastSmallTreeClassifier().fit(np.zeros((0, 2)), np.zeros(0))
+    with pytest.raises(ValueError, match="0 feature"):
+        FastSmallTreeClassifier().fit(np.zeros((4, 0)), y)
+    with pytest.raises(ValueError, match="could not convert|string"):
+        FastSmallTreeClassifier().fit(np.array([["a", "b"]] * 4), y)
+    with pytest.raises(ValueError, match="Unknown label type|continuous"):
+        FastSmallTreeClassifier().fit(X, [0.5, 1.5, 2.5, 3.5])
+
+
+def test_predict_checks_features():
+    clf = FastSmallTreeClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="X has 3 features, but FastSmallTreeClassifier is expecting 2"):
+        clf.predict(np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="infinity"):
+        clf.predict(np.array([[np.inf, 0.0]]))
+
+
+def test_zero_regularization_without_depth_warns_but_runs():
+    with pytest.warns(UserWarning, match="unbounded"):
+        clf = FastSmallTreeClassifier(regularization=0.0).fit(X, y)
+    assert clf.optimal_ and clf.objective_ == 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        FastSmallTreeClassifier(regularization=0.0, max_depth=2).fit(X, y)
+
+
+def test_class_weight_and_cost_matrix_multiply():
+    rng = np.random.default_rng(0)
+    Xr = rng.integers(0, 3, size=(30, 3)).astype(float)
+    yr = rng.integers(0, 2, size=30)
+    cost = np.array([[0.0, 2.0], [1.0, 0.5]])
+    weights = {0: 3.0, 1: 0.5}
+    a = FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost,
+                                class_weight=weights).fit(Xr, yr)
+    combined = cost * np.array([3.0, 0.5])[:, None]
+    b = FastSmallTreeClassifier(regularization=0.02, cost_matrix=combined).fit(Xr, yr)
+    assert a.objective_ == pytest.approx(b.objective_)
+    np.testing.assert_array_equal(a.predict(Xr), b.predict(Xr))
+    bal = FastSmallTreeClassifier(regularization=0.02, class_weight="balanced").fit(Xr, yr)
+    assert bal.optimal_
