@@ -1,0 +1,168 @@
+"""Run one solver on one gosdt14 problem and print one JSON line.
+
+    python benchmarks/_worker.py SOLVER DATASET LAMBDA TIME_LIMIT MEMORY_LIMIT
+
+Solvers: fst, imodels (the reference FastSmallTree, numba), gosdt (exact mode on
+the exact binarisation), cart (sklearn, for scale).  Every returned tree is
+re-scored here from the raw data: loss/n + lambda * leaves.  Only fst's own code
+is part of fst; the peers are imported from their installed packages.
+"""
+import json
+import os
+import resource
+import sys
+import time
+import warnings
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(__file__))
+from _data import load_gosdt14  # noqa: E402
+
+
+def _peak_rss():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
+
+
+def exact_binarisation(X):
+    """One 0/1 column per split of fst's split space: x <= t for every midpoint t
+    between consecutive distinct float32 values (NaN > everything, so NaN -> 0)."""
+    cols, desc = [], []
+    X32 = X.astype(np.float32).astype(np.float64)
+    for j in range(X.shape[1]):
+        col = X32[:, j]
+        vals = np.unique(col[~np.isnan(col)])
+        for u, v in zip(vals[:-1], vals[1:]):
+            t = u / 2 + v / 2
+            cols.append(np.nan_to_num(col, nan=np.inf) <= t)
+            desc.append((j, t))
+        if np.isnan(col).any() and len(vals):
+            cols.append(~np.isnan(col))
+            desc.append((j, np.inf))
+    return np.column_stack(cols).astype(np.int8), desc
+
+
+def nan_above_max(X):
+    """NaN replaced by a value above the column's maximum (fst's rule)."""
+    X = X.copy()
+    for j in range(X.shape[1]):
+        nan = np.isnan(X[:, j])
+        if nan.any():
+            finite = X[~nan, j]
+            X[nan, j] = (finite.max() + 1.0) if len(finite) else 0.0
+    return X
+
+
+def _memory_watchdog(limit):
+    """Stop this process (exit code 137) once its resident memory passes `limit`:
+    the same cap for every solver, whether or not it polices its own memory."""
+    import threading
+
+    def watch():
+        page = os.sysconf("SC_PAGE_SIZE")
+        while True:
+            with open("/proc/self/statm") as f:
+                if int(f.read().split()[1]) * page > limit:
+                    sys.stdout.write(json.dumps({"status": "memory_killed"}) + "\n")
+                    sys.stdout.flush()
+                    os._exit(137)
+            time.sleep(0.05)
+
+    if os.path.exists("/proc/self/statm"):
+        threading.Thread(target=watch, daemon=True).start()
+
+
+def _gosdt_leaves(node):
+    if hasattr(node, "left_child"):
+        return _gosdt_leaves(node.left_child) + _gosdt_leaves(node.right_child)
+    return 1
+
+
+def run(solver, name, lam, time_limit, memory_limit):
+    X, y = load_gosdt14(name)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    out = {"solver": solver, "dataset": name, "lambda": lam, "n": len(y)}
+    if solver == "fst":
+        from fst import FastSmallTreeClassifier
+
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = FastSmallTreeClassifier(regularization=lam, time_limit=time_limit,
+                                        memory_limit=memory_limit).fit(X, y_idx)
+        fit_s = time.perf_counter() - t0
+        pred = m.predict(X)
+        leaves = m.n_leaves_
+        out.update(certified=bool(m.optimal_), reported=m.objective_,
+                   lower_bound=m.lower_bound_, status=m.status_,
+                   nodes=m.search_stats_["nodes_created"])
+    elif solver == "imodels":
+        from imodels.tree.optimal_tree.fast_small_tree import FastSmallTreeClassifier
+
+        t0 = time.perf_counter()
+        Xn = nan_above_max(X)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = FastSmallTreeClassifier(regularization=lam, time_limit=time_limit,
+                                        memory_limit=0).fit(Xn, y_idx)
+        fit_s = time.perf_counter() - t0
+        pred = m.predict(Xn)
+        leaves = m.n_leaves_
+        out.update(certified=bool(m.optimal_), reported=float(m.objective_),
+                   lower_bound=float(m.lowerbound_), status=str(m.stop_reason_),
+                   own_seconds=float(m.time_))
+    elif solver == "gosdt":
+        from gosdt import GOSDTClassifier
+
+        t0 = time.perf_counter()
+        Xb, _ = exact_binarisation(X)
+        m = GOSDTClassifier(regularization=lam, allow_small_reg=True,
+                            time_limit=int(max(1, time_limit)))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m.fit(Xb, y_idx)
+        fit_s = time.perf_counter() - t0
+        tree = m.trees_[0]
+        pred = tree.predict(Xb)  # its classifier's predict fails on sklearn >= 1.8
+        res = m.result_
+        leaves = _gosdt_leaves(tree.tree)
+        status = str(getattr(res, "status", ""))
+        out.update(certified=status.endswith("CONVERGED"),
+                   reported=float(getattr(res, "upperbound", np.nan)),
+                   lower_bound=float(getattr(res, "lowerbound", np.nan)), status=status)
+    elif solver == "cart":
+        from sklearn.tree import DecisionTreeClassifier
+
+        t0 = time.perf_counter()
+        best = None
+        for leaves_cap in range(2, 65):
+            c = DecisionTreeClassifier(max_leaf_nodes=leaves_cap, random_state=0)
+            c.fit(nan_above_max(X), y_idx)
+            obj = np.mean(c.predict(nan_above_max(X)) != y_idx) + lam * c.get_n_leaves()
+            if best is None or obj < best[0]:
+                best = (obj, c)
+        one_leaf = 1 - np.bincount(y_idx).max() / len(y_idx) + lam
+        fit_s = time.perf_counter() - t0
+        m = best[1]
+        pred = m.predict(nan_above_max(X))
+        leaves = m.get_n_leaves()
+        if one_leaf < best[0]:
+            pred = np.full_like(y_idx, np.bincount(y_idx).argmax())
+            leaves = 1
+        out.update(certified=False, reported=np.nan, lower_bound=np.nan, status="greedy")
+    else:
+        raise ValueError(solver)
+    pred = np.asarray(pred).astype(np.int64)
+    out["leaves"] = int(leaves) if leaves is not None else None
+    out["objective"] = (float(np.mean(pred != y_idx) + lam * leaves)
+                        if leaves is not None else float("nan"))
+    out["seconds"] = fit_s
+    out["peak_rss"] = _peak_rss()
+    return out
+
+
+if __name__ == "__main__":
+    solver, name, lam, tl, ml = sys.argv[1:6]
+    # fst stops itself at the limit; the watchdog is its backstop and every peer's cap
+    _memory_watchdog(float(ml) * (1.05 if solver == "fst" else 1.0))
+    print(json.dumps(run(solver, name, float(lam), float(tl), int(float(ml)))))
