@@ -214,7 +214,7 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
         problem = build_problem(X, y_idx, n_classes, weighted_cost)
         search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
                         getattr(self, "_memo_capacity", 1 << 12),
-                        getattr(self, "_rules", 15))
+                        getattr(self, "_rules", 127))
         code = search.run(-1.0 if self.time_limit is None else float(self.time_limit),
                           0 if self.memory_limit is None else int(self.memory_limit))
         extracted = search.extract()

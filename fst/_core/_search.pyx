@@ -58,8 +58,12 @@ cdef enum:
     RULE_SUPPORT = 2      # leaf support: drop splits with a side of potential < lam
     RULE_SEGMENT = 4      # single-column segmentation programme
     RULE_SUPERSET = 8     # superset bound from children
-    RULE_ALL = 15
-RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8}
+    RULE_EXCHANGE = 16    # threshold exchange between neighbouring thresholds
+    RULE_TRANSFER = 32    # column transfer of bounds along a column
+    RULE_GREEDY = 64      # greedy seed for the first incumbent (upper bounds only)
+    RULE_ALL = 127
+RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8, "exchange": 16,
+         "transfer": 32, "greedy": 64}
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
 
 cdef extern from *:
@@ -107,9 +111,19 @@ cdef extern from *:
 
 cdef struct Cand:
     double lb        # lower bound on the best tree rooted at this split
+    double pot_left  # potential of the left side (grows with the threshold)
+    double pair_leaf # value of the two-leaf tree on this split
     node_t left      # memo id of the left child (rows with x <= t)
     node_t right     # memo id of the right child
     int32_t split    # split index
+    int32_t col      # column of the split
+    uint8_t dropped  # dominated by a neighbouring threshold (exchange rule)
+
+
+cdef struct Key:
+    double lb        # the candidate's lower bound when sorted
+    int32_t split    # tie-break: lowest split index first
+    int32_t idx      # position in the candidate array
 
 
 cdef struct Ctx:
@@ -257,10 +271,10 @@ cdef inline void _sort_int32(int32_t* a, int64_t n) noexcept nogil:
         qsort(a, n, sizeof(int32_t), fst_cmp_int32)
 
 
-cdef int cmp_cand(const void* pa, const void* pb) noexcept nogil:
+cdef int cmp_key(const void* pa, const void* pb) noexcept nogil:
     """Candidates by increasing lower bound, ties by split index (a fixed order)."""
-    cdef const Cand* a = <const Cand*> pa
-    cdef const Cand* b = <const Cand*> pb
+    cdef const Key* a = <const Key*> pa
+    cdef const Key* b = <const Key*> pb
     if a.lb < b.lb:
         return -1
     if a.lb > b.lb:
@@ -483,34 +497,23 @@ cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) no
     free(cands)
 
 
-cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
-                  word_t* X, int32_t* valid, double* cnt, Cand* cands,
-                  int* n_cands) noexcept nogil:
-    """The body of `solve`; `n_cands` receives how many candidates have both
-    children created (the caller flushes their incumbents)."""
-    cdef Node* nd = &c.memo.nodes[nid]
+cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
+                      const int32_t* cand, int ncand, int32_t* valid, Cand* cands,
+                      bint* one_column) noexcept nogil:
+    """Valid splits of X among `cand`: separating, one per distinct partition,
+    leaf-supported.  Fills valid[] and, per valid split, cands[].pot_left, .col and
+    .pair_leaf (the two-leaf value leaf(L) + leaf(R)).  Returns how many."""
     cdef int nw = c.nw
     cdef int K = c.K
-    cdef int depth = nd.depth
-    cdef int64_t total = nd.count
-    cdef int child_depth = depth - 1 if depth > 0 else -1
-    cdef int col, prev_col, i, k, nvalid = 0
-    cdef int64_t nl, prev_cnt
+    cdef int i, k, col, prev_col = -1, nvalid = 0
+    cdef int64_t nl, prev_cnt = -1
     cdef int32_t s
     cdef const word_t* S
-    cdef word_t* T = X + nw
-    cdef double* cntL = cnt + K
-    cdef double* cntR = cnt + 2 * K
-    cdef double potL, potR, sup, lbmin, best, cap, bl, br, v
-    cdef Node* L
-    cdef Node* R
-    cdef bint one_column = True
-    memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
-    class_counts(c, X, total, cnt)
-
-    # Valid splits: separating, one per distinct partition, leaf-supported.
-    prev_col = -1
-    prev_cnt = -1
+    cdef word_t* T = c.tmp
+    cdef double* cntL = c.cnt_scratch + K
+    cdef double* cntR = c.cnt_scratch + 2 * K
+    cdef double potL, potR
+    one_column[0] = True
     for i in range(ncand):
         s = cand[i]
         S = c.split_bits + <int64_t> s * nw
@@ -524,20 +527,140 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         prev_cnt = nl
         if nl == 0 or nl == total:
             continue
-        if c.lam > 0.0 and (c.rules & RULE_SUPPORT):
-            bs_and(T, X, S, nw)
-            class_counts(c, T, nl, cntL)
-            for k in range(K):
-                cntR[k] = cnt[k] - cntL[k]
-            potL = potential(cntL, K, c.potc)
-            potR = potential(cntR, K, c.potc)
-            if not split_supported(potL, potR, c.lam):
-                continue  # leaf support: dropped here and in every descendant
+        bs_and(T, X, S, nw)
+        class_counts(c, T, nl, cntL)
+        for k in range(K):
+            cntR[k] = cnt[k] - cntL[k]
+        potL = potential(cntL, K, c.potc)
+        potR = potential(cntR, K, c.potc)
+        if (c.rules & RULE_SUPPORT) and not split_supported(potL, potR, c.lam):
+            continue  # leaf support: dropped here and in every descendant
         if nvalid > 0 and c.split_col[valid[0]] != col:
-            one_column = False
+            one_column[0] = False
+        cands[nvalid].pot_left = potL
+        cands[nvalid].col = col
+        cands[nvalid].pair_leaf = (leaf_loss(cntL, K, c.cost, NULL)
+                                   + leaf_loss(cntR, K, c.cost, NULL) + 2.0 * c.lam)
         valid[nvalid] = s
         nvalid += 1
+    return nvalid
 
+
+cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noexcept nogil:
+    """Greedy seed: grow the split with the best two-leaf value while it beats the
+    leaf, and record the resulting real trees as upper bounds (ii) only -- never a
+    bound or a solved flag.  Returns the node's ub."""
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef int nw = c.nw
+    cdef word_t* X = NULL
+    cdef int32_t* valid = NULL
+    cdef Cand* cands = NULL
+    cdef double* cnt = NULL
+    cdef int nvalid, i, arg = -1
+    cdef bint one_column
+    cdef node_t lid, rid
+    cdef double v, ub
+    if nd.solved or c.stop:
+        return nd.ub
+    X = <word_t*> malloc(2 * nw * sizeof(word_t))
+    valid = <int32_t*> malloc((ncand + 1) * sizeof(int32_t))
+    cands = <Cand*> malloc((ncand + 1) * sizeof(Cand))
+    cnt = <double*> malloc(c.K * sizeof(double))
+    if X == NULL or valid == NULL or cands == NULL or cnt == NULL:
+        c.stop = STOP_MEMORY
+    else:
+        memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
+        class_counts(c, X, nd.count, cnt)
+        nvalid = gather_valid(c, X, nd.count, cnt, cand, ncand, valid, cands, &one_column)
+        v = nd.leaf
+        for i in range(nvalid):
+            if cands[i].pair_leaf < v:
+                v = cands[i].pair_leaf
+                arg = i
+        if arg >= 0:
+            bs_and(X + nw, X, c.split_bits + <int64_t> valid[arg] * nw, nw)
+            lid = node_get(c, X + nw, nd.depth - 1 if nd.depth > 0 else -1)
+            bs_andnot(X + nw, X, c.split_bits + <int64_t> valid[arg] * nw, nw)
+            rid = node_get(c, X + nw, nd.depth - 1 if nd.depth > 0 else -1)
+            if lid >= 0 and rid >= 0:
+                v = greedy_seed(c, lid, valid, nvalid) + greedy_seed(c, rid, valid, nvalid)
+                nd = &c.memo.nodes[nid]
+                if v < nd.ub:
+                    nd.ub = v              # (ii) a real tree: the greedy subtree
+                    nd.best_split = valid[arg]
+    free(X); free(valid); free(cands); free(cnt)
+    return c.memo.nodes[nid].ub
+
+
+cdef inline void column_transfer(Cand* cands, int n) noexcept nogil:
+    """Column transfer: for thresholds t < t' of one column the two splits disagree
+    only on the rows between them, of potential pot_left(t') - pot_left(t);
+    moving those rows turns any tree rooted at t' into one rooted at t with the
+    same leaves and at most that much more loss, so |R(t) - R(t')| <= that
+    potential and a bound proved for one threshold bounds its whole column.
+    `cands` are in column order, thresholds increasing: one sweep each way."""
+    cdef int i
+    cdef double v
+    for i in range(1, n):
+        if cands[i].col == cands[i - 1].col:
+            v = cands[i - 1].lb - (cands[i].pot_left - cands[i - 1].pot_left)
+            if v > cands[i].lb:
+                cands[i].lb = v
+    for i in range(n - 2, -1, -1):
+        if cands[i].col == cands[i + 1].col:
+            v = cands[i + 1].lb - (cands[i + 1].pot_left - cands[i].pot_left)
+            if v > cands[i].lb:
+                cands[i].lb = v
+
+
+cdef inline void threshold_exchange(Ctx* c, Cand* cands, int n) noexcept nogil:
+    """Threshold exchange: for thresholds t < t' of one column, left(t) is inside
+    left(t') and right(t') inside right(t).  If lb(left(t)) >= leaf(left(t')), then
+    R(t') = R(left t') + R(right t') <= leaf(left t') + R(right t) <= R(t) (R is
+    monotone under inclusion), so t is dropped; symmetrically t' is dropped when
+    lb(right(t')) >= leaf(right(t)).  Only kept neighbours are compared and a drop
+    is always in favour of a kept split, so no cycle drops every split of a
+    column.  Valid at this node only: children inherit every valid split."""
+    cdef int i, last = -1
+    cdef Node* nodes = c.memo.nodes
+    for i in range(n):
+        if last >= 0 and cands[last].col == cands[i].col:
+            if nodes[cands[last].left].lb >= nodes[cands[i].left].leaf:
+                cands[last].dropped = 1      # t = last is dominated by t' = i
+            elif nodes[cands[i].right].lb >= nodes[cands[last].right].leaf:
+                cands[i].dropped = 1         # t' = i is dominated by t = last
+                continue
+        last = i
+
+
+cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
+                  word_t* X, int32_t* valid, double* cnt, Cand* cands,
+                  int* n_cands) noexcept nogil:
+    """The body of `solve`; `n_cands` receives how many candidates have both
+    children created (the caller flushes their incumbents)."""
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef int nw = c.nw
+    cdef int K = c.K
+    cdef int depth = nd.depth
+    cdef int64_t total = nd.count
+    cdef int child_depth = depth - 1 if depth > 0 else -1
+    cdef int col, prev_col, i, k, j, nvalid = 0, nkeys
+    cdef int64_t nl, prev_cnt
+    cdef int32_t s
+    cdef const word_t* S
+    cdef word_t* T = X + nw
+    cdef double* cntL = cnt + K
+    cdef double* cntR = cnt + 2 * K
+    cdef double* potl = NULL
+    cdef Key* keys = NULL
+    cdef double potL, potR, sup, lbmin, best, cap, bl, br, v
+    cdef Node* L
+    cdef Node* R
+    cdef bint one_column = True
+    memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
+    class_counts(c, X, total, cnt)
+
+    nvalid = gather_valid(c, X, total, cnt, cand, ncand, valid, cands, &one_column)
     if nvalid == 0:
         # Leaf support: no supported split, so the best tree is a leaf.
         mark_leaf(nd)
@@ -548,7 +671,6 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         return
 
     sup = 0.0
-    lbmin = nd.leaf
     for i in range(nvalid):
         s = valid[i]
         S = c.split_bits + <int64_t> s * nw
@@ -557,6 +679,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         bs_andnot(T, X, S, nw)
         cands[i].right = node_get(c, T, child_depth)
         cands[i].split = s
+        cands[i].dropped = 0
         if cands[i].left < 0 or cands[i].right < 0:
             return  # memory stop; the first i candidates are flushed by the caller
         n_cands[0] = i + 1
@@ -568,14 +691,20 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         if v < nd.ub:
             nd.ub = v              # (ii) a real tree: split s over the children's trees
             nd.best_split = s
-        # Superset bound: R(X) >= R(child) >= lb(child) (monotonicity).
         if L.lb > sup:
             sup = L.lb
         if R.lb > sup:
             sup = R.lb
-        if cands[i].lb < lbmin:
+    if c.rules & RULE_TRANSFER:
+        column_transfer(cands, nvalid)
+    if c.rules & RULE_EXCHANGE:
+        threshold_exchange(c, cands, nvalid)
+    # R(X) = min(leaf, min over kept splits of R(split)) >= lbmin: every dropped
+    # split is dominated by a kept one.
+    lbmin = nd.leaf
+    for i in range(nvalid):
+        if not cands[i].dropped and cands[i].lb < lbmin:
             lbmin = cands[i].lb
-    # R(X) = min(leaf, min over valid splits of R(L) + R(R)) >= lbmin.
     # Superset bound, only without a depth limit: R(X) >= R(S) >= lb(S) for a child
     # S.  Under max_depth the child's bound is for one level less, and
     # R(S, d - 1) >= R(S, d) can exceed R(X, d) (the oracle tests catch this).
@@ -591,19 +720,38 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     if nd.lb > B + TOL:
         return  # proved above the budget
 
-    qsort(cands, nvalid, sizeof(Cand), cmp_cand)
-    best = nd.ub
+    keys = <Key*> malloc(nvalid * sizeof(Key))
+    if keys == NULL:
+        c.stop = STOP_MEMORY
+        return
+    nkeys = 0
     for i in range(nvalid):
+        if not cands[i].dropped:
+            keys[nkeys].lb = cands[i].lb
+            keys[nkeys].split = cands[i].split
+            keys[nkeys].idx = i
+            nkeys += 1
+    qsort(keys, nkeys, sizeof(Key), cmp_key)
+    best = nd.ub
+    for k in range(nkeys):
+        i = keys[k].idx
         cap = B if B < best else best
         if cands[i].lb > cap + TOL:
-            break  # sorted: no remaining split fits the budget
+            # Bounds only rise (column transfer from failed neighbours), so this
+            # candidate is out; later keys were sorted no lower, but their bounds
+            # may have risen too: skip rather than stop.
+            if keys[k].lb > cap + TOL:
+                break  # sorted: no remaining split fits the budget
+            continue
         if best <= B + TOL and cands[i].lb >= best - TOL:
-            break  # no remaining split can improve on the incumbent
+            if keys[k].lb >= best - TOL:
+                break  # no remaining split can improve on the incumbent
+            continue
         # Look-ahead budgets: the first child gets what the second leaves at least.
         bl = cap - c.memo.nodes[cands[i].right].lb
         solve(c, cands[i].left, valid, nvalid, bl)
         if c.stop:
-            return
+            break
         L = &c.memo.nodes[cands[i].left]
         R = &c.memo.nodes[cands[i].right]
         if not (L.solved and L.ub <= bl + TOL):
@@ -614,7 +762,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         br = cap - L.ub
         solve(c, cands[i].right, valid, nvalid, br)
         if c.stop:
-            return
+            break
         L = &c.memo.nodes[cands[i].left]
         R = &c.memo.nodes[cands[i].right]
         if not (R.solved and R.ub <= br + TOL):
@@ -629,18 +777,24 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
             nd = &c.memo.nodes[nid]
             nd.ub = v              # (ii) a real tree
             nd.best_split = cands[i].split
+    free(keys)
+    if c.stop:
+        return
 
     nd = &c.memo.nodes[nid]
     if best <= B + TOL:
-        # Every split has lb >= best - TOL (evaluated, proved above cap, or cut
+        # Every kept split has lb >= best - TOL (evaluated, proved above cap, or cut
         # off by the sorted order), and the leaf is >= best: R(X) = best.
         nd.lb = nd.ub
         nd.solved = 1
         return
-    # Every split and the leaf are proved above B: the bound rises to their min.
+    # Every kept split and the leaf are proved above B: the bound rises to their
+    # min, after spreading the raised bounds along each column.
+    if c.rules & RULE_TRANSFER:
+        column_transfer(cands, nvalid)
     lbmin = nd.leaf
     for i in range(nvalid):
-        if cands[i].lb < lbmin:
+        if not cands[i].dropped and cands[i].lb < lbmin:
             lbmin = cands[i].lb
     if lbmin > nd.lb:
         nd.lb = lbmin
@@ -742,6 +896,8 @@ cdef class Search:
             for i in range(c.n):
                 bs_set(full, i)
             self.root = node_get(c, full, depth)
+            if self.root >= 0 and (c.rules & RULE_GREEDY):
+                greedy_seed(c, self.root, self.all_splits, c.n_splits)
             if self.root >= 0:
                 B = c.memo.nodes[self.root].lb
                 while not c.stop and not c.memo.nodes[self.root].solved:
