@@ -15,7 +15,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-MODULES = ["_memo", "_segment", "_search", "_problem"]
+MODULES = ["_memo", "_pairs", "_segment", "_search", "_problem"]
 
 
 def _openmp_flags(compiler_type):
@@ -89,7 +89,7 @@ def _extensions():
         Extension(
             f"fst._core.{name}",
             [f"fst/_core/{name}.pyx"],
-            include_dirs=[np.get_include()],
+            include_dirs=[np.get_include(), "fst/_core"],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             extra_compile_args=list(opt),
             extra_link_args=[],

@@ -10,7 +10,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._core._problem import build_problem
-from ._core._search import STATUS_NAMES, Search
+from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
 from ._export import build_estimator
 from .exceptions import NotCertifiedWarning
 
@@ -54,8 +54,9 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
         Bytes of resident memory of the whole process, checked as the search
         runs. On excess the search stops as for ``time_limit``.
     n_jobs : int, default=1
-        Threads for the compiled core (None means 1, -1 all cores). Results do
-        not depend on it. In this release the search itself is sequential.
+        Threads for the row-count pair stage (None means 1, -1 all cores). The
+        results do not depend on it: threads fill disjoint cells and ties are
+        broken by a fixed order.
     verbose : int, default=0
         Print a summary of the search when > 0.
 
@@ -214,7 +215,8 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
         problem = build_problem(X, y_idx, n_classes, weighted_cost)
         search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
                         getattr(self, "_memo_capacity", 1 << 12),
-                        getattr(self, "_rules", 127))
+                        getattr(self, "_rules", RULE_ALL_ON),
+                        effective_n_threads(self.n_jobs))
         code = search.run(-1.0 if self.time_limit is None else float(self.time_limit),
                           0 if self.memory_limit is None else int(self.memory_limit))
         extracted = search.extract()

@@ -114,11 +114,12 @@ def test_parity_below_a_split():
         assert clf.objective_ == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("rules", range(128))
+@pytest.mark.parametrize("rules", range(256))
 def test_every_rule_switch_combination_matches_brute_force(rules):
     """Each optional rule (equivalent points, leaf support, segmentation, superset,
-    threshold exchange, column transfer, greedy seed) switched off or on: the
-    certified optimum is the same, exactly the oracle's."""
+    threshold exchange, column transfer, greedy seed, pair stage with the shape
+    relaxation) switched off or on: the certified optimum is the same, exactly the
+    oracle's."""
     for seed in range(2000 + rules % 7, 2060, 5):
         X, y, cost, lam, max_depth = _random_problem(seed)
         clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)

@@ -17,6 +17,8 @@ cdef struct Node:
     int32_t best_split  # root split of the tree achieving ub; -1 for a leaf
     int32_t depth       # depth left; -1 means unlimited
     uint8_t solved      # 1 when lb == ub is proven (R(X) is known exactly)
+    uint8_t paired      # 1 once the pair stage has run on this node (its results
+                        # live on in the children's and this node's bounds)
 
 cdef struct Memo:
     Node* nodes         # node records, n_nodes used of cap_nodes
@@ -26,6 +28,7 @@ cdef struct Memo:
     int64_t cap_nodes   # allocated node records
     int64_t table_size  # slots in table, a power of two
     int nwords          # words per key
+    int64_t memory_limit  # bytes of the process a growth may not pass (<= 0: none)
 
 cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil
 cdef void memo_free(Memo* m) noexcept nogil

@@ -12,6 +12,20 @@ from libc.string cimport memcmp, memcpy, memset
 
 from ._typedefs cimport word_t, node_t, int64_t, uint64_t
 
+cdef extern from "_platform.h":
+    long long fst_process_rss() noexcept nogil
+
+
+cdef bint _growth_allowed(Memo* m, int64_t extra) noexcept nogil:
+    """A growth of `extra` bytes must not take the process past the memory limit."""
+    cdef long long rss
+    if m.memory_limit <= 0:
+        return True
+    rss = fst_process_rss()
+    if rss < 0:
+        rss = memo_bytes(m)
+    return rss + extra <= m.memory_limit
+
 
 cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil:
     """Allocate a store for `capacity` nodes; returns -1 if out of memory."""
@@ -21,6 +35,7 @@ cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil:
     while ts < 2 * capacity:
         ts *= 2
     m.nwords = nwords
+    m.memory_limit = 0
     m.n_nodes = 0
     m.cap_nodes = capacity
     m.table_size = ts
@@ -97,6 +112,9 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
     cdef node_t nid
     if m.n_nodes == m.cap_nodes:
         cap = m.cap_nodes * 2
+        if not _growth_allowed(m, m.cap_nodes * (<int64_t> sizeof(Node)
+                                                 + m.nwords * <int64_t> sizeof(word_t))):
+            return -1
         nn = <Node*> realloc(m.nodes, cap * sizeof(Node))
         if nn == NULL:
             return -1
@@ -107,6 +125,8 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
         m.keys = nk
         m.cap_nodes = cap
     if 2 * (m.n_nodes + 1) > m.table_size:
+        if not _growth_allowed(m, 2 * m.table_size * <int64_t> sizeof(node_t)):
+            return -1
         if _grow_table(m) != 0:
             return -1
     nid = m.n_nodes

@@ -40,6 +40,8 @@ from ._memo cimport Node, Memo, memo_init, memo_free, memo_find, memo_insert, me
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
                        split_supported)
 from ._segment cimport segment_blocks
+from ._pairs cimport pair_counts
+from ._openmp cimport omp_get_max_threads, FST_OPENMP
 
 cnp.import_array()
 
@@ -61,50 +63,16 @@ cdef enum:
     RULE_EXCHANGE = 16    # threshold exchange between neighbouring thresholds
     RULE_TRANSFER = 32    # column transfer of bounds along a column
     RULE_GREEDY = 64      # greedy seed for the first incumbent (upper bounds only)
-    RULE_ALL = 127
+    RULE_PAIRS = 128      # row-count pair stage and shape relaxation
+    RULE_ALL = 255
 RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8, "exchange": 16,
-         "transfer": 32, "greedy": 64}
+         "transfer": 32, "greedy": 64, "pairs": 128}
+RULE_ALL_ON = RULE_ALL
+
+cdef double INF = float("inf")
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
 
-cdef extern from *:
-    """
-    #include <stdio.h>
-    #include <time.h>
-    #if defined(__linux__)
-    #include <unistd.h>
-    #endif
-    #if defined(__unix__) || defined(__APPLE__)
-    #include <sys/resource.h>
-    #endif
-    static double fst_now(void) {
-    #if defined(CLOCK_MONOTONIC)
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    #else
-        struct timespec ts;
-        timespec_get(&ts, TIME_UTC);
-        return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    #endif
-    }
-    /* Resident set size of the whole process in bytes, -1 if unknown. */
-    static long long fst_process_rss(void) {
-    #if defined(__linux__)
-        long long total = 0, resident = 0;
-        FILE* f = fopen("/proc/self/statm", "r");
-        if (!f) return -1;
-        if (fscanf(f, "%lld %lld", &total, &resident) != 2) { fclose(f); return -1; }
-        fclose(f);
-        return resident * (long long)sysconf(_SC_PAGESIZE);
-    #elif defined(__APPLE__)
-        struct rusage ru;
-        if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
-        return (long long)ru.ru_maxrss;
-    #else
-        return -1;
-    #endif
-    }
-    """
+cdef extern from "_platform.h":
     double fst_now() noexcept nogil
     long long fst_process_rss() noexcept nogil
 
@@ -147,6 +115,9 @@ cdef struct Ctx:
     double lam               # price of one leaf
     int max_depth            # -1: unlimited
     int rules                # RULE_* bits: which optional rules are on (tests switch them)
+    int n_threads            # OpenMP threads for the pair stage
+    int64_t pair_cap         # largest m * m * nw word-work of one pair stage
+    int64_t pair_stages      # pair stages run (stats)
     # --- state ---
     Memo memo
     double* gcount           # n_groups x K scratch for the equivalent-points floor
@@ -308,6 +279,7 @@ cdef node_t node_get(Ctx* c, const word_t* X, int depth) noexcept nogil:
     nd.ub = nd.leaf             # (ii) the leaf is a real tree
     nd.best_split = -1
     nd.solved = 0
+    nd.paired = 0
     if depth == 0 or total <= 1 or (nd.pot < 2.0 * c.lam and (c.rules & RULE_SUPPORT)):
         # No depth left, a single row, or leaf support (pot < 2 lam): a leaf.
         nd.lb = nd.leaf
@@ -462,7 +434,14 @@ cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) no
     cdef Cand* cands = NULL
     cdef int nvalid = 0, i
     cdef double v
-    if nd.solved or nd.lb > B + TOL or c.stop:
+    if nd.solved or c.stop:
+        return
+    if nd.ub <= nd.lb + TOL:
+        # The incumbent meets the proven bound: solved.
+        nd.lb = nd.ub
+        nd.solved = 1
+        return
+    if nd.lb > B + TOL:
         return
     check_limits(c)
     if c.stop:
@@ -592,6 +571,236 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
     return c.memo.nodes[nid].ub
 
 
+
+cdef inline void _shape_values(Ctx* c, const double* cc, double leaf, int child_depth,
+                               const int32_t* A, int i, int m, const double* cl,
+                               bint right, double* g, int* arg) noexcept nogil:
+    """g[1..4] for one child of split i: g1 = leaf, g2 = 2 lam + best two-leaf loss,
+    g3 = 3 lam + the cheapest cell any split peels off, g4 = 4 lam; infinite when
+    the depth left cannot hold that many leaves.  arg receives the split position
+    of the best two-leaf tree (-1 if none separates the child)."""
+    cdef int K = c.K
+    cdef int j, k
+    cdef double c1[64]
+    cdef double c2[64]
+    cdef double n1, n2, l1, l2, best2 = INF, peel = INF
+    cdef const int32_t* a
+    arg[0] = -1
+    g[1] = leaf
+    g[2] = INF
+    g[3] = INF
+    g[4] = INF
+    if child_depth == 0:
+        return
+    for j in range(m):
+        if j == i:
+            continue
+        a = A + (<int64_t> i * m + j) * K
+        n1 = 0.0
+        for k in range(K - 1):
+            c1[k] = a[k]
+            n1 += a[k]
+        c1[K - 1] = a[K - 1] - n1       # the total minus the other classes
+        if right:                        # R_i & s_j = (X & s_j) - (X & s_i & s_j)
+            for k in range(K):
+                c1[k] = cl[j * K + k] - c1[k]
+        n1 = 0.0
+        n2 = 0.0
+        for k in range(K):
+            c2[k] = cc[k] - c1[k]
+            n1 += c1[k]
+            n2 += c2[k]
+        if n1 == 0.0 or n2 == 0.0:
+            continue                     # s_j does not separate this child
+        l1 = leaf_loss(c1, K, c.cost, NULL)
+        l2 = leaf_loss(c2, K, c.cost, NULL)
+        if l1 + l2 < best2:
+            best2 = l1 + l2
+            arg[0] = j
+        if l1 < peel:
+            peel = l1
+        if l2 < peel:
+            peel = l2
+    if arg[0] >= 0:
+        g[2] = 2.0 * c.lam + best2
+        if child_depth < 0 or child_depth >= 2:
+            g[3] = 3.0 * c.lam + peel
+            g[4] = 4.0 * c.lam
+
+
+cdef inline double _child_bound(const double* g) noexcept nogil:
+    """Any tree on a child has 1, 2, 3 or >= 4 leaves: R >= min(g1, g2, g3, g4)."""
+    cdef double v = g[1]
+    cdef int a
+    for a in range(2, 5):
+        if g[a] < v:
+            v = g[a]
+    return v
+
+
+cdef inline double _shape_bound(const double* gl, const double* gr) noexcept nogil:
+    """Shape relaxation: a tree with >= 4 leaves rooted at this split has a leaves
+    on the left and b on the right, a + b >= 4, and costs >= g_a(L) + g_b(R)."""
+    cdef double v = INF, w
+    cdef int a, b
+    for a in range(1, 5):
+        for b in range(1, 5):
+            if a + b >= 4:
+                w = gl[a] + gr[b]
+                if w < v:
+                    v = w
+    return v
+
+
+cdef int _install_two_leaf(Ctx* c, node_t child, const word_t* rows, int32_t s,
+                           double g2, word_t* T) noexcept nogil:
+    """Record the child's best two-leaf tree (split s) as its incumbent when it is
+    better: a real tree (ii) -- the grandchildren are created so that extraction
+    can rebuild it.  Returns -1 on a memory stop."""
+    cdef int nw = c.nw
+    cdef int cd = c.memo.nodes[child].depth
+    cdef int gd = cd - 1 if cd > 0 else -1
+    cdef node_t g1, g2id
+    cdef Node* nd
+    cdef double v
+    if not (g2 < c.memo.nodes[child].ub):
+        return 0
+    bs_and(T, rows, c.split_bits + <int64_t> s * nw, nw)
+    g1 = node_get(c, T, gd)
+    bs_andnot(T, rows, c.split_bits + <int64_t> s * nw, nw)
+    g2id = node_get(c, T, gd)
+    if g1 < 0 or g2id < 0:
+        return -1
+    v = c.memo.nodes[g1].ub + c.memo.nodes[g2id].ub
+    nd = &c.memo.nodes[child]
+    if v < nd.ub:
+        nd.ub = v
+        nd.best_split = s
+    return 0
+
+
+cdef int pair_stage(Ctx* c, node_t nid, const word_t* X, const double* cnt,
+                    const int32_t* valid, int m, Cand* cands) noexcept nogil:
+    """The row-count pair stage at node X over its valid splits.
+
+    For each child of each split: its exact best two-leaf tree (installed as its
+    incumbent, a real tree) and its bound raised to min(g1, g2, g3, g4).  For X:
+    R(X) >= min(leaf, best two-level tree, shape bound).  The best two-level tree
+    is exact over trees with <= 3 leaves (and (2,2) trees), so when it is no worse
+    than the shape bound and the leaf, X is solved without expanding a child.
+    Every g uses only splits valid at X: an optimal tree uses only splits valid
+    where it stands, and validity at a child implies validity at X.
+    Returns -1 on a memory stop; skipping the stage (too costly) changes no bound."""
+    cdef int K = c.K
+    cdef int nw = c.nw
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef int depth = nd.depth
+    cdef int cd = depth - 1 if depth > 0 else -1
+    cdef word_t* XS = NULL
+    cdef word_t* XC = NULL
+    cdef int32_t* A = NULL
+    cdef double* cl = NULL
+    cdef double* cc = NULL
+    cdef word_t* T = NULL
+    cdef double gl[5]
+    cdef double gr[5]
+    cdef int i, k, argl, argr, ret = 0
+    cdef double v, two, two_best = INF, shape = INF, lower
+    cdef Node* L
+    cdef Node* R
+    if K > 64 or m < 2:
+        return 0
+    if <int64_t> m * m * nw > c.pair_cap or <int64_t> m * m * K > (<int64_t> 1 << 27):
+        return 0  # too costly here: bounds stay as they are
+    XS = <word_t*> malloc(<int64_t> m * nw * sizeof(word_t))
+    XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
+    A = <int32_t*> malloc(<int64_t> m * m * K * sizeof(int32_t))
+    cl = <double*> malloc(<int64_t> m * K * sizeof(double))
+    cc = <double*> malloc(K * sizeof(double))
+    T = <word_t*> malloc(nw * sizeof(word_t))
+    if XS == NULL or XC == NULL or A == NULL or cl == NULL or cc == NULL or T == NULL:
+        ret = -1
+    else:
+        for i in range(m):
+            bs_and(XS + <int64_t> i * nw, X, c.split_bits + <int64_t> valid[i] * nw, nw)
+            class_counts(c, XS + <int64_t> i * nw, bs_count(XS + <int64_t> i * nw, nw),
+                         cl + i * K)
+        for k in range(K - 1):
+            bs_and(XC + k * nw, X, c.class_bits + k * nw, nw)
+        pair_counts(XS, XC, m, K, nw, A, c.n_threads)
+        c.pair_stages += 1
+        for i in range(m):
+            _shape_values(c, cl + i * K, c.memo.nodes[cands[i].left].leaf, cd, A, i, m,
+                          cl, False, gl, &argl)
+            for k in range(K):
+                cc[k] = cnt[k] - cl[i * K + k]
+            _shape_values(c, cc, c.memo.nodes[cands[i].right].leaf, cd, A, i, m,
+                          cl, True, gr, &argr)
+            # Children: the best two-leaf tree is a real tree (ii) ...
+            if argl >= 0 and _install_two_leaf(c, cands[i].left, XS + <int64_t> i * nw,
+                                               valid[argl], gl[2], T) < 0:
+                ret = -1
+                break
+            if argr >= 0:
+                if _install_two_leaf_right(c, cands[i].right, X, valid[i], valid[argr],
+                                           gr[2], T) < 0:
+                    ret = -1
+                    break
+            # ... and its bound rises to min(g1, g2, g3, g4) (pair stage (b)).
+            L = &c.memo.nodes[cands[i].left]
+            v = _child_bound(gl)
+            if v > L.lb:
+                L.lb = v
+            if not L.solved and L.ub <= L.lb + TOL:
+                L.lb = L.ub          # exact over one and two leaves, the rest cost more
+                L.solved = 1
+            R = &c.memo.nodes[cands[i].right]
+            v = _child_bound(gr)
+            if v > R.lb:
+                R.lb = v
+            if not R.solved and R.ub <= R.lb + TOL:
+                R.lb = R.ub
+                R.solved = 1
+            # X: the best tree with <= 3 leaves (and (2,2)) rooted at split i ...
+            two = (gl[1] if gl[1] < gl[2] else gl[2]) + (gr[1] if gr[1] < gr[2] else gr[2])
+            if two < two_best:
+                two_best = two
+            # ... and the shape relaxation over trees with >= 4 leaves.
+            v = _shape_bound(gl, gr)
+            if v < shape:
+                shape = v
+        if ret == 0:
+            nd = &c.memo.nodes[nid]
+            # Pair stage (c) with the shape relaxation: every tree on X is a leaf,
+            # has <= 3 leaves or a (2,2) shape (two_best is exact over those), or
+            # has >= 4 leaves (>= shape).
+            lower = nd.leaf
+            if two_best < lower:
+                lower = two_best
+            if shape < lower:
+                lower = shape
+            if lower > nd.lb:
+                nd.lb = lower
+            nd.paired = 1
+    free(XS); free(XC); free(A); free(cl); free(cc); free(T)
+    if ret < 0 and c.stop == RUNNING:
+        c.stop = STOP_MEMORY
+    return ret
+
+
+cdef int _install_two_leaf_right(Ctx* c, node_t child, const word_t* X, int32_t s_parent,
+                                 int32_t s, double g2, word_t* T) noexcept nogil:
+    """As _install_two_leaf for the right child X & ~s_parent."""
+    cdef word_t* rows = <word_t*> malloc(c.nw * sizeof(word_t))
+    cdef int ret
+    if rows == NULL:
+        return -1
+    bs_andnot(rows, X, c.split_bits + <int64_t> s_parent * c.nw, c.nw)
+    ret = _install_two_leaf(c, child, rows, s, g2, T)
+    free(rows)
+    return ret
+
+
 cdef inline void column_transfer(Cand* cands, int n) noexcept nogil:
     """Column transfer: for thresholds t < t' of one column the two splits disagree
     only on the rows between them, of potential pot_left(t') - pot_left(t);
@@ -670,7 +879,6 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         solve_single_column(c, nid, X, c.split_col[valid[0]])
         return
 
-    sup = 0.0
     for i in range(nvalid):
         s = valid[i]
         S = c.split_bits + <int64_t> s * nw
@@ -683,14 +891,20 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         if cands[i].left < 0 or cands[i].right < 0:
             return  # memory stop; the first i candidates are flushed by the caller
         n_cands[0] = i + 1
-        nd = &c.memo.nodes[nid]
+    if ((c.rules & RULE_PAIRS) and not c.memo.nodes[nid].paired
+            and (depth < 0 or depth >= 2)):
+        if pair_stage(c, nid, X, cnt, valid, nvalid, cands) < 0:
+            return
+    sup = 0.0
+    nd = &c.memo.nodes[nid]
+    for i in range(nvalid):
         L = &c.memo.nodes[cands[i].left]
         R = &c.memo.nodes[cands[i].right]
         cands[i].lb = L.lb + R.lb
         v = L.ub + R.ub
         if v < nd.ub:
             nd.ub = v              # (ii) a real tree: split s over the children's trees
-            nd.best_split = s
+            nd.best_split = cands[i].split
         if L.lb > sup:
             sup = L.lb
         if R.lb > sup:
@@ -824,7 +1038,7 @@ cdef class Search:
         free(self.all_splits)
 
     def __init__(self, problem, double regularization, int max_depth, int64_t memo_capacity,
-                 int rules=RULE_ALL):
+                 int rules=RULE_ALL, int n_threads=1):
         cdef const word_t[:, ::1] split_bits = problem.split_bits
         cdef const word_t[:, ::1] class_bits = problem.class_bits
         cdef const int32_t[::1] split_col = problem.split_col
@@ -860,6 +1074,8 @@ cdef class Search:
         c.lam = regularization
         c.max_depth = max_depth
         c.rules = rules
+        c.n_threads = n_threads if FST_OPENMP and n_threads > 1 else 1
+        c.pair_cap = <int64_t> 400000000
         c.gcount = <double*> malloc(<int64_t> c.n_groups * c.K * sizeof(double))
         c.gwords = (c.n_groups + 63) // 64 + 1
         c.gmark = <word_t*> calloc(c.gwords, sizeof(word_t))
@@ -888,6 +1104,7 @@ cdef class Search:
         t0 = fst_now()
         c.deadline = t0 + time_limit if time_limit >= 0 else -1.0
         c.memory_limit = memory_limit
+        c.memo.memory_limit = memory_limit
         c.next_signal_check = t0 + 0.1
         c.stop = RUNNING
         full = c.tmp
@@ -936,6 +1153,8 @@ cdef class Search:
             "memo_capacity": int(self.c.memo.cap_nodes),
             "peak_rss_bytes": int(self.c.peak_rss),
             "seconds": float(self.seconds),
+            "pair_stages": int(self.c.pair_stages),
+            "threads": int(self.c.n_threads),
         }
 
     def extract(self):
@@ -1027,3 +1246,18 @@ def fill_nodes(const cnp.intp_t[::1] split,            # IN split of each node, 
                 out_threshold[i] = thresholds[split[i]]
             if has_missing:
                 out_missing_left[i] = 0
+
+
+def effective_n_threads(n_jobs):
+    """Threads for the compiled core from n_jobs (sklearn's convention): None -> 1,
+    -1 -> every core OpenMP sees, -2 -> all but one, ...; 1 without OpenMP."""
+    cdef int max_threads = omp_get_max_threads()
+    if n_jobs is None:
+        return 1
+    if n_jobs == 0:
+        raise ValueError("n_jobs == 0 has no meaning")
+    if not FST_OPENMP:
+        return 1
+    if n_jobs < 0:
+        return max(max_threads + 1 + n_jobs, 1)
+    return int(n_jobs)
