@@ -17,8 +17,9 @@ cdef struct Node:
     int32_t best_split  # root split of the tree achieving ub; -1 for a leaf
     int32_t depth       # depth left; -1 means unlimited
     uint8_t solved      # 1 when lb == ub is proven (R(X) is known exactly)
-    uint8_t paired      # 1 once the pair stage has run on this node (its results
-                        # live on in the children's and this node's bounds)
+    uint8_t pair_done   # 1 once the pair stage has valued this node's small trees
+    double g2           # pair stage: exact best two-leaf value (inf: none separates)
+    double g3           # pair stage: lower bound on every three-leaf tree
 
 cdef struct Memo:
     Node* nodes         # node records, n_nodes used of cap_nodes

@@ -279,7 +279,9 @@ cdef node_t node_get(Ctx* c, const word_t* X, int depth) noexcept nogil:
     nd.ub = nd.leaf             # (ii) the leaf is a real tree
     nd.best_split = -1
     nd.solved = 0
-    nd.paired = 0
+    nd.pair_done = 0
+    nd.g2 = INF
+    nd.g3 = INF
     if depth == 0 or total <= 1 or (nd.pot < 2.0 * c.lam and (c.rules & RULE_SUPPORT)):
         # No depth left, a single row, or leaf support (pot < 2 lam): a leaf.
         nd.lb = nd.leaf
@@ -572,30 +574,24 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
 
 
 
-cdef inline void _shape_values(Ctx* c, const double* cc, double leaf, int child_depth,
-                               const int32_t* A, int i, int m, const double* cl,
-                               bint right, double* g, int* arg) noexcept nogil:
-    """g[1..4] for one child of split i: g1 = leaf, g2 = 2 lam + best two-leaf loss,
-    g3 = 3 lam + the cheapest cell any split peels off, g4 = 4 lam; infinite when
-    the depth left cannot hold that many leaves.  arg receives the split position
-    of the best two-leaf tree (-1 if none separates the child)."""
+cdef inline void _pair_values(Ctx* c, const double* cc, int child_depth, const int32_t* A,
+                              int m, const double* cl, bint right, double* best2,
+                              double* peel, int* arg) noexcept nogil:
+    """From one row of pair counts (split i against every split j), for one child of
+    split i with class counts cc: the best two-leaf loss (and the split position
+    achieving it, -1 if none separates the child) and the cheapest cell any split
+    peels off the child."""
     cdef int K = c.K
     cdef int j, k
     cdef double c1[64]
     cdef double c2[64]
-    cdef double n1, n2, l1, l2, best2 = INF, peel = INF
+    cdef double n1, n2, l1, l2
     cdef const int32_t* a
     arg[0] = -1
-    g[1] = leaf
-    g[2] = INF
-    g[3] = INF
-    g[4] = INF
-    if child_depth == 0:
-        return
+    best2[0] = INF
+    peel[0] = INF
     for j in range(m):
-        if j == i:
-            continue
-        a = A + (<int64_t> i * m + j) * K
+        a = A + <int64_t> j * K
         n1 = 0.0
         for k in range(K - 1):
             c1[k] = a[k]
@@ -614,34 +610,45 @@ cdef inline void _shape_values(Ctx* c, const double* cc, double leaf, int child_
             continue                     # s_j does not separate this child
         l1 = leaf_loss(c1, K, c.cost, NULL)
         l2 = leaf_loss(c2, K, c.cost, NULL)
-        if l1 + l2 < best2:
-            best2 = l1 + l2
+        if l1 + l2 < best2[0]:
+            best2[0] = l1 + l2
             arg[0] = j
-        if l1 < peel:
-            peel = l1
-        if l2 < peel:
-            peel = l2
-    if arg[0] >= 0:
-        g[2] = 2.0 * c.lam + best2
-        if child_depth < 0 or child_depth >= 2:
-            g[3] = 3.0 * c.lam + peel
-            g[4] = 4.0 * c.lam
+        if l1 < peel[0]:
+            peel[0] = l1
+        if l2 < peel[0]:
+            peel[0] = l2
 
 
-cdef inline double _child_bound(const double* g) noexcept nogil:
-    """Any tree on a child has 1, 2, 3 or >= 4 leaves: R >= min(g1, g2, g3, g4)."""
-    cdef double v = g[1]
+cdef inline void child_shapes(const Node* ch, double lam, double* g) noexcept nogil:
+    """g[a], a = 1..4: lower bounds on the trees with exactly a leaves (a >= 4 for
+    g[4]) on a child; infinite when its depth left cannot hold them.
+    g1 = leaf (exact); g2 = 2 lam, or the exact best two-leaf value once the pair
+    stage has run; g3 = 3 lam, or 3 lam + the cheapest peeled cell (a three-leaf
+    tree has a leaf at depth one); g4 = 4 lam.  Each is also >= lb(child), since
+    every tree on the child costs at least R(child)."""
+    cdef int d = ch.depth
     cdef int a
+    g[1] = ch.leaf
+    g[2] = INF if d == 0 else 2.0 * lam
+    g[3] = INF if (d == 0 or d == 1) else 3.0 * lam
+    g[4] = g[3] if g[3] == INF else 4.0 * lam
+    if ch.pair_done:
+        g[2] = ch.g2 if d != 0 else INF
+        if g[3] != INF and ch.g3 > g[3]:
+            g[3] = ch.g3
     for a in range(2, 5):
-        if g[a] < v:
-            v = g[a]
-    return v
+        if g[a] != INF and ch.lb > g[a]:
+            g[a] = ch.lb
 
 
-cdef inline double _shape_bound(const double* gl, const double* gr) noexcept nogil:
-    """Shape relaxation: a tree with >= 4 leaves rooted at this split has a leaves
-    on the left and b on the right, a + b >= 4, and costs >= g_a(L) + g_b(R)."""
-    cdef double v = INF, w
+cdef inline double split_shape_bound(const double* gl, const double* gr) noexcept nogil:
+    """Lower bound on every tree rooted at this split: trees with <= 3 leaves (and
+    (2,2)) cost >= min(g1, g2)(L) + min(g1, g2)(R) -- exact once both children have
+    their pair values -- and a tree with a + b >= 4 leaves costs >= g_a(L) + g_b(R)
+    (the shape relaxation)."""
+    cdef double two = ((gl[1] if gl[1] < gl[2] else gl[2])
+                       + (gr[1] if gr[1] < gr[2] else gr[2]))
+    cdef double v = two, w
     cdef int a, b
     for a in range(1, 5):
         for b in range(1, 5):
@@ -653,25 +660,25 @@ cdef inline double _shape_bound(const double* gl, const double* gr) noexcept nog
 
 
 cdef int _install_two_leaf(Ctx* c, node_t child, const word_t* rows, int32_t s,
-                           double g2, word_t* T) noexcept nogil:
+                           double value, word_t* T) noexcept nogil:
     """Record the child's best two-leaf tree (split s) as its incumbent when it is
     better: a real tree (ii) -- the grandchildren are created so that extraction
     can rebuild it.  Returns -1 on a memory stop."""
     cdef int nw = c.nw
     cdef int cd = c.memo.nodes[child].depth
     cdef int gd = cd - 1 if cd > 0 else -1
-    cdef node_t g1, g2id
+    cdef node_t ga, gb
     cdef Node* nd
     cdef double v
-    if not (g2 < c.memo.nodes[child].ub):
+    if not (value < c.memo.nodes[child].ub):
         return 0
     bs_and(T, rows, c.split_bits + <int64_t> s * nw, nw)
-    g1 = node_get(c, T, gd)
+    ga = node_get(c, T, gd)
     bs_andnot(T, rows, c.split_bits + <int64_t> s * nw, nw)
-    g2id = node_get(c, T, gd)
-    if g1 < 0 or g2id < 0:
+    gb = node_get(c, T, gd)
+    if ga < 0 or gb < 0:
         return -1
-    v = c.memo.nodes[g1].ub + c.memo.nodes[g2id].ub
+    v = c.memo.nodes[ga].ub + c.memo.nodes[gb].ub
     nd = &c.memo.nodes[child]
     if v < nd.ub:
         nd.ub = v
@@ -679,46 +686,62 @@ cdef int _install_two_leaf(Ctx* c, node_t child, const word_t* rows, int32_t s,
     return 0
 
 
-cdef int pair_stage(Ctx* c, node_t nid, const word_t* X, const double* cnt,
-                    const int32_t* valid, int m, Cand* cands) noexcept nogil:
-    """The row-count pair stage at node X over its valid splits.
+cdef void _pair_child(Ctx* c, node_t child, double best2, double peel) noexcept nogil:
+    """Store a child's pair values; its bound rises to min(g1, g2, g3, g4): any
+    tree on it is a leaf, one split (exact: best2), or has >= 3 leaves."""
+    cdef Node* ch = &c.memo.nodes[child]
+    cdef double g[5]
+    cdef double v
+    cdef int a
+    ch.g2 = 2.0 * c.lam + best2 if best2 < INF else INF
+    ch.g3 = 3.0 * c.lam + peel if peel < INF else INF
+    ch.pair_done = 1
+    child_shapes(ch, c.lam, g)
+    v = g[1]
+    for a in range(2, 5):
+        if g[a] < v:
+            v = g[a]
+    if v > ch.lb:
+        ch.lb = v
+    if not ch.solved and ch.ub <= ch.lb + TOL:
+        ch.lb = ch.ub   # the incumbent is exact over one and two leaves, the rest cost more
+        ch.solved = 1
 
-    For each child of each split: its exact best two-leaf tree (installed as its
-    incumbent, a real tree) and its bound raised to min(g1, g2, g3, g4).  For X:
-    R(X) >= min(leaf, best two-level tree, shape bound).  The best two-level tree
-    is exact over trees with <= 3 leaves (and (2,2) trees), so when it is no worse
-    than the shape bound and the leaf, X is solved without expanding a child.
-    Every g uses only splits valid at X: an optimal tree uses only splits valid
-    where it stands, and validity at a child implies validity at X.
-    Returns -1 on a memory stop; skipping the stage (too costly) changes no bound."""
+
+cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* valid,
+                    int m, Cand* cands, const int32_t* rows, int n_rows) noexcept nogil:
+    """The row-count pair stage at node X for the splits `rows` (positions in the
+    valid list) against every valid split: each child of each such split gets its
+    exact best two-leaf tree (installed as its incumbent, a real tree), its pair
+    values g2, g3 and its bound raised to min(g1, g2, g3, g4).  Every value uses
+    only splits valid at X: an optimal tree uses only splits valid where it stands,
+    and validity at a child implies validity at X.  Returns -1 on a memory stop."""
     cdef int K = c.K
     cdef int nw = c.nw
-    cdef Node* nd = &c.memo.nodes[nid]
-    cdef int depth = nd.depth
-    cdef int cd = depth - 1 if depth > 0 else -1
+    cdef int64_t chunk = (<int64_t> 1 << 22) // (<int64_t> m * K) + 1
     cdef word_t* XS = NULL
     cdef word_t* XC = NULL
     cdef int32_t* A = NULL
     cdef double* cl = NULL
     cdef double* cc = NULL
     cdef word_t* T = NULL
-    cdef double gl[5]
-    cdef double gr[5]
-    cdef int i, k, argl, argr, ret = 0
-    cdef double v, two, two_best = INF, shape = INF, lower
-    cdef Node* L
-    cdef Node* R
-    if K > 64 or m < 2:
+    cdef word_t* RW = NULL
+    cdef int i, k, r0, r, nr, argl, argr, ret = 0
+    cdef double b2l, pl, b2r, pr_
+    cdef int cd
+    if K > 64 or m < 1 or n_rows < 1:
         return 0
-    if <int64_t> m * m * nw > c.pair_cap or <int64_t> m * m * K > (<int64_t> 1 << 27):
-        return 0  # too costly here: bounds stay as they are
+    if chunk > n_rows:
+        chunk = n_rows
     XS = <word_t*> malloc(<int64_t> m * nw * sizeof(word_t))
     XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
-    A = <int32_t*> malloc(<int64_t> m * m * K * sizeof(int32_t))
+    A = <int32_t*> malloc(chunk * m * K * sizeof(int32_t))
     cl = <double*> malloc(<int64_t> m * K * sizeof(double))
     cc = <double*> malloc(K * sizeof(double))
     T = <word_t*> malloc(nw * sizeof(word_t))
-    if XS == NULL or XC == NULL or A == NULL or cl == NULL or cc == NULL or T == NULL:
+    RW = <word_t*> malloc(nw * sizeof(word_t))
+    if (XS == NULL or XC == NULL or A == NULL or cl == NULL or cc == NULL or T == NULL
+            or RW == NULL):
         ret = -1
     else:
         for i in range(m):
@@ -727,77 +750,38 @@ cdef int pair_stage(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                          cl + i * K)
         for k in range(K - 1):
             bs_and(XC + k * nw, X, c.class_bits + k * nw, nw)
-        pair_counts(XS, XC, m, K, nw, A, c.n_threads)
-        c.pair_stages += 1
-        for i in range(m):
-            _shape_values(c, cl + i * K, c.memo.nodes[cands[i].left].leaf, cd, A, i, m,
-                          cl, False, gl, &argl)
-            for k in range(K):
-                cc[k] = cnt[k] - cl[i * K + k]
-            _shape_values(c, cc, c.memo.nodes[cands[i].right].leaf, cd, A, i, m,
-                          cl, True, gr, &argr)
-            # Children: the best two-leaf tree is a real tree (ii) ...
-            if argl >= 0 and _install_two_leaf(c, cands[i].left, XS + <int64_t> i * nw,
-                                               valid[argl], gl[2], T) < 0:
-                ret = -1
-                break
-            if argr >= 0:
-                if _install_two_leaf_right(c, cands[i].right, X, valid[i], valid[argr],
-                                           gr[2], T) < 0:
-                    ret = -1
-                    break
-            # ... and its bound rises to min(g1, g2, g3, g4) (pair stage (b)).
-            L = &c.memo.nodes[cands[i].left]
-            v = _child_bound(gl)
-            if v > L.lb:
-                L.lb = v
-            if not L.solved and L.ub <= L.lb + TOL:
-                L.lb = L.ub          # exact over one and two leaves, the rest cost more
-                L.solved = 1
-            R = &c.memo.nodes[cands[i].right]
-            v = _child_bound(gr)
-            if v > R.lb:
-                R.lb = v
-            if not R.solved and R.ub <= R.lb + TOL:
-                R.lb = R.ub
-                R.solved = 1
-            # X: the best tree with <= 3 leaves (and (2,2)) rooted at split i ...
-            two = (gl[1] if gl[1] < gl[2] else gl[2]) + (gr[1] if gr[1] < gr[2] else gr[2])
-            if two < two_best:
-                two_best = two
-            # ... and the shape relaxation over trees with >= 4 leaves.
-            v = _shape_bound(gl, gr)
-            if v < shape:
-                shape = v
-        if ret == 0:
-            nd = &c.memo.nodes[nid]
-            # Pair stage (c) with the shape relaxation: every tree on X is a leaf,
-            # has <= 3 leaves or a (2,2) shape (two_best is exact over those), or
-            # has >= 4 leaves (>= shape).
-            lower = nd.leaf
-            if two_best < lower:
-                lower = two_best
-            if shape < lower:
-                lower = shape
-            if lower > nd.lb:
-                nd.lb = lower
-            nd.paired = 1
-    free(XS); free(XC); free(A); free(cl); free(cc); free(T)
+        r0 = 0
+        while r0 < n_rows and ret == 0:
+            nr = <int> (chunk if r0 + chunk <= n_rows else n_rows - r0)
+            pair_counts(XS, rows + r0, nr, m, K, XC, nw, A, c.n_threads)
+            c.pair_stages += 1
+            for r in range(nr):
+                i = rows[r0 + r]
+                cd = c.memo.nodes[cands[i].left].depth
+                if not c.memo.nodes[cands[i].left].pair_done:
+                    _pair_values(c, cl + i * K, cd, A + <int64_t> r * m * K, m, cl, False,
+                                 &b2l, &pl, &argl)
+                    if argl >= 0 and _install_two_leaf(c, cands[i].left, XS + <int64_t> i * nw,
+                                                       valid[argl], 2.0 * c.lam + b2l, T) < 0:
+                        ret = -1
+                        break
+                    _pair_child(c, cands[i].left, b2l, pl)
+                if not c.memo.nodes[cands[i].right].pair_done:
+                    for k in range(K):
+                        cc[k] = cnt[k] - cl[i * K + k]
+                    _pair_values(c, cc, cd, A + <int64_t> r * m * K, m, cl, True,
+                                 &b2r, &pr_, &argr)
+                    if argr >= 0:
+                        bs_andnot(RW, X, c.split_bits + <int64_t> valid[i] * nw, nw)
+                        if _install_two_leaf(c, cands[i].right, RW, valid[argr],
+                                             2.0 * c.lam + b2r, T) < 0:
+                            ret = -1
+                            break
+                    _pair_child(c, cands[i].right, b2r, pr_)
+            r0 += nr
+    free(XS); free(XC); free(A); free(cl); free(cc); free(T); free(RW)
     if ret < 0 and c.stop == RUNNING:
         c.stop = STOP_MEMORY
-    return ret
-
-
-cdef int _install_two_leaf_right(Ctx* c, node_t child, const word_t* X, int32_t s_parent,
-                                 int32_t s, double g2, word_t* T) noexcept nogil:
-    """As _install_two_leaf for the right child X & ~s_parent."""
-    cdef word_t* rows = <word_t*> malloc(c.nw * sizeof(word_t))
-    cdef int ret
-    if rows == NULL:
-        return -1
-    bs_andnot(rows, X, c.split_bits + <int64_t> s_parent * c.nw, c.nw)
-    ret = _install_two_leaf(c, child, rows, s, g2, T)
-    free(rows)
     return ret
 
 
@@ -866,6 +850,11 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef Node* L
     cdef Node* R
     cdef bint one_column = True
+    cdef int32_t* prows
+    cdef int npr
+    cdef int64_t maxrows
+    cdef double gl[5]
+    cdef double gr[5]
     memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
     class_counts(c, X, total, cnt)
 
@@ -891,16 +880,44 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         if cands[i].left < 0 or cands[i].right < 0:
             return  # memory stop; the first i candidates are flushed by the caller
         n_cands[0] = i + 1
-    if ((c.rules & RULE_PAIRS) and not c.memo.nodes[nid].paired
-            and (depth < 0 or depth >= 2)):
-        if pair_stage(c, nid, X, cnt, valid, nvalid, cands) < 0:
+    # Pair stage for the candidates within the budget whose children lack pair
+    # values (lowest bounds first, under a cap on the word-work of one stage; any
+    # subset is sound -- a skipped child keeps its bounds).
+    if (c.rules & RULE_PAIRS) and child_depth != 0:
+        prows = <int32_t*> malloc((nvalid + 1) * sizeof(int32_t))
+        if prows == NULL:
+            c.stop = STOP_MEMORY
             return
+        npr = 0
+        for i in range(nvalid):
+            L = &c.memo.nodes[cands[i].left]
+            R = &c.memo.nodes[cands[i].right]
+            if ((not L.pair_done and not L.solved) or (not R.pair_done and not R.solved)) \
+                    and L.lb + R.lb <= B + TOL:
+                prows[npr] = i
+                npr += 1
+        if npr > 0:
+            maxrows = c.pair_cap // (<int64_t> nvalid * nw + 1) + 1
+            if npr > maxrows:
+                npr = <int> maxrows
+            if pair_stage(c, X, cnt, valid, nvalid, cands, prows, npr) < 0:
+                free(prows)
+                return
+        free(prows)
     sup = 0.0
     nd = &c.memo.nodes[nid]
     for i in range(nvalid):
         L = &c.memo.nodes[cands[i].left]
         R = &c.memo.nodes[cands[i].right]
         cands[i].lb = L.lb + R.lb
+        if c.rules & RULE_PAIRS:
+            # Shape relaxation (and the exact two-level value): a bound on every
+            # tree rooted at this split.
+            child_shapes(L, c.lam, gl)
+            child_shapes(R, c.lam, gr)
+            v = split_shape_bound(gl, gr)
+            if v > cands[i].lb:
+                cands[i].lb = v
         v = L.ub + R.ub
         if v < nd.ub:
             nd.ub = v              # (ii) a real tree: split s over the children's trees
