@@ -158,6 +158,9 @@ def run(solver, name, lam, time_limit, memory_limit):
                         if leaves is not None else float("nan"))
     out["seconds"] = fit_s
     out["peak_rss"] = _peak_rss()
+    if solver == "fst":
+        import fst
+        out["fst_path"] = os.path.dirname(fst.__file__)
     return out
 
 

@@ -21,10 +21,14 @@ cdef struct Node:
     double g2           # pair stage: exact best two-leaf value (inf: none separates)
     double g3           # pair stage: lower bound on every three-leaf tree
 
+cdef struct Slot:
+    uint64_t hash       # hash of the key in this slot (compared before the key)
+    node_t id           # node id, -1 when empty
+
 cdef struct Memo:
     Node* nodes         # node records, n_nodes used of cap_nodes
     word_t* keys        # row bitsets, nwords words per node
-    node_t* table       # open-addressing slots holding node ids, -1 empty
+    Slot* table         # open-addressing slots: hash and node id (-1 empty)
     int64_t n_nodes     # nodes stored
     int64_t cap_nodes   # allocated node records
     int64_t table_size  # slots in table, a power of two

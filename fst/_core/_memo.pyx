@@ -41,11 +41,11 @@ cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil:
     m.table_size = ts
     m.nodes = <Node*> malloc(capacity * sizeof(Node))
     m.keys = <word_t*> malloc(capacity * nwords * sizeof(word_t))
-    m.table = <node_t*> malloc(ts * sizeof(node_t))
+    m.table = <Slot*> malloc(ts * sizeof(Slot))
     if m.nodes == NULL or m.keys == NULL or m.table == NULL:
         memo_free(m)
         return -1
-    memset(m.table, 0xFF, ts * sizeof(node_t))  # every slot -1
+    memset(m.table, 0xFF, ts * sizeof(Slot))  # every id -1
     return 0
 
 
@@ -62,7 +62,7 @@ cdef void memo_free(Memo* m) noexcept nogil:
 
 cdef int64_t memo_bytes(const Memo* m) noexcept nogil:
     return (m.cap_nodes * (<int64_t> sizeof(Node) + m.nwords * <int64_t> sizeof(word_t))
-            + m.table_size * <int64_t> sizeof(node_t))
+            + m.table_size * <int64_t> sizeof(Slot))
 
 
 cdef node_t memo_find(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil:
@@ -71,10 +71,10 @@ cdef node_t memo_find(Memo* m, const word_t* key, int depth, uint64_t h) noexcep
     cdef node_t nid
     cdef size_t kbytes = m.nwords * sizeof(word_t)
     while True:
-        nid = m.table[slot]
+        nid = m.table[slot].id
         if nid < 0:
             return -1
-        if (m.nodes[nid].hash == h and m.nodes[nid].depth == depth
+        if (m.table[slot].hash == h and m.nodes[nid].depth == depth
                 and memcmp(m.keys + nid * m.nwords, key, kbytes) == 0):
             return nid
         slot = (slot + 1) & mask
@@ -82,18 +82,19 @@ cdef node_t memo_find(Memo* m, const word_t* key, int depth, uint64_t h) noexcep
 
 cdef int _grow_table(Memo* m) noexcept nogil:
     cdef int64_t ts = m.table_size * 2
-    cdef node_t* t = <node_t*> malloc(ts * sizeof(node_t))
+    cdef Slot* t = <Slot*> malloc(ts * sizeof(Slot))
     cdef uint64_t mask = <uint64_t> (ts - 1)
     cdef uint64_t slot
     cdef node_t i
     if t == NULL:
         return -1
-    memset(t, 0xFF, ts * sizeof(node_t))
+    memset(t, 0xFF, ts * sizeof(Slot))
     for i in range(m.n_nodes):
         slot = m.nodes[i].hash & mask
-        while t[slot] >= 0:
+        while t[slot].id >= 0:
             slot = (slot + 1) & mask
-        t[slot] = i
+        t[slot].id = i
+        t[slot].hash = m.nodes[i].hash
     free(m.table)
     m.table = t
     m.table_size = ts
@@ -125,7 +126,7 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
         m.keys = nk
         m.cap_nodes = cap
     if 2 * (m.n_nodes + 1) > m.table_size:
-        if not _growth_allowed(m, 2 * m.table_size * <int64_t> sizeof(node_t)):
+        if not _growth_allowed(m, 2 * m.table_size * <int64_t> sizeof(Slot)):
             return -1
         if _grow_table(m) != 0:
             return -1
@@ -135,8 +136,9 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
     m.nodes[nid].depth = depth
     mask = <uint64_t> (m.table_size - 1)
     slot = h & mask
-    while m.table[slot] >= 0:
+    while m.table[slot].id >= 0:
         slot = (slot + 1) & mask
-    m.table[slot] = nid
+    m.table[slot].id = nid
+    m.table[slot].hash = h
     m.n_nodes += 1
     return nid

@@ -118,6 +118,8 @@ cdef struct Ctx:
     int n_threads            # OpenMP threads for the pair stage
     int64_t pair_cap         # largest m * m * nw word-work of one pair stage
     int64_t pair_stages      # pair stages run (stats)
+    int64_t passes           # budget-deepening passes at the root (stats)
+    double deepening         # share of the gap added to the budget after a pass
     # --- state ---
     Memo memo
     double* gcount           # n_groups x K scratch for the equivalent-points floor
@@ -1093,6 +1095,7 @@ cdef class Search:
         c.rules = rules
         c.n_threads = n_threads if FST_OPENMP and n_threads > 1 else 1
         c.pair_cap = <int64_t> 400000000
+        c.deepening = 0.1
         c.gcount = <double*> malloc(<int64_t> c.n_groups * c.K * sizeof(double))
         c.gwords = (c.n_groups + 63) // 64 + 1
         c.gmark = <word_t*> calloc(c.gwords, sizeof(word_t))
@@ -1108,6 +1111,10 @@ cdef class Search:
             self.all_splits[i] = i
         if memo_init(&c.memo, c.nw, memo_capacity) != 0:
             raise MemoryError()
+
+    def set_deepening(self, double share):
+        """Share of the root's gap added to the budget after each failed pass."""
+        self.c.deepening = share
 
     def run(self, double time_limit=-1.0, int64_t memory_limit=0):
         """Deepen the budget at the root until it is solved or a limit stops the
@@ -1135,15 +1142,18 @@ cdef class Search:
             if self.root >= 0:
                 B = c.memo.nodes[self.root].lb
                 while not c.stop and not c.memo.nodes[self.root].solved:
+                    c.passes += 1
                     solve(c, self.root, self.all_splits, c.n_splits, B)
                     root = &c.memo.nodes[self.root]
                     if root.solved or c.stop:
                         break
-                    # Budget deepening: the root is proved above B; raise B.
+                    # Budget deepening: the root is proved above B; raise B to its
+                    # new bound plus a share of the remaining gap (fewer passes).
                     if root.lb > B + TOL:
                         B = root.lb
                     else:
                         B = B + 10 * TOL
+                    B = B + c.deepening * (root.ub - B)
             c.peak_rss = max(c.peak_rss, fst_process_rss())
         self.seconds = fst_now() - t0
         if self.root < 0:
@@ -1171,6 +1181,7 @@ cdef class Search:
             "peak_rss_bytes": int(self.c.peak_rss),
             "seconds": float(self.seconds),
             "pair_stages": int(self.c.pair_stages),
+            "root_passes": int(self.c.passes),
             "threads": int(self.c.n_threads),
         }
 
