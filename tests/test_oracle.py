@@ -132,3 +132,27 @@ def test_every_rule_switch_combination_matches_brute_force(rules):
         assert clf.optimal_
         assert clf.objective_ == pytest.approx(expected, abs=1e-9), (seed, rules)
         assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
+
+
+def _medium_problem(seed):
+    """Larger problems (up to 70 rows, four columns of up to six values) with
+    optima of many leaves, where the pair stage and shape relaxation decide."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 71))
+    p = int(rng.integers(2, 5))
+    X = rng.integers(0, 6 if p <= 3 else 4, size=(n, p)).astype(float)
+    y = ((X[:, 0] % 2) + (X[:, 1] > 2) + (rng.random(n) < 0.2)) % 2
+    return X, y.astype(int)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_medium_problems_match_brute_force(seed):
+    X, y = _medium_problem(seed)
+    lam = [0.004, 0.01, 0.03][seed % 3]
+    max_depth = [None, None, 3][seed % 3]
+    clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth).fit(X, y)
+    cost = np.ones((2, 2)) - np.eye(2)
+    expected = optimal_objective(X, y, cost, lam, max_depth)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)

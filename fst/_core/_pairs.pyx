@@ -51,7 +51,8 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                       ) noexcept nogil:
     """Fill out[(r*m + j)*K + k] for the cell X & s_rows[r] & s_j."""
     cdef Py_ssize_t r
-    if n_threads > 1 and n_rows > 4:
+    # threads only pay for themselves on large stages
+    if n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20):
         for r in prange(n_rows, schedule="dynamic", num_threads=n_threads):
             _pair_row(XS, rows[r], r, m, K, XC, nw, out)
     else:

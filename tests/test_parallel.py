@@ -1,0 +1,50 @@
+"""Results do not depend on n_jobs: the pair stage's threads fill disjoint cells
+and every tie is broken by a fixed order."""
+import numpy as np
+import pytest
+
+from fst import FastSmallTreeClassifier
+from fst._core._search import effective_n_threads
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_identical_trees_for_every_n_jobs(seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 8, size=(400, 5)).astype(float)
+    y = ((X[:, 0] > 3) ^ (X[:, 1] > 5) | (rng.random(400) < 0.15)).astype(int)
+    fits = [FastSmallTreeClassifier(regularization=0.01, n_jobs=j).fit(X, y)
+            for j in (1, 2, -1, None)]
+    base = fits[0]
+    assert base.optimal_
+    for other in fits[1:]:
+        assert other.objective_ == base.objective_
+        for attr in ("feature", "threshold", "children_left", "children_right"):
+            np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
+                                          getattr(base.estimator_.tree_, attr))
+        assert other.search_stats_["nodes_created"] == base.search_stats_["nodes_created"]
+
+
+def test_effective_n_threads():
+    assert effective_n_threads(1) == 1
+    assert effective_n_threads(None) == 1
+    assert effective_n_threads(-1) >= 1
+    assert effective_n_threads(3) in (1, 3)  # 1 when built without OpenMP
+    with pytest.raises(ValueError):
+        effective_n_threads(0)
+
+
+def test_threaded_pair_stage_matches_serial():
+    """A stage large enough for the threads (2000 rows x 500 splits at the root)."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 51, size=(2000, 10)).astype(float)
+    y = ((X[:, 0] > 20) ^ (X[:, 3] > 35) | (rng.random(2000) < 0.1)).astype(int)
+    serial = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=1).fit(X, y)
+    threaded = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=2).fit(X, y)
+    assert serial.optimal_ and threaded.optimal_
+    assert threaded.search_stats_["threads"] in (1, 2)
+    assert serial.search_stats_["pair_stages"] > 0
+    assert threaded.objective_ == serial.objective_
+    np.testing.assert_array_equal(threaded.estimator_.tree_.threshold,
+                                  serial.estimator_.tree_.threshold)
+    np.testing.assert_array_equal(threaded.estimator_.tree_.feature,
+                                  serial.estimator_.tree_.feature)
