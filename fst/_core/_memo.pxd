@@ -34,6 +34,7 @@ cdef struct Memo:
     int64_t table_size  # slots in table, a power of two
     int nwords          # words per key
     int64_t memory_limit  # bytes of the process a growth may not pass (<= 0: none)
+    int table_frozen    # the table may not grow any more (memory limit near)
 
 cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil
 cdef void memo_free(Memo* m) noexcept nogil

@@ -36,6 +36,7 @@ cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil:
         ts *= 2
     m.nwords = nwords
     m.memory_limit = 0
+    m.table_frozen = 0
     m.n_nodes = 0
     m.cap_nodes = capacity
     m.table_size = ts
@@ -106,16 +107,20 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
 
     The record's fields other than hash and depth are left for the caller to set.
     """
-    cdef int64_t cap
+    cdef int64_t cap, step, per_node
     cdef Node* nn
     cdef word_t* nk
     cdef uint64_t mask, slot
     cdef node_t nid
     if m.n_nodes == m.cap_nodes:
-        cap = m.cap_nodes * 2
-        if not _growth_allowed(m, m.cap_nodes * (<int64_t> sizeof(Node)
-                                                 + m.nwords * <int64_t> sizeof(word_t))):
+        # Double; near the memory limit, grow by what still fits (down to 1/16).
+        per_node = <int64_t> sizeof(Node) + m.nwords * <int64_t> sizeof(word_t)
+        step = m.cap_nodes
+        while step > 0 and not _growth_allowed(m, step * per_node):
+            step = step // 2 if step > m.cap_nodes // 16 else 0
+        if step == 0:
             return -1
+        cap = m.cap_nodes + step
         nn = <Node*> realloc(m.nodes, cap * sizeof(Node))
         if nn == NULL:
             return -1
@@ -126,10 +131,14 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
         m.keys = nk
         m.cap_nodes = cap
     if 2 * (m.n_nodes + 1) > m.table_size:
-        if not _growth_allowed(m, 2 * m.table_size * <int64_t> sizeof(Slot)):
-            return -1
-        if _grow_table(m) != 0:
-            return -1
+        # Keep the load at most 1/2; near the memory limit accept up to 7/8.
+        if not m.table_frozen and _growth_allowed(m, 2 * m.table_size * <int64_t> sizeof(Slot)):
+            if _grow_table(m) != 0:
+                return -1
+        else:
+            m.table_frozen = 1  # do not ask the system again at every insert
+            if 8 * (m.n_nodes + 1) > 7 * m.table_size:
+                return -1
     nid = m.n_nodes
     memcpy(m.keys + nid * m.nwords, key, m.nwords * sizeof(word_t))
     m.nodes[nid].hash = h
