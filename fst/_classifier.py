@@ -1,5 +1,6 @@
 """FastSmallTreeClassifier: the certified sparse decision tree."""
 import numbers
+import threading
 import warnings
 
 import numpy as np
@@ -19,6 +20,55 @@ __all__ = ["FastSmallTreeClassifier"]
 # Agreement required between the solver's value and the exported tree re-scored
 # on the training data (both are sums of the same terms in another order).
 _RESCORE_TOL = 1e-9
+
+
+# The search recurses in C, one level per level of the tree being explored.  It
+# runs in a thread with a large stack (virtual memory, committed only as used) and
+# a depth guard sized to it; past the guard the search stops (never certifies).
+_SEARCH_STACK_BYTES = 256 << 20
+_LEVELS_BIG_STACK = 100_000      # ~2.6 KiB of stack per level
+_LEVELS_DEFAULT_STACK = 2_000    # when a big stack cannot be had
+
+
+def _run_search(search, time_limit, memory_limit):
+    """Run `search` in a thread with a big C stack; Ctrl-C in the calling thread
+    becomes a stop request, so the best tree found is still returned."""
+    result = {}
+    done = threading.Event()
+
+    def target():
+        try:
+            result["code"] = search.run(time_limit, memory_limit)
+        except BaseException as exc:  # re-raised in the calling thread
+            result["error"] = exc
+        finally:
+            done.set()
+
+    try:
+        previous = threading.stack_size(_SEARCH_STACK_BYTES)
+    except (ValueError, RuntimeError):
+        search.set_max_level(_LEVELS_DEFAULT_STACK)
+        return search.run(time_limit, memory_limit)
+    try:
+        worker = threading.Thread(target=target, name="fst-search", daemon=True)
+        search.set_max_level(_LEVELS_BIG_STACK)
+        worker.start()
+    except RuntimeError:  # no thread could be started
+        search.set_max_level(_LEVELS_DEFAULT_STACK)
+        return search.run(time_limit, memory_limit)
+    finally:
+        threading.stack_size(previous)
+    # Wait on an Event, not on join(): an interrupted join() can mark a live
+    # thread as finished on some Python versions.
+    while not done.is_set():
+        try:
+            done.wait(0.05)
+        except KeyboardInterrupt:
+            search.interrupt()
+    worker.join()
+    if "error" in result:
+        raise result["error"]
+    return result["code"]
 
 
 class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
@@ -218,8 +268,9 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
                         getattr(self, "_rules", RULE_ALL_ON),
                         effective_n_threads(self.n_jobs))
         search.set_deepening(getattr(self, "_deepening", 0.1))
-        code = search.run(-1.0 if self.time_limit is None else float(self.time_limit),
-                          0 if self.memory_limit is None else int(self.memory_limit))
+        code = _run_search(search,
+                           -1.0 if self.time_limit is None else float(self.time_limit),
+                           0 if self.memory_limit is None else int(self.memory_limit))
         extracted = search.extract()
         self.estimator_ = build_estimator(
             problem, extracted, self.classes_, weights,

@@ -93,3 +93,18 @@ def test_stopped_lower_bound_is_below_the_optimum():
             continue
         assert part.lower_bound_ <= full.objective_ + 1e-12
         assert part.objective_ >= full.objective_ - 1e-12
+
+
+def test_recursion_guard_stops_without_certifying(monkeypatch):
+    import fst._classifier as classifier
+
+    rng = np.random.RandomState(2)
+    X = rng.randint(0, 6, size=(200, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, 200) > 6).astype(int)
+    full = FastSmallTreeClassifier(regularization=0.003).fit(X, y)
+    assert full.optimal_ and full.estimator_.get_depth() > 2
+    monkeypatch.setattr(classifier, "_LEVELS_BIG_STACK", 2)
+    with pytest.warns(NotCertifiedWarning):
+        part = FastSmallTreeClassifier(regularization=0.003).fit(X, y)
+    assert part.status_ == "memory_limit" and not part.optimal_
+    assert part.lower_bound_ <= full.objective_ + 1e-12 <= part.objective_ + 2e-12

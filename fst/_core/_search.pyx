@@ -119,6 +119,8 @@ cdef struct Ctx:
     int64_t pair_cap         # largest m * m * nw word-work of one pair stage
     int64_t pair_stages      # pair stages run (stats)
     int64_t passes           # budget-deepening passes at the root (stats)
+    int level                # current recursion depth of solve / greedy_seed
+    int max_level            # deeper than this stops the search (C stack guard)
     double deepening         # share of the gap added to the budget after a pass
     # --- state ---
     Memo memo
@@ -450,6 +452,10 @@ cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) no
     check_limits(c)
     if c.stop:
         return
+    if c.level >= c.max_level:
+        c.stop = STOP_MEMORY   # the C stack is memory too: stop, never certify
+        return
+    c.level += 1
     c.expansions += 1
     X = <word_t*> malloc(2 * c.nw * sizeof(word_t))
     valid = <int32_t*> malloc((ncand + 1) * sizeof(int32_t))
@@ -545,6 +551,10 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
     cdef double v, ub
     if nd.solved or c.stop:
         return nd.ub
+    check_limits(c)
+    if c.stop or c.level >= c.max_level:
+        return nd.ub           # the greedy seed only ever supplies incumbents
+    c.level += 1
     X = <word_t*> malloc(2 * nw * sizeof(word_t))
     valid = <int32_t*> malloc((ncand + 1) * sizeof(int32_t))
     cands = <Cand*> malloc((ncand + 1) * sizeof(Cand))
@@ -572,6 +582,7 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
                     nd.ub = v              # (ii) a real tree: the greedy subtree
                     nd.best_split = valid[arg]
     free(X); free(valid); free(cands); free(cnt)
+    c.level -= 1
     return c.memo.nodes[nid].ub
 
 
@@ -1096,6 +1107,7 @@ cdef class Search:
         c.n_threads = n_threads if FST_OPENMP and n_threads > 1 else 1
         c.pair_cap = <int64_t> 400000000
         c.deepening = 0.1
+        c.max_level = 2000
         c.gcount = <double*> malloc(<int64_t> c.n_groups * c.K * sizeof(double))
         c.gwords = (c.n_groups + 63) // 64 + 1
         c.gmark = <word_t*> calloc(c.gwords, sizeof(word_t))
@@ -1111,6 +1123,14 @@ cdef class Search:
             self.all_splits[i] = i
         if memo_init(&c.memo, c.nw, memo_capacity) != 0:
             raise MemoryError()
+
+    def set_max_level(self, int levels):
+        """Deepest recursion allowed (sized to the C stack of the running thread)."""
+        self.c.max_level = levels
+
+    def interrupt(self):
+        """Ask a running search (in another thread) to stop as on Ctrl-C."""
+        self.c.stop = STOP_INTERRUPT
 
     def set_deepening(self, double share):
         """Share of the root's gap added to the budget after each failed pass."""
