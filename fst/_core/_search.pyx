@@ -34,7 +34,7 @@ from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64_t
-from ._bitset cimport (bs_count, bs_and_count, bs_and3_count, bs_and, bs_andnot,
+from ._bitset cimport (bs_count, bs_and_count, bs_and, bs_andnot,
                        bs_test, bs_set, bs_hash)
 from ._memo cimport Node, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
@@ -228,22 +228,12 @@ cdef extern from *:
     #else
     static inline int fst_ctz(unsigned long long x) { return __builtin_ctzll(x); }
     #endif
-    static int fst_cmp_int32(const void* a, const void* b) {
-        int x = *(const int*)a, y = *(const int*)b;
-        return (x > y) - (x < y);
-    }
     """
     int fst_ctz(unsigned long long x) noexcept nogil
-    int fst_cmp_int32(const void* a, const void* b) noexcept nogil
 
 
 cdef inline int64_t _ctz(word_t w) noexcept nogil:
     return fst_ctz(w)
-
-
-cdef inline void _sort_int32(int32_t* a, int64_t n) noexcept nogil:
-    if n > 1:
-        qsort(a, n, sizeof(int32_t), fst_cmp_int32)
 
 
 cdef int cmp_key(const void* pa, const void* pb) noexcept nogil:
