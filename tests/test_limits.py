@@ -108,3 +108,18 @@ def test_recursion_guard_stops_without_certifying(monkeypatch):
         part = FastSmallTreeClassifier(regularization=0.003).fit(X, y)
     assert part.status_ == "memory_limit" and not part.optimal_
     assert part.lower_bound_ <= full.objective_ + 1e-12 <= part.objective_ + 2e-12
+
+
+def test_recursion_guard_counts_levels_not_expansions(monkeypatch):
+    """A guard of 40 levels lets a search of thousands of expansions (far shallower
+    than 40) finish and certify; every level is released on the way out."""
+    import fst._classifier as classifier
+
+    rng = np.random.RandomState(3)
+    X = rng.randint(0, 5, size=(300, 5)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.randint(0, 4, 300) > 5).astype(int)
+    monkeypatch.setattr(classifier, "_LEVELS_BIG_STACK", 40)
+    clf = FastSmallTreeClassifier(regularization=0.002).fit(X, y)
+    assert clf.search_stats_["expansions"] > 40
+    assert clf.optimal_ and clf.status_ == "optimal"
+    assert clf.search_stats_["open_levels"] == 0

@@ -474,6 +474,7 @@ cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) no
     free(valid)
     free(cnt)
     free(cands)
+    c.level -= 1
 
 
 cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
@@ -1192,6 +1193,7 @@ cdef class Search:
             "seconds": float(self.seconds),
             "pair_stages": int(self.c.pair_stages),
             "root_passes": int(self.c.passes),
+            "open_levels": int(self.c.level),
             "threads": int(self.c.n_threads),
         }
 
