@@ -282,7 +282,8 @@ cdef node_t node_get(Ctx* c, const word_t* X, int depth) noexcept nogil:
         nd.solved = 1
         return nid
     if not (c.rules & RULE_EQUIVALENT):
-        nd.lb = 0.0 if nd.leaf > 2.0 * c.lam else nd.leaf  # any split costs >= 2 lam
+        # Without the floor: any tree with a split has >= 2 leaves, so R >= min(leaf, 2 lam).
+        nd.lb = nd.leaf if nd.leaf < 2.0 * c.lam else 2.0 * c.lam
         return nid
     floor = equivalent_floor(c, X, cnt)
     if leaf_is_optimal(loss, floor, nd.pot, c.lam, TOL):
