@@ -842,16 +842,12 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef int depth = nd.depth
     cdef int64_t total = nd.count
     cdef int child_depth = depth - 1 if depth > 0 else -1
-    cdef int col, prev_col, i, k, j, nvalid = 0, nkeys
-    cdef int64_t nl, prev_cnt
+    cdef int i, k, nvalid = 0, nkeys
     cdef int32_t s
     cdef const word_t* S
     cdef word_t* T = X + nw
-    cdef double* cntL = cnt + K
-    cdef double* cntR = cnt + 2 * K
-    cdef double* potl = NULL
     cdef Key* keys = NULL
-    cdef double potL, potR, sup, lbmin, best, cap, bl, br, v
+    cdef double sup, lbmin, best, cap, bl, br, v
     cdef Node* L
     cdef Node* R
     cdef bint one_column = True
