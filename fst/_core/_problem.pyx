@@ -44,6 +44,19 @@ def build_problem(X32, y, n_classes, cost):
     n, p = X32.shape
     nw = (n + 63) // 64
     pr = Problem()
+    # Rows sorted by equivalence group (identical float32 features, NaN equal to
+    # NaN), then label: the group ids come from np.unique over the rows, so this
+    # order does not depend on the caller's row order, and every sum the search
+    # takes over the bits of a row set runs in the same order for any input order.
+    key = np.where(np.isnan(X32), np.inf, X32)
+    _, group = np.unique(key, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    y = np.asarray(y, dtype=np.int64)
+    order = np.lexsort((y, group))
+    X32 = X32[order]
+    y = y[order]
+    group = group[order]
+    pr.row_order = order
     pr.n_rows = n
     pr.n_words = nw
     pr.n_classes = int(n_classes)
@@ -81,18 +94,26 @@ def build_problem(X32, y, n_classes, cost):
     pr.split_bits = np.ascontiguousarray(pr.split_bits)
     pr.row_rank = row_rank
     pr.col_order = col_order
-    y = np.asarray(y, dtype=np.int32)
-    pr.y = np.ascontiguousarray(y)
-    pr.class_bits = _pack_rows(y[None, :] == np.arange(n_classes)[:, None], nw)
-    # Equivalence groups: rows with identical float32 features (NaN equal to NaN).
-    key = np.where(np.isnan(X32), np.inf, X32)
-    _, group = np.unique(key, axis=0, return_inverse=True)
-    pr.group = np.ascontiguousarray(group.reshape(-1).astype(np.int32))
+    pr.y = np.ascontiguousarray(y.astype(np.int32))
+    pr.class_bits = _pack_rows(pr.y[None, :] == np.arange(n_classes)[:, None], nw)
+    pr.group = np.ascontiguousarray(group.astype(np.int32))
     pr.n_groups = int(pr.group.max()) + 1 if n else 0
-    sizes = np.bincount(pr.group, minlength=pr.n_groups)
-    pr.multi_rows = np.ascontiguousarray(_pack_rows((sizes[pr.group] > 1)[None, :], nw)[0])
     cost = np.asarray(cost, dtype=np.float64) / n
     pr.cost = np.ascontiguousarray(cost)
     pr.potc = np.ascontiguousarray(cost.max(axis=1) - cost.min(axis=1))
     pr.mincost = np.ascontiguousarray(cost.min(axis=1))
+    # Equivalent points.  Every node of the search is a union of whole groups (a
+    # split sends identical rows the same way), so m(X) = sum over rows of
+    # mincost[y] + sum over the mixed groups inside X of their excess
+    #   excess(g) = min_k sum_{i in g} cost[y_i, k] - sum_{i in g} mincost[y_i] >= 0,
+    # carried by one representative row per mixed group (its first row).
+    counts = np.zeros((pr.n_groups, n_classes))
+    np.add.at(counts, (pr.group, pr.y), 1.0)
+    excess = (counts @ cost).min(axis=1) - counts @ pr.mincost
+    first = np.ones(n, dtype=bool)
+    first[1:] = pr.group[1:] != pr.group[:-1]
+    mixed = (counts > 0).sum(axis=1) > 1
+    rep = first & mixed[pr.group]
+    pr.rep_rows = np.ascontiguousarray(_pack_rows(rep[None, :], nw)[0])
+    pr.row_excess = np.ascontiguousarray(np.where(rep, excess[pr.group], 0.0))
     return pr

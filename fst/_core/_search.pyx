@@ -124,10 +124,8 @@ cdef struct Ctx:
     double deepening         # share of the gap added to the budget after a pass
     # --- state ---
     Memo memo
-    double* gcount           # n_groups x K scratch for the equivalent-points floor
-    word_t* gmark            # bitset over groups touched by the floor computation
-    int gwords               # words of gmark
-    const word_t* multi_rows # rows whose group has more than one row
+    const word_t* rep_rows   # one representative row per group mixing labels
+    const double* row_excess # n: excess of the representative's group, else 0
     const double* mincost    # K: min_k cost[c, k], the floor of a row alone
     double* cnt_scratch      # 4 x K scratch for class counts
     word_t* tmp              # nw words scratch for lookups
@@ -184,39 +182,22 @@ cdef inline void class_counts(Ctx* c, const word_t* X, int64_t total, double* ou
 cdef double equivalent_floor(Ctx* c, const word_t* X, const double* cnt) noexcept nogil:
     """m(X): each group of rows with identical features costs at least its best label.
 
-    Rows alone in their group cost min_k cost[y, k] each, summed from the class
-    counts of X minus its multi-row-group rows.  Multi-row groups are visited in
-    increasing group id (a bitset over groups), so the value does not depend on row
-    order (group ids come from np.unique over the rows)."""
-    cdef int K = c.K
-    cdef int64_t w, row, g
+    X is a union of whole groups (every split sends identical rows the same way),
+    so m(X) = sum_c cnt_c * mincost_c + the excess of each mixed group inside X,
+    read from the group's representative row (see _problem.build_problem).  Rows
+    are sorted by group there, so the sum runs in group order for any input order."""
+    cdef int64_t w, row
     cdef int k
     cdef word_t word
     cdef double s = 0.0
-    cdef double* single = c.cnt_scratch + 3 * K   # class counts of singleton rows
-    for k in range(K):
-        single[k] = cnt[k]
+    for k in range(c.K):
+        s += cnt[k] * c.mincost[k]
     for w in range(c.nw):
-        word = X[w] & c.multi_rows[w]
+        word = X[w] & c.rep_rows[w]
         while word:
             row = (w << 6) + _ctz(word)
             word &= word - 1
-            g = c.group[row]
-            if not bs_test(c.gmark, g):
-                bs_set(c.gmark, g)
-                for k in range(K):
-                    c.gcount[g * K + k] = 0.0
-            c.gcount[g * K + c.y[row]] += 1.0
-            single[c.y[row]] -= 1.0
-    for k in range(K):
-        s += single[k] * c.mincost[k]
-    for w in range(c.gwords):
-        word = c.gmark[w]
-        c.gmark[w] = 0
-        while word:
-            g = (w << 6) + _ctz(word)
-            word &= word - 1
-            s += leaf_loss(c.gcount + g * K, K, c.cost, NULL)
+            s += c.row_excess[row]
     return s
 
 
@@ -1049,8 +1030,6 @@ cdef class Search:
 
     def __dealloc__(self):
         memo_free(&self.c.memo)
-        free(self.c.gcount)
-        free(self.c.gmark)
         free(self.c.tmp)
         free(self.c.cnt_scratch)
         free(self.all_splits)
@@ -1068,7 +1047,8 @@ cdef class Search:
         cdef const double[::1] potc = problem.potc
         cdef const int32_t[::1] group = problem.group
         cdef const int32_t[::1] y = problem.y
-        cdef const word_t[::1] multi_rows = problem.multi_rows
+        cdef const word_t[::1] rep_rows = problem.rep_rows
+        cdef const double[::1] row_excess = problem.row_excess
         cdef const double[::1] mincost = problem.mincost
         cdef int i
         cdef Ctx* c = &self.c
@@ -1096,15 +1076,13 @@ cdef class Search:
         c.pair_cap = <int64_t> 400000000
         c.deepening = 0.1
         c.max_level = 2000
-        c.gcount = <double*> malloc(<int64_t> c.n_groups * c.K * sizeof(double))
-        c.gwords = (c.n_groups + 63) // 64 + 1
-        c.gmark = <word_t*> calloc(c.gwords, sizeof(word_t))
-        c.multi_rows = &multi_rows[0]
+        c.rep_rows = &rep_rows[0]
+        c.row_excess = &row_excess[0]
         c.mincost = &mincost[0]
         c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))
         c.cnt_scratch = <double*> malloc(4 * c.K * sizeof(double))
         self.all_splits = <int32_t*> malloc((c.n_splits + 1) * sizeof(int32_t))
-        if (c.gcount == NULL or c.gmark == NULL or c.tmp == NULL
+        if (c.tmp == NULL
                 or c.cnt_scratch == NULL or self.all_splits == NULL):
             raise MemoryError()
         for i in range(c.n_splits):
