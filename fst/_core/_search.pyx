@@ -110,8 +110,6 @@ cdef struct Ctx:
     const double* cost       # K x K: cost per row of class c predicted k, / n
     const double* potc       # K: max_k cost[c, k] - min_k cost[c, k]
     const int32_t* y         # n: class index of each row
-    const int32_t* group     # n: equivalence group of each row (identical features)
-    int n_groups
     double lam               # price of one leaf
     int max_depth            # -1: unlimited
     int rules                # RULE_* bits: which optional rules are on (tests switch them)
@@ -1045,7 +1043,6 @@ cdef class Search:
         cdef const int32_t[:, ::1] row_rank = problem.row_rank
         cdef const double[:, ::1] cost = problem.cost
         cdef const double[::1] potc = problem.potc
-        cdef const int32_t[::1] group = problem.group
         cdef const int32_t[::1] y = problem.y
         cdef const word_t[::1] rep_rows = problem.rep_rows
         cdef const double[::1] row_excess = problem.row_excess
@@ -1066,9 +1063,7 @@ cdef class Search:
         c.row_rank = &row_rank[0, 0]
         c.cost = &cost[0, 0]
         c.potc = &potc[0]
-        c.group = &group[0]
         c.y = &y[0]
-        c.n_groups = problem.n_groups
         c.lam = regularization
         c.max_depth = max_depth
         c.rules = rules
