@@ -56,14 +56,13 @@ def build_problem(X32, y, n_classes, cost):
     X32 = X32[order]
     y = y[order]
     group = group[order]
-    pr.row_order = order
     pr.n_rows = n
     pr.n_words = nw
     pr.n_classes = int(n_classes)
     pr.n_features = p
     row_rank = np.empty((p, n), dtype=np.int32)
     col_order = np.empty((p, n), dtype=np.int32)
-    thresholds, split_col, split_rank, bits = [], [], [], []
+    thresholds, split_col, bits = [], [], []
     col_start = np.zeros(p + 1, dtype=np.int32)
     for j in range(p):
         col = X32[:, j]
@@ -80,13 +79,11 @@ def build_problem(X32, y, n_classes, cost):
         col_start[j + 1] = col_start[j] + len(thr)
         thresholds.append(thr)
         split_col.append(np.full(len(thr), j, dtype=np.int32))
-        split_rank.append(np.arange(len(thr), dtype=np.int32))
         for k0 in range(0, len(thr), 256):
             ks = np.arange(k0, min(k0 + 256, len(thr)))
             bits.append(_pack_rows(rank[None, :] <= ks[:, None], nw))
     pr.thresholds = np.concatenate(thresholds) if p else np.zeros(0)
     pr.split_col = np.ascontiguousarray(np.concatenate(split_col) if p else np.zeros(0, np.int32))
-    pr.split_rank = np.ascontiguousarray(np.concatenate(split_rank) if p else np.zeros(0, np.int32))
     pr.col_start = col_start
     pr.n_splits = int(col_start[-1])
     pr.split_bits = (np.concatenate(bits, axis=0) if bits

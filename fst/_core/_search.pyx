@@ -103,7 +103,6 @@ cdef struct Ctx:
     const word_t* split_bits # n_splits x nw: rows going left (x <= threshold)
     const word_t* class_bits # K x nw: rows of each class
     const int32_t* split_col # column of each split
-    const int32_t* split_rank  # split k of its column sends ranks <= k left
     const int32_t* col_start # first split index of each column
     const int32_t* col_order # n_cols x n: rows sorted by rank in each column
     const int32_t* row_rank  # n_cols x n: rank of each row's value (NaN: largest)
@@ -125,7 +124,7 @@ cdef struct Ctx:
     const word_t* rep_rows   # one representative row per group mixing labels
     const double* row_excess # n: excess of the representative's group, else 0
     const double* mincost    # K: min_k cost[c, k], the floor of a row alone
-    double* cnt_scratch      # 4 x K scratch for class counts
+    double* cnt_scratch      # 3 x K scratch: node counts, then left and right counts
     word_t* tmp              # nw words scratch for lookups
     # --- limits and stats ---
     double deadline          # monotonic seconds; < 0: none
@@ -429,7 +428,7 @@ cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) no
     c.expansions += 1
     X = <word_t*> malloc(2 * c.nw * sizeof(word_t))
     valid = <int32_t*> malloc((ncand + 1) * sizeof(int32_t))
-    cnt = <double*> malloc(3 * c.K * sizeof(double))
+    cnt = <double*> malloc(c.K * sizeof(double))
     cands = <Cand*> malloc((ncand + 1) * sizeof(Cand))
     if X == NULL or valid == NULL or cnt == NULL or cands == NULL:
         c.stop = STOP_MEMORY
@@ -1037,7 +1036,6 @@ cdef class Search:
         cdef const word_t[:, ::1] split_bits = problem.split_bits
         cdef const word_t[:, ::1] class_bits = problem.class_bits
         cdef const int32_t[::1] split_col = problem.split_col
-        cdef const int32_t[::1] split_rank = problem.split_rank
         cdef const int32_t[::1] col_start = problem.col_start
         cdef const int32_t[:, ::1] col_order = problem.col_order
         cdef const int32_t[:, ::1] row_rank = problem.row_rank
@@ -1057,7 +1055,6 @@ cdef class Search:
         c.split_bits = &split_bits[0, 0] if c.n_splits > 0 else NULL
         c.class_bits = &class_bits[0, 0]
         c.split_col = &split_col[0] if c.n_splits > 0 else NULL
-        c.split_rank = &split_rank[0] if c.n_splits > 0 else NULL
         c.col_start = &col_start[0]
         c.col_order = &col_order[0, 0]
         c.row_rank = &row_rank[0, 0]
@@ -1075,7 +1072,7 @@ cdef class Search:
         c.row_excess = &row_excess[0]
         c.mincost = &mincost[0]
         c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))
-        c.cnt_scratch = <double*> malloc(4 * c.K * sizeof(double))
+        c.cnt_scratch = <double*> malloc(3 * c.K * sizeof(double))
         self.all_splits = <int32_t*> malloc((c.n_splits + 1) * sizeof(int32_t))
         if (c.tmp == NULL
                 or c.cnt_scratch == NULL or self.all_splits == NULL):
