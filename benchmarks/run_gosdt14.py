@@ -2,7 +2,7 @@
 problem, with a time limit and a memory limit.  Writes a CSV and prints a table.
 
     python benchmarks/run_gosdt14.py --time-limit 60 --solvers fst
-    python benchmarks/run_gosdt14.py --time-limit 60 --solvers fst,imodels,gosdt --jobs 2
+    python benchmarks/run_gosdt14.py --time-limit 60 --solvers fst,imodels,gosdt,streed --jobs 2
 
 Each run is one process (`_worker.py`); a run that outlives 2 x the time limit
 + 60 s is killed and reported as 'killed'.  A process over the memory limit is
@@ -66,7 +66,8 @@ def main():
              for l in args.penalties.split(",") for s in solvers]
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     fields = ["solver", "dataset", "lambda", "certified", "objective", "reported",
-              "lower_bound", "leaves", "seconds", "wall", "peak_rss", "status", "nodes"]
+              "lower_bound", "leaves", "seconds", "wall", "peak_rss", "status", "nodes",
+              "depth_cap"]
     results = []
     cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else [None]
 
@@ -102,9 +103,18 @@ def summarise(results, solvers):
               f"{(np.median(times) if times else float('nan')):21.3f}")
     errors = 0
     for key, rs in by_problem.items():
-        certs = {s: r["objective"] for s, r in rs.items() if r.get("certified")}
+        # a depth-capped certificate (streed) is for a restricted problem: it only
+        # disagrees if it is *below* an unrestricted certificate
+        certs = {s: r["objective"] for s, r in rs.items()
+                 if r.get("certified") and r.get("depth_cap") in (None, "")}
+        capped = {s: r["objective"] for s, r in rs.items()
+                  if r.get("certified") and r.get("depth_cap") not in (None, "")}
         if len(certs) > 1 and max(certs.values()) - min(certs.values()) > 1e-9:
             print(f"ERROR: certified objectives disagree on {key}: {certs}")
+            errors += 1
+        if certs and capped and min(capped.values()) < min(certs.values()) - 1e-9:
+            print(f"ERROR: a depth-capped certificate beats an unrestricted one on "
+                  f"{key}: {capped} vs {certs}")
             errors += 1
         best = min((r["objective"] for r in rs.values() if r.get("objective") is not None
                     and np.isfinite(r.get("objective", np.nan))), default=np.nan)
