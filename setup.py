@@ -15,7 +15,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-MODULES = ["_memo", "_pairs", "_segment", "_search", "_problem"]
+MODULES = ["_memo", "_pairs", "_segment", "_search", "_problem", "_mdp"]
 
 
 def _openmp_flags(compiler_type):

@@ -1,6 +1,7 @@
 """fst: provably optimal sparse decision trees as native scikit-learn trees."""
 from ._classifier import FastSmallTreeClassifier
+from ._dpdt import DPDTClassifier
 from .exceptions import NotCertifiedWarning
 
-__all__ = ["FastSmallTreeClassifier", "NotCertifiedWarning"]
+__all__ = ["DPDTClassifier", "FastSmallTreeClassifier", "NotCertifiedWarning"]
 __version__ = "0.1.0"

@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._core._problem import build_problem
 from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
 from ._export import build_estimator
+from ._utils import check_cost_matrix
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -209,24 +210,7 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _cost(self, n_classes):
         """The validated cost matrix (0/1 loss when None)."""
-        if self.cost_matrix is None:
-            return np.ones((n_classes, n_classes)) - np.eye(n_classes)
-        try:
-            cost = np.asarray(self.cost_matrix, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(
-                "The 'cost_matrix' parameter of FastSmallTreeClassifier must be a "
-                f"numeric array. Got {self.cost_matrix!r} instead.") from exc
-        if cost.shape != (n_classes, n_classes):
-            raise ValueError(
-                "The 'cost_matrix' parameter of FastSmallTreeClassifier must have shape "
-                f"(n_classes, n_classes) = ({n_classes}, {n_classes}). Got shape "
-                f"{cost.shape} instead.")
-        if not np.all(np.isfinite(cost)) or np.any(cost < 0):
-            raise ValueError(
-                "The 'cost_matrix' parameter of FastSmallTreeClassifier must hold finite "
-                f"values >= 0. Got {cost.tolist()!r} instead.")
-        return cost
+        return check_cost_matrix(self.cost_matrix, n_classes, type(self).__name__)
 
     def fit(self, X, y):
         """Find the optimal tree for (X, y).
@@ -306,7 +290,7 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def _score_objective(self, X, y_idx, weighted_cost, lam):
         """loss / n + lam * leaves of estimator_, from its predictions on X."""
-        pred = np.searchsorted(self.classes_, self.estimator_.predict(X))
+        pred = np.searchsorted(self.classes_, self.estimator_.predict(X, check_input=False))
         loss = weighted_cost[y_idx, pred].sum() / X.shape[0]
         return float(loss + lam * self.n_leaves_)
 

@@ -67,3 +67,54 @@ def rescore(clf, X, y_idx, cost, lam):
     est = clf.estimator_
     pred = np.searchsorted(clf.classes_, est.predict(np.asarray(X, dtype=np.float32)))
     return cost[y_idx, pred].sum() / len(y_idx) + lam * est.get_n_leaves()
+
+
+def optimal_objective_tests(X, y, cost, alpha, max_depth):
+    """The optimal objective loss/n + alpha * expected number of tests (each test
+    weighted by the share of rows reaching it) over every tree of depth at most
+    `max_depth`, by exhaustive enumeration (DPDT's objective)."""
+    y = np.asarray(y)
+    n = len(y)
+    splits = split_space(X)
+    masks = [sum(1 << int(i) for i in np.flatnonzero(m)) for _, m in splits]
+    cost = np.asarray(cost, dtype=np.float64)
+    memo = {}
+
+    def leaf(rows):
+        idx = [i for i in range(n) if rows >> i & 1]
+        return min(cost[y[idx], k].sum() for k in range(cost.shape[1])) / n
+
+    def solve(rows, depth):
+        key = (rows, depth)
+        if key in memo:
+            return memo[key]
+        best = leaf(rows)
+        if depth > 0:
+            price = alpha * bin(rows).count("1") / n
+            seen = set()
+            for m in masks:
+                left = rows & m
+                if left == 0 or left == rows or left in seen:
+                    continue
+                seen.add(left)
+                best = min(best, price + solve(left, depth - 1) + solve(rows & ~m, depth - 1))
+        memo[key] = best
+        return best
+
+    return solve((1 << n) - 1, max_depth)
+
+
+def tree_objective(est, X, y_idx, cost, alpha, complexity, classes):
+    """loss/n + alpha * complexity of a fitted DecisionTreeClassifier, from the raw
+    data: complexity is the expected number of tests or the number of leaves."""
+    X32 = np.asarray(X, dtype=np.float32)
+    n = len(y_idx)
+    pred = np.searchsorted(classes, est.predict(X32))
+    loss = cost[y_idx, pred].sum() / n
+    if complexity == "leaves":
+        return loss + alpha * est.get_n_leaves()
+    internal = est.tree_.children_left >= 0
+    # rows through each test node, counted by routing the data (not read off
+    # the stored n_node_samples)
+    path = est.decision_path(X32).toarray()
+    return loss + alpha * path[:, internal].sum() / n

@@ -28,6 +28,53 @@ def _pack_rows(masks, n_words):
     return np.ascontiguousarray(out.view("<u8").astype(np.uint64, copy=False))
 
 
+def _column_space(pr, X32):
+    """Per column: value ranks of the rows, rows sorted by rank, thresholds.
+
+    Sets on `pr`: row_rank (p, n) int32 (NaN ranks above every number),
+    col_order (p, n) int32 (rows by rank, ties by row index), thresholds (float64
+    midpoints, +inf for "finite left, NaN right"), split_col, col_start (p + 1)
+    and n_splits.  Split k of column j is global split col_start[j] + k and sends
+    ranks <= k left.
+    """
+    n, p = X32.shape
+    row_rank = np.empty((p, n), dtype=np.int32)
+    col_order = np.empty((p, n), dtype=np.int32)
+    thresholds, split_col = [], []
+    col_start = np.zeros(p + 1, dtype=np.int32)
+    for j in range(p):
+        col = X32[:, j]
+        nan = np.isnan(col)
+        values = np.unique(col[~nan])
+        rank = np.searchsorted(values, col).astype(np.int32)
+        rank[nan] = len(values)
+        row_rank[j] = rank
+        col_order[j] = np.argsort(rank, kind="stable")
+        v64 = values.astype(np.float64)
+        thr = v64[:-1] / 2.0 + v64[1:] / 2.0
+        if nan.any() and len(values) > 0:
+            thr = np.append(thr, np.inf)
+        col_start[j + 1] = col_start[j] + len(thr)
+        thresholds.append(thr)
+        split_col.append(np.full(len(thr), j, dtype=np.int32))
+    pr.thresholds = np.concatenate(thresholds) if p else np.zeros(0)
+    pr.split_col = np.ascontiguousarray(np.concatenate(split_col) if p else np.zeros(0, np.int32))
+    pr.col_start = col_start
+    pr.n_splits = int(col_start[-1])
+    pr.row_rank = row_rank
+    pr.col_order = col_order
+
+
+def build_space(X32, y):
+    """The split space without row bitsets (DPDT): rows stay in the caller's order."""
+    pr = Problem()
+    pr.n_rows, pr.n_features = X32.shape
+    pr.n_words = (pr.n_rows + 63) // 64
+    _column_space(pr, X32)
+    pr.y = np.ascontiguousarray(np.asarray(y, dtype=np.int32))
+    return pr
+
+
 def build_problem(X32, y, n_classes, cost):
     """Prepare the split space.
 
@@ -60,37 +107,17 @@ def build_problem(X32, y, n_classes, cost):
     pr.n_words = nw
     pr.n_classes = int(n_classes)
     pr.n_features = p
-    row_rank = np.empty((p, n), dtype=np.int32)
-    col_order = np.empty((p, n), dtype=np.int32)
-    thresholds, split_col, bits = [], [], []
-    col_start = np.zeros(p + 1, dtype=np.int32)
+    _column_space(pr, X32)
+    bits = []
     for j in range(p):
-        col = X32[:, j]
-        nan = np.isnan(col)
-        values = np.unique(col[~nan])
-        rank = np.searchsorted(values, col).astype(np.int32)
-        rank[nan] = len(values)
-        row_rank[j] = rank
-        col_order[j] = np.argsort(rank, kind="stable")
-        v64 = values.astype(np.float64)
-        thr = v64[:-1] / 2.0 + v64[1:] / 2.0
-        if nan.any() and len(values) > 0:
-            thr = np.append(thr, np.inf)
-        col_start[j + 1] = col_start[j] + len(thr)
-        thresholds.append(thr)
-        split_col.append(np.full(len(thr), j, dtype=np.int32))
-        for k0 in range(0, len(thr), 256):
-            ks = np.arange(k0, min(k0 + 256, len(thr)))
+        rank = pr.row_rank[j]
+        n_thr = int(pr.col_start[j + 1] - pr.col_start[j])
+        for k0 in range(0, n_thr, 256):
+            ks = np.arange(k0, min(k0 + 256, n_thr))
             bits.append(_pack_rows(rank[None, :] <= ks[:, None], nw))
-    pr.thresholds = np.concatenate(thresholds) if p else np.zeros(0)
-    pr.split_col = np.ascontiguousarray(np.concatenate(split_col) if p else np.zeros(0, np.int32))
-    pr.col_start = col_start
-    pr.n_splits = int(col_start[-1])
     pr.split_bits = (np.concatenate(bits, axis=0) if bits
                      else np.zeros((0, nw), dtype=np.uint64))
     pr.split_bits = np.ascontiguousarray(pr.split_bits)
-    pr.row_rank = row_rank
-    pr.col_order = col_order
     pr.y = np.ascontiguousarray(y.astype(np.int32))
     pr.class_bits = _pack_rows(pr.y[None, :] == np.arange(n_classes)[:, None], nw)
     pr.group = np.ascontiguousarray(group.astype(np.int32))

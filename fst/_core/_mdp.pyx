@@ -1,0 +1,856 @@
+"""DPDT: the decision-tree MDP, built depth first and solved backwards exactly.
+
+States are (row set, depth).  A state's actions are its leaf and the tests that
+the tests generating function offers there (the test nodes of a CART tree of
+depth K grown natively on the state's rows, or every split); a test moves to the
+two children states.  Identical row sets at the same depth share one state
+through the memo store (key: the row bitset, salt: the depth).
+
+# Notes:
+# - Value functions.  With either complexity measure the objective of a subtree
+#   is additive over its nodes: loss = sum of its leaves' costs, and complexity
+#   = sum over its tests of the rows reaching them ('tests': divided by n this
+#   is the expected number of tests, the paper's measure) or its number of
+#   leaves ('leaves').  So V(s, alpha) = min over subtrees T of
+#   (loss(T) + alpha * c(T)) / n is the lower envelope of lines, concave and
+#   piecewise linear in alpha, and it is determined by the subtrees on the lower
+#   convex hull of the points (c(T), loss(T)).  Bellman's equation
+#       Q(s, a, alpha) = alpha * c_a + V(left, alpha) + V(right, alpha)
+#   is then a Minkowski sum of the two children's hull chains (merge by slope),
+#   and V(s) the lower hull of the leaf point and every action's chain.  This is
+#   the backward pass for every alpha >= 0 at once, exact: reading the root's
+#   hull at any grid of alpha values gives the same trees as a Bellman backup on
+#   that grid, with no per-alpha storage in the states.
+# - A hull point is (c, loss, split, left point, right point), so the optimal
+#   tree for any alpha is read from the root point by following the pointers.
+# - At depth max_depth - 1 the children are leaves, and the best test is the
+#   split with the least summed leaf loss whatever alpha is (every test there
+#   costs the same complexity).  It is found exactly over every split in one scan
+#   of the state's sorted rows, a superset of CART's tests: the MDP's optimum can
+#   only improve, and Proposition 2 (never worse than CART and its pruned trees)
+#   still holds.
+# - Rows of a state are kept as p lists, one per column, sorted by value rank
+#   (ties by row index); a child's lists are a stable filter of its parent's, so
+#   a state costs O(m p) plus O(K m p) for its CART, with m its rows.
+# - Ties are broken by a fixed order (column, then threshold; leaf first, then
+#   tests in the order generated), never by row order, so the result does not
+#   depend on the order of the rows.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.math cimport log
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy, memset
+
+from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
+from ._bitset cimport bs_set, bs_hash
+from ._memo cimport Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
+
+cnp.import_array()
+
+cdef enum:
+    C_GINI = 0
+    C_ENTROPY = 1
+    C_TESTS = 0            # complexity: rows through tests (expected tests * n)
+    C_LEAVES = 1           # complexity: leaves
+    C_ALL = 0              # cart depth 0 at a level means: offer every split
+
+CRITERION_GINI = C_GINI
+CRITERION_ENTROPY = C_ENTROPY
+COMPLEXITY_TESTS = C_TESTS
+COMPLEXITY_LEAVES = C_LEAVES
+TESTS_ALL = C_ALL
+
+
+cdef struct Point:
+    double c          # complexity: rows through tests ('tests') or leaves ('leaves')
+    double l          # loss: summed row costs (not yet divided by n)
+    int32_t split     # global split of the root test, -1 for a leaf
+    int32_t pad
+    int64_t left      # pool index of the left subtree's point, -1 for a leaf
+    int64_t right
+
+
+cdef struct Buf:
+    # A growable array of points (one per level: the candidates of a state).
+    Point* p
+    int64_t n
+    int64_t cap
+
+
+cdef int buf_push(Buf* b, Point* q) noexcept nogil:
+    cdef int64_t cap
+    cdef Point* np_
+    if b.n == b.cap:
+        cap = b.cap * 2 if b.cap > 0 else 64
+        np_ = <Point*> realloc(b.p, cap * sizeof(Point))
+        if np_ == NULL:
+            return -1
+        b.p = np_
+        b.cap = cap
+    b.p[b.n] = q[0]
+    b.n += 1
+    return 0
+
+
+cdef inline bint _before(const Point* a, const Point* b) noexcept nogil:
+    """Hull order: complexity, then loss, then generation order (stable)."""
+    if a.c != b.c:
+        return a.c < b.c
+    return a.l < b.l
+
+
+cdef void _sort_points(Point* a, int64_t n, Point* tmp) noexcept nogil:
+    """Stable merge sort by (c, l): ties keep generation order."""
+    cdef int64_t width, lo, mid, hi, i, j, k
+    width = 1
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid = lo + width
+            if mid > n:
+                mid = n
+            hi = lo + 2 * width
+            if hi > n:
+                hi = n
+            i = lo
+            j = mid
+            k = lo
+            while i < mid and j < hi:
+                if _before(&a[j], &a[i]):
+                    tmp[k] = a[j]
+                    j += 1
+                else:
+                    tmp[k] = a[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                tmp[k] = a[i]
+                i += 1
+                k += 1
+            while j < hi:
+                tmp[k] = a[j]
+                j += 1
+                k += 1
+            lo = hi
+        memcpy(a, tmp, n * sizeof(Point))
+        width *= 2
+
+
+cdef int64_t _lower_hull(Point* a, int64_t n) noexcept nogil:
+    """Keep, in place, the points optimal for some alpha >= 0; returns their count.
+
+    On input a[] is sorted by (c, l).  First the Pareto staircase (a point needs
+    a loss strictly below every simpler point's: otherwise a simpler point is at
+    least as good for every alpha >= 0), then the lower convex hull of it (a
+    point on or above the segment of its neighbours is never the unique optimum;
+    at the alpha where it ties, the simpler neighbour is preferred).  The result
+    has c increasing and loss decreasing, slopes strictly increasing."""
+    cdef int64_t i, k = 0
+    cdef double cross
+    for i in range(n):
+        if k > 0 and a[i].l >= a[k - 1].l:
+            continue  # dominated by a simpler (or equal, earlier) point
+        while k >= 2:
+            cross = ((a[k - 1].c - a[k - 2].c) * (a[i].l - a[k - 2].l)
+                     - (a[k - 1].l - a[k - 2].l) * (a[i].c - a[k - 2].c))
+            if cross <= 0:
+                k -= 1     # a[k-1] is on or above segment a[k-2] -> a[i]
+            else:
+                break
+        a[k] = a[i]
+        k += 1
+    return k
+
+
+cdef class MDP:
+    """The MDP of one fit: build with `build()`, read with `root_hull()` and
+    `tree(point)`."""
+    cdef int n, p, K, D, nw, criterion, complexity, unit_cost
+    cdef const int32_t* rank        # (p, n) value rank of each row per column
+    cdef const int32_t* order       # (p, n) rows sorted by rank per column
+    cdef const int32_t* col_start   # (p + 1) first global split of each column
+    cdef const int32_t* y
+    cdef double* cost               # (K, K) row cost of class c predicted k
+    cdef double* mincost            # (K) least cost of a row of class c
+    cdef int32_t* cart_k            # (D) CART depth per level, 0: every split
+    cdef double* xlogx              # c * log(c) for c in 0..n (entropy)
+    cdef Memo memo
+    cdef Buf pool                   # every state's hull points
+    cdef int64_t* hull_off          # per state: first hull point in the pool
+    cdef int32_t* hull_len
+    cdef int64_t cap_states
+    # per level scratch
+    cdef int32_t** lists            # p sorted lists of the level's current state
+    cdef word_t** keys
+    cdef int32_t** tests            # (feature, rank threshold) pairs
+    cdef int64_t* tests_cap
+    cdef Buf* cand
+    cdef Point* sort_tmp
+    cdef int64_t sort_tmp_cap
+    # CART scratch
+    cdef int32_t* cs                # copy of the state's lists
+    cdef int32_t* ctmp              # partition buffer
+    cdef double* counts             # class counts scratch (several rows of K)
+    # statistics
+    cdef public int64_t memo_hits, n_expanded, n_leaf_only
+    cdef object _keep               # numpy arrays whose memory the pointers use
+    cdef int64_t* states_at_depth
+
+    def __cinit__(self):
+        self.lists = NULL
+        self.keys = NULL
+        self.tests = NULL
+        self.tests_cap = NULL
+        self.cand = NULL
+        self.hull_off = NULL
+        self.hull_len = NULL
+        self.cost = NULL
+        self.mincost = NULL
+        self.cart_k = NULL
+        self.xlogx = NULL
+        self.cs = NULL
+        self.ctmp = NULL
+        self.counts = NULL
+        self.sort_tmp = NULL
+        self.states_at_depth = NULL
+        self.pool.p = NULL
+        self.pool.n = 0
+        self.pool.cap = 0
+        self.memo.nodes = NULL
+        self.memo.keys = NULL
+        self.memo.table = NULL
+        self.D = -1
+
+    def __init__(self, space, int n_classes, cost, cart_k, int criterion,
+                 int complexity, int64_t capacity=4096):
+        cdef int d, i
+        cdef cnp.ndarray[int32_t, ndim=2, mode="c"] rank = np.ascontiguousarray(
+            space.row_rank, dtype=np.int32)
+        cdef cnp.ndarray[int32_t, ndim=2, mode="c"] order = np.ascontiguousarray(
+            space.col_order, dtype=np.int32)
+        cdef cnp.ndarray[int32_t, ndim=1, mode="c"] cstart = np.ascontiguousarray(
+            space.col_start, dtype=np.int32)
+        cdef cnp.ndarray[int32_t, ndim=1, mode="c"] yy = np.ascontiguousarray(
+            space.y, dtype=np.int32)
+        cost = np.ascontiguousarray(cost, dtype=np.float64)
+        cart_k = np.asarray(cart_k, dtype=np.int32)
+        self._keep = (rank, order, cstart, yy)
+        self.n = rank.shape[1]
+        self.p = rank.shape[0]
+        self.K = n_classes
+        self.D = len(cart_k)
+        self.nw = (self.n + 63) // 64
+        self.criterion = criterion
+        self.complexity = complexity
+        self.rank = &rank[0, 0]
+        self.order = &order[0, 0]
+        self.col_start = &cstart[0]
+        self.y = &yy[0]
+        self.cost = <double*> malloc(self.K * self.K * sizeof(double))
+        self.mincost = <double*> malloc(self.K * sizeof(double))
+        self.cart_k = <int32_t*> malloc((self.D + 1) * sizeof(int32_t))
+        self.xlogx = <double*> malloc((self.n + 1) * sizeof(double))
+        self.counts = <double*> malloc(4 * self.K * sizeof(double))
+        self.states_at_depth = <int64_t*> calloc(self.D + 1, sizeof(int64_t))
+        self.lists = <int32_t**> calloc(self.D + 1, sizeof(int32_t*))
+        self.keys = <word_t**> calloc(self.D + 1, sizeof(word_t*))
+        self.tests = <int32_t**> calloc(self.D + 1, sizeof(int32_t*))
+        self.tests_cap = <int64_t*> calloc(self.D + 1, sizeof(int64_t))
+        self.cand = <Buf*> calloc(self.D + 1, sizeof(Buf))
+        self.cs = <int32_t*> malloc(<int64_t> self.p * self.n * sizeof(int32_t) + 4)
+        self.ctmp = <int32_t*> malloc(<int64_t> self.n * sizeof(int32_t) + 4)
+        if (self.cost == NULL or self.mincost == NULL or self.cart_k == NULL
+                or self.xlogx == NULL or self.counts == NULL or self.lists == NULL
+                or self.keys == NULL or self.tests == NULL or self.tests_cap == NULL
+                or self.cand == NULL or self.cs == NULL or self.ctmp == NULL
+                or self.states_at_depth == NULL):
+            raise MemoryError("DPDT: cannot allocate the MDP's buffers")
+        self.unit_cost = 1
+        for i in range(self.K):
+            self.mincost[i] = cost[i, 0]
+            for d in range(self.K):
+                self.cost[i * self.K + d] = cost[i, d]
+                if cost[i, d] < self.mincost[i]:
+                    self.mincost[i] = cost[i, d]
+                if cost[i, d] != (0.0 if i == d else 1.0):
+                    self.unit_cost = 0
+        for d in range(self.D):
+            self.cart_k[d] = cart_k[d]
+        self.xlogx[0] = 0.0
+        for i in range(1, self.n + 1):
+            self.xlogx[i] = i * log(<double> i)
+        for d in range(self.D + 1):
+            self.lists[d] = <int32_t*> malloc(<int64_t> self.p * self.n * sizeof(int32_t) + 4)
+            self.keys[d] = <word_t*> malloc(self.nw * sizeof(word_t) + 8)
+            if self.lists[d] == NULL or self.keys[d] == NULL:
+                raise MemoryError("DPDT: cannot allocate the MDP's buffers")
+            if d < self.D:
+                # CART gives at most 2^K - 1 tests; every split: p * (n - 1)
+                if self.cart_k[d] == C_ALL or self.cart_k[d] >= 20:
+                    self.tests_cap[d] = <int64_t> self.p * self.n + 1
+                else:
+                    self.tests_cap[d] = (1 << self.cart_k[d])
+                self.tests[d] = <int32_t*> malloc(2 * self.tests_cap[d] * sizeof(int32_t))
+                if self.tests[d] == NULL:
+                    raise MemoryError("DPDT: cannot allocate the MDP's buffers")
+        if memo_init(&self.memo, self.nw, capacity) != 0:
+            raise MemoryError("DPDT: cannot allocate the memo store")
+        self.cap_states = 0
+        self.memo_hits = 0
+        self.n_expanded = 0
+        self.n_leaf_only = 0
+
+    def __dealloc__(self):
+        cdef int d
+        if self.D >= 0:
+            for d in range(self.D + 1):
+                if self.lists != NULL:
+                    free(self.lists[d])
+                if self.keys != NULL:
+                    free(self.keys[d])
+                if self.tests != NULL:
+                    free(self.tests[d])
+                if self.cand != NULL:
+                    free(self.cand[d].p)
+        free(self.lists)
+        free(self.keys)
+        free(self.tests)
+        free(self.tests_cap)
+        free(self.cand)
+        free(self.cost)
+        free(self.mincost)
+        free(self.cart_k)
+        free(self.xlogx)
+        free(self.counts)
+        free(self.cs)
+        free(self.ctmp)
+        free(self.sort_tmp)
+        free(self.hull_off)
+        free(self.hull_len)
+        free(self.pool.p)
+        free(self.states_at_depth)
+        memo_free(&self.memo)
+
+    # ------------------------------------------------------------------ leaves
+
+    cdef inline double leaf_loss(self, const double* cnt) noexcept nogil:
+        """Least total cost of one label for rows with class counts cnt."""
+        cdef int k, c
+        cdef double best = 0.0, s, tot
+        if self.unit_cost:
+            tot = 0.0
+            best = 0.0
+            for c in range(self.K):
+                tot += cnt[c]
+                if cnt[c] > best:
+                    best = cnt[c]
+            return tot - best
+        for k in range(self.K):
+            s = 0.0
+            for c in range(self.K):
+                s += cnt[c] * self.cost[c * self.K + k]
+            if k == 0 or s < best:
+                best = s
+        return best
+
+    cdef inline double floor_loss(self, const double* cnt) noexcept nogil:
+        cdef int c
+        cdef double s = 0.0
+        for c in range(self.K):
+            s += cnt[c] * self.mincost[c]
+        return s
+
+    cdef inline double impurity(self, const double* cnt, double tot) noexcept nogil:
+        """tot * impurity (gini or entropy in nats) of integer class counts."""
+        cdef int c
+        cdef double s = 0.0
+        if tot <= 0:
+            return 0.0
+        if self.criterion == C_ENTROPY:
+            for c in range(self.K):
+                s += self.xlogx[<int64_t> cnt[c]]
+            return self.xlogx[<int64_t> tot] - s
+        for c in range(self.K):
+            s += cnt[c] * cnt[c]
+        return tot - s / tot
+
+    # --------------------------------------------------------------- the scans
+
+    cdef int best_split(self, const int32_t* L, int64_t m, int use_loss,
+                        int32_t* out_f, int32_t* out_t, double* out_v) noexcept nogil:
+        """Best split of the rows in lists L (p lists of m rows): least summed
+        leaf loss (use_loss) or least weighted impurity (CART).  Returns 0 when no
+        column separates the rows.  Ties: first column, then first threshold."""
+        cdef double* tot = self.counts
+        cdef double* left = self.counts + self.K
+        cdef double* right = self.counts + 2 * self.K
+        cdef int j, c, found = 0
+        cdef int64_t i
+        cdef int32_t r, rk, rk_next
+        cdef const int32_t* lst
+        cdef const int32_t* rnk
+        cdef double v, nl, best = 0.0
+        memset(tot, 0, self.K * sizeof(double))
+        for i in range(m):
+            tot[self.y[L[i]]] += 1.0
+        for j in range(self.p):
+            lst = L + <int64_t> j * m
+            rnk = self.rank + <int64_t> j * self.n
+            if rnk[lst[0]] == rnk[lst[m - 1]]:
+                continue  # constant on these rows
+            memset(left, 0, self.K * sizeof(double))
+            nl = 0.0
+            for i in range(m - 1):
+                r = lst[i]
+                left[self.y[r]] += 1.0
+                nl += 1.0
+                rk = rnk[r]
+                rk_next = rnk[lst[i + 1]]
+                if rk == rk_next:
+                    continue
+                for c in range(self.K):
+                    right[c] = tot[c] - left[c]
+                if use_loss:
+                    v = self.leaf_loss(left) + self.leaf_loss(right)
+                else:
+                    v = self.impurity(left, nl) + self.impurity(right, m - nl)
+                if not found or v < best:
+                    found = 1
+                    best = v
+                    out_f[0] = j
+                    out_t[0] = rk
+        out_v[0] = best
+        return found
+
+    cdef int cart(self, int64_t start, int64_t end, int64_t m, int depth, int kmax,
+                  int32_t* tests, int64_t* n_tests) noexcept nogil:
+        """Grow CART (depth kmax) on rows cs[j*m + start : j*m + end] of every
+        column j and add its test nodes to tests (no duplicates)."""
+        cdef int32_t f, t
+        cdef double v
+        cdef int64_t i, j, nl, pos, k
+        cdef int32_t r
+        cdef int32_t* seg
+        cdef const int32_t* rf
+        cdef int pure
+        if depth >= kmax or end - start < 2:
+            return 0
+        # the best split of this CART node: scan each column's segment
+        if not self._best_split_segment(start, end, m, &f, &t, &v):
+            return 0
+        for k in range(n_tests[0]):
+            if tests[2 * k] == f and tests[2 * k + 1] == t:
+                break
+        else:
+            tests[2 * n_tests[0]] = f
+            tests[2 * n_tests[0] + 1] = t
+            n_tests[0] += 1
+        if depth + 1 >= kmax:
+            return 0
+        # stable partition of every column's segment: rank[f] <= t first
+        rf = self.rank + <int64_t> f * self.n
+        nl = 0
+        for j in range(self.p):
+            seg = self.cs + j * m
+            nl = 0
+            pos = 0
+            for i in range(start, end):
+                r = seg[i]
+                if rf[r] <= t:
+                    seg[start + nl] = r
+                    nl += 1
+                else:
+                    self.ctmp[pos] = r
+                    pos += 1
+            memcpy(seg + start + nl, self.ctmp, pos * sizeof(int32_t))
+        self.cart(start, start + nl, m, depth + 1, kmax, tests, n_tests)
+        self.cart(start + nl, end, m, depth + 1, kmax, tests, n_tests)
+        return 0
+
+    cdef int _best_split_segment(self, int64_t start, int64_t end, int64_t m,
+                                 int32_t* out_f, int32_t* out_t,
+                                 double* out_v) noexcept nogil:
+        """CART's split of the rows cs[j*m + start : j*m + end]; 0 if none
+        (pure node, or every column constant)."""
+        cdef double* tot = self.counts
+        cdef int64_t i
+        cdef int c, nz = 0
+        memset(tot, 0, self.K * sizeof(double))
+        for i in range(start, end):
+            tot[self.y[self.cs[i]]] += 1.0
+        for c in range(self.K):
+            if tot[c] > 0:
+                nz += 1
+        if nz < 2:
+            return 0  # pure: sklearn's CART makes it a leaf
+        return self._scan_segment(start, end, m, out_f, out_t, out_v)
+
+    cdef int _scan_segment(self, int64_t start, int64_t end, int64_t m,
+                           int32_t* out_f, int32_t* out_t, double* out_v) noexcept nogil:
+        cdef double* tot = self.counts
+        cdef double* left = self.counts + self.K
+        cdef double* right = self.counts + 2 * self.K
+        cdef int j, c, found = 0
+        cdef int64_t i, cnt = end - start
+        cdef int32_t r, rk
+        cdef const int32_t* lst
+        cdef const int32_t* rnk
+        cdef double v, nl, best = 0.0
+        for j in range(self.p):
+            lst = self.cs + <int64_t> j * m + start
+            rnk = self.rank + <int64_t> j * self.n
+            if rnk[lst[0]] == rnk[lst[cnt - 1]]:
+                continue
+            memset(left, 0, self.K * sizeof(double))
+            nl = 0.0
+            for i in range(cnt - 1):
+                r = lst[i]
+                left[self.y[r]] += 1.0
+                nl += 1.0
+                rk = rnk[r]
+                if rk == rnk[lst[i + 1]]:
+                    continue
+                for c in range(self.K):
+                    right[c] = tot[c] - left[c]
+                v = self.impurity(left, nl) + self.impurity(right, cnt - nl)
+                if not found or v < best:
+                    found = 1
+                    best = v
+                    out_f[0] = j
+                    out_t[0] = rk
+        out_v[0] = best
+        return found
+
+    cdef int64_t all_tests(self, const int32_t* L, int64_t m, int32_t* tests) noexcept nogil:
+        """Every split that separates the rows in lists L."""
+        cdef int64_t i, n_t = 0
+        cdef int j
+        cdef const int32_t* lst
+        cdef const int32_t* rnk
+        for j in range(self.p):
+            lst = L + <int64_t> j * m
+            rnk = self.rank + <int64_t> j * self.n
+            for i in range(m - 1):
+                if rnk[lst[i]] != rnk[lst[i + 1]]:
+                    tests[2 * n_t] = j
+                    tests[2 * n_t + 1] = rnk[lst[i]]
+                    n_t += 1
+        return n_t
+
+    # ------------------------------------------------------------ the states
+
+    cdef int _reserve_states(self, int64_t need) noexcept nogil:
+        cdef int64_t cap
+        cdef int64_t* off
+        cdef int32_t* ln
+        if need <= self.cap_states:
+            return 0
+        cap = self.cap_states * 2 if self.cap_states > 0 else 1024
+        while cap < need:
+            cap *= 2
+        off = <int64_t*> realloc(self.hull_off, cap * sizeof(int64_t))
+        if off == NULL:
+            return -1
+        self.hull_off = off
+        ln = <int32_t*> realloc(self.hull_len, cap * sizeof(int32_t))
+        if ln == NULL:
+            return -1
+        self.hull_len = ln
+        self.cap_states = cap
+        return 0
+
+    cdef int64_t _leaf_point(self, double loss) noexcept nogil:
+        cdef Point q
+        q.c = 1.0 if self.complexity == C_LEAVES else 0.0
+        q.l = loss
+        q.split = -1
+        q.pad = 0
+        q.left = -1
+        q.right = -1
+        if buf_push(&self.pool, &q) != 0:
+            return -1
+        return self.pool.n - 1
+
+    cdef node_t child(self, int d, int64_t m, int32_t f, int32_t t, int side,
+                      int64_t* m_child) noexcept nogil:
+        """Build the child (rows of level d's state with rank[f] <= t if side == 0,
+        > t if side == 1) into level d + 1, find or create and solve its state.
+        Returns its id, or -1 when out of memory."""
+        cdef const int32_t* src = self.lists[d]
+        cdef int32_t* dst = self.lists[d + 1]
+        cdef const int32_t* rf = self.rank + <int64_t> f * self.n
+        cdef word_t* key = self.keys[d + 1]
+        cdef int64_t i, mc = 0
+        cdef uint64_t h
+        cdef node_t sid
+        # its size from column 0 (every column lists every row of the state)
+        for i in range(m):
+            if (rf[src[i]] <= t) == (side == 0):
+                mc += 1
+        m_child[0] = mc
+        self._filter(src, m, dst, mc, rf, t, side)
+        memset(key, 0, self.nw * sizeof(word_t))
+        for i in range(mc):
+            bs_set(key, dst[i])
+        h = bs_hash(key, self.nw, d + 1)
+        sid = memo_find(&self.memo, key, d + 1, h)
+        if sid >= 0:
+            self.memo_hits += 1
+            return sid
+        sid = memo_insert(&self.memo, key, d + 1, h)
+        if sid < 0 or self._reserve_states(sid + 1) != 0:
+            return -1
+        self.memo.nodes[sid].count = mc
+        self.states_at_depth[d + 1] += 1
+        if self.solve(sid, d + 1, mc) != 0:
+            return -1
+        return sid
+
+    cdef void _filter(self, const int32_t* src, int64_t m, int32_t* dst, int64_t mc,
+                      const int32_t* rf, int32_t t, int side) noexcept nogil:
+        """dst[j*mc : (j+1)*mc] = the rows of src[j*m : (j+1)*m] on `side`, in order."""
+        cdef int j
+        cdef int64_t i, k
+        cdef int32_t r
+        cdef const int32_t* s
+        cdef int32_t* o
+        for j in range(self.p):
+            s = src + <int64_t> j * m
+            o = dst + <int64_t> j * mc
+            k = 0
+            if side == 0:
+                for i in range(m):
+                    r = s[i]
+                    if rf[r] <= t:
+                        o[k] = r
+                        k += 1
+            else:
+                for i in range(m):
+                    r = s[i]
+                    if rf[r] > t:
+                        o[k] = r
+                        k += 1
+
+    cdef int minkowski(self, int d, int64_t a, int32_t na, int64_t b, int32_t nb,
+                       double shift, int32_t split) noexcept nogil:
+        """Append to level d's candidates the chain of subtrees `split` + (point of
+        chain a) + (point of chain b): the Minkowski sum of two hull chains (c
+        increasing, slopes increasing), merged by slope."""
+        cdef int32_t i = 0, j = 0
+        cdef Point q
+        cdef Point* P
+        cdef double dla, dca, dlb, dcb
+        q.split = split
+        q.pad = 0
+        while True:
+            P = self.pool.p
+            q.c = P[a + i].c + P[b + j].c + shift
+            q.l = P[a + i].l + P[b + j].l
+            q.left = a + i
+            q.right = b + j
+            if buf_push(&self.cand[d], &q) != 0:
+                return -1
+            if i == na - 1 and j == nb - 1:
+                return 0
+            if i == na - 1:
+                j += 1
+            elif j == nb - 1:
+                i += 1
+            else:
+                dla = P[a + i + 1].l - P[a + i].l
+                dca = P[a + i + 1].c - P[a + i].c
+                dlb = P[b + j + 1].l - P[b + j].l
+                dcb = P[b + j + 1].c - P[b + j].c
+                if dla * dcb <= dlb * dca:   # slope a <= slope b: a's edge first
+                    i += 1
+                else:
+                    j += 1
+
+    cdef int solve(self, node_t sid, int d, int64_t m) noexcept nogil:
+        """Solve the state whose p sorted lists are in level d: its hull of
+        (complexity, loss) points optimal for some alpha >= 0, into the pool."""
+        cdef const int32_t* L = self.lists[d]
+        cdef double* cnt = self.counts + 3 * self.K
+        cdef double leaf, loss_l, loss_r, v
+        cdef int64_t i, n_t, k, mc, pl, pr_, lp
+        cdef int32_t f, t
+        cdef int c, kd
+        cdef node_t cl, cr
+        cdef Buf* cb = &self.cand[d]
+        cdef Point q
+        cdef double shift
+        memset(cnt, 0, self.K * sizeof(double))
+        for i in range(m):
+            cnt[self.y[L[i]]] += 1.0
+        leaf = self.leaf_loss(cnt)
+        cb.n = 0
+        # Rule (leaf floor): when the leaf's loss equals the sum over rows of the
+        # least cost of each row's class, no tree has a smaller loss (every tree
+        # pays at least that per row) and every tree has complexity >= the
+        # leaf's, so the leaf is optimal for every alpha >= 0.  Also covers d == D.
+        if d >= self.D or leaf <= self.floor_loss(cnt):
+            lp = self._leaf_point(leaf)
+            if lp < 0:
+                return -1
+            self.hull_off[sid] = lp
+            self.hull_len[sid] = 1
+            self.n_leaf_only += 1
+            return 0
+        self.n_expanded += 1
+        q.c = 1.0 if self.complexity == C_LEAVES else 0.0
+        q.l = leaf
+        q.split = -1
+        q.pad = 0
+        q.left = -1
+        q.right = -1
+        if buf_push(cb, &q) != 0:
+            return -1
+        shift = <double> m if self.complexity == C_TESTS else 0.0
+        if d == self.D - 1:
+            # Children are leaves: the best test is the least-loss split whatever
+            # alpha is (see the module notes); exact over every split.
+            if self.best_split(L, m, 1, &f, &t, &v):
+                q.c = shift + (2.0 if self.complexity == C_LEAVES else 0.0)
+                q.l = v
+                q.split = self.col_start[f] + t
+                q.pad = 0
+                # the two leaves are made only if the split is on the hull
+                q.left = -2
+                q.right = -2
+                if buf_push(cb, &q) != 0:
+                    return -1
+        else:
+            kd = self.cart_k[d]
+            if kd == C_ALL:
+                n_t = self.all_tests(L, m, self.tests[d])
+            else:
+                memcpy(self.cs, L, <int64_t> self.p * m * sizeof(int32_t))
+                n_t = 0
+                self.cart(0, m, m, 0, kd, self.tests[d], &n_t)
+            for k in range(n_t):
+                f = self.tests[d][2 * k]
+                t = self.tests[d][2 * k + 1]
+                cl = self.child(d, m, f, t, 0, &mc)
+                if cl < 0:
+                    return -1
+                cr = self.child(d, m, f, t, 1, &mc)
+                if cr < 0:
+                    return -1
+                if self.minkowski(d, self.hull_off[cl], self.hull_len[cl],
+                                  self.hull_off[cr], self.hull_len[cr], shift,
+                                  self.col_start[f] + t) != 0:
+                    return -1
+        # the hull of the leaf and every action's chain
+        if self.sort_tmp_cap < cb.n:
+            free(self.sort_tmp)
+            self.sort_tmp_cap = cb.n * 2
+            self.sort_tmp = <Point*> malloc(self.sort_tmp_cap * sizeof(Point))
+            if self.sort_tmp == NULL:
+                self.sort_tmp_cap = 0
+                return -1
+        _sort_points(cb.p, cb.n, self.sort_tmp)
+        k = _lower_hull(cb.p, cb.n)
+        for i in range(k):
+            if cb.p[i].left == -2:
+                # the last level's split: make its two leaves now (before the
+                # hull, which must be contiguous in the pool)
+                if self._leaf_children(L, m, &cb.p[i]) != 0:
+                    return -1
+        self.hull_off[sid] = self.pool.n
+        self.hull_len[sid] = <int32_t> k
+        for i in range(k):
+            if buf_push(&self.pool, &cb.p[i]) != 0:
+                return -1
+        return 0
+
+    cdef int _leaf_children(self, const int32_t* L, int64_t m, Point* q) noexcept nogil:
+        """Leaf points of the two sides of q.split (last level)."""
+        cdef double* lc = self.counts
+        cdef double* rc = self.counts + self.K
+        cdef int64_t i
+        cdef int f = 0
+        cdef int32_t t
+        cdef int32_t r
+        cdef const int32_t* rf
+        while self.col_start[f + 1] <= q.split:
+            f += 1
+        t = q.split - self.col_start[f]
+        rf = self.rank + <int64_t> f * self.n
+        memset(lc, 0, 2 * self.K * sizeof(double))
+        for i in range(m):
+            r = L[i]
+            if rf[r] <= t:
+                lc[self.y[r]] += 1.0
+            else:
+                rc[self.y[r]] += 1.0
+        q.left = self._leaf_point(self.leaf_loss(lc))
+        q.right = self._leaf_point(self.leaf_loss(rc))
+        return 0 if q.left >= 0 and q.right >= 0 else -1
+
+    def build(self):
+        """Build and solve the whole MDP from the root (all rows, depth 0)."""
+        cdef word_t* key = self.keys[0]
+        cdef int64_t i
+        cdef uint64_t h
+        cdef node_t sid
+        cdef int rc
+        with nogil:
+            memcpy(self.lists[0], self.order, <int64_t> self.p * self.n * sizeof(int32_t))
+            memset(key, 0, self.nw * sizeof(word_t))
+            for i in range(self.n):
+                bs_set(key, i)
+            h = bs_hash(key, self.nw, 0)
+            sid = memo_insert(&self.memo, key, 0, h)
+            rc = -1
+            if sid >= 0 and self._reserve_states(1) == 0:
+                self.memo.nodes[sid].count = self.n
+                self.states_at_depth[0] = 1
+                rc = self.solve(sid, 0, self.n)
+        if rc != 0:
+            raise MemoryError("DPDT: out of memory while building the MDP")
+
+    def root_hull(self):
+        """(c, loss, point index) of the root's hull points, c increasing."""
+        cdef int64_t off = self.hull_off[0], i
+        cdef int32_t k = self.hull_len[0]
+        c = np.empty(k)
+        l = np.empty(k)
+        idx = np.empty(k, dtype=np.int64)
+        for i in range(k):
+            c[i] = self.pool.p[off + i].c
+            l[i] = self.pool.p[off + i].l
+            idx[i] = off + i
+        return c, l, idx
+
+    def tree(self, int64_t point):
+        """The tree of a hull point in preorder: (split, left, right, depth)."""
+        split, left, right, depth = [], [], [], []
+        stack = [(point, 0, -1, 0)]
+        cdef Point q
+        while stack:
+            pt, dep, parent, is_right = stack.pop()
+            node = len(split)
+            if parent >= 0:
+                (right if is_right else left)[parent] = node
+            q = self.pool.p[pt]
+            split.append(q.split)
+            left.append(-1)
+            right.append(-1)
+            depth.append(dep)
+            if q.split >= 0:
+                stack.append((q.right, dep + 1, node, 1))
+                stack.append((q.left, dep + 1, node, 0))
+        return (np.asarray(split, dtype=np.intp), np.asarray(left, dtype=np.intp),
+                np.asarray(right, dtype=np.intp), np.asarray(depth, dtype=np.intp))
+
+    def stats(self):
+        return {
+            "states": int(self.memo.n_nodes),
+            "states_saved": int(self.memo_hits),
+            "states_expanded": int(self.n_expanded),
+            "states_leaf_only": int(self.n_leaf_only),
+            "states_per_depth": [int(self.states_at_depth[d]) for d in range(self.D + 1)],
+            "hull_points": int(self.pool.n),
+            "memo_bytes": int(memo_bytes(&self.memo)),
+        }

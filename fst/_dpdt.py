@@ -1,0 +1,408 @@
+"""DPDTClassifier: Dynamic Programming Decision Trees, the whole front at once."""
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
+                         CRITERION_GINI, MDP, TESTS_ALL)
+from ._core._problem import build_space
+from ._export import build_estimator
+from ._utils import check_cost_matrix
+
+__all__ = ["DPDTClassifier"]
+
+# Agreement required between a hull point's loss and its exported tree re-scored
+# on the training data (the same sums in another order).
+_RESCORE_TOL = 1e-9
+
+
+class DPDTClassifier(ClassifierMixin, BaseEstimator):
+    """Dynamic Programming Decision Trees: every tree on the accuracy/complexity
+    front of a depth-limited decision-tree MDP, from one fit.
+
+    States of the MDP are (row set, depth); at each state the actions are its
+    leaf and the tests of a CART tree of depth ``cart_depth`` grown on the
+    state's rows (the tests generating function). The MDP is solved backwards for
+    every trade-off ``alpha >= 0`` at once, minimising
+
+        loss / n_samples + alpha * complexity
+
+    where complexity is the expected number of tests a row goes through
+    (``complexity='tests'``, the paper's measure) or the number of leaves
+    (``'leaves'``, FastSmallTreeClassifier's measure).
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Depth of the trees (a single leaf has depth 0).
+    cart_depth : int, 'all' or list, default=4
+        Depth of the CART tree whose test nodes are the tests offered at a state.
+        A list gives one value per depth of the state (``max_depth`` values).
+        ``'all'`` offers every split: exact, for small data only. At depth
+        ``max_depth - 1`` every split is always offered, since there the best
+        one is found in a single scan (the children are leaves).
+    criterion : {'entropy', 'gini'}, default='entropy'
+        Impurity of the CART tests generating function.
+    complexity : {'tests', 'leaves'}, default='tests'
+        What ``alpha`` prices: the expected number of tests (each test weighted
+        by the share of rows reaching it) or each leaf.
+    alphas : int or array-like, default=1000
+        The trade-offs whose optimal trees make up ``trees_``: a count for a grid
+        on [0, 1], or the values (finite, >= 0).
+    alpha : float, default=0.0
+        The trade-off of ``estimator_``, used by predict.
+    greedy_below : int, default=None
+        From this depth of the state on, the tests are those of a depth-1 CART
+        (the greedy split), which is how deep trees stay tractable.
+    cost_matrix : array-like of shape (n_classes, n_classes), default=None
+        ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` for a row
+        of class ``classes_[i]`` (finite, >= 0). None means 0/1 loss.
+    n_jobs : int, default=1
+        Accepted for the scikit-learn convention; the MDP is built on one thread
+        in this version, so it has no effect on the result or the speed.
+    verbose : int, default=0
+        Print the MDP's size and time when > 0.
+
+    Attributes
+    ----------
+    estimator_ : DecisionTreeClassifier
+        The tree optimal at ``alpha``, as a native scikit-learn tree.
+    trees_ : list of DecisionTreeClassifier
+        Each distinct tree optimal at some value of ``alphas``, once, from the
+        simplest to the most complex.
+    pareto_front_ : dict of ndarray
+        One entry per tree of ``trees_``: ``alpha_min`` and ``alpha_max`` (the
+        interval of alpha where it is optimal; at an end shared by two trees the
+        simpler one is returned), ``loss`` (training loss / n), ``accuracy``
+        (training accuracy), ``expected_tests``, ``n_leaves``, ``depth``.
+        ``pandas.DataFrame(pareto_front_)`` gives a table.
+    n_states_ : int
+        States of the MDP (distinct (row set, depth) pairs).
+    mdp_stats_ : dict
+        Size of the MDP: states, states saved by sharing identical row sets,
+        states per depth, hull points, seconds.
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined only when X has string column names.
+
+    Notes
+    -----
+    The backward pass is exact for every alpha at once: a state's value is a
+    concave piecewise-linear function of alpha, kept as the hull of its optimal
+    (complexity, loss) points, and Bellman's equation merges the children's
+    hulls. Reading the root's hull at the values of ``alphas`` gives the trees
+    a backup on that grid gives.
+
+    The result is never worse, for any alpha, than CART grown with the same
+    criterion to ``max_depth`` nor than any of its pruned subtrees (Proposition 2
+    of the paper): their tests are all offered by the generating function.
+
+    Missing values (NaN) are larger than every number and go right.
+
+    References
+    ----------
+    Kohler, Akrour, Preux, "Breiman meets Bellman: Non-Greedy Decision Trees with
+    MDPs" (the DPDT paper).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from fst import DPDTClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = DPDTClassifier(max_depth=3).fit(X, y)
+    >>> round(clf.score(X, y), 3)
+    0.993
+    """
+
+    _parameter_constraints = {
+        "max_depth": [Interval(numbers.Integral, 0, None, closed="left")],
+        "cart_depth": [Interval(numbers.Integral, 1, None, closed="left"),
+                       StrOptions({"all"}), list, tuple],
+        "criterion": [StrOptions({"entropy", "gini"})],
+        "complexity": [StrOptions({"tests", "leaves"})],
+        "alphas": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
+        "alpha": [Interval(numbers.Real, 0, None, closed="left")],
+        "greedy_below": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "cost_matrix": ["array-like", None],
+        "n_jobs": [numbers.Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, max_depth=3, *, cart_depth=4, criterion="entropy",
+                 complexity="tests", alphas=1000, alpha=0.0, greedy_below=None,
+                 cost_matrix=None, n_jobs=1, verbose=0):
+        self.max_depth = max_depth
+        self.cart_depth = cart_depth
+        self.criterion = criterion
+        self.complexity = complexity
+        self.alphas = alphas
+        self.alpha = alpha
+        self.greedy_below = greedy_below
+        self.cost_matrix = cost_matrix
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # ------------------------------------------------------------ parameters
+
+    def _cart_depths(self):
+        """CART depth per depth of a state (0 = every split)."""
+        D = int(self.max_depth)
+        name = type(self).__name__
+
+        def one(v):
+            if isinstance(v, str) and v == "all":
+                return TESTS_ALL
+            if isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1:
+                return int(v)
+            raise ValueError(
+                f"The 'cart_depth' parameter of {name} must be an int >= 1, 'all', or "
+                f"a list of those. Got {v!r} in {self.cart_depth!r}.")
+
+        if isinstance(self.cart_depth, (list, tuple)):
+            if len(self.cart_depth) != D:
+                raise ValueError(
+                    f"The 'cart_depth' parameter of {name} given as a list needs one "
+                    f"value per depth, max_depth = {D} values. Got "
+                    f"{len(self.cart_depth)}.")
+            ks = [one(v) for v in self.cart_depth]
+        else:
+            ks = [one(self.cart_depth)] * D
+        if self.greedy_below is not None:
+            ks = [1 if d >= self.greedy_below else k for d, k in enumerate(ks)]
+        return np.asarray(ks, dtype=np.int32)
+
+    def _alpha_grid(self):
+        name = type(self).__name__
+        if isinstance(self.alphas, numbers.Integral) and not isinstance(self.alphas, bool):
+            return np.linspace(0.0, 1.0, int(self.alphas))
+        try:
+            a = np.asarray(self.alphas, dtype=np.float64).reshape(-1)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(
+                f"The 'alphas' parameter of {name} must be an int >= 1 or an array of "
+                f"numbers. Got {self.alphas!r} instead.") from exc
+        if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0):
+            raise ValueError(
+                f"The 'alphas' parameter of {name} must hold at least one finite value "
+                f">= 0. Got {self.alphas!r} instead.")
+        return np.unique(a)
+
+    def _check_alpha(self, alpha, what="alpha"):
+        try:
+            a = float(alpha)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{what} must be a finite number >= 0. Got {alpha!r}.") from exc
+        if not np.isfinite(a) or a < 0:
+            raise ValueError(f"{what} must be a finite number >= 0. Got {alpha!r}.")
+        return a
+
+    # ------------------------------------------------------------------- fit
+
+    def fit(self, X, y):
+        """Build the MDP on (X, y) and solve it for every trade-off.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features; NaN is allowed (larger than every number), +-inf
+            and values beyond float32 range are not.
+        y : array-like of shape (n_samples,)
+            Class labels of any type.
+
+        Returns
+        -------
+        self : DPDTClassifier
+            The fitted estimator.
+        """
+        self._validate_params()
+        alpha = self._check_alpha(self.alpha, "The 'alpha' parameter of DPDTClassifier")
+        cart_k = self._cart_depths()
+        grid = self._alpha_grid()
+        if self.n_jobs == 0:
+            raise ValueError(
+                "The 'n_jobs' parameter of DPDTClassifier must be a nonzero integer or "
+                "None. Got 0 instead.")
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
+                             order="C")
+        check_classification_targets(y)
+        self.classes_, y_idx = np.unique(y, return_inverse=True)
+        y_idx = y_idx.reshape(-1)
+        K = len(self.classes_)
+        cost = check_cost_matrix(self.cost_matrix, K, type(self).__name__)
+        t0 = time.perf_counter()
+        space = build_space(X, y_idx)
+        mdp = MDP(space, K, cost, cart_k,
+                  CRITERION_ENTROPY if self.criterion == "entropy" else CRITERION_GINI,
+                  COMPLEXITY_TESTS if self.complexity == "tests" else COMPLEXITY_LEAVES)
+        mdp.build()
+        seconds = time.perf_counter() - t0
+        n = X.shape[0]
+        c, l, points = mdp.root_hull()
+        # Objective of hull point i at alpha: loss_i + alpha * complexity_i.
+        self._hull_loss = l / n
+        self._hull_complexity = c / n if self.complexity == "tests" else c
+        # Point i is optimal for alpha in [beta_i, beta_{i-1}]; the betas decrease.
+        self._betas = ((self._hull_loss[:-1] - self._hull_loss[1:])
+                       / (self._hull_complexity[1:] - self._hull_complexity[:-1]))
+        self._space = space
+        self._mdp = mdp
+        self._points = points
+        self._cost = cost
+        self._y_idx = y_idx
+        self._X = X
+        self._cache = {}
+        # Every tree of the root's hull is exported (and re-scored) now, so the
+        # fitted estimator keeps no MDP and no training data, and pickles.
+        self._hull_trees = [self._tree(i) for i in range(len(points))]
+        chosen = np.unique(self._select(grid))
+        self.trees_ = [self._hull_trees[i] for i in chosen]
+        self.estimator_ = self._hull_trees[self._select(np.array([alpha]))[0]]
+        self.pareto_front_ = self._front(chosen)
+        stats = mdp.stats()
+        stats["seconds"] = seconds
+        self.mdp_stats_ = stats
+        self.n_states_ = stats["states"]
+        del self._X, self._y_idx, self._mdp, self._space, self._points, self._cache
+        if self.verbose:
+            print(f"[dpdt] states={stats['states']} saved={stats['states_saved']} "
+                  f"hull={len(points)} trees={len(self.trees_)} seconds={seconds:.3f}")
+        return self
+
+    def _select(self, alphas):
+        """Index of the root hull point optimal at each alpha (ties: simpler)."""
+        alphas = np.asarray(alphas, dtype=np.float64)
+        return (self._betas[None, :] > alphas[:, None]).sum(axis=1)
+
+    def _tree(self, i):
+        """The exported tree of root hull point i, re-scored."""
+        split, left, right, depth = self._mdp.tree(int(self._points[i]))
+        sp = self._space
+        rows = [None] * len(split)
+        rows[0] = np.arange(sp.n_rows)
+        for v in range(len(split)):  # preorder: parents come first
+            if split[v] >= 0:
+                f = sp.split_col[split[v]]
+                go_left = sp.row_rank[f, rows[v]] <= split[v] - sp.col_start[f]
+                rows[left[v]] = rows[v][go_left]
+                rows[right[v]] = rows[v][~go_left]
+        est = build_estimator(
+            sp, (split, left, right, depth, rows), self.classes_, np.ones(len(self.classes_)),
+            None if self.cost_matrix is None else self._cost, self.n_features_in_,
+            getattr(self, "feature_names_in_", None))
+        # Re-score from the raw data: the exported tree must have the loss the MDP
+        # recorded for it.
+        pred = np.searchsorted(self.classes_, est.predict(self._X, check_input=False))
+        loss = self._cost[self._y_idx, pred].sum() / sp.n_rows
+        if abs(loss - self._hull_loss[i]) > _RESCORE_TOL * max(1.0, self._cost.max()):
+            raise RuntimeError(
+                f"fst internal error: a DPDT tree scores {loss!r} but the MDP "
+                f"recorded {self._hull_loss[i]!r}.")
+        return est
+
+    def _front(self, chosen):
+        hi = np.concatenate([[np.inf], self._betas])
+        lo = np.concatenate([self._betas, [0.0]])
+        trees = [self._hull_trees[i] for i in chosen]
+        n = self._space.n_rows
+        acc, tests, leaves, depth = [], [], [], []
+        for est in trees:
+            t = est.tree_
+            acc.append(float(np.mean(est.predict(self._X, check_input=False) == self.classes_[self._y_idx])))
+            internal = t.children_left >= 0
+            tests.append(float(t.n_node_samples[internal].sum()) / n)
+            leaves.append(int(est.get_n_leaves()))
+            depth.append(int(est.get_depth()))
+        return {
+            "alpha_min": lo[chosen],
+            "alpha_max": hi[chosen],
+            "loss": self._hull_loss[chosen],
+            "accuracy": np.asarray(acc),
+            "expected_tests": np.asarray(tests),
+            "n_leaves": np.asarray(leaves, dtype=np.intp),
+            "depth": np.asarray(depth, dtype=np.intp),
+        }
+
+    def tree_at(self, alpha):
+        """The tree optimal at trade-off ``alpha`` (ties: the simpler tree)."""
+        check_is_fitted(self)
+        a = self._check_alpha(alpha)
+        return self._hull_trees[self._select(np.array([a]))[0]]
+
+    # --------------------------------------------------------------- predict
+
+    def _validate_X_predict(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float32, ensure_all_finite="allow-nan",
+                             reset=False)
+
+    def predict(self, X):
+        """Predict class labels for X with ``estimator_``."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.predict(X, check_input=False)
+
+    def predict_proba(self, X):
+        """Class scores of the leaf of ``estimator_`` each row reaches."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.predict_proba(X, check_input=False)
+
+    def predict_log_proba(self, X):
+        """Logarithm of `predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def apply(self, X):
+        """Index of the leaf each row reaches in ``estimator_.tree_``."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.apply(X, check_input=False)
+
+    def decision_path(self, X):
+        """Node indicator matrix of the path of each row in ``estimator_.tree_``."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.decision_path(X, check_input=False)
+
+    # ------------------------------------------------------------------ plot
+
+    def plot_front(self, ax=None, complexity=None):
+        """Training accuracy of the trees of ``trees_`` against their complexity.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, default=None
+            Where to draw; a new figure when None.
+        complexity : {'tests', 'leaves'}, default=None
+            The x axis: expected number of tests or leaves; None means the
+            estimator's ``complexity``.
+
+        Returns
+        -------
+        ax : matplotlib Axes
+        """
+        check_is_fitted(self)
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # optional dependency
+            raise ImportError("plot_front needs matplotlib: pip install matplotlib") from exc
+        complexity = self.complexity if complexity is None else complexity
+        if complexity not in ("tests", "leaves"):
+            raise ValueError(f"complexity must be 'tests' or 'leaves'. Got {complexity!r}.")
+        if ax is None:
+            _, ax = plt.subplots()
+        f = self.pareto_front_
+        x = f["expected_tests"] if complexity == "tests" else f["n_leaves"]
+        ax.step(x, f["accuracy"], where="post", color="C0", alpha=0.5)
+        ax.plot(x, f["accuracy"], "o", color="C0")
+        ax.set_xlabel("expected number of tests" if complexity == "tests" else "leaves")
+        ax.set_ylabel("training accuracy")
+        ax.set_title(f"DPDT front (max_depth={self.max_depth})")
+        return ax

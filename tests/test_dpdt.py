@@ -1,0 +1,272 @@
+"""DPDTClassifier: exhaustive oracle, Proposition 2 against CART, the front."""
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.tree import DecisionTreeClassifier
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fst import DPDTClassifier
+from oracle import optimal_objective, optimal_objective_tests, tree_objective
+
+ALPHAS = [0.0, 0.001, 0.01, 0.03, 0.07, 0.15, 0.4, 1.0, 3.0]
+
+
+def _small_problem(seed):
+    rng = np.random.default_rng(1000 + seed)
+    n = int(rng.integers(3, 22))
+    K = 2 if seed % 3 else 3
+    kind = seed % 3
+    if kind == 0:
+        p = int(rng.integers(1, 5))
+        X = rng.integers(0, 2, size=(n, p)).astype(float)
+    elif kind == 1:
+        p = int(rng.integers(1, 4))
+        X = rng.integers(0, 4, size=(n, p)).astype(float)
+    else:
+        p = int(rng.integers(1, 3))
+        X = rng.integers(-2, 3, size=(n, p)).astype(float)
+        X[rng.random((n, p)) < 0.15] = np.nan
+    y = rng.integers(0, K, size=n)
+    y[: min(K, n)] = np.arange(min(K, n))
+    cost = rng.uniform(0, 3, size=(K, K)) if seed % 2 else None
+    if cost is not None and seed % 5 == 0:
+        cost[np.diag_indices(K)] = 0.0
+    return X, y, cost
+
+
+def _full_cost(cost, classes):
+    K = len(classes)
+    return (np.ones((K, K)) - np.eye(K)) if cost is None else cost[np.ix_(classes, classes)]
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_all_tests_equals_exhaustive_oracle(seed):
+    """cart_depth='all' spans every depth-limited tree: for every alpha the tree
+    returned is optimal, re-scored from the raw data."""
+    X, y, cost = _small_problem(seed)
+    max_depth = seed % 4
+    complexity = "tests" if seed % 2 == 0 else "leaves"
+    clf = DPDTClassifier(max_depth=max_depth, cart_depth="all", complexity=complexity,
+                         alphas=ALPHAS, cost_matrix=cost).fit(X, y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    full = _full_cost(cost, classes)
+    for a in ALPHAS:
+        if complexity == "tests":
+            expected = optimal_objective_tests(X, y_idx, full, a, max_depth)
+        else:
+            expected = optimal_objective(X, y_idx, full, a, max_depth)
+        tree = clf.tree_at(a)
+        assert tree.get_depth() <= max_depth
+        got = tree_objective(tree, X, y_idx, full, a, complexity, clf.classes_)
+        assert got == pytest.approx(expected, abs=1e-9), (a, got, expected)
+    # every tree of the front is optimal at both ends of its interval
+    f = clf.pareto_front_
+    for t, lo, hi in zip(clf.trees_, f["alpha_min"], f["alpha_max"]):
+        for a in (lo, hi if np.isfinite(hi) else lo + 1.0):
+            if complexity == "tests":
+                expected = optimal_objective_tests(X, y_idx, full, a, max_depth)
+            else:
+                expected = optimal_objective(X, y_idx, full, a, max_depth)
+            assert tree_objective(t, X, y_idx, full, a, complexity, clf.classes_) == \
+                pytest.approx(expected, abs=1e-9)
+
+
+def _continuous(seed, n=150, p=4, K=2):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p))
+    w = rng.normal(size=(p, K))
+    y = np.argmax(X @ w + rng.normal(scale=1.0, size=(n, K)), axis=1)
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_never_worse_than_cart_and_its_pruning_path(seed):
+    """Proposition 2: for every alpha, the objective of DPDT's tree is at most that
+    of CART (same criterion and depth) and of every tree on its pruning path.
+    (With cart_depth=1 this test catches a generator that does not reproduce
+    CART's splits: swapping the criterion fails it on several seeds.)"""
+    K = 2 + seed % 3
+    X, y = _continuous(seed, n=200 + 10 * seed, p=8, K=K)
+    criterion = "entropy" if seed % 2 == 0 else "gini"
+    max_depth = 2 + seed % 4
+    cart_depth = [1, 2, 1, 4][(seed // 2) % 4]
+    complexity = "tests" if seed % 4 < 2 else "leaves"
+    clf = DPDTClassifier(max_depth=max_depth, cart_depth=cart_depth, criterion=criterion,
+                         complexity=complexity, alphas=50).fit(X, y)
+    cart = DecisionTreeClassifier(criterion=criterion, max_depth=max_depth,
+                                  random_state=0).fit(X, y)
+    path = cart.cost_complexity_pruning_path(X, y)
+    trees = [cart] + [
+        DecisionTreeClassifier(criterion=criterion, max_depth=max_depth, random_state=0,
+                               ccp_alpha=a).fit(X, y)
+        for a in path.ccp_alphas]
+    classes, y_idx = np.unique(y, return_inverse=True)
+    full = _full_cost(None, classes)
+    for a in np.linspace(0, 0.2, 41):
+        mine = tree_objective(clf.tree_at(a), X, y_idx, full, a, complexity, classes)
+        theirs = min(tree_objective(t, X, y_idx, full, a, complexity, classes)
+                     for t in trees)
+        assert mine <= theirs + 1e-12, (a, mine, theirs)
+
+
+def test_greedy_below_keeps_cart_and_shrinks_the_mdp():
+    X, y = _continuous(5, n=400, p=6, K=3)
+    full = DPDTClassifier(max_depth=4, cart_depth=3).fit(X, y)
+    greedy = DPDTClassifier(max_depth=4, cart_depth=3, greedy_below=1).fit(X, y)
+    assert greedy.n_states_ < full.n_states_
+    cart = DecisionTreeClassifier(criterion="entropy", max_depth=4, random_state=0).fit(X, y)
+    assert greedy.tree_at(0.0).score(X, y) >= cart.score(X, y)
+    assert full.tree_at(0.0).score(X, y) >= greedy.tree_at(0.0).score(X, y)
+
+
+def test_front_is_non_dominated_and_tree_at_returns_its_trees():
+    X, y = _continuous(3, n=300, p=5, K=3)
+    clf = DPDTClassifier(max_depth=4, cart_depth=2).fit(X, y)
+    f = clf.pareto_front_
+    comp, loss = f["expected_tests"], f["loss"]
+    assert len(clf.trees_) >= 3
+    assert np.all(np.diff(comp) > 0) and np.all(np.diff(loss) < 0)
+    for i in range(len(comp)):
+        for j in range(len(comp)):
+            if i != j:
+                assert not (comp[j] <= comp[i] and loss[j] <= loss[i])
+    for t, lo, hi in zip(clf.trees_, f["alpha_min"], f["alpha_max"]):
+        a = (lo + hi) / 2 if np.isfinite(hi) else lo + 1.0
+        assert clf.tree_at(a) is t
+        assert lo <= hi
+    # estimator_ is the tree at alpha (0 by default: the most accurate)
+    assert clf.estimator_ is clf.trees_[-1]
+    assert clf.score(X, y) == pytest.approx(f["accuracy"][-1])
+    assert f["depth"].max() <= 4 and f["n_leaves"][0] >= 1
+
+
+def test_intervals_tile_the_alpha_axis():
+    X, y = _continuous(8, n=200, p=3, K=2)
+    clf = DPDTClassifier(max_depth=3, alphas=np.linspace(0, 2, 2001)).fit(X, y)
+    f = clf.pareto_front_
+    assert f["alpha_max"][0] == np.inf
+    assert f["alpha_min"][-1] == 0.0
+    # consecutive trees meet where one stops being optimal
+    np.testing.assert_allclose(f["alpha_min"][:-1], f["alpha_max"][1:])
+
+
+def test_results_do_not_depend_on_row_order():
+    X, y = _continuous(11, n=250, p=4, K=3)
+    a = DPDTClassifier(max_depth=3).fit(X, y)
+    perm = np.random.default_rng(0).permutation(len(y))
+    b = DPDTClassifier(max_depth=3).fit(X[perm], y[perm])
+    for key in ("loss", "expected_tests", "n_leaves", "alpha_min"):
+        np.testing.assert_allclose(a.pareto_front_[key], b.pareto_front_[key], atol=1e-12)
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+    assert a.n_states_ == b.n_states_
+
+
+def test_identical_row_sets_share_a_state():
+    # binary features: splitting on a then b or b then a reaches the same cells
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 2, size=(200, 5)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.random(200) > 1.5).astype(int)
+    clf = DPDTClassifier(max_depth=3, cart_depth=3).fit(X, y)
+    assert clf.mdp_stats_["states_saved"] > 0
+    assert clf.n_states_ == sum(clf.mdp_stats_["states_per_depth"])
+
+
+def test_depth_zero_and_pure_data():
+    X = np.arange(10.0).reshape(-1, 1)
+    y = np.array([0, 1] * 5)
+    clf = DPDTClassifier(max_depth=0).fit(X, y)
+    assert clf.estimator_.get_n_leaves() == 1 and len(clf.trees_) == 1
+    clf = DPDTClassifier(max_depth=3).fit(X, np.zeros(10))
+    assert clf.estimator_.get_n_leaves() == 1 and clf.n_states_ == 1
+
+
+def test_cost_matrix_changes_the_labels():
+    X, y = _continuous(2, n=200, p=3, K=2)
+    cost = np.array([[0.0, 1.0], [10.0, 0.0]])  # missing class 1 is expensive
+    clf = DPDTClassifier(max_depth=2, cost_matrix=cost).fit(X, y)
+    plain = DPDTClassifier(max_depth=2).fit(X, y)
+    assert (clf.predict(X) == 1).sum() > (plain.predict(X) == 1).sum()
+
+
+def test_sklearn_integration(tmp_path):
+    import joblib
+    import pandas as pd
+    from sklearn.tree import export_text
+
+    X, y = _continuous(4, n=150, p=3, K=3)
+    df = pd.DataFrame(X, columns=["a", "b", "c"])
+    clf = DPDTClassifier(max_depth=2, alpha=0.01).fit(df, y)
+    assert list(clf.feature_names_in_) == ["a", "b", "c"]
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict(df), clf.predict(df))
+    joblib.dump(clf, tmp_path / "m.joblib")
+    np.testing.assert_array_equal(joblib.load(tmp_path / "m.joblib").predict(df),
+                                  clf.predict(df))
+    assert "a <=" in export_text(clf.estimator_, feature_names=["a", "b", "c"]) or \
+        "b <=" in export_text(clf.estimator_, feature_names=["a", "b", "c"]) or \
+        "c <=" in export_text(clf.estimator_, feature_names=["a", "b", "c"])
+    c2 = clone(clf)
+    assert c2.get_params() == clf.get_params() and not hasattr(c2, "estimator_")
+    np.testing.assert_allclose(clf.predict_proba(df).sum(axis=1), 1.0)
+
+
+def test_plot_front():
+    import matplotlib
+    matplotlib.use("Agg")
+    X, y = _continuous(6, n=150, p=3, K=2)
+    clf = DPDTClassifier(max_depth=3).fit(X, y)
+    ax = clf.plot_front()
+    assert ax.get_xlabel() == "expected number of tests"
+    assert len(ax.lines) >= 2
+    ax = clf.plot_front(complexity="leaves")
+    assert ax.get_xlabel() == "leaves"
+
+
+@pytest.mark.parametrize("params, match", [
+    ({"cart_depth": [2, 2]}, "one value per depth"),
+    ({"cart_depth": [2, 0, 2]}, "cart_depth"),
+    ({"cart_depth": 0}, "cart_depth"),
+    ({"alphas": [-1.0, 0.5]}, "alphas"),
+    ({"alphas": [np.nan]}, "alphas"),
+    ({"alphas": 0}, "alphas"),
+    ({"alpha": -0.1}, "alpha"),
+    ({"alpha": np.inf}, "alpha"),
+    ({"criterion": "log_loss"}, "criterion"),
+    ({"complexity": "nodes"}, "complexity"),
+    ({"cost_matrix": [[0, 1], [1, 0], [1, 1]]}, "shape"),
+    ({"cost_matrix": [[0, -1], [1, 0]]}, ">= 0"),
+    ({"cost_matrix": [[0, np.inf], [1, 0]]}, "finite"),
+    ({"n_jobs": 0}, "n_jobs"),
+    ({"max_depth": -1}, "max_depth"),
+])
+def test_bad_parameters_are_named(params, match):
+    X, y = _continuous(0, n=30, p=2, K=2)
+    with pytest.raises(ValueError, match=match):
+        DPDTClassifier(**{"max_depth": 3, **params}).fit(X, y)
+
+
+def test_bad_data_is_named():
+    X, y = _continuous(0, n=30, p=2, K=2)
+    bad = X.copy()
+    bad[3, 1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        DPDTClassifier().fit(bad, y)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        DPDTClassifier().fit(X[:10], y)
+    with pytest.raises(ValueError, match="0 sample"):
+        DPDTClassifier().fit(X[:0], y[:0])
+    clf = DPDTClassifier().fit(X, y)
+    with pytest.raises(ValueError, match="alpha"):
+        clf.tree_at(-1)
+
+
+@parametrize_with_checks([DPDTClassifier(),
+                          DPDTClassifier(max_depth=2, complexity="leaves", alpha=0.01,
+                                         cart_depth=[2, 1], criterion="gini")])
+def test_sklearn_estimator_checks(estimator, check):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        check(estimator)
