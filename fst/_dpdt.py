@@ -8,8 +8,10 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from types import SimpleNamespace
+
 from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
-                         CRITERION_GINI, MDP, TESTS_ALL)
+                         CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP, TESTS_ALL)
 from ._core._problem import build_space
 from ._export import build_estimator
 from ._utils import check_cost_matrix
@@ -48,6 +50,12 @@ class DPDTClassifier(ClassifierMixin, BaseEstimator):
         one is found in a single scan (the children are leaves).
     criterion : {'entropy', 'gini'}, default='entropy'
         Impurity of the CART tests generating function.
+    cart_growth : {'depth', 'best_first'}, default='depth'
+        How the generating CART tree is grown: depth first to depth
+        ``cart_depth``, or best first (always splitting the leaf whose split
+        lowers the weighted impurity most, as sklearn's ``max_leaf_nodes``) to
+        ``2 ** cart_depth`` leaves, which is the generator of the DPDT authors'
+        implementation; it reaches deeper, more varied tests for the same count.
     complexity : {'tests', 'leaves'}, default='tests'
         What ``alpha`` prices: the expected number of tests (each test weighted
         by the share of rows reaching it) or each leaf.
@@ -125,6 +133,7 @@ class DPDTClassifier(ClassifierMixin, BaseEstimator):
         "cart_depth": [Interval(numbers.Integral, 1, None, closed="left"),
                        StrOptions({"all"}), list, tuple],
         "criterion": [StrOptions({"entropy", "gini"})],
+        "cart_growth": [StrOptions({"depth", "best_first"})],
         "complexity": [StrOptions({"tests", "leaves"})],
         "alphas": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
@@ -135,11 +144,12 @@ class DPDTClassifier(ClassifierMixin, BaseEstimator):
     }
 
     def __init__(self, max_depth=3, *, cart_depth=4, criterion="entropy",
-                 complexity="tests", alphas=1000, alpha=0.0, greedy_below=None,
-                 cost_matrix=None, n_jobs=1, verbose=0):
+                 cart_growth="depth", complexity="tests", alphas=1000, alpha=0.0,
+                 greedy_below=None, cost_matrix=None, n_jobs=1, verbose=0):
         self.max_depth = max_depth
         self.cart_depth = cart_depth
         self.criterion = criterion
+        self.cart_growth = cart_growth
         self.complexity = complexity
         self.alphas = alphas
         self.alpha = alpha
@@ -244,7 +254,8 @@ class DPDTClassifier(ClassifierMixin, BaseEstimator):
         space = build_space(X, y_idx)
         mdp = MDP(space, K, cost, cart_k,
                   CRITERION_ENTROPY if self.criterion == "entropy" else CRITERION_GINI,
-                  COMPLEXITY_TESTS if self.complexity == "tests" else COMPLEXITY_LEAVES)
+                  COMPLEXITY_TESTS if self.complexity == "tests" else COMPLEXITY_LEAVES,
+                  GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST)
         mdp.build()
         seconds = time.perf_counter() - t0
         n = X.shape[0]
@@ -290,16 +301,34 @@ class DPDTClassifier(ClassifierMixin, BaseEstimator):
         sp = self._space
         rows = [None] * len(split)
         rows[0] = np.arange(sp.n_rows)
+        # Each test is written with CART's threshold: the float32 midpoint between
+        # the largest value going left and the smallest going right among the rows
+        # reaching the node (the same rows go each way; unseen values in between
+        # are split in the middle rather than next to one side).
+        feature = np.zeros(len(split), dtype=np.int32)
+        threshold = np.zeros(len(split))
+        node_split = np.where(split >= 0, np.arange(len(split)), -1)
         for v in range(len(split)):  # preorder: parents come first
-            if split[v] >= 0:
-                f = sp.split_col[split[v]]
-                go_left = sp.row_rank[f, rows[v]] <= split[v] - sp.col_start[f]
-                rows[left[v]] = rows[v][go_left]
-                rows[right[v]] = rows[v][~go_left]
+            if split[v] < 0:
+                continue
+            f = sp.split_col[split[v]]
+            go_left = sp.row_rank[f, rows[v]] <= split[v] - sp.col_start[f]
+            rows[left[v]] = rows[v][go_left]
+            rows[right[v]] = rows[v][~go_left]
+            feature[v] = f
+            threshold[v] = sp.thresholds[split[v]]
+            if np.isfinite(threshold[v]):
+                col = self._X[:, f]
+                u = np.float64(col[rows[left[v]]].max())
+                right_vals = col[rows[right[v]]]
+                right_vals = right_vals[~np.isnan(right_vals)]
+                if right_vals.size:  # else only NaN goes right: keep the threshold
+                    threshold[v] = u / 2.0 + np.float64(right_vals.min()) / 2.0
+        tree_space = SimpleNamespace(split_col=feature, thresholds=threshold, y=sp.y)
         est = build_estimator(
-            sp, (split, left, right, depth, rows), self.classes_, np.ones(len(self.classes_)),
-            None if self.cost_matrix is None else self._cost, self.n_features_in_,
-            getattr(self, "feature_names_in_", None))
+            tree_space, (node_split, left, right, depth, rows), self.classes_,
+            np.ones(len(self.classes_)), None if self.cost_matrix is None else self._cost,
+            self.n_features_in_, getattr(self, "feature_names_in_", None))
         # Re-score from the raw data: the exported tree must have the loss the MDP
         # recorded for it.
         pred = np.searchsorted(self.classes_, est.predict(self._X, check_input=False))

@@ -94,8 +94,9 @@ def test_never_worse_than_cart_and_its_pruning_path(seed):
     max_depth = 2 + seed % 4
     cart_depth = [1, 2, 1, 4][(seed // 2) % 4]
     complexity = "tests" if seed % 4 < 2 else "leaves"
+    growth = "best_first" if seed % 3 == 2 else "depth"
     clf = DPDTClassifier(max_depth=max_depth, cart_depth=cart_depth, criterion=criterion,
-                         complexity=complexity, alphas=50).fit(X, y)
+                         cart_growth=growth, complexity=complexity, alphas=50).fit(X, y)
     cart = DecisionTreeClassifier(criterion=criterion, max_depth=max_depth,
                                   random_state=0).fit(X, y)
     path = cart.cost_complexity_pruning_path(X, y)
@@ -110,6 +111,82 @@ def test_never_worse_than_cart_and_its_pruning_path(seed):
         theirs = min(tree_objective(t, X, y_idx, full, a, complexity, classes)
                      for t in trees)
         assert mine <= theirs + 1e-12, (a, mine, theirs)
+
+
+@pytest.mark.parametrize("growth", ["depth", "best_first"])
+@pytest.mark.parametrize("seed", range(6))
+def test_generator_reproduces_sklearn_cart(seed, growth):
+    """The native tests generating function offers, at the root, the test nodes
+    of sklearn's CART (same criterion; depth K, or 2^K leaves best first): for
+    every CART test node whose best split is unique (and whose ancestors' are),
+    a generated test splits that node's rows the same way."""
+    from fst._core._mdp import MDP, GROWTH_BEST_FIRST, GROWTH_DEPTH
+    from fst._core._problem import build_space
+
+    X, y = _continuous(100 + seed, n=300, p=5, K=2 + seed % 2)
+    X = X.astype(np.float32)
+    criterion = ["entropy", "gini"][seed % 2]
+    k = 2 + seed % 3
+    space = build_space(X, y)
+    n_classes = len(np.unique(y))
+    mdp = MDP(space, n_classes, np.ones((n_classes, n_classes)) - np.eye(n_classes),
+              np.array([k, 1], np.int32), 1 if criterion == "entropy" else 0, 0,
+              GROWTH_DEPTH if growth == "depth" else GROWTH_BEST_FIRST)
+    mine = [(f, space.thresholds[space.col_start[f] + t]) for f, t in mdp.generate_tests(k)]
+    kw = {"max_depth": k} if growth == "depth" else {"max_leaf_nodes": 2 ** k}
+    cart = DecisionTreeClassifier(criterion=criterion, random_state=0, **kw).fit(X, y)
+    t = cart.tree_
+    paths = cart.decision_path(X).toarray().astype(bool)
+
+    def impurity(labels):
+        if labels.size == 0:
+            return 0.0
+        p = np.bincount(labels, minlength=n_classes) / labels.size
+        if criterion == "gini":
+            return labels.size * (1 - (p ** 2).sum())
+        p = p[p > 0]
+        return -labels.size * (p * np.log(p)).sum()
+
+    def best_is_unique(rows):
+        # every split of the node's rows by brute force: is the best partition unique?
+        scores = {}
+        for g in range(X.shape[1]):
+            vals = np.unique(X[rows, g])
+            for u in vals[:-1]:
+                part = X[rows, g] <= u
+                scores[part.tobytes()] = impurity(y[rows][part]) + impurity(y[rows][~part])
+        best = min(scores.values())
+        return sum(v <= best + 1e-9 * (1 + best) for v in scores.values()) == 1
+
+    checked, diverged = 0, set()
+    for node in range(t.node_count):  # preorder: parents first
+        if t.children_left[node] < 0:
+            continue
+        kids = (t.children_left[node], t.children_right[node])
+        rows = paths[:, node]
+        if node in diverged or not best_is_unique(rows):
+            diverged.update(kids)  # an exact tie: CART's choice is arbitrary below
+            continue
+        theirs = X[rows, t.feature[node]] <= t.threshold[node]
+        assert any(np.array_equal(X[rows, g] <= u, theirs) for g, u in mine), node
+        checked += 1
+    assert checked >= 3
+
+
+def test_thresholds_are_midpoints_of_the_node_rows():
+    X, y = _continuous(21, n=200, p=3, K=2)
+    X32 = X.astype(np.float32)
+    clf = DPDTClassifier(max_depth=3).fit(X, y)
+    for est in clf.trees_:
+        t = est.tree_
+        paths = est.decision_path(X32).toarray().astype(bool)
+        for node in np.flatnonzero(t.children_left >= 0):
+            vals = X32[paths[:, node], t.feature[node]]
+            left = paths[:, t.children_left[node]]
+            u = X32[left, t.feature[node]].max()
+            v = X32[paths[:, t.children_right[node]], t.feature[node]].min()
+            assert u < v and vals.size
+            assert t.threshold[node] == np.float64(u) / 2 + np.float64(v) / 2
 
 
 def test_greedy_below_keeps_cart_and_shrinks_the_mdp():
@@ -235,6 +312,7 @@ def test_plot_front():
     ({"alpha": -0.1}, "alpha"),
     ({"alpha": np.inf}, "alpha"),
     ({"criterion": "log_loss"}, "criterion"),
+    ({"cart_growth": "wide"}, "cart_growth"),
     ({"complexity": "nodes"}, "complexity"),
     ({"cost_matrix": [[0, 1], [1, 0], [1, 1]]}, "shape"),
     ({"cost_matrix": [[0, -1], [1, 0]]}, ">= 0"),

@@ -54,12 +54,20 @@ cdef enum:
     C_TESTS = 0            # complexity: rows through tests (expected tests * n)
     C_LEAVES = 1           # complexity: leaves
     C_ALL = 0              # cart depth 0 at a level means: offer every split
+    GROW_DEPTH = 1         # CART grown depth first to depth K
+    GROW_BEST_FIRST = 2    # CART grown best first to 2^K leaves
+
+# Two values of CART's criterion closer than this (relative) are a tie, broken by
+# the fixed order (first column, then first threshold), not by rounding.
+cdef double TIE_TOL = 1e-12
 
 CRITERION_GINI = C_GINI
 CRITERION_ENTROPY = C_ENTROPY
 COMPLEXITY_TESTS = C_TESTS
 COMPLEXITY_LEAVES = C_LEAVES
 TESTS_ALL = C_ALL
+GROWTH_DEPTH = GROW_DEPTH
+GROWTH_BEST_FIRST = GROW_BEST_FIRST
 
 
 cdef struct Point:
@@ -166,7 +174,7 @@ cdef int64_t _lower_hull(Point* a, int64_t n) noexcept nogil:
 cdef class MDP:
     """The MDP of one fit: build with `build()`, read with `root_hull()` and
     `tree(point)`."""
-    cdef int n, p, K, D, nw, criterion, complexity, unit_cost
+    cdef int n, p, K, D, nw, criterion, complexity, unit_cost, growth
     cdef const int32_t* rank        # (p, n) value rank of each row per column
     cdef const int32_t* order       # (p, n) rows sorted by rank per column
     cdef const int32_t* col_start   # (p + 1) first global split of each column
@@ -192,6 +200,9 @@ cdef class MDP:
     cdef int32_t* cs                # copy of the state's lists
     cdef int32_t* ctmp              # partition buffer
     cdef double* counts             # class counts scratch (several rows of K)
+    cdef double* pair_counts        # last_pair's counts (7 rows of K)
+    cdef uint8_t* side              # last_pair: side of each row of the state
+    cdef word_t* key2               # last_pair: the right child's key
     # statistics
     cdef public int64_t memo_hits, n_expanded, n_leaf_only
     cdef object _keep               # numpy arrays whose memory the pointers use
@@ -212,6 +223,9 @@ cdef class MDP:
         self.cs = NULL
         self.ctmp = NULL
         self.counts = NULL
+        self.pair_counts = NULL
+        self.side = NULL
+        self.key2 = NULL
         self.sort_tmp = NULL
         self.states_at_depth = NULL
         self.pool.p = NULL
@@ -223,7 +237,7 @@ cdef class MDP:
         self.D = -1
 
     def __init__(self, space, int n_classes, cost, cart_k, int criterion,
-                 int complexity, int64_t capacity=4096):
+                 int complexity, int growth=1, int64_t capacity=4096):
         cdef int d, i
         cdef cnp.ndarray[int32_t, ndim=2, mode="c"] rank = np.ascontiguousarray(
             space.row_rank, dtype=np.int32)
@@ -243,6 +257,7 @@ cdef class MDP:
         self.nw = (self.n + 63) // 64
         self.criterion = criterion
         self.complexity = complexity
+        self.growth = growth
         self.rank = &rank[0, 0]
         self.order = &order[0, 0]
         self.col_start = &cstart[0]
@@ -252,6 +267,9 @@ cdef class MDP:
         self.cart_k = <int32_t*> malloc((self.D + 1) * sizeof(int32_t))
         self.xlogx = <double*> malloc((self.n + 1) * sizeof(double))
         self.counts = <double*> malloc(4 * self.K * sizeof(double))
+        self.pair_counts = <double*> malloc(7 * self.K * sizeof(double))
+        self.side = <uint8_t*> malloc(self.n + 1)
+        self.key2 = <word_t*> malloc(self.nw * sizeof(word_t) + 8)
         self.states_at_depth = <int64_t*> calloc(self.D + 1, sizeof(int64_t))
         self.lists = <int32_t**> calloc(self.D + 1, sizeof(int32_t*))
         self.keys = <word_t**> calloc(self.D + 1, sizeof(word_t*))
@@ -264,7 +282,8 @@ cdef class MDP:
                 or self.xlogx == NULL or self.counts == NULL or self.lists == NULL
                 or self.keys == NULL or self.tests == NULL or self.tests_cap == NULL
                 or self.cand == NULL or self.cs == NULL or self.ctmp == NULL
-                or self.states_at_depth == NULL):
+                or self.states_at_depth == NULL or self.pair_counts == NULL
+                or self.side == NULL or self.key2 == NULL):
             raise MemoryError("DPDT: cannot allocate the MDP's buffers")
         self.unit_cost = 1
         for i in range(self.K):
@@ -290,7 +309,7 @@ cdef class MDP:
                 if self.cart_k[d] == C_ALL or self.cart_k[d] >= 20:
                     self.tests_cap[d] = <int64_t> self.p * self.n + 1
                 else:
-                    self.tests_cap[d] = (1 << self.cart_k[d])
+                    self.tests_cap[d] = 2 * (1 << self.cart_k[d])
                 self.tests[d] = <int32_t*> malloc(2 * self.tests_cap[d] * sizeof(int32_t))
                 if self.tests[d] == NULL:
                     raise MemoryError("DPDT: cannot allocate the MDP's buffers")
@@ -323,6 +342,9 @@ cdef class MDP:
         free(self.cart_k)
         free(self.xlogx)
         free(self.counts)
+        free(self.pair_counts)
+        free(self.side)
+        free(self.key2)
         free(self.cs)
         free(self.ctmp)
         free(self.sort_tmp)
@@ -428,31 +450,32 @@ cdef class MDP:
         """Grow CART (depth kmax) on rows cs[j*m + start : j*m + end] of every
         column j and add its test nodes to tests (no duplicates)."""
         cdef int32_t f, t
-        cdef double v
+        cdef double v, imp
         cdef int64_t i, j, nl, pos, k
-        cdef int32_t r
-        cdef int32_t* seg
-        cdef const int32_t* rf
-        cdef int pure
         if depth >= kmax or end - start < 2:
             return 0
         # the best split of this CART node: scan each column's segment
-        if not self._best_split_segment(start, end, m, &f, &t, &v):
+        if not self._best_split_segment(start, end, m, &f, &t, &v, &imp):
             return 0
-        for k in range(n_tests[0]):
-            if tests[2 * k] == f and tests[2 * k + 1] == t:
-                break
-        else:
-            tests[2 * n_tests[0]] = f
-            tests[2 * n_tests[0] + 1] = t
-            n_tests[0] += 1
+        self._add_test(f, t, tests, n_tests)
         if depth + 1 >= kmax:
             return 0
-        # stable partition of every column's segment: rank[f] <= t first
-        rf = self.rank + <int64_t> f * self.n
-        nl = 0
+        nl = self._partition(start, end, m, f, t)
+        self.cart(start, start + nl, m, depth + 1, kmax, tests, n_tests)
+        self.cart(start + nl, end, m, depth + 1, kmax, tests, n_tests)
+        return 0
+
+    cdef int64_t _partition(self, int64_t start, int64_t end, int64_t m, int32_t f,
+                            int32_t t) noexcept nogil:
+        """Stable partition of every column's segment [start, end) of cs: rows with
+        rank[f] <= t first.  Returns their count."""
+        cdef const int32_t* rf = self.rank + <int64_t> f * self.n
+        cdef int64_t i, nl = 0, pos
+        cdef int j
+        cdef int32_t r
+        cdef int32_t* seg
         for j in range(self.p):
-            seg = self.cs + j * m
+            seg = self.cs + <int64_t> j * m
             nl = 0
             pos = 0
             for i in range(start, end):
@@ -464,15 +487,74 @@ cdef class MDP:
                     self.ctmp[pos] = r
                     pos += 1
             memcpy(seg + start + nl, self.ctmp, pos * sizeof(int32_t))
-        self.cart(start, start + nl, m, depth + 1, kmax, tests, n_tests)
-        self.cart(start + nl, end, m, depth + 1, kmax, tests, n_tests)
+        return nl
+
+    cdef int best_first(self, int64_t m, int kmax, int32_t* tests,
+                        int64_t* n_tests) noexcept nogil:
+        """Grow CART best first to 2^kmax leaves (sklearn's max_leaf_nodes growth:
+        always split the leaf whose split decreases the weighted impurity most)
+        on the rows in cs and add its test nodes to tests (no duplicates)."""
+        cdef int64_t cap = (<int64_t> 1 << kmax) + 1
+        cdef int64_t* fs = <int64_t*> malloc(2 * cap * sizeof(int64_t))
+        cdef int32_t* ff = <int32_t*> malloc(2 * cap * sizeof(int32_t))
+        cdef double* gain = <double*> malloc(cap * sizeof(double))
+        cdef int64_t n_front = 0, splits = 0, i, k, best, s0, e0, nl
+        cdef double v, imp
+        cdef int32_t f, t
+        if fs == NULL or ff == NULL or gain == NULL:
+            free(fs)
+            free(ff)
+            free(gain)
+            return -1
+        # frontier: segment [fs[2i], fs[2i+1]), its split ff[2i], ff[2i+1] and gain
+        # (gain < 0: no split)
+        fs[0] = 0
+        fs[1] = m
+        gain[0] = -1.0
+        if m >= 2 and self._best_split_segment(0, m, m, &f, &t, &v, &imp):
+            ff[0] = f
+            ff[1] = t
+            gain[0] = imp - v if imp > v else 0.0
+        n_front = 1
+        while splits < (<int64_t> 1 << kmax) - 1:
+            best = -1
+            for i in range(n_front):
+                if gain[i] >= 0 and (best < 0 or gain[i] > gain[best]):
+                    best = i
+            if best < 0:
+                break
+            f = ff[2 * best]
+            t = ff[2 * best + 1]
+            self._add_test(f, t, tests, n_tests)
+            splits += 1
+            s0 = fs[2 * best]
+            e0 = fs[2 * best + 1]
+            nl = self._partition(s0, e0, m, f, t)
+            # the node becomes its left child; its right child is appended
+            fs[2 * best + 1] = s0 + nl
+            fs[2 * n_front] = s0 + nl
+            fs[2 * n_front + 1] = e0
+            n_front += 1
+            for k in range(2):
+                i = best if k == 0 else n_front - 1
+                gain[i] = -1.0
+                if (fs[2 * i + 1] - fs[2 * i] >= 2 and self._best_split_segment(
+                        fs[2 * i], fs[2 * i + 1], m, &f, &t, &v, &imp)):
+                    ff[2 * i] = f
+                    ff[2 * i + 1] = t
+                    # a split that does not lower the impurity is still allowed
+                    # (as in sklearn); rounding must not make it "no split"
+                    gain[i] = imp - v if imp > v else 0.0
+        free(fs)
+        free(ff)
+        free(gain)
         return 0
 
     cdef int _best_split_segment(self, int64_t start, int64_t end, int64_t m,
                                  int32_t* out_f, int32_t* out_t,
-                                 double* out_v) noexcept nogil:
+                                 double* out_v, double* node_imp) noexcept nogil:
         """CART's split of the rows cs[j*m + start : j*m + end]; 0 if none
-        (pure node, or every column constant)."""
+        (pure node, or every column constant).  node_imp: rows * impurity."""
         cdef double* tot = self.counts
         cdef int64_t i
         cdef int c, nz = 0
@@ -484,6 +566,7 @@ cdef class MDP:
                 nz += 1
         if nz < 2:
             return 0  # pure: sklearn's CART makes it a leaf
+        node_imp[0] = self.impurity(tot, <double> (end - start))
         return self._scan_segment(start, end, m, out_f, out_t, out_v)
 
     cdef int _scan_segment(self, int64_t start, int64_t end, int64_t m,
@@ -514,13 +597,25 @@ cdef class MDP:
                 for c in range(self.K):
                     right[c] = tot[c] - left[c]
                 v = self.impurity(left, nl) + self.impurity(right, cnt - nl)
-                if not found or v < best:
+                if not found or v < best - TIE_TOL * (best + 1.0):
                     found = 1
                     best = v
                     out_f[0] = j
                     out_t[0] = rk
         out_v[0] = best
         return found
+
+    cdef void _add_test(self, int32_t f, int32_t t, int32_t* tests,
+                        int64_t* n_tests) noexcept nogil:
+        """Append test (f, t) unless it is there already."""
+        cdef int64_t k
+        for k in range(n_tests[0]):
+            if tests[2 * k] == f and tests[2 * k + 1] == t:
+                return
+        tests[2 * n_tests[0]] = f
+        tests[2 * n_tests[0] + 1] = t
+        n_tests[0] += 1
+
 
     cdef int64_t all_tests(self, const int32_t* L, int64_t m, int32_t* tests) noexcept nogil:
         """Every split that separates the rows in lists L."""
@@ -667,6 +762,143 @@ cdef class MDP:
                 else:
                     j += 1
 
+    cdef int last_pair(self, int d, int64_t m, int32_t f, int32_t t, node_t* out_l,
+                       node_t* out_r) noexcept nogil:
+        """Both children of test (f, t) of level d's state when they are at the last
+        test level (d + 1 == max_depth - 1): found in the memo or solved at once by
+        one fused scan of the parent's sorted lists (each row counted on its own
+        side), without building their lists.  Same result as `child` + `solve`:
+        per side, the first least-loss split in (column, threshold) order."""
+        cdef const int32_t* L = self.lists[d]
+        cdef const int32_t* rf = self.rank + <int64_t> f * self.n
+        cdef const int32_t* lst
+        cdef const int32_t* rnk
+        cdef word_t* key[2]
+        cdef uint64_t h[2]
+        cdef node_t sid[2]
+        cdef int need[2]
+        cdef int found[2]
+        cdef int32_t prev[2]
+        cdef int32_t bf[2]
+        cdef int32_t bt[2]
+        cdef double best[2]
+        cdef double leaf[2]
+        cdef int64_t mc[2]
+        cdef int K = self.K, sd, j, c
+        cdef int64_t i
+        cdef int32_t r, rk
+        cdef double v
+        cdef double* tot = self.pair_counts            # [2][K]
+        cdef double* left = self.pair_counts + 2 * K   # [2][K]
+        cdef double* bl = self.pair_counts + 4 * K     # [2][K] left counts at the best
+        cdef double* right = self.pair_counts + 6 * K  # [K]
+        key[0] = self.keys[d + 1]
+        key[1] = self.key2
+        memset(key[0], 0, self.nw * sizeof(word_t))
+        memset(key[1], 0, self.nw * sizeof(word_t))
+        memset(tot, 0, 2 * K * sizeof(double))
+        mc[0] = 0
+        mc[1] = 0
+        for i in range(m):
+            r = L[i]
+            sd = 0 if rf[r] <= t else 1
+            self.side[r] = <uint8_t> sd
+            bs_set(key[sd], r)
+            tot[sd * K + self.y[r]] += 1.0
+            mc[sd] += 1
+        for sd in range(2):
+            h[sd] = bs_hash(key[sd], self.nw, d + 1)
+            sid[sd] = memo_find(&self.memo, key[sd], d + 1, h[sd])
+            need[sd] = 0
+            found[sd] = 0
+            prev[sd] = -1
+            best[sd] = 0.0
+            if sid[sd] >= 0:
+                self.memo_hits += 1
+                continue
+            leaf[sd] = self.leaf_loss(tot + sd * K)
+            # Rule (leaf floor), as in `solve`: no scan needed
+            need[sd] = 2 if leaf[sd] <= self.floor_loss(tot + sd * K) else 1
+        if need[0] == 1 or need[1] == 1:
+            for j in range(self.p):
+                lst = L + <int64_t> j * m
+                rnk = self.rank + <int64_t> j * self.n
+                memset(left, 0, 2 * K * sizeof(double))
+                prev[0] = -1
+                prev[1] = -1
+                for i in range(m):
+                    r = lst[i]
+                    sd = self.side[r]
+                    if need[sd] != 1:
+                        continue
+                    rk = rnk[r]
+                    if prev[sd] >= 0 and rk != prev[sd]:
+                        # the split between this side's previous rank and this one
+                        for c in range(K):
+                            right[c] = tot[sd * K + c] - left[sd * K + c]
+                        v = self.leaf_loss(left + sd * K) + self.leaf_loss(right)
+                        if not found[sd] or v < best[sd]:
+                            found[sd] = 1
+                            best[sd] = v
+                            bf[sd] = j
+                            bt[sd] = prev[sd]
+                            memcpy(bl + sd * K, left + sd * K, K * sizeof(double))
+                    left[sd * K + self.y[r]] += 1.0
+                    prev[sd] = rk
+        for sd in range(2):
+            if need[sd] == 0:
+                continue
+            sid[sd] = memo_insert(&self.memo, key[sd], d + 1, h[sd])
+            if sid[sd] < 0 or self._reserve_states(sid[sd] + 1) != 0:
+                return -1
+            self.memo.nodes[sid[sd]].count = mc[sd]
+            self.states_at_depth[d + 1] += 1
+            for c in range(K):
+                right[c] = tot[sd * K + c] - bl[sd * K + c]
+            if self._finish_last(sid[sd], mc[sd], leaf[sd], need[sd] == 1 and found[sd],
+                                 self.col_start[bf[sd]] + bt[sd] if found[sd] else -1,
+                                 best[sd], bl + sd * K, right) != 0:
+                return -1
+        out_l[0] = sid[0]
+        out_r[0] = sid[1]
+        return 0
+
+    cdef int _finish_last(self, node_t sid, int64_t m, double leaf, int has_split,
+                          int32_t split, double v, const double* lc,
+                          const double* rc) noexcept nogil:
+        """Hull of a last-level state: its leaf, and its best split (children
+        leaves with class counts lc and rc, summed loss v) when that is better."""
+        cdef Point q
+        cdef int64_t pl, pr_, lp
+        if not has_split or v >= leaf:
+            # no split, the leaf floor, or a split that does not lower the loss:
+            # the leaf is optimal for every alpha >= 0
+            lp = self._leaf_point(leaf)
+            if lp < 0:
+                return -1
+            self.hull_off[sid] = lp
+            self.hull_len[sid] = 1
+            self.n_leaf_only += 1
+            return 0
+        self.n_expanded += 1
+        pl = self._leaf_point(self.leaf_loss(lc))
+        pr_ = self._leaf_point(self.leaf_loss(rc))
+        lp = self._leaf_point(leaf)
+        if pl < 0 or pr_ < 0 or lp < 0:
+            return -1
+        q.c = (<double> m if self.complexity == C_TESTS else 0.0) + (
+            2.0 if self.complexity == C_LEAVES else 0.0)
+        q.l = v
+        q.split = split
+        q.pad = 0
+        q.left = pl
+        q.right = pr_
+        if buf_push(&self.pool, &q) != 0:
+            return -1
+        self.hull_off[sid] = lp
+        self.hull_len[sid] = 2
+        return 0
+
     cdef int solve(self, node_t sid, int d, int64_t m) noexcept nogil:
         """Solve the state whose p sorted lists are in level d: its hull of
         (complexity, loss) points optimal for some alpha >= 0, into the pool."""
@@ -725,18 +957,27 @@ cdef class MDP:
             if kd == C_ALL:
                 n_t = self.all_tests(L, m, self.tests[d])
             else:
-                memcpy(self.cs, L, <int64_t> self.p * m * sizeof(int32_t))
                 n_t = 0
-                self.cart(0, m, m, 0, kd, self.tests[d], &n_t)
+                if self.growth & GROW_DEPTH:
+                    memcpy(self.cs, L, <int64_t> self.p * m * sizeof(int32_t))
+                    self.cart(0, m, m, 0, kd, self.tests[d], &n_t)
+                if self.growth & GROW_BEST_FIRST:
+                    memcpy(self.cs, L, <int64_t> self.p * m * sizeof(int32_t))
+                    if self.best_first(m, kd, self.tests[d], &n_t) != 0:
+                        return -1
             for k in range(n_t):
                 f = self.tests[d][2 * k]
                 t = self.tests[d][2 * k + 1]
-                cl = self.child(d, m, f, t, 0, &mc)
-                if cl < 0:
-                    return -1
-                cr = self.child(d, m, f, t, 1, &mc)
-                if cr < 0:
-                    return -1
+                if d + 1 == self.D - 1:
+                    if self.last_pair(d, m, f, t, &cl, &cr) != 0:
+                        return -1
+                else:
+                    cl = self.child(d, m, f, t, 0, &mc)
+                    if cl < 0:
+                        return -1
+                    cr = self.child(d, m, f, t, 1, &mc)
+                    if cr < 0:
+                        return -1
                 if self.minkowski(d, self.hull_off[cl], self.hull_len[cl],
                                   self.hull_off[cr], self.hull_len[cr], shift,
                                   self.col_start[f] + t) != 0:
@@ -809,6 +1050,24 @@ cdef class MDP:
                 rc = self.solve(sid, 0, self.n)
         if rc != 0:
             raise MemoryError("DPDT: out of memory while building the MDP")
+
+    def generate_tests(self, int kd):
+        """The tests the generating function offers at the root (all rows):
+        (column, threshold) pairs, for tests against sklearn's CART."""
+        cdef int64_t n_t = 0, k
+        cdef int32_t* buf = <int32_t*> malloc(4 * ((<int64_t> 1 << kd) + 1) * sizeof(int32_t))
+        if buf == NULL:
+            raise MemoryError()
+        with nogil:
+            if self.growth & GROW_DEPTH:
+                memcpy(self.cs, self.order, <int64_t> self.p * self.n * sizeof(int32_t))
+                self.cart(0, self.n, self.n, 0, kd, buf, &n_t)
+            if self.growth & GROW_BEST_FIRST:
+                memcpy(self.cs, self.order, <int64_t> self.p * self.n * sizeof(int32_t))
+                self.best_first(self.n, kd, buf, &n_t)
+        out = [(int(buf[2 * k]), int(buf[2 * k + 1])) for k in range(n_t)]
+        free(buf)
+        return out
 
     def root_hull(self):
         """(c, loss, point index) of the root's hull points, c increasing."""
