@@ -13,6 +13,7 @@ from types import SimpleNamespace
 from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
                          CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP, TESTS_ALL)
 from ._core._problem import build_space
+from ._core._search import effective_n_threads
 from ._export import build_estimator
 from ._utils import check_cost_matrix
 
@@ -71,8 +72,9 @@ class DPDTClassifier(ClassifierMixin, BaseEstimator):
         ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` for a row
         of class ``classes_[i]`` (finite, >= 0). None means 0/1 loss.
     n_jobs : int, default=1
-        Accepted for the scikit-learn convention; the MDP is built on one thread
-        in this version, so it has no effect on the result or the speed.
+        Threads for the scans of the last test level (over columns; None means
+        1, -1 all cores). The result does not depend on it: each column's best
+        split is found on its own and they are compared in column order.
     verbose : int, default=0
         Print the MDP's size and time when > 0.
 
@@ -255,7 +257,8 @@ class DPDTClassifier(ClassifierMixin, BaseEstimator):
         mdp = MDP(space, K, cost, cart_k,
                   CRITERION_ENTROPY if self.criterion == "entropy" else CRITERION_GINI,
                   COMPLEXITY_TESTS if self.complexity == "tests" else COMPLEXITY_LEAVES,
-                  GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST)
+                  GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST,
+                  effective_n_threads(self.n_jobs))
         mdp.build()
         seconds = time.perf_counter() - t0
         n = X.shape[0]

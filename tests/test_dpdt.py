@@ -348,3 +348,17 @@ def test_sklearn_estimator_checks(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         check(estimator)
+
+
+def test_results_do_not_depend_on_n_jobs():
+    # large enough (rows x columns) for the last level's scans to use threads
+    X, y = _continuous(31, n=6000, p=8, K=3)
+    fits = [DPDTClassifier(max_depth=2, cart_depth=3, n_jobs=j).fit(X, y)
+            for j in (1, 2, -1, None)]
+    for f in fits[1:]:
+        for key in ("loss", "expected_tests", "alpha_min", "n_leaves"):
+            np.testing.assert_array_equal(f.pareto_front_[key], fits[0].pareto_front_[key])
+        for a, b in zip(f.trees_, fits[0].trees_):
+            np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
+            np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
+        assert f.n_states_ == fits[0].n_states_

@@ -45,6 +45,8 @@ from libc.string cimport memcpy, memset
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport bs_set, bs_hash
 from ._memo cimport Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
+from ._openmp cimport omp_get_thread_num
+from cython.parallel cimport prange
 
 cnp.import_array()
 
@@ -56,6 +58,10 @@ cdef enum:
     C_ALL = 0              # cart depth 0 at a level means: offer every split
     GROW_DEPTH = 1         # CART grown depth first to depth K
     GROW_BEST_FIRST = 2    # CART grown best first to 2^K leaves
+
+cdef enum:
+    # Below this many (rows x columns) a scan is not worth waking threads for.
+    PAR_MIN_WORK = 32768
 
 # Two values of CART's criterion closer than this (relative) are a tie, broken by
 # the fixed order (first column, then first threshold), not by rounding.
@@ -203,6 +209,9 @@ cdef class MDP:
     cdef double* pair_counts        # last_pair's counts (7 rows of K)
     cdef uint8_t* side              # last_pair: side of each row of the state
     cdef word_t* key2               # last_pair: the right child's key
+    cdef double* pair_res           # last_pair: per column results (p * 2 * (3 + K))
+    cdef double* thread_scratch     # last_pair: per thread counts (threads * 3K)
+    cdef int n_threads
     # statistics
     cdef public int64_t memo_hits, n_expanded, n_leaf_only
     cdef object _keep               # numpy arrays whose memory the pointers use
@@ -226,6 +235,8 @@ cdef class MDP:
         self.pair_counts = NULL
         self.side = NULL
         self.key2 = NULL
+        self.pair_res = NULL
+        self.thread_scratch = NULL
         self.sort_tmp = NULL
         self.states_at_depth = NULL
         self.pool.p = NULL
@@ -237,7 +248,7 @@ cdef class MDP:
         self.D = -1
 
     def __init__(self, space, int n_classes, cost, cart_k, int criterion,
-                 int complexity, int growth=1, int64_t capacity=4096):
+                 int complexity, int growth=1, int n_threads=1, int64_t capacity=4096):
         cdef int d, i
         cdef cnp.ndarray[int32_t, ndim=2, mode="c"] rank = np.ascontiguousarray(
             space.row_rank, dtype=np.int32)
@@ -270,6 +281,9 @@ cdef class MDP:
         self.pair_counts = <double*> malloc(7 * self.K * sizeof(double))
         self.side = <uint8_t*> malloc(self.n + 1)
         self.key2 = <word_t*> malloc(self.nw * sizeof(word_t) + 8)
+        self.n_threads = n_threads if n_threads > 1 else 1
+        self.pair_res = <double*> malloc(self.p * 2 * (3 + self.K) * sizeof(double) + 8)
+        self.thread_scratch = <double*> malloc(self.n_threads * 3 * self.K * sizeof(double) + 8)
         self.states_at_depth = <int64_t*> calloc(self.D + 1, sizeof(int64_t))
         self.lists = <int32_t**> calloc(self.D + 1, sizeof(int32_t*))
         self.keys = <word_t**> calloc(self.D + 1, sizeof(word_t*))
@@ -283,7 +297,8 @@ cdef class MDP:
                 or self.keys == NULL or self.tests == NULL or self.tests_cap == NULL
                 or self.cand == NULL or self.cs == NULL or self.ctmp == NULL
                 or self.states_at_depth == NULL or self.pair_counts == NULL
-                or self.side == NULL or self.key2 == NULL):
+                or self.side == NULL or self.key2 == NULL or self.pair_res == NULL
+                or self.thread_scratch == NULL):
             raise MemoryError("DPDT: cannot allocate the MDP's buffers")
         self.unit_cost = 1
         for i in range(self.K):
@@ -345,6 +360,8 @@ cdef class MDP:
         free(self.pair_counts)
         free(self.side)
         free(self.key2)
+        free(self.pair_res)
+        free(self.thread_scratch)
         free(self.cs)
         free(self.ctmp)
         free(self.sort_tmp)
@@ -778,7 +795,6 @@ cdef class MDP:
         cdef node_t sid[2]
         cdef int need[2]
         cdef int found[2]
-        cdef int32_t prev[2]
         cdef int32_t bf[2]
         cdef int32_t bt[2]
         cdef double best[2]
@@ -792,6 +808,9 @@ cdef class MDP:
         cdef double* left = self.pair_counts + 2 * K   # [2][K]
         cdef double* bl = self.pair_counts + 4 * K     # [2][K] left counts at the best
         cdef double* right = self.pair_counts + 6 * K  # [K]
+        cdef double* res
+        cdef int64_t stride
+        cdef int nt
         key[0] = self.keys[d + 1]
         key[1] = self.key2
         memset(key[0], 0, self.nw * sizeof(word_t))
@@ -811,7 +830,6 @@ cdef class MDP:
             sid[sd] = memo_find(&self.memo, key[sd], d + 1, h[sd])
             need[sd] = 0
             found[sd] = 0
-            prev[sd] = -1
             best[sd] = 0.0
             if sid[sd] >= 0:
                 self.memo_hits += 1
@@ -820,31 +838,29 @@ cdef class MDP:
             # Rule (leaf floor), as in `solve`: no scan needed
             need[sd] = 2 if leaf[sd] <= self.floor_loss(tot + sd * K) else 1
         if need[0] == 1 or need[1] == 1:
+            # one scan per column, in parallel over columns when the work is
+            # large; each column's result lands in its own slot and they are
+            # reduced in column order, so the result does not depend on threads
+            stride = 2 * (3 + K)
+            nt = self.n_threads if m * self.p >= PAR_MIN_WORK else 1
+            if nt > 1:
+                for j in prange(self.p, num_threads=nt, schedule="static"):
+                    self._pair_scan(j, L, m, need, tot,
+                                    self.thread_scratch + omp_get_thread_num() * 3 * K,
+                                    self.pair_res + j * stride)
+            else:
+                for j in range(self.p):
+                    self._pair_scan(j, L, m, need, tot, self.thread_scratch,
+                                    self.pair_res + j * stride)
             for j in range(self.p):
-                lst = L + <int64_t> j * m
-                rnk = self.rank + <int64_t> j * self.n
-                memset(left, 0, 2 * K * sizeof(double))
-                prev[0] = -1
-                prev[1] = -1
-                for i in range(m):
-                    r = lst[i]
-                    sd = self.side[r]
-                    if need[sd] != 1:
-                        continue
-                    rk = rnk[r]
-                    if prev[sd] >= 0 and rk != prev[sd]:
-                        # the split between this side's previous rank and this one
-                        for c in range(K):
-                            right[c] = tot[sd * K + c] - left[sd * K + c]
-                        v = self.leaf_loss(left + sd * K) + self.leaf_loss(right)
-                        if not found[sd] or v < best[sd]:
-                            found[sd] = 1
-                            best[sd] = v
-                            bf[sd] = j
-                            bt[sd] = prev[sd]
-                            memcpy(bl + sd * K, left + sd * K, K * sizeof(double))
-                    left[sd * K + self.y[r]] += 1.0
-                    prev[sd] = rk
+                for sd in range(2):
+                    res = self.pair_res + j * stride + sd * (3 + K)
+                    if res[0] != 0.0 and (not found[sd] or res[1] < best[sd]):
+                        found[sd] = 1
+                        best[sd] = res[1]
+                        bf[sd] = j
+                        bt[sd] = <int32_t> res[2]
+                        memcpy(bl + sd * K, res + 3, K * sizeof(double))
         for sd in range(2):
             if need[sd] == 0:
                 continue
@@ -862,6 +878,47 @@ cdef class MDP:
         out_l[0] = sid[0]
         out_r[0] = sid[1]
         return 0
+
+    cdef void _pair_scan(self, int j, const int32_t* L, int64_t m, const int* need,
+                         const double* tot, double* scratch,
+                         double* res) noexcept nogil:
+        """One column of `last_pair`'s scan: per side, the first least-loss split
+        of the column (res[0] found, res[1] loss, res[2] rank threshold, res[3:]
+        left class counts), side 1's record after side 0's."""
+        cdef int K = self.K, sd, c
+        cdef int64_t i
+        cdef int32_t r, rk
+        cdef int32_t prev[2]
+        cdef double v
+        cdef double* left = scratch            # [2][K]
+        cdef double* right = scratch + 2 * K   # [K]
+        cdef double* rs
+        cdef const int32_t* lst = L + <int64_t> j * m
+        cdef const int32_t* rnk = self.rank + <int64_t> j * self.n
+        memset(left, 0, 2 * K * sizeof(double))
+        res[0] = 0.0
+        res[3 + K] = 0.0
+        prev[0] = -1
+        prev[1] = -1
+        for i in range(m):
+            r = lst[i]
+            sd = self.side[r]
+            if need[sd] != 1:
+                continue
+            rk = rnk[r]
+            if prev[sd] >= 0 and rk != prev[sd]:
+                # the split between this side's previous rank and this one
+                for c in range(K):
+                    right[c] = tot[sd * K + c] - left[sd * K + c]
+                v = self.leaf_loss(left + sd * K) + self.leaf_loss(right)
+                rs = res + sd * (3 + K)
+                if rs[0] == 0.0 or v < rs[1]:
+                    rs[0] = 1.0
+                    rs[1] = v
+                    rs[2] = prev[sd]
+                    memcpy(rs + 3, left + sd * K, K * sizeof(double))
+            left[sd * K + self.y[r]] += 1.0
+            prev[sd] = rk
 
     cdef int _finish_last(self, node_t sid, int64_t m, double leaf, int has_split,
                           int32_t split, double v, const double* lc,
