@@ -362,3 +362,23 @@ def test_results_do_not_depend_on_n_jobs():
             np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
             np.testing.assert_array_equal(a.tree_.threshold, b.tree_.threshold)
         assert f.n_states_ == fits[0].n_states_
+
+
+@pytest.mark.skipif(not hasattr(__import__("signal"), "SIGINT") or __import__("os").name == "nt",
+                    reason="POSIX signal")
+def test_ctrl_c_stops_a_long_build():
+    import os
+    import signal
+    import threading
+    import time
+
+    X, y = _continuous(40, n=20000, p=10, K=3)
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    t0 = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            DPDTClassifier(max_depth=6, cart_depth=3).fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - t0 < 5.0

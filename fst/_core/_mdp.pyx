@@ -38,6 +38,7 @@ through the memo store (key: the row bitset, salt: the depth).
 """
 import numpy as np
 cimport numpy as cnp
+from cpython.exc cimport PyErr_Clear
 from libc.math cimport log
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
@@ -46,6 +47,14 @@ from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport bs_set, bs_hash
 from ._memo cimport Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._openmp cimport omp_get_thread_num
+
+cdef extern from "Python.h":
+    # Declared without Cython's `except -1`: a pending KeyboardInterrupt stays set
+    # and is raised by `build` once the search has unwound.
+    int fst_check_signals "PyErr_CheckSignals"() noexcept
+
+cdef extern from "_platform.h":
+    double fst_now() noexcept nogil
 from cython.parallel cimport prange
 
 cnp.import_array()
@@ -212,6 +221,8 @@ cdef class MDP:
     cdef double* pair_res           # last_pair: per column results (p * 2 * (3 + K))
     cdef double* thread_scratch     # last_pair: per thread counts (threads * 3K)
     cdef int n_threads
+    cdef int stop                   # Ctrl-C seen: unwind, then raise
+    cdef double next_signal_check
     # statistics
     cdef public int64_t memo_hits, n_expanded, n_leaf_only
     cdef object _keep               # numpy arrays whose memory the pointers use
@@ -331,6 +342,8 @@ cdef class MDP:
         if memo_init(&self.memo, self.nw, capacity) != 0:
             raise MemoryError("DPDT: cannot allocate the memo store")
         self.cap_states = 0
+        self.stop = 0
+        self.next_signal_check = 0.0
         self.memo_hits = 0
         self.n_expanded = 0
         self.n_leaf_only = 0
@@ -920,6 +933,21 @@ cdef class MDP:
             left[sd * K + self.y[r]] += 1.0
             prev[sd] = rk
 
+    cdef bint _interrupted(self) noexcept nogil:
+        """Ctrl-C, polled at most every 0.1 s of expansions."""
+        cdef double now
+        if self.stop:
+            return True
+        now = fst_now()
+        if now < self.next_signal_check:
+            return False
+        self.next_signal_check = now + 0.1
+        with gil:
+            if fst_check_signals() != 0:
+                PyErr_Clear()
+                self.stop = 1
+        return self.stop
+
     cdef int _finish_last(self, node_t sid, int64_t m, double leaf, int has_split,
                           int32_t split, double v, const double* lc,
                           const double* rc) noexcept nogil:
@@ -987,6 +1015,8 @@ cdef class MDP:
             self.n_leaf_only += 1
             return 0
         self.n_expanded += 1
+        if self._interrupted():
+            return -2
         q.c = 1.0 if self.complexity == C_LEAVES else 0.0
         q.l = leaf
         q.split = -1
@@ -1105,6 +1135,9 @@ cdef class MDP:
                 self.memo.nodes[sid].count = self.n
                 self.states_at_depth[0] = 1
                 rc = self.solve(sid, 0, self.n)
+        if self.stop:
+            # the KeyboardInterrupt set by PyErr_CheckSignals is still pending
+            raise KeyboardInterrupt
         if rc != 0:
             raise MemoryError("DPDT: out of memory while building the MDP")
 
