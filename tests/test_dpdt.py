@@ -382,3 +382,24 @@ def test_ctrl_c_stops_a_long_build():
     finally:
         timer.cancel()
     assert time.perf_counter() - t0 < 5.0
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_leaves_measure_agrees_with_the_certified_solver(seed):
+    """With cart_depth='all' and complexity='leaves', DPDT solves the problem of
+    FastSmallTreeClassifier(regularization=alpha, max_depth=D) exactly: the two
+    estimators reach the same objective."""
+    from fst import FastSmallTreeClassifier
+
+    X, y, cost = _small_problem(500 + seed)
+    D = 1 + seed % 3
+    dp = DPDTClassifier(max_depth=D, cart_depth="all", complexity="leaves",
+                        cost_matrix=cost).fit(X, y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    full = _full_cost(cost, classes)
+    for lam in (0.0, 0.01, 0.05, 0.2):
+        fs = FastSmallTreeClassifier(regularization=lam, max_depth=D, cost_matrix=cost)
+        fs.fit(X, y)
+        assert fs.optimal_
+        got = tree_objective(dp.tree_at(lam), X, y_idx, full, lam, "leaves", dp.classes_)
+        assert got == pytest.approx(fs.objective_, abs=1e-9)
