@@ -3,6 +3,7 @@
     python -m fst                          # monk_2 at regularization 0.02
     python -m fst --dataset car_evaluation --regularization 0.005
     python -m fst --csv data.csv --regularization 0.02 --max-depth 4
+    python -m fst --dpdt --max-depth 3     # DPDT: the accuracy/complexity front
 """
 import argparse
 import sys
@@ -12,7 +13,7 @@ import warnings
 import numpy as np
 from sklearn.tree import export_text
 
-from . import FastSmallTreeClassifier, __version__
+from . import DPDTClassifier, FastSmallTreeClassifier, __version__
 from .datasets import list_datasets, load_dataset
 
 
@@ -40,6 +41,11 @@ def main(argv=None):
                         help="price of one leaf (default: 0.02)")
     parser.add_argument("--max-depth", type=int, default=None)
     parser.add_argument("--time-limit", type=float, default=None, help="seconds")
+    parser.add_argument("--dpdt", action="store_true",
+                        help="fit DPDTClassifier instead and print its front "
+                             "(--max-depth defaults to 3, --cart-depth to 4)")
+    parser.add_argument("--cart-depth", type=int, default=4,
+                        help="DPDT: depth of the generating CART (default: 4)")
     parser.add_argument("--version", action="version", version=f"fst {__version__}")
     args = parser.parse_args(argv)
 
@@ -49,6 +55,8 @@ def main(argv=None):
     else:
         X, y, names = load_dataset(args.dataset)
         source = f"bundled data set {args.dataset}"
+    if args.dpdt:
+        return _dpdt(args, X, y, names, source)
     clf = FastSmallTreeClassifier(regularization=args.regularization,
                                   max_depth=args.max_depth, time_limit=args.time_limit)
     t0 = time.perf_counter()
@@ -67,6 +75,27 @@ def main(argv=None):
     print(f"time        {seconds:.3f} s  ({clf.search_stats_['nodes_created']} subproblems)")
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
+    return 0
+
+
+def _dpdt(args, X, y, names, source):
+    depth = 3 if args.max_depth is None else args.max_depth
+    clf = DPDTClassifier(max_depth=depth, cart_depth=args.cart_depth)
+    t0 = time.perf_counter()
+    clf.fit(X, y)
+    seconds = time.perf_counter() - t0
+    print(f"fst {__version__} DPDT: {source}, {X.shape[0]} rows, {X.shape[1]} features, "
+          f"max_depth {depth}, cart_depth {args.cart_depth}")
+    f = clf.pareto_front_
+    print("  alpha from    alpha to   accuracy  expected tests  leaves  depth")
+    for i in range(len(clf.trees_)):
+        print(f"  {f['alpha_min'][i]:10.5f}  {f['alpha_max'][i]:10.5f}  "
+              f"{f['accuracy'][i]:9.4f}  {f['expected_tests'][i]:14.3f}  "
+              f"{f['n_leaves'][i]:6d}  {f['depth'][i]:5d}")
+    print("most accurate tree (alpha = 0):")
+    print(export_text(clf.estimator_, feature_names=list(names)))
+    print(f"time        {seconds:.3f} s  ({clf.n_states_} states, "
+          f"{clf.mdp_stats_['states_saved']} saved by sharing)")
     return 0
 
 
