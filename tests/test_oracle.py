@@ -62,6 +62,24 @@ def test_matches_brute_force(seed):
         assert clf.estimator_.get_depth() <= max_depth
 
 
+@pytest.mark.parametrize("share", [0.1, 0.4])
+@pytest.mark.parametrize("seed", range(30))
+def test_small_budget_steps_match_brute_force(seed, share):
+    """Budget deepening in small steps (many root passes, children recomputed from
+    their creation records between passes) certifies the same optimum."""
+    X, y, cost, lam, max_depth = _random_problem(2000 + seed)
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    clf._deepening = share  # test hook: share of the gap added per root pass
+    clf.fit(X, y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full_cost = (np.ones((K, K)) - np.eye(K)) if cost is None else cost[np.ix_(classes, classes)]
+    expected = optimal_objective(X, y_idx, full_cost, lam, max_depth)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
+
+
 def _fit_with_capacity(X, y, capacity, **params):
     clf = FastSmallTreeClassifier(**params)
     clf._memo_capacity = capacity  # test hook: initial slots of the memo store
