@@ -479,9 +479,9 @@ cdef class MDP:
                   int32_t* tests, int64_t* n_tests) noexcept nogil:
         """Grow CART (depth kmax) on rows cs[j*m + start : j*m + end] of every
         column j and add its test nodes to tests (no duplicates)."""
-        cdef int32_t f, t
-        cdef double v, imp
-        cdef int64_t i, j, nl, pos, k
+        cdef int32_t f = 0, t = 0
+        cdef double v = 0.0, imp = 0.0
+        cdef int64_t nl
         if depth >= kmax or end - start < 2:
             return 0
         # the best split of this CART node: scan each column's segment
@@ -801,8 +801,6 @@ cdef class MDP:
         per side, the first least-loss split in (column, threshold) order."""
         cdef const int32_t* L = self.lists[d]
         cdef const int32_t* rf = self.rank + <int64_t> f * self.n
-        cdef const int32_t* lst
-        cdef const int32_t* rnk
         cdef word_t* key[2]
         cdef uint64_t h[2]
         cdef node_t sid[2]
@@ -815,10 +813,8 @@ cdef class MDP:
         cdef int64_t mc[2]
         cdef int K = self.K, sd, j, c
         cdef int64_t i
-        cdef int32_t r, rk
-        cdef double v
+        cdef int32_t r
         cdef double* tot = self.pair_counts            # [2][K]
-        cdef double* left = self.pair_counts + 2 * K   # [2][K]
         cdef double* bl = self.pair_counts + 4 * K     # [2][K] left counts at the best
         cdef double* right = self.pair_counts + 6 * K  # [K]
         cdef double* res
@@ -989,10 +985,10 @@ cdef class MDP:
         (complexity, loss) points optimal for some alpha >= 0, into the pool."""
         cdef const int32_t* L = self.lists[d]
         cdef double* cnt = self.counts + 3 * self.K
-        cdef double leaf, loss_l, loss_r, v
-        cdef int64_t i, n_t, k, mc, pl, pr_, lp
+        cdef double leaf, v
+        cdef int64_t i, n_t, k, mc, lp
         cdef int32_t f, t
-        cdef int c, kd
+        cdef int kd
         cdef node_t cl, cr
         cdef Buf* cb = &self.cand[d]
         cdef Point q
@@ -1144,7 +1140,7 @@ cdef class MDP:
     def generate_tests(self, int kd):
         """The tests the generating function offers at the root (all rows):
         (column, threshold) pairs, for tests against sklearn's CART."""
-        cdef int64_t n_t = 0, k
+        cdef int64_t n_t = 0
         cdef int32_t* buf = <int32_t*> malloc(4 * ((<int64_t> 1 << kd) + 1) * sizeof(int32_t))
         if buf == NULL:
             raise MemoryError()
