@@ -251,7 +251,7 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
                         getattr(self, "_memo_capacity", 1 << 12),
                         getattr(self, "_rules", RULE_ALL_ON),
                         effective_n_threads(self.n_jobs))
-        search.set_deepening(getattr(self, "_deepening", 1.0))
+        search.set_deepening(getattr(self, "_deepening", 0.1))
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            0 if self.memory_limit is None else int(self.memory_limit))

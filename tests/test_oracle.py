@@ -62,11 +62,11 @@ def test_matches_brute_force(seed):
         assert clf.estimator_.get_depth() <= max_depth
 
 
-@pytest.mark.parametrize("share", [0.1, 0.4])
+@pytest.mark.parametrize("share", [0.4, 1.0])
 @pytest.mark.parametrize("seed", range(30))
-def test_small_budget_steps_match_brute_force(seed, share):
-    """Budget deepening in small steps (many root passes, children recomputed from
-    their creation records between passes) certifies the same optimum."""
+def test_budget_steps_match_brute_force(seed, share):
+    """Budget deepening in other steps than the default (fewer root passes; with 1
+    the second pass runs at the incumbent) certifies the same optimum."""
     X, y, cost, lam, max_depth = _random_problem(2000 + seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     clf._deepening = share  # test hook: share of the gap added per root pass
