@@ -80,8 +80,12 @@ def test_memory_limit_is_respected():
     assert out.returncode == 0, out.stderr
     status, peak, limit = out.stdout.split()
     assert status == "memory_limit"
-    # the store never grows past the limit; other allocations overshoot a little
-    assert int(peak) < int(limit) + 8 * 2**20
+    # The store never grows past the limit.  What overshoots it: the records of the
+    # expansion running when the limit is reached (children not yet stored live
+    # there, about 200 bytes per split: 4 MB for these 20,000 splits; the search
+    # polls the limit as soon as a wide expansion has written them) and the
+    # allocator's slack.  Measured 6-8.5 MB over.
+    assert int(peak) < int(limit) + 16 * 2**20
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signal")

@@ -138,6 +138,17 @@ cdef struct Ctx:
     int64_t peak_rss
 
 
+cdef void check_memory_now(Ctx* c) noexcept nogil:
+    """Poll the memory limit at once: after a wide expansion's per-candidate records
+    are written (children not yet stored live there, outside the memo store), so the
+    process stops within about one level's records of the limit."""
+    cdef long long rss = fst_process_rss()
+    if rss > c.peak_rss:
+        c.peak_rss = rss
+    if c.memory_limit > 0 and rss > c.memory_limit:
+        c.stop = STOP_MEMORY
+
+
 cdef inline void check_limits(Ctx* c) noexcept nogil:
     """Poll the limits: time at every expansion (a clock read), memory and Ctrl-C
     every 64 expansions or 0.1 s."""
@@ -909,6 +920,10 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         cands[i].split = s
         cands[i].dropped = 0
         n_cands[0] = i + 1
+    if nvalid >= 1024:
+        check_memory_now(c)
+        if c.stop:
+            return
     # Pair stage for the candidates within the budget whose children lack pair
     # values (lowest bounds first, under a cap on the word-work of one stage; any
     # subset is sound -- a skipped child keeps its bounds).
