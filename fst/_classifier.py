@@ -8,12 +8,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._core._problem import build_problem
 from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
 from ._export import build_estimator
-from ._utils import check_cost_matrix
+from ._utils import NativeTreeMixin, check_cost_matrix
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -72,7 +72,7 @@ def _run_search(search, time_limit, memory_limit):
     return result["code"]
 
 
-class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
+class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     """The provably best sparse decision tree, as a native scikit-learn tree.
 
     Minimises ``loss / n_samples + regularization * n_leaves`` over every binary
@@ -293,35 +293,3 @@ class FastSmallTreeClassifier(ClassifierMixin, BaseEstimator):
         pred = np.searchsorted(self.classes_, self.estimator_.predict(X, check_input=False))
         loss = weighted_cost[y_idx, pred].sum() / X.shape[0]
         return float(loss + lam * self.n_leaves_)
-
-    def _validate_X_predict(self, X):
-        # Validated once here (feature names, float32, NaN allowed, inf rejected);
-        # the native tree is then called with check_input=False.
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float32, ensure_all_finite="allow-nan",
-                             reset=False)
-
-    def predict(self, X):
-        """Predict class labels for X (NaN goes right at every split)."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.predict(X, check_input=False)
-
-    def predict_proba(self, X):
-        """Class scores of the leaf each row reaches (see Notes of the class)."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.predict_proba(X, check_input=False)
-
-    def predict_log_proba(self, X):
-        """Logarithm of `predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def apply(self, X):
-        """Index of the leaf each row reaches in ``estimator_.tree_``."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.apply(X, check_input=False)
-
-    def decision_path(self, X):
-        """Node indicator matrix of the path of each row in ``estimator_.tree_``."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.decision_path(X, check_input=False)

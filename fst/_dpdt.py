@@ -15,7 +15,7 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
 from ._core._problem import build_space
 from ._core._search import effective_n_threads
 from ._export import build_estimator
-from ._utils import check_cost_matrix
+from ._utils import NativeTreeMixin, check_cost_matrix
 
 __all__ = ["DPDTClassifier"]
 
@@ -24,7 +24,7 @@ __all__ = ["DPDTClassifier"]
 _RESCORE_TOL = 1e-9
 
 
-class DPDTClassifier(ClassifierMixin, BaseEstimator):
+class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     """Dynamic Programming Decision Trees: every tree on the accuracy/complexity
     front of a depth-limited decision-tree MDP, from one fit.
 
@@ -370,38 +370,6 @@ class DPDTClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         a = self._check_alpha(alpha)
         return self._hull_trees[self._select(np.array([a]))[0]]
-
-    # --------------------------------------------------------------- predict
-
-    def _validate_X_predict(self, X):
-        check_is_fitted(self)
-        return validate_data(self, X, dtype=np.float32, ensure_all_finite="allow-nan",
-                             reset=False)
-
-    def predict(self, X):
-        """Predict class labels for X with ``estimator_``."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.predict(X, check_input=False)
-
-    def predict_proba(self, X):
-        """Class scores of the leaf of ``estimator_`` each row reaches."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.predict_proba(X, check_input=False)
-
-    def predict_log_proba(self, X):
-        """Logarithm of `predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def apply(self, X):
-        """Index of the leaf each row reaches in ``estimator_.tree_``."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.apply(X, check_input=False)
-
-    def decision_path(self, X):
-        """Node indicator matrix of the path of each row in ``estimator_.tree_``."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.decision_path(X, check_input=False)
 
     # ------------------------------------------------------------------ plot
 

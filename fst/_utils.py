@@ -1,5 +1,6 @@
 """Validation shared by the estimators."""
 import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 
 def check_cost_matrix(cost_matrix, n_classes, owner):
@@ -23,3 +24,40 @@ def check_cost_matrix(cost_matrix, n_classes, owner):
             f"The 'cost_matrix' parameter of {owner} must hold finite values >= 0. Got "
             f"{cost.tolist()!r} instead.")
     return cost
+
+
+class NativeTreeMixin:
+    """Prediction through the fitted native tree ``estimator_``.
+
+    X is validated once here (feature names, float32, NaN allowed, inf
+    rejected); the native tree is then called with check_input=False."""
+
+    def _validate_X_predict(self, X):
+        check_is_fitted(self)
+        return validate_data(self, X, dtype=np.float32, ensure_all_finite="allow-nan",
+                             reset=False)
+
+    def predict(self, X):
+        """Predict class labels for X with ``estimator_`` (NaN goes right)."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.predict(X, check_input=False)
+
+    def predict_proba(self, X):
+        """Class scores of the leaf of ``estimator_`` each row reaches."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.predict_proba(X, check_input=False)
+
+    def predict_log_proba(self, X):
+        """Logarithm of `predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def apply(self, X):
+        """Index of the leaf each row reaches in ``estimator_.tree_``."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.apply(X, check_input=False)
+
+    def decision_path(self, X):
+        """Node indicator matrix of the path of each row in ``estimator_.tree_``."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.decision_path(X, check_input=False)

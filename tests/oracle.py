@@ -23,20 +23,30 @@ def split_space(X):
     return out
 
 
+def _masks_and_leaf(X, y, cost):
+    """Row-set bitmasks of every split, and the least cost / n of a leaf on a row set."""
+    y = np.asarray(y)
+    n = len(y)
+    masks = [sum(1 << int(i) for i in np.flatnonzero(m)) for _, m in split_space(X)]
+    cost = np.asarray(cost, dtype=np.float64)
+
+    def leaf(rows):
+        idx = [i for i in range(n) if rows >> i & 1]
+        return min(cost[y[idx], k].sum() for k in range(cost.shape[1])) / n
+
+    return masks, leaf
+
+
 def optimal_objective(X, y, cost, lam, max_depth=None):
     """The optimal objective loss/n + lam * leaves by exhaustive enumeration.
 
     `y` holds class indices, `cost[c, k]` the cost of predicting k for class c."""
-    y = np.asarray(y)
     n = len(y)
-    splits = split_space(X)
-    masks = [sum(1 << int(i) for i in np.flatnonzero(m)) for _, m in splits]
-    cost = np.asarray(cost, dtype=np.float64)
+    masks, leaf_loss = _masks_and_leaf(X, y, cost)
     memo = {}
 
     def leaf(rows):
-        idx = [i for i in range(n) if rows >> i & 1]
-        return min(cost[y[idx], k].sum() for k in range(cost.shape[1])) / n + lam
+        return leaf_loss(rows) + lam
 
     def solve(rows, depth):
         key = (rows, depth)
@@ -73,16 +83,9 @@ def optimal_objective_tests(X, y, cost, alpha, max_depth):
     """The optimal objective loss/n + alpha * expected number of tests (each test
     weighted by the share of rows reaching it) over every tree of depth at most
     `max_depth`, by exhaustive enumeration (DPDT's objective)."""
-    y = np.asarray(y)
     n = len(y)
-    splits = split_space(X)
-    masks = [sum(1 << int(i) for i in np.flatnonzero(m)) for _, m in splits]
-    cost = np.asarray(cost, dtype=np.float64)
+    masks, leaf = _masks_and_leaf(X, y, cost)
     memo = {}
-
-    def leaf(rows):
-        idx = [i for i in range(n) if rows >> i & 1]
-        return min(cost[y[idx], k].sum() for k in range(cost.shape[1])) / n
 
     def solve(rows, depth):
         key = (rows, depth)

@@ -43,6 +43,14 @@ def _random_problem(seed):
     return X, y, cost, lam, max_depth
 
 
+def _brute_force(X, y, cost, lam, max_depth):
+    """(optimal objective by enumeration, class index of each row, full cost matrix)."""
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full_cost = (np.ones((K, K)) - np.eye(K)) if cost is None else cost[np.ix_(classes, classes)]
+    return optimal_objective(X, y_idx, full_cost, lam, max_depth), y_idx, full_cost
+
+
 @pytest.mark.parametrize("seed", range(360))
 def test_matches_brute_force(seed):
     X, y, cost, lam, max_depth = _random_problem(seed)
@@ -50,10 +58,7 @@ def test_matches_brute_force(seed):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf.fit(X, y)
-    classes, y_idx = np.unique(y, return_inverse=True)
-    K = len(classes)
-    full_cost = (np.ones((K, K)) - np.eye(K)) if cost is None else cost[np.ix_(classes, classes)]
-    expected = optimal_objective(X, y_idx, full_cost, lam, max_depth)
+    expected, y_idx, full_cost = _brute_force(X, y, cost, lam, max_depth)
     assert clf.optimal_
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
     assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
@@ -71,10 +76,7 @@ def test_budget_steps_match_brute_force(seed, share):
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     clf._deepening = share  # test hook: share of the gap added per root pass
     clf.fit(X, y)
-    classes, y_idx = np.unique(y, return_inverse=True)
-    K = len(classes)
-    full_cost = (np.ones((K, K)) - np.eye(K)) if cost is None else cost[np.ix_(classes, classes)]
-    expected = optimal_objective(X, y_idx, full_cost, lam, max_depth)
+    expected, y_idx, full_cost = _brute_force(X, y, cost, lam, max_depth)
     assert clf.optimal_
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
     assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)

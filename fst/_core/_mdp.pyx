@@ -944,6 +944,16 @@ cdef class MDP:
                 self.stop = 1
         return self.stop
 
+    cdef int _leaf_only(self, node_t sid, double leaf) noexcept nogil:
+        """The state's hull is its leaf alone (optimal for every alpha >= 0)."""
+        cdef int64_t lp = self._leaf_point(leaf)
+        if lp < 0:
+            return -1
+        self.hull_off[sid] = lp
+        self.hull_len[sid] = 1
+        self.n_leaf_only += 1
+        return 0
+
     cdef int _finish_last(self, node_t sid, int64_t m, double leaf, int has_split,
                           int32_t split, double v, const double* lc,
                           const double* rc) noexcept nogil:
@@ -954,13 +964,7 @@ cdef class MDP:
         if not has_split or v >= leaf:
             # no split, the leaf floor, or a split that does not lower the loss:
             # the leaf is optimal for every alpha >= 0
-            lp = self._leaf_point(leaf)
-            if lp < 0:
-                return -1
-            self.hull_off[sid] = lp
-            self.hull_len[sid] = 1
-            self.n_leaf_only += 1
-            return 0
+            return self._leaf_only(sid, leaf)
         self.n_expanded += 1
         pl = self._leaf_point(self.leaf_loss(lc))
         pr_ = self._leaf_point(self.leaf_loss(rc))
@@ -1003,13 +1007,7 @@ cdef class MDP:
         # pays at least that per row) and every tree has complexity >= the
         # leaf's, so the leaf is optimal for every alpha >= 0.  Also covers d == D.
         if d >= self.D or leaf <= self.floor_loss(cnt):
-            lp = self._leaf_point(leaf)
-            if lp < 0:
-                return -1
-            self.hull_off[sid] = lp
-            self.hull_len[sid] = 1
-            self.n_leaf_only += 1
-            return 0
+            return self._leaf_only(sid, leaf)
         self.n_expanded += 1
         if self._interrupted():
             return -2
