@@ -429,11 +429,11 @@ cdef class MDP:
 
     # --------------------------------------------------------------- the scans
 
-    cdef int best_split(self, const int32_t* L, int64_t m, int use_loss,
-                        int32_t* out_f, int32_t* out_t, double* out_v) noexcept nogil:
-        """Best split of the rows in lists L (p lists of m rows): least summed
-        leaf loss (use_loss) or least weighted impurity (CART).  Returns 0 when no
-        column separates the rows.  Ties: first column, then first threshold."""
+    cdef int best_split(self, const int32_t* L, int64_t m, int32_t* out_f,
+                        int32_t* out_t, double* out_v) noexcept nogil:
+        """Least summed leaf loss split of the rows in lists L (p lists of m rows),
+        for a last-level root (max_depth 1).  Returns 0 when no column separates
+        the rows.  Ties: first column, then first threshold."""
         cdef double* tot = self.counts
         cdef double* left = self.counts + self.K
         cdef double* right = self.counts + 2 * self.K
@@ -442,7 +442,7 @@ cdef class MDP:
         cdef int32_t r, rk, rk_next
         cdef const int32_t* lst
         cdef const int32_t* rnk
-        cdef double v, nl, best = 0.0
+        cdef double v, best = 0.0
         memset(tot, 0, self.K * sizeof(double))
         for i in range(m):
             tot[self.y[L[i]]] += 1.0
@@ -452,21 +452,16 @@ cdef class MDP:
             if rnk[lst[0]] == rnk[lst[m - 1]]:
                 continue  # constant on these rows
             memset(left, 0, self.K * sizeof(double))
-            nl = 0.0
             for i in range(m - 1):
                 r = lst[i]
                 left[self.y[r]] += 1.0
-                nl += 1.0
                 rk = rnk[r]
                 rk_next = rnk[lst[i + 1]]
                 if rk == rk_next:
                     continue
                 for c in range(self.K):
                     right[c] = tot[c] - left[c]
-                if use_loss:
-                    v = self.leaf_loss(left) + self.leaf_loss(right)
-                else:
-                    v = self.impurity(left, nl) + self.impurity(right, m - nl)
+                v = self.leaf_loss(left) + self.leaf_loss(right)
                 if not found or v < best:
                     found = 1
                     best = v
@@ -990,7 +985,7 @@ cdef class MDP:
         cdef const int32_t* L = self.lists[d]
         cdef double* cnt = self.counts + 3 * self.K
         cdef double leaf, v
-        cdef int64_t i, n_t, k, mc, lp
+        cdef int64_t i, n_t, k, mc
         cdef int32_t f, t
         cdef int kd
         cdef node_t cl, cr
@@ -1023,7 +1018,7 @@ cdef class MDP:
         if d == self.D - 1:
             # Children are leaves: the best test is the least-loss split whatever
             # alpha is (see the module notes); exact over every split.
-            if self.best_split(L, m, 1, &f, &t, &v):
+            if self.best_split(L, m, &f, &t, &v):
                 q.c = shift + (2.0 if self.complexity == C_LEAVES else 0.0)
                 q.l = v
                 q.split = self.col_start[f] + t
