@@ -582,7 +582,7 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
     cdef int nvalid, i, arg = -1
     cdef bint one_column
     cdef node_t lid, rid
-    cdef double v, ub
+    cdef double v
     if nd.solved or c.stop:
         return nd.ub
     check_limits(c)
@@ -879,7 +879,6 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     children created (the caller flushes their incumbents)."""
     cdef Node* nd = &c.memo.nodes[nid]
     cdef int nw = c.nw
-    cdef int K = c.K
     cdef int depth = nd.depth
     cdef int64_t total = nd.count
     cdef int child_depth = depth - 1 if depth > 0 else -1
