@@ -252,6 +252,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                         getattr(self, "_rules", RULE_ALL_ON),
                         effective_n_threads(self.n_jobs))
         search.set_deepening(getattr(self, "_deepening", 0.1))
+        search.set_strategy(*getattr(self, "_strategy", (0.0, 0, 0)))
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            0 if self.memory_limit is None else int(self.memory_limit))

@@ -34,7 +34,7 @@ from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64_t
-from ._bitset cimport (bs_count, bs_and_count, bs_and, bs_andnot,
+from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
                        bs_test, bs_set, bs_hash)
 from ._memo cimport Node, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
@@ -121,12 +121,16 @@ cdef struct Ctx:
     int level                # current recursion depth of solve / greedy_seed
     int max_level            # deeper than this stops the search (C stack guard)
     double deepening         # share of the gap added to the budget after a pass
+    double split_step        # alternating deepening of a split's children: first step / lam (0: off)
+    int split_order          # solve the child with the larger bound first
+    int root_at_ub           # first root pass at the incumbent (no root deepening)
     # --- state ---
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
     const double* row_excess # n: excess of the representative's group, else 0
     const double* mincost    # K: min_k cost[c, k], the floor of a row alone
     double* cnt_scratch      # 3 x K scratch: node counts, then left and right counts
+    int64_t* icnt            # K scratch: integer class counts of scan_split
     word_t* tmp              # nw words scratch for lookups
     # --- limits and stats ---
     double deadline          # monotonic seconds; < 0: none
@@ -189,19 +193,17 @@ cdef inline void class_counts(Ctx* c, const word_t* X, int64_t total, double* ou
     out[c.K - 1] = <double> rest
 
 
-cdef double equivalent_floor(Ctx* c, const word_t* X, const double* cnt) noexcept nogil:
-    """m(X): each group of rows with identical features costs at least its best label.
+cdef double equivalent_excess(Ctx* c, const word_t* X) noexcept nogil:
+    """The mixed groups' part of m(X): the sum, in row order, of the excess of each
+    mixed group inside X, read from the group's representative row.
 
     X is a union of whole groups (every split sends identical rows the same way),
-    so m(X) = sum_c cnt_c * mincost_c + the excess of each mixed group inside X,
-    read from the group's representative row (see _problem.build_problem).  Rows
-    are sorted by group there, so the sum runs in group order for any input order."""
+    so m(X) = sum_c cnt_c * mincost_c + this excess (see _problem.build_problem).
+    Rows are sorted by group there, so the sum runs in group order for any input
+    order; `scan_split` sums in the same order, so both give the same value."""
     cdef int64_t w, row
-    cdef int k
     cdef word_t word
     cdef double s = 0.0
-    for k in range(c.K):
-        s += cnt[k] * c.mincost[k]
     for w in range(c.nw):
         word = X[w] & c.rep_rows[w]
         while word:
@@ -254,28 +256,21 @@ cdef node_t node_get(Ctx* c, const word_t* X, int depth) noexcept nogil:
     return nid
 
 
-cdef node_t node_peek(Ctx* c, const word_t* X, int depth, Node* out) noexcept nogil:
-    """The node of (X, depth) if it is stored; else -1, with its creation record
-    written to `out` (the record node_get would store: a pure function of X).
-    A child is stored only once something is learned about it beyond creation (it
-    is searched or valued by the pair stage), so the memo holds far fewer nodes."""
-    cdef uint64_t h = bs_hash(X, c.nw, depth)
-    cdef node_t nid = memo_find(&c.memo, X, depth, h)
-    if nid >= 0:
-        return nid
-    out.hash = h
-    out.depth = depth
-    node_fill(c, out, X, depth)
-    return -1
-
-
 cdef void node_fill(Ctx* c, Node* nd, const word_t* X, int depth) noexcept nogil:
-    """The creation record of (X, depth): counts, leaf, potential, creation bounds."""
+    """The creation record of (X, depth) from its rows."""
     cdef double* cnt = c.cnt_scratch
-    cdef int64_t total
-    cdef double loss, floor
-    total = bs_count(X, c.nw)
+    cdef int64_t total = bs_count(X, c.nw)
     class_counts(c, X, total, cnt)
+    node_fill_counts(c, nd, cnt, total, equivalent_excess(c, X), depth)
+
+
+cdef void node_fill_counts(Ctx* c, Node* nd, const double* cnt, int64_t total,
+                           double excess, int depth) noexcept nogil:
+    """The creation record of a node of `depth` with class counts `cnt` and mixed
+    groups' excess `excess`: counts, leaf, potential, creation bounds.  A pure
+    function of the rows, so a record may be recomputed instead of stored."""
+    cdef double loss, floor
+    cdef int k
     loss = leaf_loss(cnt, c.K, c.cost, NULL)
     nd.count = total
     nd.leaf = loss + c.lam
@@ -295,7 +290,10 @@ cdef void node_fill(Ctx* c, Node* nd, const word_t* X, int depth) noexcept nogil
         # Without the floor: any tree with a split has >= 2 leaves, so R >= min(leaf, 2 lam).
         nd.lb = nd.leaf if nd.leaf < 2.0 * c.lam else 2.0 * c.lam
         return
-    floor = equivalent_floor(c, X, cnt)
+    floor = 0.0
+    for k in range(c.K):
+        floor += cnt[k] * c.mincost[k]
+    floor += excess
     if leaf_is_optimal(loss, floor, nd.pot, c.lam, TOL):
         # Equivalent points: a split costs >= floor + 2 lam >= leaf.
         nd.lb = nd.leaf
@@ -306,6 +304,93 @@ cdef void node_fill(Ctx* c, Node* nd, const word_t* X, int depth) noexcept nogil
     return
 
 
+cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt,
+                     int64_t total, int depth, Node* L, Node* R, double* cntL,
+                     double* cntR) noexcept nogil:
+    """Both children of split S at X in one pass over the words: their creation
+    records (hash, depth, counts, leaf, potential, bounds) as `node_get` would
+    write them, and their class counts in cntL, cntR.  The hash and the excess sum
+    run word by word in the same order as bs_hash and equivalent_excess."""
+    cdef int nw = c.nw
+    cdef int K = c.K
+    cdef int64_t* ic = c.icnt
+    cdef int64_t w, row, nl = 0, rest
+    cdef int k
+    cdef word_t x, a, b, u, ra, rb, rep
+    cdef uint64_t hl = 0x9E3779B97F4A7C15ULL ^ <uint64_t> (<int64_t> depth)
+    cdef uint64_t hr = hl
+    cdef double exl = 0.0, exr = 0.0
+    for k in range(K):
+        ic[k] = 0
+    for w in range(nw):
+        x = X[w]
+        a = x & S[w]
+        b = x & ~S[w]
+        nl += fst_popcount(a)
+        for k in range(K - 1):
+            ic[k] += fst_popcount(a & c.class_bits[k * nw + w])
+        u = a * 0xBF58476D1CE4E5B9ULL
+        hl = (hl ^ (u ^ (u >> 31))) * 0x94D049BB133111EBULL
+        hl ^= hl >> 29
+        u = b * 0xBF58476D1CE4E5B9ULL
+        hr = (hr ^ (u ^ (u >> 31))) * 0x94D049BB133111EBULL
+        hr ^= hr >> 29
+        rep = c.rep_rows[w]
+        ra = a & rep
+        while ra:
+            row = (w << 6) + _ctz(ra)
+            ra &= ra - 1
+            exl += c.row_excess[row]
+        rb = b & rep
+        while rb:
+            row = (w << 6) + _ctz(rb)
+            rb &= rb - 1
+            exr += c.row_excess[row]
+    rest = nl
+    for k in range(K - 1):
+        cntL[k] = <double> ic[k]
+        rest -= ic[k]
+    cntL[K - 1] = <double> rest
+    for k in range(K):
+        cntR[k] = cnt[k] - cntL[k]
+    L.hash = hl
+    L.depth = depth
+    node_fill_counts(c, L, cntL, nl, exl, depth)
+    R.hash = hr
+    R.depth = depth
+    node_fill_counts(c, R, cntR, total - nl, exr, depth)
+
+
+cdef node_t find_child(Ctx* c, const word_t* X, const word_t* S, bint right,
+                       const Node* rec) noexcept nogil:
+    """The memo id of child X & S (X & ~S when `right`) whose creation record `rec`
+    (hash, depth, count) is known, or -1: the key is compared word for word
+    without being built (equal counts and equal words on X's words)."""
+    cdef Memo* m = &c.memo
+    cdef int nw = c.nw
+    cdef uint64_t mask = <uint64_t> (m.table_size - 1)
+    cdef uint64_t slot = rec.hash & mask
+    cdef node_t nid
+    cdef const word_t* key
+    cdef int w
+    cdef bint same
+    while True:
+        nid = m.table[slot].id
+        if nid < 0:
+            return -1
+        if (m.table[slot].hash == rec.hash and m.nodes[nid].depth == rec.depth
+                and m.nodes[nid].count == rec.count):
+            key = m.keys + <int64_t> nid * nw
+            same = True
+            for w in range(nw):
+                if key[w] != ((X[w] & ~S[w]) if right else (X[w] & S[w])):
+                    same = False
+                    break
+            if same:
+                return nid
+        slot = (slot + 1) & mask
+
+
 cdef inline Node* cand_node(Ctx* c, Cand* cd, int right) noexcept nogil:
     """A candidate's child record: in the memo when stored, else its creation record."""
     if right:
@@ -313,13 +398,27 @@ cdef inline Node* cand_node(Ctx* c, Cand* cd, int right) noexcept nogil:
     return &c.memo.nodes[cd.left] if cd.left >= 0 else &cd.tl
 
 
+cdef node_t store_record(Ctx* c, const word_t* T, const Node* rec) noexcept nogil:
+    """Store the node of rows T whose creation record `rec` is known (found again if
+    another path stored it meanwhile).  Returns -1 and sets a memory stop when the
+    store cannot grow."""
+    cdef node_t nid = memo_find(&c.memo, T, rec.depth, rec.hash)
+    if nid >= 0:
+        return nid
+    nid = memo_insert(&c.memo, T, rec.depth, rec.hash)
+    if nid < 0:
+        c.stop = STOP_MEMORY
+        return -1
+    c.memo.nodes[nid] = rec[0]
+    return nid
+
+
 cdef int store_children(Ctx* c, const word_t* X, Cand* cd) noexcept nogil:
-    """Store a candidate's children in the memo (found again if another path stored
-    them meanwhile).  Returns -1 on a memory stop."""
+    """Store a candidate's children in the memo from their creation records.
+    Returns -1 on a memory stop."""
     cdef int nw = c.nw
     cdef word_t* T
     cdef const word_t* S = c.split_bits + <int64_t> cd.split * nw
-    cdef int depth
     if cd.left >= 0 and cd.right >= 0:
         return 0
     T = <word_t*> malloc(nw * sizeof(word_t))
@@ -327,13 +426,11 @@ cdef int store_children(Ctx* c, const word_t* X, Cand* cd) noexcept nogil:
         c.stop = STOP_MEMORY
         return -1
     if cd.left < 0:
-        depth = cd.tl.depth
         bs_and(T, X, S, nw)
-        cd.left = node_get(c, T, depth)
+        cd.left = store_record(c, T, &cd.tl)
     if cd.right < 0 and cd.left >= 0:
-        depth = cd.tr.depth
         bs_andnot(T, X, S, nw)
-        cd.right = node_get(c, T, depth)
+        cd.right = store_record(c, T, &cd.tr)
     free(T)
     return 0 if cd.left >= 0 and cd.right >= 0 else -1
 
@@ -521,18 +618,18 @@ cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) no
 
 
 cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
-                      const int32_t* cand, int ncand, int32_t* valid, Cand* cands,
-                      bint* one_column) noexcept nogil:
+                      int child_depth, const int32_t* cand, int ncand, int32_t* valid,
+                      Cand* cands, bint* one_column) noexcept nogil:
     """Valid splits of X among `cand`: separating, one per distinct partition,
-    leaf-supported.  Fills valid[] and, per valid split, cands[].pot_left, .col and
-    .pair_leaf (the two-leaf value leaf(L) + leaf(R)).  Returns how many."""
+    leaf-supported.  Fills valid[] and, per valid split, cands[].pot_left, .col,
+    .pair_leaf (the two-leaf value leaf(L) + leaf(R)) and the children's creation
+    records .tl, .tr (depth `child_depth`).  Returns how many."""
     cdef int nw = c.nw
     cdef int K = c.K
     cdef int i, k, col, prev_col = -1, nvalid = 0
     cdef int64_t nl, prev_cnt = -1
     cdef int32_t s
     cdef const word_t* S
-    cdef word_t* T = c.tmp
     cdef double* cntL = c.cnt_scratch + K
     cdef double* cntR = c.cnt_scratch + 2 * K
     cdef double potL, potR
@@ -550,10 +647,8 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
         prev_cnt = nl
         if nl == 0 or nl == total:
             continue
-        bs_and(T, X, S, nw)
-        class_counts(c, T, nl, cntL)
-        for k in range(K):
-            cntR[k] = cnt[k] - cntL[k]
+        scan_split(c, X, S, cnt, total, child_depth, &cands[nvalid].tl, &cands[nvalid].tr,
+                   cntL, cntR)
         potL = potential(cntL, K, c.potc)
         potR = potential(cntR, K, c.potc)
         if (c.rules & RULE_SUPPORT) and not split_supported(potL, potR, c.lam):
@@ -598,7 +693,8 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
     else:
         memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
         class_counts(c, X, nd.count, cnt)
-        nvalid = gather_valid(c, X, nd.count, cnt, cand, ncand, valid, cands, &one_column)
+        nvalid = gather_valid(c, X, nd.count, cnt, nd.depth - 1 if nd.depth > 0 else -1,
+                              cand, ncand, valid, cands, &one_column)
         v = nd.leaf
         for i in range(nvalid):
             if cands[i].pair_leaf < v:
@@ -887,7 +983,8 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef const word_t* S
     cdef word_t* T = X + nw
     cdef Key* keys = NULL
-    cdef double sup, lbmin, best, cap, bl, br, v
+    cdef double sup, lbmin, best, cap, bl, br, v, step
+    cdef node_t fa, fb
     cdef Node* L
     cdef Node* R
     cdef bint one_column = True
@@ -899,7 +996,8 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
     class_counts(c, X, total, cnt)
 
-    nvalid = gather_valid(c, X, total, cnt, cand, ncand, valid, cands, &one_column)
+    nvalid = gather_valid(c, X, total, cnt, child_depth, cand, ncand, valid, cands,
+                          &one_column)
     if nvalid == 0:
         # Leaf support: no supported split, so the best tree is a leaf.
         mark_leaf(nd)
@@ -910,12 +1008,13 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         return
 
     for i in range(nvalid):
+        # A child is stored only once something is learned about it beyond its
+        # creation record (it is searched, or valued by the pair stage); until then
+        # its record lives in the candidate (a pure function of its rows).
         s = valid[i]
         S = c.split_bits + <int64_t> s * nw
-        bs_and(T, X, S, nw)
-        cands[i].left = node_peek(c, T, child_depth, &cands[i].tl)
-        bs_andnot(T, X, S, nw)
-        cands[i].right = node_peek(c, T, child_depth, &cands[i].tr)
+        cands[i].left = find_child(c, X, S, False, &cands[i].tl)
+        cands[i].right = find_child(c, X, S, True, &cands[i].tr)
         cands[i].split = s
         cands[i].dropped = 0
         n_cands[0] = i + 1
@@ -1029,26 +1128,58 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         # Both children are searched from here on: store them.
         if store_children(c, X, &cands[i]) < 0:
             break
+        # The child with the larger bound first (more likely to prove the split out).
+        fa = cands[i].left
+        fb = cands[i].right
+        if c.split_order and c.memo.nodes[fb].lb > c.memo.nodes[fa].lb:
+            fa = cands[i].right
+            fb = cands[i].left
+        if c.split_step > 0:
+            # Alternating deepening (look-ahead budgets, see below): each child is
+            # solved with a growing budget capped by what its sibling's bound leaves,
+            # so a losing split fails cheaply and each raised bound shrinks the
+            # sibling's share.  Only the sequence of budgets changes: every call
+            # leaves its child solved or proved above the budget it got.
+            step = c.split_step * c.lam
+            while not c.memo.nodes[fa].solved:
+                bl = cap - c.memo.nodes[fb].lb
+                if c.memo.nodes[fa].lb > bl + TOL:
+                    break
+                v = c.memo.nodes[fa].lb + step
+                solve(c, fa, valid, nvalid, v if v < bl else bl)
+                if c.stop or c.memo.nodes[fa].solved or c.memo.nodes[fa].lb > bl + TOL:
+                    break
+                br = cap - c.memo.nodes[fa].lb
+                if not c.memo.nodes[fb].solved:
+                    if c.memo.nodes[fb].lb > br + TOL:
+                        break
+                    v = c.memo.nodes[fb].lb + step
+                    solve(c, fb, valid, nvalid, v if v < br else br)
+                    if c.stop or c.memo.nodes[fb].lb > br + TOL:
+                        break
+                step *= 2.0
+            if c.stop:
+                break
         # Look-ahead budgets: the first child gets what the second leaves at least.
-        bl = cap - c.memo.nodes[cands[i].right].lb
-        solve(c, cands[i].left, valid, nvalid, bl)
+        bl = cap - c.memo.nodes[fb].lb
+        solve(c, fa, valid, nvalid, bl)
         if c.stop:
             break
-        L = &c.memo.nodes[cands[i].left]
-        R = &c.memo.nodes[cands[i].right]
+        L = &c.memo.nodes[fa]
+        R = &c.memo.nodes[fb]
         if not (L.solved and L.ub <= bl + TOL):
-            # Look-ahead: the left child is proved above its share, the split above cap.
+            # Look-ahead: the first child is proved above its share, the split above cap.
             if L.lb + R.lb > cands[i].lb:
                 cands[i].lb = L.lb + R.lb
             continue
         br = cap - L.ub
-        solve(c, cands[i].right, valid, nvalid, br)
+        solve(c, fb, valid, nvalid, br)
         if c.stop:
             break
-        L = &c.memo.nodes[cands[i].left]
-        R = &c.memo.nodes[cands[i].right]
+        L = &c.memo.nodes[fa]
+        R = &c.memo.nodes[fb]
         if not (R.solved and R.ub <= br + TOL):
-            # Look-ahead: the right child is proved above what the solved left leaves.
+            # Look-ahead: the second child is proved above what the solved first leaves.
             if L.ub + R.lb > cands[i].lb:
                 cands[i].lb = L.ub + R.lb
             continue
@@ -1101,6 +1232,7 @@ cdef class Search:
         memo_free(&self.c.memo)
         free(self.c.tmp)
         free(self.c.cnt_scratch)
+        free(self.c.icnt)
         free(self.all_splits)
 
     def __init__(self, problem, double regularization, int max_depth, int64_t memo_capacity,
@@ -1145,9 +1277,10 @@ cdef class Search:
         c.mincost = &mincost[0]
         c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))
         c.cnt_scratch = <double*> malloc(3 * c.K * sizeof(double))
+        c.icnt = <int64_t*> malloc(c.K * sizeof(int64_t))
         self.all_splits = <int32_t*> malloc((c.n_splits + 1) * sizeof(int32_t))
         if (c.tmp == NULL
-                or c.cnt_scratch == NULL or self.all_splits == NULL):
+                or c.cnt_scratch == NULL or c.icnt == NULL or self.all_splits == NULL):
             raise MemoryError()
         for i in range(c.n_splits):
             self.all_splits[i] = i
@@ -1165,6 +1298,14 @@ cdef class Search:
     def set_deepening(self, double share):
         """Share of the root's gap added to the budget after each failed pass."""
         self.c.deepening = share
+
+    def set_strategy(self, double split_step, int split_order, int root_at_ub):
+        """Budget sequence: alternating deepening of a split's children (first step
+        in units of lambda, 0 off), larger-bound child first, first root pass at
+        the incumbent.  None of them changes a bound, only the order of work."""
+        self.c.split_step = split_step
+        self.c.split_order = split_order
+        self.c.root_at_ub = root_at_ub
 
     def run(self, double time_limit=-1.0, int64_t memory_limit=0):
         """Deepen the budget at the root until it is solved or a limit stops the
@@ -1191,6 +1332,8 @@ cdef class Search:
                 greedy_seed(c, self.root, self.all_splits, c.n_splits)
             if self.root >= 0:
                 B = c.memo.nodes[self.root].lb
+                if c.root_at_ub:
+                    B = c.memo.nodes[self.root].ub
                 while not c.stop and not c.memo.nodes[self.root].solved:
                     c.passes += 1
                     solve(c, self.root, self.all_splits, c.n_splits, B)
