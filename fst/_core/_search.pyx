@@ -35,7 +35,8 @@ from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
-                       bs_test, bs_set, bs_hash)
+                       bs_test, bs_set, bs_hash, bs_hash_key, bs_hash_final,
+                       fst_mix_word)
 from ._memo cimport Node, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
                        split_supported)
@@ -131,6 +132,7 @@ cdef struct Ctx:
     const double* mincost    # K: min_k cost[c, k], the floor of a row alone
     double* cnt_scratch      # 3 x K scratch: node counts, then left and right counts
     int64_t* icnt            # K scratch: integer class counts of scan_split
+    uint64_t* hkey           # nw: bs_hash_key of each word index
     word_t* tmp              # nw words scratch for lookups
     # --- limits and stats ---
     double deadline          # monotonic seconds; < 0: none
@@ -310,15 +312,17 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
     """Both children of split S at X in one pass over the words: their creation
     records (hash, depth, counts, leaf, potential, bounds) as `node_get` would
     write them, and their class counts in cntL, cntR.  The hash and the excess sum
-    run word by word in the same order as bs_hash and equivalent_excess."""
+    are the same sums as bs_hash's and equivalent_excess's (the excess in row order)."""
     cdef int nw = c.nw
     cdef int K = c.K
     cdef int64_t* ic = c.icnt
     cdef int64_t w, row, nl = 0, rest
     cdef int k
-    cdef word_t x, a, b, u, ra, rb, rep
-    cdef uint64_t hl = 0x9E3779B97F4A7C15ULL ^ <uint64_t> (<int64_t> depth)
-    cdef uint64_t hr = hl
+    cdef word_t x, a, b, ra, rb, rep
+    cdef uint64_t hl = 0, hr = 0
+    cdef const uint64_t* hkey = c.hkey
+    cdef const word_t* cb0 = c.class_bits
+    cdef int64_t c0 = 0
     cdef double exl = 0.0, exr = 0.0
     for k in range(K):
         ic[k] = 0
@@ -327,14 +331,11 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
         a = x & S[w]
         b = x & ~S[w]
         nl += fst_popcount(a)
-        for k in range(K - 1):
+        c0 += fst_popcount(a & cb0[w])
+        for k in range(1, K - 1):
             ic[k] += fst_popcount(a & c.class_bits[k * nw + w])
-        u = a * 0xBF58476D1CE4E5B9ULL
-        hl = (hl ^ (u ^ (u >> 31))) * 0x94D049BB133111EBULL
-        hl ^= hl >> 29
-        u = b * 0xBF58476D1CE4E5B9ULL
-        hr = (hr ^ (u ^ (u >> 31))) * 0x94D049BB133111EBULL
-        hr ^= hr >> 29
+        hl += fst_mix_word(a, hkey[w])
+        hr += fst_mix_word(b, hkey[w])
         rep = c.rep_rows[w]
         ra = a & rep
         while ra:
@@ -346,6 +347,7 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
             row = (w << 6) + _ctz(rb)
             rb &= rb - 1
             exr += c.row_excess[row]
+    ic[0] = c0
     rest = nl
     for k in range(K - 1):
         cntL[k] = <double> ic[k]
@@ -353,10 +355,10 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
     cntL[K - 1] = <double> rest
     for k in range(K):
         cntR[k] = cnt[k] - cntL[k]
-    L.hash = hl
+    L.hash = bs_hash_final(hl, depth)
     L.depth = depth
     node_fill_counts(c, L, cntL, nl, exl, depth)
-    R.hash = hr
+    R.hash = bs_hash_final(hr, depth)
     R.depth = depth
     node_fill_counts(c, R, cntR, total - nl, exr, depth)
 
@@ -1233,6 +1235,7 @@ cdef class Search:
         free(self.c.tmp)
         free(self.c.cnt_scratch)
         free(self.c.icnt)
+        free(self.c.hkey)
         free(self.all_splits)
 
     def __init__(self, problem, double regularization, int max_depth, int64_t memo_capacity,
@@ -1278,12 +1281,16 @@ cdef class Search:
         c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))
         c.cnt_scratch = <double*> malloc(3 * c.K * sizeof(double))
         c.icnt = <int64_t*> malloc(c.K * sizeof(int64_t))
+        c.hkey = <uint64_t*> malloc(c.nw * sizeof(uint64_t))
         self.all_splits = <int32_t*> malloc((c.n_splits + 1) * sizeof(int32_t))
         if (c.tmp == NULL
-                or c.cnt_scratch == NULL or c.icnt == NULL or self.all_splits == NULL):
+                or c.cnt_scratch == NULL or c.icnt == NULL or c.hkey == NULL
+                or self.all_splits == NULL):
             raise MemoryError()
         for i in range(c.n_splits):
             self.all_splits[i] = i
+        for i in range(c.nw):
+            c.hkey[i] = bs_hash_key(i)
         if memo_init(&c.memo, c.nw, memo_capacity) != 0:
             raise MemoryError()
 
