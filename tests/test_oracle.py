@@ -176,3 +176,29 @@ def test_medium_problems_match_brute_force(seed):
     assert clf.optimal_
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_whole_unit_and_summed_excess_agree(seed):
+    """The equivalent-points floor has two code paths: a popcount of marked rows
+    when every group's excess is a whole number of cost units (0/1 loss), else a
+    sum over group representatives.  Scaling the costs and lambda by 7 forces the
+    second path and must scale the certified optimum by exactly 7."""
+    from fst._core._problem import build_problem
+
+    rng = np.random.default_rng(500 + seed)
+    n, p = int(rng.integers(12, 60)), int(rng.integers(1, 4))
+    X = rng.integers(0, 2, size=(n, p)).astype(float)   # few distinct rows: mixed groups
+    y = (rng.random(n) < 0.4).astype(int)
+    y[:2] = [0, 1]
+    unit = np.ones((2, 2)) - np.eye(2)
+    X32 = X.astype(np.float32)
+    assert build_problem(X32, y, 2, unit).eq_mask.shape[0] > 0
+    assert build_problem(X32, y, 2, 7.0 * unit).eq_mask.shape[0] == 0
+    lam = [0.01, 0.03, 0.08][seed % 3]
+    a = FastSmallTreeClassifier(regularization=lam).fit(X, y)
+    b = FastSmallTreeClassifier(regularization=7 * lam, cost_matrix=7.0 * unit).fit(X, y)
+    expected, y_idx, full_cost = _brute_force(X, y, None, lam, None)
+    assert a.optimal_ and b.optimal_
+    assert a.objective_ == pytest.approx(expected, abs=1e-9)
+    assert b.objective_ == pytest.approx(7 * expected, abs=1e-9)

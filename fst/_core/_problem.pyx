@@ -140,4 +140,20 @@ def build_problem(X32, y, n_classes, cost):
     rep = first & mixed[pr.group]
     pr.rep_rows = np.ascontiguousarray(_pack_rows(rep[None, :], nw)[0])
     pr.row_excess = np.ascontiguousarray(np.where(rep, excess[pr.group], 0.0))
+    # When every group's excess is a whole number e(g) <= |g| of cost units (0/1
+    # loss with whole class weights: e(g) = rows outside the group's best label),
+    # mark e(g) rows of each group: the excess inside X is then that unit times a
+    # popcount, exact and independent of summation order.  Else the search sums
+    # row_excess over the representatives.
+    raw = excess * n
+    sizes = np.bincount(pr.group, minlength=pr.n_groups) if n else np.zeros(0)
+    pr.eq_unit = 1.0 / n if n else 0.0
+    pr.eq_mask = np.zeros(0, dtype=np.uint64)
+    if n and np.all(np.abs(raw - np.round(raw)) <= 1e-9 * np.maximum(1.0, np.abs(raw))):
+        e = np.round(raw).astype(np.int64)
+        if np.all((e >= 0) & (e <= sizes)):
+            start = np.flatnonzero(first)                 # first row of each group
+            pos = np.arange(n) - start[pr.group]          # position inside its group
+            pr.eq_mask = np.ascontiguousarray(
+                _pack_rows((pos < e[pr.group])[None, :], nw)[0])
     return pr

@@ -129,6 +129,8 @@ cdef struct Ctx:
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
     const double* row_excess # n: excess of the representative's group, else 0
+    const word_t* eq_mask    # nw or NULL: e(g) marked rows per group (whole-unit excess)
+    double eq_unit           # cost of one marked row
     const double* mincost    # K: min_k cost[c, k], the floor of a row alone
     double* cnt_scratch      # 3 x K scratch: node counts, then left and right counts
     int64_t* icnt            # K scratch: integer class counts of scan_split
@@ -203,9 +205,14 @@ cdef double equivalent_excess(Ctx* c, const word_t* X) noexcept nogil:
     so m(X) = sum_c cnt_c * mincost_c + this excess (see _problem.build_problem).
     Rows are sorted by group there, so the sum runs in group order for any input
     order; `scan_split` sums in the same order, so both give the same value."""
-    cdef int64_t w, row
+    cdef int64_t w, row, pc = 0
     cdef word_t word
     cdef double s = 0.0
+    if c.eq_mask != NULL:
+        # Whole units: a popcount of the marked rows (exact, any order).
+        for w in range(c.nw):
+            pc += fst_popcount(X[w] & c.eq_mask[w])
+        return (<double> pc) * c.eq_unit
     for w in range(c.nw):
         word = X[w] & c.rep_rows[w]
         while word:
@@ -322,7 +329,8 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
     cdef uint64_t hl = 0, hr = 0
     cdef const uint64_t* hkey = c.hkey
     cdef const word_t* cb0 = c.class_bits
-    cdef int64_t c0 = 0
+    cdef int64_t c0 = 0, el = 0, er = 0
+    cdef const word_t* eqm = c.eq_mask
     cdef double exl = 0.0, exr = 0.0
     for k in range(K):
         ic[k] = 0
@@ -336,6 +344,10 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
             ic[k] += fst_popcount(a & c.class_bits[k * nw + w])
         hl += fst_mix_word(a, hkey[w])
         hr += fst_mix_word(b, hkey[w])
+        if eqm != NULL:
+            el += fst_popcount(a & eqm[w])
+            er += fst_popcount(b & eqm[w])
+            continue
         rep = c.rep_rows[w]
         ra = a & rep
         while ra:
@@ -348,6 +360,9 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
             rb &= rb - 1
             exr += c.row_excess[row]
     ic[0] = c0
+    if eqm != NULL:
+        exl = (<double> el) * c.eq_unit
+        exr = (<double> er) * c.eq_unit
     rest = nl
     for k in range(K - 1):
         cntL[k] = <double> ic[k]
@@ -1251,6 +1266,7 @@ cdef class Search:
         cdef const int32_t[::1] y = problem.y
         cdef const word_t[::1] rep_rows = problem.rep_rows
         cdef const double[::1] row_excess = problem.row_excess
+        cdef const word_t[::1] eq_mask
         cdef const double[::1] mincost = problem.mincost
         cdef int i
         cdef Ctx* c = &self.c
@@ -1277,6 +1293,11 @@ cdef class Search:
         c.max_level = 2000
         c.rep_rows = &rep_rows[0]
         c.row_excess = &row_excess[0]
+        c.eq_unit = problem.eq_unit
+        c.eq_mask = NULL
+        if problem.eq_mask.shape[0] == c.nw:
+            eq_mask = problem.eq_mask
+            c.eq_mask = &eq_mask[0]
         c.mincost = &mincost[0]
         c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))
         c.cnt_scratch = <double*> malloc(3 * c.K * sizeof(double))
