@@ -31,6 +31,11 @@ _LEVELS_BIG_STACK = 100_000      # ~2.6 KiB of stack per level
 _LEVELS_DEFAULT_STACK = 2_000    # when a big stack cannot be had
 
 
+# Word-work of the first root pass at the incumbent before deepening takes over
+# (about 2 s on the development machine; see _search.run).
+_SWITCH_WORK = 3_000_000_000
+
+
 def _run_search(search, time_limit, memory_limit):
     """Run `search` in a thread with a big C stack; Ctrl-C in the calling thread
     becomes a stop request, so the best tree found is still returned."""
@@ -252,7 +257,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                         getattr(self, "_rules", RULE_ALL_ON),
                         effective_n_threads(self.n_jobs))
         search.set_deepening(getattr(self, "_deepening", 0.1))
-        search.set_strategy(*getattr(self, "_strategy", (0.0, 0, 0)))
+        search.set_switch_work(getattr(self, "_switch_work", _SWITCH_WORK))
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            0 if self.memory_limit is None else int(self.memory_limit))

@@ -67,14 +67,19 @@ def test_matches_brute_force(seed):
         assert clf.estimator_.get_depth() <= max_depth
 
 
-@pytest.mark.parametrize("share", [0.4, 1.0])
+@pytest.mark.parametrize("share, switch_work", [(0.1, 0), (0.4, 0), (1.0, 0),
+                                                 (0.1, 30_000), (0.1, 1)])
 @pytest.mark.parametrize("seed", range(30))
-def test_budget_steps_match_brute_force(seed, share):
-    """Budget deepening in other steps than the default (fewer root passes; with 1
-    the second pass runs at the incumbent) certifies the same optimum."""
+def test_budget_steps_match_brute_force(seed, share, switch_work):
+    """Other budget sequences certify the same optimum: deepening from the root's
+    bound from the start (switch_work 0) in several steps (with share 1 the second
+    pass runs at the incumbent), and a first pass at the incumbent ended after a
+    little work (30_000) or at once (1), then deepening (the default switches after
+    far more work than these problems need, so the other tests run one pass)."""
     X, y, cost, lam, max_depth = _random_problem(2000 + seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     clf._deepening = share  # test hook: share of the gap added per root pass
+    clf._switch_work = switch_work  # test hook: work of the first pass at the incumbent
     clf.fit(X, y)
     expected, y_idx, full_cost = _brute_force(X, y, cost, lam, max_depth)
     assert clf.optimal_

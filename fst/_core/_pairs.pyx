@@ -16,9 +16,32 @@ from ._bitset cimport fst_popcount
 from ._typedefs cimport word_t, int32_t, int64_t
 
 
+cdef inline void _pair_row2(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m,
+                            const word_t* XC, int nw, int32_t* out) noexcept nogil:
+    """Two classes: the cell's total and class-0 count in registers, no branch."""
+    cdef Py_ssize_t j, w
+    cdef const word_t* a = XS + i * nw
+    cdef const word_t* b
+    cdef word_t x
+    cdef int64_t total, c0
+    for j in range(m):
+        b = XS + j * nw
+        total = 0
+        c0 = 0
+        for w in range(nw):
+            x = a[w] & b[w]
+            total += fst_popcount(x)
+            c0 += fst_popcount(x & XC[w])
+        out[(r * m + j) * 2] = <int32_t> c0
+        out[(r * m + j) * 2 + 1] = <int32_t> total
+
+
 cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, int K,
                            const word_t* XC, int nw, int32_t* out) noexcept nogil:
     cdef Py_ssize_t j, w, k
+    if K == 2:
+        _pair_row2(XS, i, r, m, XC, nw, out)
+        return
     cdef const word_t* a = XS + i * nw
     cdef const word_t* b
     cdef word_t x

@@ -54,6 +54,7 @@ cdef enum:
     STOP_TIME = 1
     STOP_MEMORY = 2
     STOP_INTERRUPT = 3
+    STOP_SWITCH = 4      # internal: end the pass at the incumbent, go on deepening
 # Optional rules, each with an on/off switch so the oracle tests can run every
 # combination (results must be identical).  The core contract never depends on them.
 cdef enum:
@@ -122,9 +123,10 @@ cdef struct Ctx:
     int level                # current recursion depth of solve / greedy_seed
     int max_level            # deeper than this stops the search (C stack guard)
     double deepening         # share of the gap added to the budget after a pass
-    double split_step        # alternating deepening of a split's children: first step / lam (0: off)
-    int split_order          # solve the child with the larger bound first
-    int root_at_ub           # first root pass at the incumbent (no root deepening)
+    int64_t switch_work      # > 0: first root pass at the incumbent, for this much work
+    int64_t work             # word-work of the scans and pair stages, plus a fixed
+                             # charge per expansion (a machine-free clock)
+    int at_ub                # the pass at the incumbent is running
     # --- state ---
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
@@ -165,6 +167,9 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
     c.ticks += 1
     if c.deadline >= 0 and now > c.deadline:
         c.stop = STOP_TIME
+        return
+    if c.at_ub and c.work > c.switch_work:
+        c.stop = STOP_SWITCH
         return
     if (c.ticks & 63) != 0 and now < c.next_signal_check:
         return
@@ -1000,8 +1005,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef const word_t* S
     cdef word_t* T = X + nw
     cdef Key* keys = NULL
-    cdef double sup, lbmin, best, cap, bl, br, v, step
-    cdef node_t fa, fb
+    cdef double sup, lbmin, best, cap, bl, br, v
     cdef Node* L
     cdef Node* R
     cdef bint one_column = True
@@ -1015,6 +1019,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
 
     nvalid = gather_valid(c, X, total, cnt, child_depth, cand, ncand, valid, cands,
                           &one_column)
+    c.work += 20000 + <int64_t> (ncand + 4 * nvalid) * nw
     if nvalid == 0:
         # Leaf support: no supported split, so the best tree is a leaf.
         mark_leaf(nd)
@@ -1064,6 +1069,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
                 if store_children(c, X, &cands[prows[k]]) < 0:
                     free(prows)
                     return
+            c.work += <int64_t> npr * nvalid * nw
             if pair_stage(c, X, cnt, valid, nvalid, cands, prows, npr) < 0:
                 free(prows)
                 return
@@ -1145,58 +1151,26 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         # Both children are searched from here on: store them.
         if store_children(c, X, &cands[i]) < 0:
             break
-        # The child with the larger bound first (more likely to prove the split out).
-        fa = cands[i].left
-        fb = cands[i].right
-        if c.split_order and c.memo.nodes[fb].lb > c.memo.nodes[fa].lb:
-            fa = cands[i].right
-            fb = cands[i].left
-        if c.split_step > 0:
-            # Alternating deepening (look-ahead budgets, see below): each child is
-            # solved with a growing budget capped by what its sibling's bound leaves,
-            # so a losing split fails cheaply and each raised bound shrinks the
-            # sibling's share.  Only the sequence of budgets changes: every call
-            # leaves its child solved or proved above the budget it got.
-            step = c.split_step * c.lam
-            while not c.memo.nodes[fa].solved:
-                bl = cap - c.memo.nodes[fb].lb
-                if c.memo.nodes[fa].lb > bl + TOL:
-                    break
-                v = c.memo.nodes[fa].lb + step
-                solve(c, fa, valid, nvalid, v if v < bl else bl)
-                if c.stop or c.memo.nodes[fa].solved or c.memo.nodes[fa].lb > bl + TOL:
-                    break
-                br = cap - c.memo.nodes[fa].lb
-                if not c.memo.nodes[fb].solved:
-                    if c.memo.nodes[fb].lb > br + TOL:
-                        break
-                    v = c.memo.nodes[fb].lb + step
-                    solve(c, fb, valid, nvalid, v if v < br else br)
-                    if c.stop or c.memo.nodes[fb].lb > br + TOL:
-                        break
-                step *= 2.0
-            if c.stop:
-                break
         # Look-ahead budgets: the first child gets what the second leaves at least.
-        bl = cap - c.memo.nodes[fb].lb
-        solve(c, fa, valid, nvalid, bl)
+        bl = cap - c.memo.nodes[cands[i].right].lb
+        solve(c, cands[i].left, valid, nvalid, bl)
         if c.stop:
             break
-        L = &c.memo.nodes[fa]
-        R = &c.memo.nodes[fb]
+        L = &c.memo.nodes[cands[i].left]
+        R = &c.memo.nodes[cands[i].right]
         if not (L.solved and L.ub <= bl + TOL):
-            # Look-ahead: the first child is proved above its share, the split above cap.
+            # Look-ahead: the left child is proved above its share, the split above cap.
             if L.lb + R.lb > cands[i].lb:
                 cands[i].lb = L.lb + R.lb
             continue
         br = cap - L.ub
-        solve(c, fb, valid, nvalid, br)
+        solve(c, cands[i].right, valid, nvalid, br)
         if c.stop:
             break
-        L = &c.memo.nodes[fa]
-        R = &c.memo.nodes[fb]
+        L = &c.memo.nodes[cands[i].left]
+        R = &c.memo.nodes[cands[i].right]
         if not (R.solved and R.ub <= br + TOL):
-            # Look-ahead: the second child is proved above what the solved first leaves.
+            # Look-ahead: the right child is proved above what the solved left leaves.
             if L.ub + R.lb > cands[i].lb:
                 cands[i].lb = L.ub + R.lb
             continue
@@ -1327,13 +1301,11 @@ cdef class Search:
         """Share of the root's gap added to the budget after each failed pass."""
         self.c.deepening = share
 
-    def set_strategy(self, double split_step, int split_order, int root_at_ub):
-        """Budget sequence: alternating deepening of a split's children (first step
-        in units of lambda, 0 off), larger-bound child first, first root pass at
-        the incumbent.  None of them changes a bound, only the order of work."""
-        self.c.split_step = split_step
-        self.c.split_order = split_order
-        self.c.root_at_ub = root_at_ub
+    def set_switch_work(self, int64_t switch_work):
+        """Run the first root pass at the incumbent for `switch_work` word-work, then
+        deepen from the root's bound (0: deepen from the start).  Changes no bound,
+        only the order of work."""
+        self.c.switch_work = switch_work
 
     def run(self, double time_limit=-1.0, int64_t memory_limit=0):
         """Deepen the budget at the root until it is solved or a limit stops the
@@ -1360,12 +1332,26 @@ cdef class Search:
                 greedy_seed(c, self.root, self.all_splits, c.n_splits)
             if self.root >= 0:
                 B = c.memo.nodes[self.root].lb
-                if c.root_at_ub:
+                if c.switch_work > 0:
+                    # First pass at the incumbent: a budget the optimum always fits,
+                    # so one pass certifies (most problems end here, faster than
+                    # deepening).  After `switch_work` (a count of word operations,
+                    # so the path does not depend on the machine) the pass is ended
+                    # like a stop -- open frames flush incumbents, never a bound --
+                    # and deepening from the root's bound takes over: its tight
+                    # passes find better trees and bounds when a hard problem is
+                    # stopped.  Every bound proved in the first pass is kept.
                     B = c.memo.nodes[self.root].ub
+                    c.at_ub = 1
                 while not c.stop and not c.memo.nodes[self.root].solved:
                     c.passes += 1
                     solve(c, self.root, self.all_splits, c.n_splits, B)
                     root = &c.memo.nodes[self.root]
+                    if c.stop == STOP_SWITCH:
+                        c.stop = RUNNING
+                        c.at_ub = 0
+                        B = root.lb
+                        continue
                     if root.solved or c.stop:
                         break
                     # Budget deepening: the root is proved above B; raise B to its
@@ -1411,6 +1397,7 @@ cdef class Search:
             "root_passes": int(self.c.passes),
             "open_levels": int(self.c.level),
             "threads": int(self.c.n_threads),
+            "work": int(self.c.work),
         }
 
     def extract(self):
