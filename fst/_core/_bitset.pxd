@@ -8,19 +8,11 @@ cdef extern from *:
     #if defined(_MSC_VER)
     #include <intrin.h>
     static inline int fst_popcount(unsigned long long x) { return (int)__popcnt64(x); }
-    static inline unsigned long long fst_mix_word(unsigned long long a, unsigned long long k) {
-        unsigned long long hi, lo = _umul128(a, k, &hi); return lo ^ hi; }
     #else
     static inline int fst_popcount(unsigned long long x) { return __builtin_popcountll(x); }
-    static inline unsigned long long fst_mix_word(unsigned long long a, unsigned long long k) {
-        unsigned __int128 m = (unsigned __int128)a * k;
-        return (unsigned long long)m ^ (unsigned long long)(m >> 64); }
     #endif
     """
     int fst_popcount(unsigned long long x) noexcept nogil
-    # Both halves of the 128-bit product a * k, folded: every bit of a reaches
-    # every bit of the result; a zero word gives zero.
-    uint64_t fst_mix_word(uint64_t a, uint64_t k) noexcept nogil
 
 
 cdef inline int64_t bs_count(const word_t* a, int nw) noexcept nogil:
@@ -76,14 +68,22 @@ cdef inline uint64_t bs_hash_final(uint64_t h, int64_t salt) noexcept nogil:
     return h ^ (h >> 32)
 
 
-cdef inline uint64_t bs_hash(const word_t* a, int nw, int64_t salt) noexcept nogil:
-    """A 64-bit hash of the words and a salt (the depth left): the sum over words
-    of fst_mix_word(word, bs_hash_key(index)), then a final mix.  Words are mixed
-    independently (no dependency chain) and zero words add nothing, so a fused
-    scan can sum the same terms from a table of keys."""
+cdef inline uint64_t bs_hash_linear(const word_t* a, int nw) noexcept nogil:
+    """The linear part of bs_hash: sum over words of lo32(word) * key(2i) +
+    hi32(word) * key(2i + 1), mod 2**64.  Row sets that are disjoint add up as
+    integers word by word, so lin(X & ~S) = lin(X) - lin(X & S): a split's second
+    side costs nothing.  Splitting words in halves keeps a swap of two rows from
+    cancelling unless 33 bits of the keys agree."""
     cdef uint64_t h = 0
     cdef int i
     for i in range(nw):
-        if a[i]:
-            h += fst_mix_word(a[i], bs_hash_key(i))
-    return bs_hash_final(h, salt)
+        h += ((a[i] & 0xFFFFFFFFULL) * bs_hash_key(2 * i)
+              + (a[i] >> 32) * bs_hash_key(2 * i + 1))
+    return h
+
+
+cdef inline uint64_t bs_hash(const word_t* a, int nw, int64_t salt) noexcept nogil:
+    """A 64-bit hash of the words and a salt (the depth left): the linear sum of
+    bs_hash_linear, then a final mix.  Equal keys always hash equal; a lookup
+    compares the full key, so a collision only costs a comparison."""
+    return bs_hash_final(bs_hash_linear(a, nw), salt)

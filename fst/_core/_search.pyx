@@ -36,7 +36,7 @@ from libc.string cimport memcpy, memset
 from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
                        bs_test, bs_set, bs_hash, bs_hash_key, bs_hash_final,
-                       fst_mix_word)
+                       bs_hash_linear)
 from ._memo cimport Node, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
                        split_supported)
@@ -136,7 +136,7 @@ cdef struct Ctx:
     const double* mincost    # K: min_k cost[c, k], the floor of a row alone
     double* cnt_scratch      # 3 x K scratch: node counts, then left and right counts
     int64_t* icnt            # K scratch: integer class counts of scan_split
-    uint64_t* hkey           # nw: bs_hash_key of each word index
+    uint64_t* hkey           # 2 nw: bs_hash_key of each half-word index
     word_t* tmp              # nw words scratch for lookups
     # --- limits and stats ---
     double deadline          # monotonic seconds; < 0: none
@@ -318,12 +318,12 @@ cdef void node_fill_counts(Ctx* c, Node* nd, const double* cnt, int64_t total,
     return
 
 
-cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt,
-                     int64_t total, int depth, Node* L, Node* R, double* cntL,
-                     double* cntR) noexcept nogil:
+cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, const word_t* S,
+                     const double* cnt, int64_t total, int depth, Node* L, Node* R,
+                     double* cntL, double* cntR) noexcept nogil:
     """Both children of split S at X in one pass over the words: their creation
     records (hash, depth, counts, leaf, potential, bounds) as `node_get` would
-    write them, and their class counts in cntL, cntR.  The hash and the excess sum
+    write them, and their class counts in cntL, cntR.  hX: bs_hash_linear(X).  The hash and the excess sum
     are the same sums as bs_hash's and equivalent_excess's (the excess in row order)."""
     cdef int nw = c.nw
     cdef int K = c.K
@@ -331,7 +331,7 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
     cdef int64_t w, row, nl = 0, rest
     cdef int k
     cdef word_t x, a, b, ra, rb, rep
-    cdef uint64_t hl = 0, hr = 0
+    cdef uint64_t hl = 0, hr
     cdef const uint64_t* hkey = c.hkey
     cdef const word_t* cb0 = c.class_bits
     cdef int64_t c0 = 0, el = 0, er = 0
@@ -347,8 +347,7 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
         c0 += fst_popcount(a & cb0[w])
         for k in range(1, K - 1):
             ic[k] += fst_popcount(a & c.class_bits[k * nw + w])
-        hl += fst_mix_word(a, hkey[w])
-        hr += fst_mix_word(b, hkey[w])
+        hl += (a & 0xFFFFFFFFULL) * hkey[2 * w] + (a >> 32) * hkey[2 * w + 1]
         if eqm != NULL:
             el += fst_popcount(a & eqm[w])
             er += fst_popcount(b & eqm[w])
@@ -378,6 +377,7 @@ cdef void scan_split(Ctx* c, const word_t* X, const word_t* S, const double* cnt
     L.hash = bs_hash_final(hl, depth)
     L.depth = depth
     node_fill_counts(c, L, cntL, nl, exl, depth)
+    hr = hX - hl                # linear hash: the sides add up to X
     R.hash = bs_hash_final(hr, depth)
     R.depth = depth
     node_fill_counts(c, R, cntR, total - nl, exr, depth)
@@ -655,6 +655,7 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     cdef double* cntL = c.cnt_scratch + K
     cdef double* cntR = c.cnt_scratch + 2 * K
     cdef double potL, potR
+    cdef uint64_t hX = bs_hash_linear(X, nw)
     one_column[0] = True
     for i in range(ncand):
         s = cand[i]
@@ -669,8 +670,8 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
         prev_cnt = nl
         if nl == 0 or nl == total:
             continue
-        scan_split(c, X, S, cnt, total, child_depth, &cands[nvalid].tl, &cands[nvalid].tr,
-                   cntL, cntR)
+        scan_split(c, X, hX, S, cnt, total, child_depth, &cands[nvalid].tl,
+                   &cands[nvalid].tr, cntL, cntR)
         potL = potential(cntL, K, c.potc)
         potR = potential(cntR, K, c.potc)
         if (c.rules & RULE_SUPPORT) and not split_supported(potL, potR, c.lam):
@@ -1276,7 +1277,7 @@ cdef class Search:
         c.tmp = <word_t*> malloc(c.nw * sizeof(word_t))
         c.cnt_scratch = <double*> malloc(3 * c.K * sizeof(double))
         c.icnt = <int64_t*> malloc(c.K * sizeof(int64_t))
-        c.hkey = <uint64_t*> malloc(c.nw * sizeof(uint64_t))
+        c.hkey = <uint64_t*> malloc(2 * c.nw * sizeof(uint64_t))
         self.all_splits = <int32_t*> malloc((c.n_splits + 1) * sizeof(int32_t))
         if (c.tmp == NULL
                 or c.cnt_scratch == NULL or c.icnt == NULL or c.hkey == NULL
@@ -1284,7 +1285,7 @@ cdef class Search:
             raise MemoryError()
         for i in range(c.n_splits):
             self.all_splits[i] = i
-        for i in range(c.nw):
+        for i in range(2 * c.nw):
             c.hkey[i] = bs_hash_key(i)
         if memo_init(&c.memo, c.nw, memo_capacity) != 0:
             raise MemoryError()
@@ -1512,3 +1513,45 @@ def effective_n_threads(n_jobs):
     if n_jobs < 0:
         return max(max_threads + 1 + n_jobs, 1)
     return int(n_jobs)
+
+
+def _scan_matches_node_fill(problem, double regularization, int64_t seed, int trials):
+    """Test hook: on random row sets X and splits S, the children's records from
+    `scan_split` (the linear hash of the right side by difference, the fused
+    counts and excess) equal the records `node_fill` computes from the rows.
+    Returns the number of mismatching records."""
+    cdef Search srch = Search(problem, regularization, -1, 16)
+    cdef Ctx* c = &srch.c
+    cdef int nw = c.nw
+    cdef cnp.ndarray[word_t, ndim=1] X = np.zeros(nw, dtype=np.uint64)
+    cdef cnp.ndarray[word_t, ndim=1] T = np.zeros(nw, dtype=np.uint64)
+    cdef double[::1] cnt = np.zeros(c.K)
+    cdef double[::1] cl = np.zeros(c.K)
+    cdef double[::1] cr = np.zeros(c.K)
+    cdef Node L, R, F
+    cdef int bad = 0, t, side
+    cdef int64_t total
+    cdef const word_t* S
+    rng = np.random.default_rng(seed)
+    for t in range(trials):
+        rows = rng.random(c.n) < rng.uniform(0.1, 0.9)
+        X[:] = 0
+        for i in np.flatnonzero(rows):
+            bs_set(&X[0], i)
+        total = bs_count(&X[0], nw)
+        class_counts(c, &X[0], total, &cnt[0])
+        S = c.split_bits + <int64_t> int(rng.integers(c.n_splits)) * nw
+        scan_split(c, &X[0], bs_hash_linear(&X[0], nw), S, &cnt[0], total, 3, &L, &R,
+                   &cl[0], &cr[0])
+        for side in range(2):
+            if side == 0:
+                bs_and(&T[0], &X[0], S, nw)
+            else:
+                bs_andnot(&T[0], &X[0], S, nw)
+            node_fill(c, &F, &T[0], 3)
+            F.hash = bs_hash(&T[0], nw, 3)
+            G = L if side == 0 else R
+            if (G.hash != F.hash or G.count != F.count or G.lb != F.lb or G.leaf != F.leaf
+                    or G.pot != F.pot or G.solved != F.solved):
+                bad += 1
+    return bad
