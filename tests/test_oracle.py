@@ -209,8 +209,9 @@ def test_whole_unit_and_summed_excess_agree(seed):
     assert b.objective_ == pytest.approx(7 * expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("K", [2, 3])
 @pytest.mark.parametrize("cost", [None, "random"])
-def test_fused_child_scan_matches_rows(cost):
+def test_fused_child_scan_matches_rows(cost, K):
     """The search values children from one fused pass over the words (hash of the
     right side by difference); every record must equal the one computed from the
     child's own rows, or a stored child would be missed or stored twice."""
@@ -219,8 +220,8 @@ def test_fused_child_scan_matches_rows(cost):
 
     rng = np.random.default_rng(7)
     X = rng.integers(0, 3, size=(300, 4)).astype(np.float32)   # duplicates: mixed groups
-    y = rng.integers(0, 3, size=300)
-    C = (np.ones((3, 3)) - np.eye(3)) if cost is None else rng.uniform(0, 2, (3, 3))
-    problem = build_problem(X, y, 3, C)
+    y = rng.integers(0, K, size=300)
+    C = (np.ones((K, K)) - np.eye(K)) if cost is None else rng.uniform(0, 2, (K, K))
+    problem = build_problem(X, y, K, C)
     assert (problem.eq_mask.shape[0] > 0) == (cost is None)
     assert _scan_matches_node_fill(problem, 0.01, 3, 200) == 0

@@ -202,6 +202,16 @@ cdef inline void class_counts(Ctx* c, const word_t* X, int64_t total, double* ou
     out[c.K - 1] = <double> rest
 
 
+cdef inline int64_t marked_rows(Ctx* c, const word_t* X) noexcept nogil:
+    """Rows of X in the whole-unit excess mask (0 without the mask)."""
+    cdef int64_t w, pc = 0
+    if c.eq_mask == NULL:
+        return 0
+    for w in range(c.nw):
+        pc += fst_popcount(X[w] & c.eq_mask[w])
+    return pc
+
+
 cdef double equivalent_excess(Ctx* c, const word_t* X) noexcept nogil:
     """The mixed groups' part of m(X): the sum, in row order, of the excess of each
     mixed group inside X, read from the group's representative row.
@@ -215,9 +225,7 @@ cdef double equivalent_excess(Ctx* c, const word_t* X) noexcept nogil:
     cdef double s = 0.0
     if c.eq_mask != NULL:
         # Whole units: a popcount of the marked rows (exact, any order).
-        for w in range(c.nw):
-            pc += fst_popcount(X[w] & c.eq_mask[w])
-        return (<double> pc) * c.eq_unit
+        return (<double> marked_rows(c, X)) * c.eq_unit
     for w in range(c.nw):
         word = X[w] & c.rep_rows[w]
         while word:
@@ -318,55 +326,70 @@ cdef void node_fill_counts(Ctx* c, Node* nd, const double* cnt, int64_t total,
     return
 
 
-cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, const word_t* S,
+cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, int64_t eX, const word_t* S,
                      const double* cnt, int64_t total, int depth, Node* L, Node* R,
                      double* cntL, double* cntR) noexcept nogil:
     """Both children of split S at X in one pass over the words: their creation
     records (hash, depth, counts, leaf, potential, bounds) as `node_get` would
-    write them, and their class counts in cntL, cntR.  hX: bs_hash_linear(X).  The hash and the excess sum
-    are the same sums as bs_hash's and equivalent_excess's (the excess in row order)."""
+    write them, and their class counts in cntL, cntR.  hX = bs_hash_linear(X) and
+    eX = marked rows of X (whole-unit excess; unused otherwise): the right side's
+    hash, counts and whole-unit excess follow by difference, exactly.  The sums
+    are the same as bs_hash's and equivalent_excess's (a real excess in row order)."""
     cdef int nw = c.nw
     cdef int K = c.K
     cdef int64_t* ic = c.icnt
     cdef int64_t w, row, nl = 0, rest
     cdef int k
-    cdef word_t x, a, b, ra, rb, rep
+    cdef word_t a, b, ra, rb, rep
     cdef uint64_t hl = 0, hr
     cdef const uint64_t* hkey = c.hkey
     cdef const word_t* cb0 = c.class_bits
-    cdef int64_t c0 = 0, el = 0, er = 0
+    cdef int64_t c0 = 0, el = 0
     cdef const word_t* eqm = c.eq_mask
     cdef double exl = 0.0, exr = 0.0
     for k in range(K):
         ic[k] = 0
-    for w in range(nw):
-        x = X[w]
-        a = x & S[w]
-        b = x & ~S[w]
-        nl += fst_popcount(a)
-        c0 += fst_popcount(a & cb0[w])
-        for k in range(1, K - 1):
-            ic[k] += fst_popcount(a & c.class_bits[k * nw + w])
-        hl += (a & 0xFFFFFFFFULL) * hkey[2 * w] + (a >> 32) * hkey[2 * w + 1]
-        if eqm != NULL:
+    if eqm != NULL and K == 2:
+        # The common case (0/1 loss, two classes), kept to one tight loop.
+        for w in range(nw):
+            a = X[w] & S[w]
+            nl += fst_popcount(a)
+            c0 += fst_popcount(a & cb0[w])
             el += fst_popcount(a & eqm[w])
-            er += fst_popcount(b & eqm[w])
-            continue
-        rep = c.rep_rows[w]
-        ra = a & rep
-        while ra:
-            row = (w << 6) + _ctz(ra)
-            ra &= ra - 1
-            exl += c.row_excess[row]
-        rb = b & rep
-        while rb:
-            row = (w << 6) + _ctz(rb)
-            rb &= rb - 1
-            exr += c.row_excess[row]
+            hl += (a & 0xFFFFFFFFULL) * hkey[2 * w] + (a >> 32) * hkey[2 * w + 1]
+    elif eqm != NULL:
+        for w in range(nw):
+            a = X[w] & S[w]
+            nl += fst_popcount(a)
+            c0 += fst_popcount(a & cb0[w])
+            for k in range(1, K - 1):
+                ic[k] += fst_popcount(a & c.class_bits[k * nw + w])
+            el += fst_popcount(a & eqm[w])
+            hl += (a & 0xFFFFFFFFULL) * hkey[2 * w] + (a >> 32) * hkey[2 * w + 1]
+    else:
+        for w in range(nw):
+            a = X[w] & S[w]
+            b = X[w] & ~S[w]
+            nl += fst_popcount(a)
+            c0 += fst_popcount(a & cb0[w])
+            for k in range(1, K - 1):
+                ic[k] += fst_popcount(a & c.class_bits[k * nw + w])
+            hl += (a & 0xFFFFFFFFULL) * hkey[2 * w] + (a >> 32) * hkey[2 * w + 1]
+            rep = c.rep_rows[w]
+            ra = a & rep
+            while ra:
+                row = (w << 6) + _ctz(ra)
+                ra &= ra - 1
+                exl += c.row_excess[row]
+            rb = b & rep
+            while rb:
+                row = (w << 6) + _ctz(rb)
+                rb &= rb - 1
+                exr += c.row_excess[row]
     ic[0] = c0
     if eqm != NULL:
         exl = (<double> el) * c.eq_unit
-        exr = (<double> er) * c.eq_unit
+        exr = (<double> (eX - el)) * c.eq_unit   # whole units: exact by difference
     rest = nl
     for k in range(K - 1):
         cntL[k] = <double> ic[k]
@@ -656,6 +679,7 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     cdef double* cntR = c.cnt_scratch + 2 * K
     cdef double potL, potR
     cdef uint64_t hX = bs_hash_linear(X, nw)
+    cdef int64_t eX = marked_rows(c, X)
     one_column[0] = True
     for i in range(ncand):
         s = cand[i]
@@ -670,7 +694,7 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
         prev_cnt = nl
         if nl == 0 or nl == total:
             continue
-        scan_split(c, X, hX, S, cnt, total, child_depth, &cands[nvalid].tl,
+        scan_split(c, X, hX, eX, S, cnt, total, child_depth, &cands[nvalid].tl,
                    &cands[nvalid].tr, cntL, cntR)
         potL = potential(cntL, K, c.potc)
         potR = potential(cntR, K, c.potc)
@@ -1541,8 +1565,8 @@ def _scan_matches_node_fill(problem, double regularization, int64_t seed, int tr
         total = bs_count(&X[0], nw)
         class_counts(c, &X[0], total, &cnt[0])
         S = c.split_bits + <int64_t> int(rng.integers(c.n_splits)) * nw
-        scan_split(c, &X[0], bs_hash_linear(&X[0], nw), S, &cnt[0], total, 3, &L, &R,
-                   &cl[0], &cr[0])
+        scan_split(c, &X[0], bs_hash_linear(&X[0], nw), marked_rows(c, &X[0]), S,
+                   &cnt[0], total, 3, &L, &R, &cl[0], &cr[0])
         for side in range(2):
             if side == 0:
                 bs_and(&T[0], &X[0], S, nw)
