@@ -17,14 +17,18 @@ from ._typedefs cimport word_t, int32_t, int64_t
 
 
 cdef inline void _pair_row2(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m,
-                            const word_t* XC, int nw, int32_t* out) noexcept nogil:
-    """Two classes: the cell's total and class-0 count in registers, no branch."""
+                            const word_t* XC, int nw, const int32_t* slot,
+                            int32_t* out) noexcept nogil:
+    """Two classes: the cell's total and class-0 count in registers, no branch.
+    Cells (i, j) with j chosen at an earlier position are left for the mirror."""
     cdef Py_ssize_t j, w
     cdef const word_t* a = XS + i * nw
     cdef const word_t* b
     cdef word_t x
     cdef int64_t total, c0
     for j in range(m):
+        if 0 <= slot[j] < r:
+            continue
         b = XS + j * nw
         total = 0
         c0 = 0
@@ -37,10 +41,11 @@ cdef inline void _pair_row2(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m,
 
 
 cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, int K,
-                           const word_t* XC, int nw, int32_t* out) noexcept nogil:
+                           const word_t* XC, int nw, const int32_t* slot,
+                           int32_t* out) noexcept nogil:
     cdef Py_ssize_t j, w, k
     if K == 2:
-        _pair_row2(XS, i, r, m, XC, nw, out)
+        _pair_row2(XS, i, r, m, XC, nw, slot, out)
         return
     cdef const word_t* a = XS + i * nw
     cdef const word_t* b
@@ -48,6 +53,8 @@ cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, 
     cdef int64_t total
     cdef int32_t* cell
     for j in range(m):
+        if 0 <= slot[j] < r:
+            continue
         b = XS + j * nw
         cell = out + (r * m + j) * K
         for k in range(K):
@@ -63,7 +70,7 @@ cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, 
 
 
 cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
-                      const int32_t* rows,  # IN the chosen splits i
+                      const int32_t* rows,  # IN the chosen splits i (distinct)
                       int n_rows,           # IN how many
                       int m,                # IN number of splits
                       int K,                # IN number of classes
@@ -71,13 +78,29 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                       int nw,               # IN words per bitset
                       int32_t* out,         # OUT n_rows x m x K: classes 0..K-2, total
                       int n_threads,        # IN OpenMP threads
+                      int32_t* slot,        # SCRATCH m: position of each split in rows
                       ) noexcept nogil:
-    """Fill out[(r*m + j)*K + k] for the cell X & s_rows[r] & s_j."""
-    cdef Py_ssize_t r
+    """Fill out[(r*m + j)*K + k] for the cell X & s_rows[r] & s_j.
+
+    The cell is symmetric in the two splits, so a pair of chosen splits is counted
+    once (at the earlier position) and copied to the other: about half the work
+    when most splits are chosen.  Every cell is written by one thread, so the
+    result does not depend on the number of threads."""
+    cdef Py_ssize_t r, j, k, q
+    for j in range(m):
+        slot[j] = -1
+    for r in range(n_rows):
+        slot[rows[r]] = <int32_t> r
     # threads only pay for themselves on large stages
     if n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20):
         for r in prange(n_rows, schedule="dynamic", num_threads=n_threads):
-            _pair_row(XS, rows[r], r, m, K, XC, nw, out)
+            _pair_row(XS, rows[r], r, m, K, XC, nw, slot, out)
     else:
         for r in range(n_rows):
-            _pair_row(XS, rows[r], r, m, K, XC, nw, out)
+            _pair_row(XS, rows[r], r, m, K, XC, nw, slot, out)
+    # the mirror: cell (rows[r], j) with j = rows[q], q < r, is cell (rows[q], rows[r])
+    for r in range(n_rows):
+        for q in range(r):
+            j = rows[q]
+            for k in range(K):
+                out[(r * m + j) * K + k] = out[(q * m + rows[r]) * K + k]

@@ -220,7 +220,7 @@ cdef double equivalent_excess(Ctx* c, const word_t* X) noexcept nogil:
     so m(X) = sum_c cnt_c * mincost_c + this excess (see _problem.build_problem).
     Rows are sorted by group there, so the sum runs in group order for any input
     order; `scan_split` sums in the same order, so both give the same value."""
-    cdef int64_t w, row, pc = 0
+    cdef int64_t w, row
     cdef word_t word
     cdef double s = 0.0
     if c.eq_mask != NULL:
@@ -916,6 +916,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cdef double* cc = NULL
     cdef word_t* T = NULL
     cdef word_t* RW = NULL
+    cdef int32_t* SL = NULL
     cdef int i, k, r0, r, nr, argl, argr, ret = 0
     cdef double b2l, pl, b2r, pr_
     cdef int cd
@@ -930,8 +931,9 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cc = <double*> malloc(K * sizeof(double))
     T = <word_t*> malloc(nw * sizeof(word_t))
     RW = <word_t*> malloc(nw * sizeof(word_t))
+    SL = <int32_t*> malloc(m * sizeof(int32_t))
     if (XS == NULL or XC == NULL or A == NULL or cl == NULL or cc == NULL or T == NULL
-            or RW == NULL):
+            or RW == NULL or SL == NULL):
         ret = -1
     else:
         for i in range(m):
@@ -943,7 +945,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
         r0 = 0
         while r0 < n_rows and ret == 0:
             nr = <int> (chunk if r0 + chunk <= n_rows else n_rows - r0)
-            pair_counts(XS, rows + r0, nr, m, K, XC, nw, A, c.n_threads)
+            pair_counts(XS, rows + r0, nr, m, K, XC, nw, A, c.n_threads, SL)
             c.pair_stages += 1
             for r in range(nr):
                 i = rows[r0 + r]
@@ -969,7 +971,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
                             break
                     _pair_child(c, cands[i].right, b2r, pr_)
             r0 += nr
-    free(XS); free(XC); free(A); free(cl); free(cc); free(T); free(RW)
+    free(XS); free(XC); free(A); free(cl); free(cc); free(T); free(RW); free(SL)
     if ret < 0 and c.stop == RUNNING:
         c.stop = STOP_MEMORY
     return ret
