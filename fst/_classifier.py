@@ -257,7 +257,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                         getattr(self, "_rules", RULE_ALL_ON),
                         effective_n_threads(self.n_jobs))
         search.set_deepening(getattr(self, "_deepening", 0.1))
-        search.set_switch_work(getattr(self, "_switch_work", _SWITCH_WORK))
+        search.set_switch_work(getattr(self, "_switch_work", _SWITCH_WORK),
+                               *getattr(self, "_ladder", ()))
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            0 if self.memory_limit is None else int(self.memory_limit))

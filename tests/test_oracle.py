@@ -67,19 +67,23 @@ def test_matches_brute_force(seed):
         assert clf.estimator_.get_depth() <= max_depth
 
 
-@pytest.mark.parametrize("share, switch_work", [(0.1, 0), (0.4, 0), (1.0, 0),
-                                                 (0.1, 30_000), (0.1, 1)])
+@pytest.mark.parametrize("share, switch_work, ladder", [
+    (0.1, 0, ()), (0.4, 0, ()), (1.0, 0, ()), (0.1, 30_000, ()), (0.1, 1, ()),
+    (0.1, 1, (6, 10**15)), (0.1, 1, (0, 0))])
 @pytest.mark.parametrize("seed", range(30))
-def test_budget_steps_match_brute_force(seed, share, switch_work):
+def test_budget_steps_match_brute_force(seed, share, switch_work, ladder):
     """Other budget sequences certify the same optimum: deepening from the root's
     bound from the start (switch_work 0) in several steps (with share 1 the second
     pass runs at the incumbent), and a first pass at the incumbent ended after a
-    little work (30_000) or at once (1), then deepening (the default switches after
-    far more work than these problems need, so the other tests run one pass)."""
+    little work (30_000) or at once (1), then the depth ladder (rungs ended after
+    twice that work, or run to their optimum, or no ladder) and deepening.  The
+    default switches after far more work than these problems need, so the other
+    tests run one pass."""
     X, y, cost, lam, max_depth = _random_problem(2000 + seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     clf._deepening = share  # test hook: share of the gap added per root pass
     clf._switch_work = switch_work  # test hook: work of the first pass at the incumbent
+    clf._ladder = ladder  # test hook: (deepest rung, work per rung)
     clf.fit(X, y)
     expected, y_idx, full_cost = _brute_force(X, y, cost, lam, max_depth)
     assert clf.optimal_
@@ -225,3 +229,24 @@ def test_fused_child_scan_matches_rows(cost, K):
     problem = build_problem(X, y, K, C)
     assert (problem.eq_mask.shape[0] > 0) == (cost is None)
     assert _scan_matches_node_fill(problem, 0.01, 3, 200) == 0
+
+
+def test_depth_ladder_runs_and_keeps_the_optimum():
+    """With the switch at once and rungs run to their optimum, the ladder copies
+    each shallow optimum onto the unlimited search as an incumbent; the certified
+    optimum is unchanged (exhaustive check) and the ladder did run."""
+    reached = 0
+    for seed in range(40):
+        X, y, cost, lam, max_depth = _random_problem(3000 + seed)
+        if max_depth is not None:
+            continue  # the ladder serves the unlimited search only
+        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost)
+        clf._switch_work = 1
+        clf._ladder = (6, 10**15)
+        clf.fit(X, y)
+        expected, y_idx, full_cost = _brute_force(X, y, cost, lam, None)
+        assert clf.optimal_
+        assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+        assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
+        reached += clf.search_stats_["ladder_depth"] >= 2
+    assert reached >= 5

@@ -127,6 +127,11 @@ cdef struct Ctx:
     int64_t work             # word-work of the scans and pair stages, plus a fixed
                              # charge per expansion (a machine-free clock)
     int at_ub                # the pass at the incumbent is running
+    int ladder_max           # deepest rung of the depth ladder (< 2: no ladder)
+    int64_t rung_work        # work allowed to one rung
+    int64_t rung_limit       # work at which the running rung ends
+    int in_rung              # a rung of the ladder is running
+    int ladder_depth         # deepest rung run (stats)
     # --- state ---
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
@@ -169,6 +174,9 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
         c.stop = STOP_TIME
         return
     if c.at_ub and c.work > c.switch_work:
+        c.stop = STOP_SWITCH
+        return
+    if c.in_rung and c.work > c.rung_limit:
         c.stop = STOP_SWITCH
         return
     if (c.ticks & 63) != 0 and now < c.next_signal_check:
@@ -1231,6 +1239,77 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         nd.lb = lbmin
 
 
+cdef double install_tree(Ctx* c, const word_t* X, int src_depth) noexcept nogil:
+    """Copy the tree recorded at (X, src_depth) -- a depth-limited node -- onto the
+    unlimited nodes (X, -1) below, as incumbents: bottom-up, each unlimited node
+    takes the copied split when the sum of its children's incumbents beats its
+    own.  Every value written is that of a real tree (ii); no bound is touched.
+    Returns the incumbent of (X, -1), or -1 on a memory stop."""
+    cdef int nw = c.nw
+    cdef node_t src = memo_find(&c.memo, X, src_depth, bs_hash(X, nw, src_depth))
+    cdef int32_t s = c.memo.nodes[src].best_split if src >= 0 else -1
+    cdef node_t dst = node_get(c, X, -1)
+    cdef word_t* T
+    cdef double vl, vr
+    cdef Node* nd
+    if dst < 0:
+        return -1.0
+    if s < 0:
+        return c.memo.nodes[dst].ub
+    T = <word_t*> malloc(nw * sizeof(word_t))
+    if T == NULL:
+        c.stop = STOP_MEMORY
+        return -1.0
+    bs_and(T, X, c.split_bits + <int64_t> s * nw, nw)
+    vl = install_tree(c, T, src_depth - 1)
+    bs_andnot(T, X, c.split_bits + <int64_t> s * nw, nw)
+    vr = install_tree(c, T, src_depth - 1) if vl >= 0 else -1.0
+    free(T)
+    if vl < 0 or vr < 0:
+        return -1.0
+    nd = &c.memo.nodes[dst]
+    if vl + vr < nd.ub:
+        nd.ub = vl + vr       # (ii) a real tree: split s over the children's trees
+        nd.best_split = s
+        if not nd.solved and nd.ub <= nd.lb + TOL:
+            nd.lb = nd.ub     # the incumbent meets the proven bound: solved
+            nd.solved = 1
+    return nd.ub
+
+
+cdef void depth_ladder(Ctx* c, node_t root, const word_t* full,
+                       const int32_t* all_splits) noexcept nogil:
+    """Incumbents for a hard problem: the best trees of depth 2, 3, ... each found
+    by the same search on depth-limited nodes (keys (X, d) never meet the unlimited
+    ones), one pass at the rung's incumbent for at most `rung_work`; each rung's
+    tree is copied onto the unlimited nodes (install_tree).  The ladder ends at the
+    first rung not certified within its work.  Only incumbents change: every bound
+    of the unlimited search is untouched, so the certificate is the same, and a
+    stopped search returns a tree no worse than the best shallow tree found."""
+    cdef int d
+    cdef node_t rid
+    cdef bint certified
+    for d in range(2, c.ladder_max + 1):
+        rid = node_get(c, full, d)
+        if rid < 0:
+            return
+        c.ladder_depth = d
+        c.rung_limit = c.work + c.rung_work
+        c.in_rung = 1
+        if c.rules & RULE_GREEDY:
+            greedy_seed(c, rid, all_splits, c.n_splits)
+        c.passes += 1
+        solve(c, rid, all_splits, c.n_splits, c.memo.nodes[rid].ub)
+        c.in_rung = 0
+        certified = c.memo.nodes[rid].solved and c.stop == RUNNING
+        if c.stop == STOP_SWITCH:
+            c.stop = RUNNING
+        if install_tree(c, full, d) < 0 or c.stop or not certified:
+            return
+        if c.memo.nodes[root].solved:
+            return
+
+
 cdef class Search:
     """One certified search over a prepared split space (see fst._core._problem).
 
@@ -1328,11 +1407,15 @@ cdef class Search:
         """Share of the root's gap added to the budget after each failed pass."""
         self.c.deepening = share
 
-    def set_switch_work(self, int64_t switch_work):
+    def set_switch_work(self, int64_t switch_work, int ladder_max=6, int64_t rung_work=-1):
         """Run the first root pass at the incumbent for `switch_work` word-work, then
-        deepen from the root's bound (0: deepen from the start).  Changes no bound,
-        only the order of work."""
+        (without max_depth) the depth ladder up to `ladder_max` (< 2: none), each
+        rung for `rung_work` (default 2 * switch_work), then deepen from the root's
+        bound (switch_work 0: deepen from the start).  Changes no bound, only the
+        order of work and the incumbents."""
         self.c.switch_work = switch_work
+        self.c.ladder_max = ladder_max
+        self.c.rung_work = rung_work if rung_work >= 0 else 2 * switch_work
 
     def run(self, double time_limit=-1.0, int64_t memory_limit=0):
         """Deepen the budget at the root until it is solved or a limit stops the
@@ -1377,6 +1460,11 @@ cdef class Search:
                     if c.stop == STOP_SWITCH:
                         c.stop = RUNNING
                         c.at_ub = 0
+                        if c.ladder_max >= 2 and depth < 0:
+                            depth_ladder(c, self.root, full, self.all_splits)
+                        root = &c.memo.nodes[self.root]
+                        if root.solved or c.stop:
+                            break
                         B = root.lb
                         continue
                     if root.solved or c.stop:
@@ -1425,6 +1513,7 @@ cdef class Search:
             "open_levels": int(self.c.level),
             "threads": int(self.c.n_threads),
             "work": int(self.c.work),
+            "ladder_depth": int(self.c.ladder_depth),
         }
 
     def extract(self):
