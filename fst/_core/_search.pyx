@@ -255,6 +255,17 @@ cdef extern from *:
     int fst_ctz(unsigned long long x) noexcept nogil
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define fst_prefetch(p) __builtin_prefetch((const void*)(p))
+    #else
+    #define fst_prefetch(p) ((void)0)
+    #endif
+    """
+    void fst_prefetch(const void* p) noexcept nogil
+
+
 cdef inline int64_t _ctz(word_t w) noexcept nogil:
     return fst_ctz(w)
 
@@ -785,9 +796,40 @@ cdef inline void _pair_values(Ctx* c, const double* cc, int child_depth, const i
     cdef double c2[64]
     cdef double n1, n2, l1, l2
     cdef const int32_t* a
+    cdef double x0, x1, y0, y1, s0, s1
+    cdef double k00 = c.cost[0], k01, k10, k11
     arg[0] = -1
     best2[0] = INF
     peel[0] = INF
+    if K == 2:
+        # Two classes: the same sums as leaf_loss (so the same values), unrolled.
+        k01 = c.cost[1]
+        k10 = c.cost[2]
+        k11 = c.cost[3]
+        for j in range(m):
+            x0 = A[2 * j]
+            x1 = A[2 * j + 1] - x0
+            if right:
+                x0 = cl[2 * j] - x0
+                x1 = cl[2 * j + 1] - x1
+            y0 = cc[0] - x0
+            y1 = cc[1] - x1
+            if x0 + x1 == 0.0 or y0 + y1 == 0.0:
+                continue                 # s_j does not separate this child
+            s0 = x0 * k00 + x1 * k10
+            s1 = x0 * k01 + x1 * k11
+            l1 = s1 if s1 < s0 else s0
+            s0 = y0 * k00 + y1 * k10
+            s1 = y0 * k01 + y1 * k11
+            l2 = s1 if s1 < s0 else s0
+            if l1 + l2 < best2[0]:
+                best2[0] = l1 + l2
+                arg[0] = j
+            if l1 < peel[0]:
+                peel[0] = l1
+            if l2 < peel[0]:
+                peel[0] = l2
+        return
     for j in range(m):
         a = A + <int64_t> j * K
         n1 = 0.0
@@ -1064,6 +1106,10 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         solve_single_column(c, nid, X, c.split_col[valid[0]])
         return
 
+    for i in range(nvalid):
+        # The lookups below miss the cache on a large store: ask for every slot first.
+        fst_prefetch(&c.memo.table[cands[i].tl.hash & <uint64_t> (c.memo.table_size - 1)])
+        fst_prefetch(&c.memo.table[cands[i].tr.hash & <uint64_t> (c.memo.table_size - 1)])
     for i in range(nvalid):
         # A child is stored only once something is learned about it beyond its
         # creation record (it is searched, or valued by the pair stage); until then
