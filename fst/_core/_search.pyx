@@ -1088,6 +1088,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef bint one_column = True
     cdef int32_t* prows
     cdef int npr
+    cdef uint64_t hmask, slot
     cdef int64_t maxrows
     cdef double gl[5]
     cdef double gr[5]
@@ -1106,10 +1107,19 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         solve_single_column(c, nid, X, c.split_col[valid[0]])
         return
 
+    # The lookups below miss the cache on a large store: ask for every slot first,
+    # then for the record and key of each slot whose hash matches (a likely hit).
+    hmask = <uint64_t> (c.memo.table_size - 1)
     for i in range(nvalid):
-        # The lookups below miss the cache on a large store: ask for every slot first.
-        fst_prefetch(&c.memo.table[cands[i].tl.hash & <uint64_t> (c.memo.table_size - 1)])
-        fst_prefetch(&c.memo.table[cands[i].tr.hash & <uint64_t> (c.memo.table_size - 1)])
+        fst_prefetch(&c.memo.table[cands[i].tl.hash & hmask])
+        fst_prefetch(&c.memo.table[cands[i].tr.hash & hmask])
+    for i in range(nvalid):
+        for k in range(2):
+            slot = (cands[i].tr.hash if k else cands[i].tl.hash) & hmask
+            if c.memo.table[slot].id >= 0 and c.memo.table[slot].hash == (
+                    cands[i].tr.hash if k else cands[i].tl.hash):
+                fst_prefetch(&c.memo.nodes[c.memo.table[slot].id])
+                fst_prefetch(c.memo.keys + <int64_t> c.memo.table[slot].id * nw)
     for i in range(nvalid):
         # A child is stored only once something is learned about it beyond its
         # creation record (it is searched, or valued by the pair stage); until then
