@@ -1526,13 +1526,13 @@ cdef class Search:
                     if root.solved or c.stop:
                         break
                     # Budget deepening: the root is proved above B; raise B to its
-                    # new bound plus a share of the remaining gap.  The share is a
-                    # trade (measured, 60 s runs): 1 (second pass at the incumbent)
-                    # certifies the 53 problems certified within 20 s in 8.7 s
-                    # against 12.6 s at 0.1, but the tight passes of 0.1 find the
-                    # better trees when a hard problem is stopped (coupon_rest20
-                    # 0.005: 0.25407 at 0.1, 0.25973 at 0.3, 0.5 and 1;
-                    # broward 0.01: 0.41359 against 0.41462).  Default 0.1.
+                    # new bound plus a share of the remaining gap.  Easy problems
+                    # are certified by the first pass at the incumbent; deepening
+                    # serves the hard ones, where the tight passes of a small share
+                    # found the better trees and bounds when stopped (measured before
+                    # the first pass existed: coupon_rest20 0.005: 0.25407 at 0.1,
+                    # 0.25973 at 0.3, 0.5 and 1; broward 0.01: 0.41359 against
+                    # 0.41462).  Default 0.1.
                     if root.lb > B + TOL:
                         B = root.lb
                     else:
