@@ -651,7 +651,7 @@ cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) no
         return
     c.level += 1
     c.expansions += 1
-    X = <word_t*> malloc(2 * c.nw * sizeof(word_t))
+    X = <word_t*> malloc(c.nw * sizeof(word_t))
     valid = <int32_t*> malloc((ncand + 1) * sizeof(int32_t))
     cnt = <double*> malloc(c.K * sizeof(double))
     cands = <Cand*> malloc((ncand + 1) * sizeof(Cand))
@@ -1080,7 +1080,6 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef int i, k, nvalid = 0, nkeys
     cdef int32_t s
     cdef const word_t* S
-    cdef word_t* T = X + nw
     cdef Key* keys = NULL
     cdef double sup, lbmin, best, cap, bl, br, v
     cdef Node* L
