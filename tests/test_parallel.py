@@ -48,3 +48,29 @@ def test_threaded_pair_stage_matches_serial():
                                   serial.estimator_.tree_.threshold)
     np.testing.assert_array_equal(threaded.estimator_.tree_.feature,
                                   serial.estimator_.tree_.feature)
+
+
+def test_identical_budget_sequence_for_every_n_jobs():
+    """The switch from the first pass to the depth ladder and deepening is timed in
+    work, not seconds, and work does not depend on threads: with a switch early in
+    the search and rungs cut short, one and two threads walk the same path (a
+    problem wide enough for the pair stage's threads: 2000 rows, 300 splits)."""
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 51, size=(2000, 6)).astype(float)
+    y = ((X[:, 0] > 20) ^ (X[:, 3] > 35) | (rng.random(2000) < 0.1)).astype(int)
+    fits = []
+    for j in (1, 2):
+        clf = FastSmallTreeClassifier(regularization=0.01, n_jobs=j)
+        clf._switch_work = 2_000_000   # test hooks: switch early, rungs cut short
+        clf._ladder = (6, 4_000_000)
+        fits.append(clf.fit(X, y))
+    base, other = fits
+    assert base.optimal_
+    assert base.search_stats_["ladder_depth"] >= 2
+    assert base.search_stats_["root_passes"] > 1
+    assert other.objective_ == base.objective_
+    for key in ("nodes_created", "expansions", "work", "root_passes", "ladder_depth"):
+        assert other.search_stats_[key] == base.search_stats_[key]
+    for attr in ("feature", "threshold"):
+        np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
+                                      getattr(base.estimator_.tree_, attr))
