@@ -37,7 +37,7 @@ from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64
 from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
                        bs_test, bs_set, bs_hash, bs_hash_key, bs_hash_final,
                        bs_hash_linear)
-from ._memo cimport Node, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
+from ._memo cimport Node, Slot, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
                        split_supported)
 from ._segment cimport segment_blocks
@@ -126,11 +126,9 @@ cdef struct Ctx:
     int64_t switch_work      # > 0: first root pass at the incumbent, for this much work
     int64_t work             # word-work of the scans and pair stages, plus a fixed
                              # charge per expansion (a machine-free clock)
-    int at_ub                # the pass at the incumbent is running
     int ladder_max           # deepest rung of the depth ladder (< 2: no ladder)
     int64_t rung_work        # work allowed to one rung
-    int64_t rung_limit       # work at which the running rung ends
-    int in_rung              # a rung of the ladder is running
+    int64_t work_stop        # > 0: end the running pass (first pass or rung) past this work
     int ladder_depth         # deepest rung run (stats)
     # --- state ---
     Memo memo
@@ -173,10 +171,7 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
     if c.deadline >= 0 and now > c.deadline:
         c.stop = STOP_TIME
         return
-    if c.at_ub and c.work > c.switch_work:
-        c.stop = STOP_SWITCH
-        return
-    if c.in_rung and c.work > c.rung_limit:
+    if c.work_stop > 0 and c.work > c.work_stop:
         c.stop = STOP_SWITCH
         return
     if (c.ticks & 63) != 0 and now < c.next_signal_check:
@@ -423,6 +418,14 @@ cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, int64_t eX, const wor
     R.hash = bs_hash_final(hr, depth)
     R.depth = depth
     node_fill_counts(c, R, cntR, total - nl, exr, depth)
+
+
+cdef inline void prefetch_match(Memo* m, uint64_t h) noexcept nogil:
+    """Prefetch the record and key behind hash h's home slot if its hash matches."""
+    cdef Slot* sl = &m.table[h & <uint64_t> (m.table_size - 1)]
+    if sl.id >= 0 and sl.hash == h:
+        fst_prefetch(&m.nodes[sl.id])
+        fst_prefetch(m.keys + <int64_t> sl.id * m.nwords)
 
 
 cdef node_t find_child(Ctx* c, const word_t* X, const word_t* S, bint right,
@@ -783,6 +786,19 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
 
 
 
+cdef inline void _take_pair(double l1, double l2, int j, double* best2, double* peel,
+                            int* arg) noexcept nogil:
+    """Split j cuts the child into cells of leaf losses l1, l2: keep the best
+    two-leaf loss (first j on ties) and the cheapest cell."""
+    if l1 + l2 < best2[0]:
+        best2[0] = l1 + l2
+        arg[0] = j
+    if l1 < peel[0]:
+        peel[0] = l1
+    if l2 < peel[0]:
+        peel[0] = l2
+
+
 cdef inline void _pair_values(Ctx* c, const double* cc, int child_depth, const int32_t* A,
                               int m, const double* cl, bint right, double* best2,
                               double* peel, int* arg) noexcept nogil:
@@ -822,13 +838,7 @@ cdef inline void _pair_values(Ctx* c, const double* cc, int child_depth, const i
             s0 = y0 * k00 + y1 * k10
             s1 = y0 * k01 + y1 * k11
             l2 = s1 if s1 < s0 else s0
-            if l1 + l2 < best2[0]:
-                best2[0] = l1 + l2
-                arg[0] = j
-            if l1 < peel[0]:
-                peel[0] = l1
-            if l2 < peel[0]:
-                peel[0] = l2
+            _take_pair(l1, l2, j, best2, peel, arg)
         return
     for j in range(m):
         a = A + <int64_t> j * K
@@ -850,13 +860,7 @@ cdef inline void _pair_values(Ctx* c, const double* cc, int child_depth, const i
             continue                     # s_j does not separate this child
         l1 = leaf_loss(c1, K, c.cost, NULL)
         l2 = leaf_loss(c2, K, c.cost, NULL)
-        if l1 + l2 < best2[0]:
-            best2[0] = l1 + l2
-            arg[0] = j
-        if l1 < peel[0]:
-            peel[0] = l1
-        if l2 < peel[0]:
-            peel[0] = l2
+        _take_pair(l1, l2, j, best2, peel, arg)
 
 
 cdef inline void child_shapes(const Node* ch, double lam, double* g) noexcept nogil:
@@ -1087,7 +1091,6 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef bint one_column = True
     cdef int32_t* prows
     cdef int npr
-    cdef uint64_t hmask, slot
     cdef int64_t maxrows
     cdef double gl[5]
     cdef double gr[5]
@@ -1108,17 +1111,12 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
 
     # The lookups below miss the cache on a large store: ask for every slot first,
     # then for the record and key of each slot whose hash matches (a likely hit).
-    hmask = <uint64_t> (c.memo.table_size - 1)
     for i in range(nvalid):
-        fst_prefetch(&c.memo.table[cands[i].tl.hash & hmask])
-        fst_prefetch(&c.memo.table[cands[i].tr.hash & hmask])
+        fst_prefetch(&c.memo.table[cands[i].tl.hash & <uint64_t> (c.memo.table_size - 1)])
+        fst_prefetch(&c.memo.table[cands[i].tr.hash & <uint64_t> (c.memo.table_size - 1)])
     for i in range(nvalid):
-        for k in range(2):
-            slot = (cands[i].tr.hash if k else cands[i].tl.hash) & hmask
-            if c.memo.table[slot].id >= 0 and c.memo.table[slot].hash == (
-                    cands[i].tr.hash if k else cands[i].tl.hash):
-                fst_prefetch(&c.memo.nodes[c.memo.table[slot].id])
-                fst_prefetch(c.memo.keys + <int64_t> c.memo.table[slot].id * nw)
+        prefetch_match(&c.memo, cands[i].tl.hash)
+        prefetch_match(&c.memo, cands[i].tr.hash)
     for i in range(nvalid):
         # A child is stored only once something is learned about it beyond its
         # creation record (it is searched, or valued by the pair stage); until then
@@ -1349,13 +1347,12 @@ cdef void depth_ladder(Ctx* c, node_t root, const word_t* full,
         if rid < 0:
             return
         c.ladder_depth = d
-        c.rung_limit = c.work + c.rung_work
-        c.in_rung = 1
+        c.work_stop = c.work + c.rung_work
         if c.rules & RULE_GREEDY:
             greedy_seed(c, rid, all_splits, c.n_splits)
         c.passes += 1
         solve(c, rid, all_splits, c.n_splits, c.memo.nodes[rid].ub)
-        c.in_rung = 0
+        c.work_stop = 0
         certified = c.memo.nodes[rid].solved and c.stop == RUNNING
         if c.stop == STOP_SWITCH:
             c.stop = RUNNING
@@ -1507,14 +1504,14 @@ cdef class Search:
                     # passes find better trees and bounds when a hard problem is
                     # stopped.  Every bound proved in the first pass is kept.
                     B = c.memo.nodes[self.root].ub
-                    c.at_ub = 1
+                    c.work_stop = c.switch_work
                 while not c.stop and not c.memo.nodes[self.root].solved:
                     c.passes += 1
                     solve(c, self.root, self.all_splits, c.n_splits, B)
                     root = &c.memo.nodes[self.root]
                     if c.stop == STOP_SWITCH:
                         c.stop = RUNNING
-                        c.at_ub = 0
+                        c.work_stop = 0
                         if c.ladder_max >= 2 and depth < 0:
                             depth_ladder(c, self.root, full, self.all_splits)
                         root = &c.memo.nodes[self.root]
