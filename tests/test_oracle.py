@@ -69,14 +69,15 @@ def test_matches_brute_force(seed):
 
 @pytest.mark.parametrize("share, switch_work, ladder", [
     (0.1, 0, ()), (0.4, 0, ()), (1.0, 0, ()), (0.1, 30_000, ()), (0.1, 1, ()),
-    (0.1, 1, (6, 10**15)), (0.1, 1, (0, 0))])
+    (0.1, 1, (6, 10**15)), (0.1, 1, (0, 0)), (0.1, 1, (6, 20_000))])
 @pytest.mark.parametrize("seed", range(30))
 def test_budget_steps_match_brute_force(seed, share, switch_work, ladder):
     """Other budget sequences certify the same optimum: deepening from the root's
     bound from the start (switch_work 0) in several steps (with share 1 the second
     pass runs at the incumbent), and a first pass at the incumbent ended after a
     little work (30_000) or at once (1), then the depth ladder (rungs ended after
-    twice that work, or run to their optimum, or no ladder) and deepening.  The
+    twice that work, or run to their optimum, or no ladder, or ended after about
+    one expansion and resumed in turns with deepening) and deepening.  The
     default switches after far more work than these problems need, so the other
     tests run one pass."""
     X, y, cost, lam, max_depth = _random_problem(2000 + seed)
@@ -250,3 +251,25 @@ def test_depth_ladder_runs_and_keeps_the_optimum():
         assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
         reached += clf.search_stats_["ladder_depth"] >= 2
     assert reached >= 5
+
+
+def test_ladder_takes_turns_with_deepening():
+    """A rung left uncertified by its work is resumed later, in turns with
+    deepening and with doubling work; rungs, deepening passes and the installs
+    between them keep the exact optimum (exhaustive check), and the turns did
+    alternate on some problems."""
+    alternated = 0
+    for seed in range(40):
+        X, y, cost, lam, max_depth = _random_problem(3000 + seed)
+        if max_depth is not None:
+            continue
+        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost)
+        clf._switch_work = 1
+        clf._ladder = (6, 20_000)  # one expansion per rung in the first turn
+        clf.fit(X, y)
+        expected, y_idx, full_cost = _brute_force(X, y, cost, lam, None)
+        assert clf.optimal_
+        assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+        assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
+        alternated += clf.search_stats_["ladder_turns"] >= 2
+    assert alternated >= 3

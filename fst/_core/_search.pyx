@@ -93,6 +93,7 @@ cdef struct Cand:
 
 
 cdef struct Key:
+    double ord       # the sort key: the lower bound (or the incumbent in a rung)
     double lb        # the candidate's lower bound when sorted
     int32_t split    # tie-break: lowest split index first
     int32_t idx      # position in the candidate array
@@ -130,6 +131,8 @@ cdef struct Ctx:
     int64_t rung_work        # work allowed to one rung
     int64_t work_stop        # > 0: end the running pass (first pass or rung) past this work
     int ladder_depth         # deepest rung run (stats)
+    int64_t ladder_turns     # turns of the ladder (stats)
+    int order_ub             # sort candidates by incumbent, not bound (ladder rungs)
     # --- state ---
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
@@ -269,9 +272,9 @@ cdef int cmp_key(const void* pa, const void* pb) noexcept nogil:
     """Candidates by increasing lower bound, ties by split index (a fixed order)."""
     cdef const Key* a = <const Key*> pa
     cdef const Key* b = <const Key*> pb
-    if a.lb < b.lb:
+    if a.ord < b.ord:
         return -1
-    if a.lb > b.lb:
+    if a.ord > b.ord:
         return 1
     return (a.split > b.split) - (a.split < b.split)
 
@@ -1217,6 +1220,9 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     for i in range(nvalid):
         if not cands[i].dropped:
             keys[nkeys].lb = cands[i].lb
+            keys[nkeys].ord = cands[i].lb
+            if c.order_ub:
+                keys[nkeys].ord = cand_node(c, &cands[i], 0).ub + cand_node(c, &cands[i], 1).ub
             keys[nkeys].split = cands[i].split
             keys[nkeys].idx = i
             nkeys += 1
@@ -1229,11 +1235,11 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
             # Bounds only rise (column transfer from failed neighbours), so this
             # candidate is out; later keys were sorted no lower, but their bounds
             # may have risen too: skip rather than stop.
-            if keys[k].lb > cap + TOL:
+            if keys[k].lb > cap + TOL and not c.order_ub:
                 break  # sorted: no remaining split fits the budget
             continue
         if best <= B + TOL and cands[i].lb >= best - TOL:
-            if keys[k].lb >= best - TOL:
+            if keys[k].lb >= best - TOL and not c.order_ub:
                 break  # no remaining split can improve on the incumbent
             continue
         # Both children are searched from here on: store them.
@@ -1330,36 +1336,47 @@ cdef double install_tree(Ctx* c, const word_t* X, int src_depth) noexcept nogil:
     return nd.ub
 
 
-cdef void depth_ladder(Ctx* c, node_t root, const word_t* full,
-                       const int32_t* all_splits) noexcept nogil:
-    """Incumbents for a hard problem: the best trees of depth 2, 3, ... each found
-    by the same search on depth-limited nodes (keys (X, d) never meet the unlimited
-    ones), one pass at the rung's incumbent for at most `rung_work`; each rung's
-    tree is copied onto the unlimited nodes (install_tree).  The ladder ends at the
-    first rung not certified within its work.  Only incumbents change: every bound
-    of the unlimited search is untouched, so the certificate is the same, and a
-    stopped search returns a tree no worse than the best shallow tree found."""
+cdef int depth_ladder(Ctx* c, node_t root, const word_t* full,
+                      const int32_t* all_splits, int d0, int64_t work) noexcept nogil:
+    """Incumbents for a hard problem: the best trees of depth d0, d0 + 1, ... each
+    found by the same search on depth-limited nodes (keys (X, d) never meet the
+    unlimited ones), one pass at the rung's incumbent for at most `work`; each
+    rung's tree is copied onto the unlimited nodes (install_tree).  Returns the
+    depth of the first rung not certified within its work (the caller resumes it
+    later with more work: its nodes keep what they learned), or 0 when the ladder
+    is done: every rung to `ladder_max` certified, the root solved, or a stop.
+    Only incumbents change: every bound of the unlimited search is untouched, so
+    the certificate is the same, and a stopped search returns a tree no worse than
+    the best shallow tree found."""
     cdef int d
     cdef node_t rid
     cdef bint certified
-    for d in range(2, c.ladder_max + 1):
+    c.ladder_turns += 1
+    for d in range(d0, c.ladder_max + 1):
         rid = node_get(c, full, d)
         if rid < 0:
-            return
-        c.ladder_depth = d
-        c.work_stop = c.work + c.rung_work
-        if c.rules & RULE_GREEDY:
-            greedy_seed(c, rid, all_splits, c.n_splits)
+            return 0
+        if d > c.ladder_depth:
+            c.ladder_depth = d
+            if c.rules & RULE_GREEDY:
+                greedy_seed(c, rid, all_splits, c.n_splits)
+        c.work_stop = c.work + work
+        # Candidates in order of their incumbents, not their bounds: a rung is
+        # there to find good trees.  Any order is sound (the candidate loop only
+        # stops early on a sorted bound when it sorts by bound).
+        c.order_ub = 1
         c.passes += 1
         solve(c, rid, all_splits, c.n_splits, c.memo.nodes[rid].ub)
+        c.order_ub = 0
         c.work_stop = 0
         certified = c.memo.nodes[rid].solved and c.stop == RUNNING
         if c.stop == STOP_SWITCH:
             c.stop = RUNNING
-        if install_tree(c, full, d) < 0 or c.stop or not certified:
-            return
-        if c.memo.nodes[root].solved:
-            return
+        if install_tree(c, full, d) < 0 or c.stop or c.memo.nodes[root].solved:
+            return 0
+        if not certified:
+            return d
+    return 0
 
 
 cdef class Search:
@@ -1478,6 +1495,8 @@ cdef class Search:
         cdef double B, t0
         cdef Node* root
         cdef int depth = c.max_depth
+        cdef int ladder_next = 0     # the next rung of the ladder to run, or 0: none
+        cdef int64_t chunk = 0       # work of the ladder's last turn
         t0 = fst_now()
         c.deadline = t0 + time_limit if time_limit >= 0 else -1.0
         c.memory_limit = memory_limit
@@ -1505,19 +1524,33 @@ cdef class Search:
                     # stopped.  Every bound proved in the first pass is kept.
                     B = c.memo.nodes[self.root].ub
                     c.work_stop = c.switch_work
+                    if c.ladder_max >= 2 and depth < 0:
+                        ladder_next = 2
+                        chunk = c.rung_work // 2
                 while not c.stop and not c.memo.nodes[self.root].solved:
                     c.passes += 1
                     solve(c, self.root, self.all_splits, c.n_splits, B)
                     root = &c.memo.nodes[self.root]
                     if c.stop == STOP_SWITCH:
+                        # The pass was cut at its work (the first pass, or a
+                        # deepening pass whose share ran out): run the ladder --
+                        # its first rungs, or the rung it left uncertified, with
+                        # twice the work of its last turn -- then deepen again.
                         c.stop = RUNNING
                         c.work_stop = 0
-                        if c.ladder_max >= 2 and depth < 0:
-                            depth_ladder(c, self.root, full, self.all_splits)
+                        if ladder_next >= 2:
+                            chunk = 2 * chunk
+                            ladder_next = depth_ladder(c, self.root, full,
+                                                       self.all_splits, ladder_next, chunk)
                         root = &c.memo.nodes[self.root]
                         if root.solved or c.stop:
                             break
-                        B = root.lb
+                        # Deepening and the ladder take turns, each for the same
+                        # (doubling) work, while a rung is left uncertified.
+                        if ladder_next >= 2:
+                            c.work_stop = c.work + chunk
+                        if root.lb > B + TOL or B >= root.ub:
+                            B = root.lb
                         continue
                     if root.solved or c.stop:
                         break
@@ -1566,6 +1599,7 @@ cdef class Search:
             "threads": int(self.c.n_threads),
             "work": int(self.c.work),
             "ladder_depth": int(self.c.ladder_depth),
+            "ladder_turns": int(self.c.ladder_turns),
         }
 
     def extract(self):
