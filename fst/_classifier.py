@@ -33,8 +33,9 @@ _LEVELS_DEFAULT_STACK = 2_000    # when a big stack cannot be had
 
 # Word-work of the first root pass at the incumbent before the depth ladder and
 # deepening take over (about 1.3 s on the development machine: compas at
-# lambda = 0.05 is certified in 2.3e9, 1.0 s); each rung of the ladder gets twice
-# as much.  See _search.run.
+# lambda = 0.05 is certified in 2.3e9, 1.0 s); each rung of the ladder's first
+# turn gets twice as much, and each later turn (of the ladder and of deepening)
+# twice the last.  See _search.run.
 _SWITCH_WORK = 3_000_000_000
 
 

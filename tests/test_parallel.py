@@ -53,7 +53,8 @@ def test_threaded_pair_stage_matches_serial():
 def test_identical_budget_sequence_for_every_n_jobs():
     """The switch from the first pass to the depth ladder and deepening is timed in
     work, not seconds, and work does not depend on threads: with a switch early in
-    the search and rungs cut short, one and two threads walk the same path (a
+    the search and rungs cut short (so the ladder and deepening take turns), one
+    and two threads walk the same path (a
     problem wide enough for the pair stage's threads: 2000 rows, 300 splits)."""
     rng = np.random.default_rng(7)
     X = rng.integers(0, 51, size=(2000, 6)).astype(float)
@@ -69,7 +70,8 @@ def test_identical_budget_sequence_for_every_n_jobs():
     assert base.search_stats_["ladder_depth"] >= 2
     assert base.search_stats_["root_passes"] > 1
     assert other.objective_ == base.objective_
-    for key in ("nodes_created", "expansions", "work", "root_passes", "ladder_depth"):
+    for key in ("nodes_created", "expansions", "work", "root_passes", "ladder_depth",
+                "ladder_turns"):
         assert other.search_stats_[key] == base.search_stats_[key]
     for attr in ("feature", "threshold"):
         np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
