@@ -1542,6 +1542,13 @@ cdef class Search:
                             chunk = 2 * chunk
                             ladder_next = depth_ladder(c, self.root, full,
                                                        self.all_splits, ladder_next, chunk)
+                        if (ladder_next >= 2 and c.memory_limit > 0
+                                and 2 * memo_bytes(&c.memo) > c.memory_limit):
+                            # The store is half the memory limit: the rungs' nodes
+                            # never serve the unlimited search, so the rest is
+                            # left to deepening (memo_bytes, not the process's
+                            # size, keeps the path the same on every machine).
+                            ladder_next = 0
                         root = &c.memo.nodes[self.root]
                         if root.solved or c.stop:
                             break
@@ -1586,6 +1593,10 @@ cdef class Search:
         return bool(self.c.memo.nodes[self.root].solved) and self.c.stop == RUNNING
 
     def stats(self):
+        cdef int64_t i, rung_nodes = 0
+        if self.c.max_depth < 0:
+            for i in range(self.c.memo.n_nodes):
+                rung_nodes += self.c.memo.nodes[i].depth >= 0
         return {
             "nodes_created": int(self.c.memo.n_nodes),
             "expansions": int(self.c.expansions),
@@ -1600,6 +1611,7 @@ cdef class Search:
             "work": int(self.c.work),
             "ladder_depth": int(self.c.ladder_depth),
             "ladder_turns": int(self.c.ladder_turns),
+            "ladder_nodes": int(rung_nodes),  # nodes of the rungs (depth-limited keys)
         }
 
     def extract(self):
