@@ -132,6 +132,8 @@ cdef struct Ctx:
     int64_t work_stop        # > 0: end the running pass (first pass or rung) past this work
     int ladder_depth         # deepest rung run (stats)
     int64_t ladder_turns     # turns of the ladder (stats)
+    int64_t ladder_bytes     # no more turns once the store is past this (0: no cap;
+                             # < 0: half the memory limit)
     int order_ub             # sort candidates by incumbent, not bound (ladder rungs)
     # --- state ---
     Memo memo
@@ -1476,15 +1478,19 @@ cdef class Search:
         """Share of the root's gap added to the budget after each failed pass."""
         self.c.deepening = share
 
-    def set_switch_work(self, int64_t switch_work, int ladder_max=6, int64_t rung_work=-1):
+    def set_switch_work(self, int64_t switch_work, int ladder_max=6, int64_t rung_work=-1,
+                        int64_t ladder_bytes=-1):
         """Run the first root pass at the incumbent for `switch_work` word-work, then
         (without max_depth) the depth ladder up to `ladder_max` (< 2: none), each
         rung for `rung_work` (default 2 * switch_work), then deepen from the root's
-        bound (switch_work 0: deepen from the start).  Changes no bound, only the
-        order of work and the incumbents."""
+        bound (switch_work 0: deepen from the start); a rung left uncertified takes
+        turns with deepening until the store is past `ladder_bytes` (default half
+        the memory limit; 0: no cap).  Changes no bound, only the order of work and
+        the incumbents."""
         self.c.switch_work = switch_work
         self.c.ladder_max = ladder_max
         self.c.rung_work = rung_work if rung_work >= 0 else 2 * switch_work
+        self.c.ladder_bytes = ladder_bytes
 
     def run(self, double time_limit=-1.0, int64_t memory_limit=0):
         """Deepen the budget at the root until it is solved or a limit stops the
@@ -1497,6 +1503,8 @@ cdef class Search:
         cdef int depth = c.max_depth
         cdef int ladder_next = 0     # the next rung of the ladder to run, or 0: none
         cdef int64_t chunk = 0       # work of the ladder's last turn
+        cdef int64_t ladder_bytes = (c.ladder_bytes if c.ladder_bytes >= 0
+                                     else memory_limit // 2)
         t0 = fst_now()
         c.deadline = t0 + time_limit if time_limit >= 0 else -1.0
         c.memory_limit = memory_limit
@@ -1542,11 +1550,11 @@ cdef class Search:
                             chunk = 2 * chunk
                             ladder_next = depth_ladder(c, self.root, full,
                                                        self.all_splits, ladder_next, chunk)
-                        if (ladder_next >= 2 and c.memory_limit > 0
-                                and 2 * memo_bytes(&c.memo) > c.memory_limit):
-                            # The store is half the memory limit: the rungs' nodes
-                            # never serve the unlimited search, so the rest is
-                            # left to deepening (memo_bytes, not the process's
+                        if (ladder_next >= 2 and ladder_bytes > 0
+                                and memo_bytes(&c.memo) > ladder_bytes):
+                            # The store is past half the memory limit: the rungs'
+                            # nodes never serve the unlimited search, so the rest
+                            # is left to deepening (memo_bytes, not the process's
                             # size, keeps the path the same on every machine).
                             ladder_next = 0
                         root = &c.memo.nodes[self.root]
