@@ -271,7 +271,8 @@ cdef inline int64_t _ctz(word_t w) noexcept nogil:
 
 
 cdef int cmp_key(const void* pa, const void* pb) noexcept nogil:
-    """Candidates by increasing lower bound, ties by split index (a fixed order)."""
+    """Candidates by increasing sort key (the lower bound; in a ladder rung the
+    incumbent), ties by split index (a fixed order)."""
     cdef const Key* a = <const Key*> pa
     cdef const Key* b = <const Key*> pb
     if a.ord < b.ord:
