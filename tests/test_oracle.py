@@ -232,50 +232,35 @@ def test_fused_child_scan_matches_rows(cost, K):
     assert _scan_matches_node_fill(problem, 0.01, 3, 200) == 0
 
 
-def test_depth_ladder_runs_and_keeps_the_optimum():
-    """With the switch at once and rungs run to their optimum, the ladder copies
-    each shallow optimum onto the unlimited search as an incumbent; the certified
-    optimum is unchanged (exhaustive check) and the ladder did run."""
-    reached = 0
+@pytest.mark.parametrize("case", ["to_optimum", "turns", "capped"])
+def test_depth_ladder_keeps_the_optimum(case):
+    """The ladder only copies incumbents, so the certified optimum is unchanged
+    (exhaustive check), with the switch at once and
+    - rungs run to their optimum: each shallow optimum is copied onto the unlimited
+      search, and the ladder did run;
+    - rungs cut after about one expansion: a rung left uncertified is resumed in
+      turns with deepening, with doubling work, and the turns did alternate;
+    - the same with the store's cap at one byte: exactly one turn."""
+    ladder = {"to_optimum": (6, 10**15), "turns": (6, 20_000),
+              "capped": (6, 20_000, 1)}[case]
+    reached = alternated = 0
     for seed in range(40):
         X, y, cost, lam, max_depth = _random_problem(3000 + seed)
         if max_depth is not None:
             continue  # the ladder serves the unlimited search only
         clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost)
         clf._switch_work = 1
-        clf._ladder = (6, 10**15)
+        clf._ladder = ladder
         clf.fit(X, y)
         expected, y_idx, full_cost = _brute_force(X, y, cost, lam, None)
         assert clf.optimal_
         assert clf.objective_ == pytest.approx(expected, abs=1e-9)
         assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
-        reached += clf.search_stats_["ladder_depth"] >= 2
-    assert reached >= 5
-
-
-@pytest.mark.parametrize("capped", [False, True])
-def test_ladder_takes_turns_with_deepening(capped):
-    """A rung left uncertified by its work is resumed later, in turns with
-    deepening and with doubling work; rungs, deepening passes and the installs
-    between them keep the exact optimum (exhaustive check), and the turns did
-    alternate on some problems.  With the store's cap at one byte the ladder
-    takes exactly one turn, and the optimum is the same."""
-    alternated = 0
-    for seed in range(40):
-        X, y, cost, lam, max_depth = _random_problem(3000 + seed)
-        if max_depth is not None:
-            continue
-        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost)
-        clf._switch_work = 1
-        # one expansion per rung in the first turn; no more turns past 1 byte
-        clf._ladder = (6, 20_000, 1) if capped else (6, 20_000)
-        clf.fit(X, y)
-        expected, y_idx, full_cost = _brute_force(X, y, cost, lam, None)
-        assert clf.optimal_
-        assert clf.objective_ == pytest.approx(expected, abs=1e-9)
-        assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
-        if capped:
+        if case == "capped":
             assert clf.search_stats_["ladder_turns"] <= 1
+        reached += clf.search_stats_["ladder_depth"] >= 2
         alternated += clf.search_stats_["ladder_turns"] >= 2
-    if not capped:
+    if case == "to_optimum":
+        assert reached >= 5
+    if case == "turns":
         assert alternated >= 3

@@ -54,8 +54,8 @@ def test_identical_budget_sequence_for_every_n_jobs():
     """The switch from the first pass to the depth ladder and deepening is timed in
     work, not seconds, and work does not depend on threads: with a switch early in
     the search and rungs cut short (so the ladder and deepening take turns), one
-    and two threads walk the same path (a
-    problem wide enough for the pair stage's threads: 2000 rows, 300 splits)."""
+    and two threads walk the same path (a problem wide enough for the pair stage's
+    threads: 2000 rows, 300 splits)."""
     rng = np.random.default_rng(7)
     X = rng.integers(0, 51, size=(2000, 6)).astype(float)
     y = ((X[:, 0] > 20) ^ (X[:, 3] > 35) | (rng.random(2000) < 0.1)).astype(int)

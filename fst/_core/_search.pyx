@@ -93,8 +93,8 @@ cdef struct Cand:
 
 
 cdef struct Key:
-    double ord       # the sort key: the lower bound (or the incumbent in a rung)
-    double lb        # the candidate's lower bound when sorted
+    double ord       # the sort key: the candidate's lower bound when sorted (in a
+                     # ladder rung, its incumbent)
     int32_t split    # tie-break: lowest split index first
     int32_t idx      # position in the candidate array
 
@@ -1222,10 +1222,10 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     nkeys = 0
     for i in range(nvalid):
         if not cands[i].dropped:
-            keys[nkeys].lb = cands[i].lb
-            keys[nkeys].ord = cands[i].lb
             if c.order_ub:
                 keys[nkeys].ord = cand_node(c, &cands[i], 0).ub + cand_node(c, &cands[i], 1).ub
+            else:
+                keys[nkeys].ord = cands[i].lb
             keys[nkeys].split = cands[i].split
             keys[nkeys].idx = i
             nkeys += 1
@@ -1238,11 +1238,11 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
             # Bounds only rise (column transfer from failed neighbours), so this
             # candidate is out; later keys were sorted no lower, but their bounds
             # may have risen too: skip rather than stop.
-            if keys[k].lb > cap + TOL and not c.order_ub:
+            if keys[k].ord > cap + TOL and not c.order_ub:
                 break  # sorted: no remaining split fits the budget
             continue
         if best <= B + TOL and cands[i].lb >= best - TOL:
-            if keys[k].lb >= best - TOL and not c.order_ub:
+            if keys[k].ord >= best - TOL and not c.order_ub:
                 break  # no remaining split can improve on the incumbent
             continue
         # Both children are searched from here on: store them.
@@ -1551,13 +1551,12 @@ cdef class Search:
                             chunk = 2 * chunk
                             ladder_next = depth_ladder(c, self.root, full,
                                                        self.all_splits, ladder_next, chunk)
-                        if (ladder_next >= 2 and ladder_bytes > 0
-                                and memo_bytes(&c.memo) > ladder_bytes):
-                            # The store is past half the memory limit: the rungs'
-                            # nodes never serve the unlimited search, so the rest
-                            # is left to deepening (memo_bytes, not the process's
-                            # size, keeps the path the same on every machine).
-                            ladder_next = 0
+                            if ladder_bytes > 0 and memo_bytes(&c.memo) > ladder_bytes:
+                                # The store is past half the memory limit: the
+                                # rungs' nodes never serve the unlimited search, so
+                                # the rest is left to deepening (memo_bytes, not the
+                                # process's size: the same path on every machine).
+                                ladder_next = 0
                         root = &c.memo.nodes[self.root]
                         if root.solved or c.stop:
                             break
