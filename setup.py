@@ -63,6 +63,11 @@ class BuildExtOpenMP(build_ext):
             # hardware popcount (every x86-64 CPU since 2008); the hot loops are popcounts
             for ext in self.extensions:
                 ext.extra_compile_args.append("-mpopcnt")
+        if self.compiler.compiler_type != "msvc":
+            # a product never fused into a sum: the vector loops (_simd.h, whose
+            # AVX-512 target has FMA) give the same doubles as the scalar ones
+            for ext in self.extensions:
+                ext.extra_compile_args.append("-ffp-contract=off")
         if os.environ.get("FST_NO_OPENMP") == "1" or not self._has_openmp(cflags, lflags):
             print("fst: OpenMP not available, building the core single-threaded")
         else:

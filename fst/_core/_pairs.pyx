@@ -15,29 +15,21 @@ from cython.parallel cimport prange
 from ._bitset cimport fst_popcount
 from ._typedefs cimport word_t, int32_t, int64_t
 
+cdef extern from "_simd.h":
+    void fst_pair_row2(const word_t* a, const word_t* XS, int m, const word_t* XC,
+                       int nw, const int32_t* slot, int r, int32_t* out) noexcept nogil
+    int fst_set_simd(int mode) noexcept nogil
 
-cdef inline void _pair_row2(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m,
-                            const word_t* XC, int nw, const int32_t* slot,
-                            int32_t* out) noexcept nogil:
-    """Two classes: the cell's total and class-0 count in registers, no branch.
-    Cells (i, j) with j chosen at an earlier position are left for the mirror."""
-    cdef Py_ssize_t j, w
-    cdef const word_t* a = XS + i * nw
-    cdef const word_t* b
-    cdef word_t x
-    cdef int64_t total, c0
-    for j in range(m):
-        if 0 <= slot[j] < r:
-            continue
-        b = XS + j * nw
-        total = 0
-        c0 = 0
-        for w in range(nw):
-            x = a[w] & b[w]
-            total += fst_popcount(x)
-            c0 += fst_popcount(x & XC[w])
-        out[(r * m + j) * 2] = <int32_t> c0
-        out[(r * m + j) * 2 + 1] = <int32_t> total
+
+def set_simd(int mode=-1):
+    """Choose the two-class kernel: -1 by the CPU (the default at import), 0 the
+    scalar loop, 1 the AVX-512 one if the CPU has it.  Returns the choice in effect
+    (1: vector).  The counts are integers, so every choice gives the same counts;
+    the tests compare them."""
+    return fst_set_simd(mode)
+
+
+set_simd(-1)
 
 
 cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, int K,
@@ -45,7 +37,8 @@ cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, 
                            int32_t* out) noexcept nogil:
     cdef Py_ssize_t j, w, k
     if K == 2:
-        _pair_row2(XS, i, r, m, XC, nw, slot, out)
+        # Cells (i, j) with j chosen at an earlier position are left for the mirror.
+        fst_pair_row2(XS + i * nw, XS, m, XC, nw, slot, <int> r, out)
         return
     cdef const word_t* a = XS + i * nw
     cdef const word_t* b
@@ -104,3 +97,25 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
             j = rows[q]
             for k in range(K):
                 out[(r * m + j) * K + k] = out[(q * m + rows[r]) * K + k]
+
+
+def _pair_counts_for_tests(const word_t[:, ::1] XS, const int32_t[::1] rows, int K,
+                           const word_t[:, ::1] XC, int n_threads):
+    """Test hook: `pair_counts` on given bitsets; returns the n_rows x m x K counts."""
+    import numpy as np
+    cdef int m = XS.shape[0]
+    cdef int nw = XS.shape[1]
+    cdef int n_rows = rows.shape[0]
+    if XC.shape[0] < K - 1 or XC.shape[1] != nw:
+        raise ValueError("XC must hold K - 1 bitsets of the same width as XS")
+    for r in range(n_rows):
+        if not 0 <= rows[r] < m:
+            raise ValueError("rows must index the splits of XS")
+    out = np.zeros((n_rows, m, K), dtype=np.int32)
+    cdef int32_t[:, :, ::1] o = out
+    slot = np.empty(m, dtype=np.int32)
+    cdef int32_t[::1] sl = slot
+    with nogil:
+        pair_counts(&XS[0, 0], &rows[0], n_rows, m, K, &XC[0, 0], nw, &o[0, 0, 0],
+                    n_threads, &sl[0])
+    return out

@@ -74,6 +74,12 @@ RULE_ALL_ON = RULE_ALL
 cdef double INF = float("inf")
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
 
+cdef extern from "_simd.h":
+    int fst_pair_values2(const int32_t* A, int m, const double* cl, int right,
+                         double cc0, double cc1, const double* cost, double* best2,
+                         double* peel, int* arg) noexcept nogil
+    int fst_set_simd(int mode) noexcept nogil
+
 cdef extern from "_platform.h":
     double fst_now() noexcept nogil
     long long fst_process_rss() noexcept nogil
@@ -824,6 +830,8 @@ cdef inline void _pair_values(Ctx* c, const double* cc, int child_depth, const i
     best2[0] = INF
     peel[0] = INF
     if K == 2:
+        if fst_pair_values2(A, m, cl, right, cc[0], cc[1], c.cost, best2, peel, arg):
+            return                       # the vector loop, same values (_simd.h)
         # Two classes: the same sums as leaf_loss (so the same values), unrolled.
         k01 = c.cost[1]
         k10 = c.cost[2]
@@ -1719,6 +1727,38 @@ def fill_nodes(const cnp.intp_t[::1] split,            # IN split of each node, 
                 out_threshold[i] = thresholds[split[i]]
             if has_missing:
                 out_missing_left[i] = 0
+
+
+def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bint right,
+                           const double[::1] cc, const double[:, ::1] cost):
+    """Test hook: the two-class values of one row of pair counts (`_pair_values`)
+    under the loops chosen by `set_simd`; returns (best2, peel, arg)."""
+    cdef Ctx c
+    cdef double b2 = 0.0, pl = 0.0
+    cdef int arg = -2
+    cdef int m = A.shape[0]
+    if A.shape[1] != 2 or cl.shape[0] != m or cl.shape[1] != 2 or cc.shape[0] != 2 \
+            or cost.shape[0] != 2 or cost.shape[1] != 2:
+        raise ValueError("two classes: A and cl are m x 2, cc has 2 entries, cost 2 x 2")
+    c.K = 2
+    c.cost = &cost[0, 0]
+    with nogil:
+        _pair_values(&c, &cc[0], -1, &A[0, 0], m, &cl[0, 0], right, &b2, &pl, &arg)
+    return b2, pl, arg
+
+
+def set_simd(int mode=-1):
+    """Choose the vector loops of the pair stage (`_simd.h`) in both modules that
+    use them: -1 by the CPU (the default at import), 0 the scalar loops, 1 the
+    AVX-512 ones if the CPU has them.  Returns the choice in effect (1: vector).
+    Every choice computes the same integers and the same doubles; the tests
+    compare whole fits under both."""
+    from . import _pairs
+    _pairs.set_simd(mode)
+    return fst_set_simd(mode)
+
+
+set_simd(-1)
 
 
 def effective_n_threads(n_jobs):

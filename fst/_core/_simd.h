@@ -1,0 +1,215 @@
+/* The two-class row of the pair stage, with a vector version chosen at run time.
+ *
+ * fst_pair_row2 fills, for the chosen split `a` (its rows as X & s_a) and every
+ * split j not mirrored later, the cell X & s_a & s_j: its class-0 count and its
+ * total.  The counts are integers, so every version gives the same result; the
+ * vector one only runs where the CPU reports AVX-512 with VPOPCNTDQ, and the build
+ * needs no flag beyond what the compiler accepts as a function attribute.
+ *
+ * fst_set_simd(-1) picks by the CPU (the default), 0 forces the scalar loop and 1
+ * asks for the vector one (granted only if the CPU has it); it returns the choice
+ * in effect.  Tests compare the two.
+ */
+#ifndef FST_SIMD_H
+#define FST_SIMD_H
+
+#include <stdint.h>
+
+#if defined(_MSC_VER)
+#include <intrin.h>
+#define FST_POPCNT64(x) ((int64_t)__popcnt64(x))
+#else
+#define FST_POPCNT64(x) ((int64_t)__builtin_popcountll(x))
+#endif
+
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) \
+    && !defined(FST_NO_SIMD)
+#define FST_HAVE_AVX512 1
+#include <immintrin.h>
+#else
+#define FST_HAVE_AVX512 0
+#endif
+
+static inline void fst_pair_row2_scalar(const uint64_t* a, const uint64_t* XS, int m,
+                                        const uint64_t* XC, int nw, const int32_t* slot,
+                                        int r, int32_t* out)
+{
+    for (int j = 0; j < m; j++) {
+        if (slot[j] >= 0 && slot[j] < r)
+            continue;  /* counted at the earlier position, mirrored later */
+        const uint64_t* b = XS + (int64_t)j * nw;
+        int64_t total = 0, c0 = 0;
+        for (int w = 0; w < nw; w++) {
+            uint64_t x = a[w] & b[w];
+            total += FST_POPCNT64(x);
+            c0 += FST_POPCNT64(x & XC[w]);
+        }
+        out[((int64_t)r * m + j) * 2] = (int32_t)c0;
+        out[((int64_t)r * m + j) * 2 + 1] = (int32_t)total;
+    }
+}
+
+#if FST_HAVE_AVX512
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static void fst_pair_row2_avx512(const uint64_t* a, const uint64_t* XS, int m,
+                                 const uint64_t* XC, int nw, const int32_t* slot,
+                                 int r, int32_t* out)
+{
+    int full = nw & ~7;
+    __mmask8 tail = (__mmask8)((1u << (nw & 7)) - 1u);
+    for (int j = 0; j < m; j++) {
+        if (slot[j] >= 0 && slot[j] < r)
+            continue;
+        const uint64_t* b = XS + (int64_t)j * nw;
+        __m512i tot = _mm512_setzero_si512();
+        __m512i cz = _mm512_setzero_si512();
+        int w = 0;
+        for (; w < full; w += 8) {
+            __m512i x = _mm512_and_si512(_mm512_loadu_si512((const void*)(a + w)),
+                                         _mm512_loadu_si512((const void*)(b + w)));
+            tot = _mm512_add_epi64(tot, _mm512_popcnt_epi64(x));
+            x = _mm512_and_si512(x, _mm512_loadu_si512((const void*)(XC + w)));
+            cz = _mm512_add_epi64(cz, _mm512_popcnt_epi64(x));
+        }
+        if (tail) {
+            __m512i x = _mm512_and_si512(_mm512_maskz_loadu_epi64(tail, a + w),
+                                         _mm512_maskz_loadu_epi64(tail, b + w));
+            tot = _mm512_add_epi64(tot, _mm512_popcnt_epi64(x));
+            x = _mm512_and_si512(x, _mm512_maskz_loadu_epi64(tail, XC + w));
+            cz = _mm512_add_epi64(cz, _mm512_popcnt_epi64(x));
+        }
+        out[((int64_t)r * m + j) * 2] = (int32_t)_mm512_reduce_add_epi64(cz);
+        out[((int64_t)r * m + j) * 2 + 1] = (int32_t)_mm512_reduce_add_epi64(tot);
+    }
+}
+#endif
+
+/* -1: not decided yet; 0: scalar; 1: AVX-512 */
+static int fst_simd_mode = -1;
+
+static inline int fst_cpu_has_avx512(void)
+{
+#if FST_HAVE_AVX512
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vpopcntdq");
+#else
+    return 0;
+#endif
+}
+
+static inline int fst_set_simd(int mode)
+{
+    int have = fst_cpu_has_avx512();
+    fst_simd_mode = (mode < 0) ? have : (mode && have);
+    return fst_simd_mode;
+}
+
+static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
+                                 const uint64_t* XC, int nw, const int32_t* slot,
+                                 int r, int32_t* out)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1) {
+        fst_pair_row2_avx512(a, XS, m, XC, nw, slot, r, out);
+        return;
+    }
+#endif
+    fst_pair_row2_scalar(a, XS, m, XC, nw, slot, r, out);
+}
+
+
+#if FST_HAVE_AVX512
+/* The two-class values of one row of pair counts (see _search._pair_values): for
+ * each split j that separates the child, the leaf losses l1, l2 of its two cells,
+ * with the same operations in the same order as the scalar loop (products, then
+ * the sum; the smaller by the same comparison), so the same doubles.  best2 is the
+ * smallest l1 + l2 and arg its first j (-1 if no j separates); peel the smallest
+ * cell.  AVX-512 has FMA, so the build passes -ffp-contract=off (setup.py): no
+ * product is fused into a sum, here or in the scalar loop. */
+__attribute__((target("avx512f")))
+static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, int right,
+                                    double cc0, double cc1, const double* cost,
+                                    double* best2, double* peel, int* arg)
+{
+    const __m512d inf = _mm512_set1_pd(__builtin_inf());
+    const __m512d k00 = _mm512_set1_pd(cost[0]), k01 = _mm512_set1_pd(cost[1]);
+    const __m512d k10 = _mm512_set1_pd(cost[2]), k11 = _mm512_set1_pd(cost[3]);
+    const __m512d zero = _mm512_setzero_pd();
+    const __m512d vc0 = _mm512_set1_pd(cc0), vc1 = _mm512_set1_pd(cc1);
+    const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    __m512d vbest = inf, vpeel = inf;
+    __m512i vidx = _mm512_set1_epi64(-1);
+    __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    const __m512i eight = _mm512_set1_epi64(8);
+    for (int j = 0; j < m; j += 8) {
+        int rest = m - j;
+        __mmask8 live = (__mmask8)(rest >= 8 ? 0xFF : ((1u << rest) - 1u));
+        __m512i pr = _mm512_maskz_loadu_epi64(live, (const void*)(A + 2 * (int64_t)j));
+        __m512d x0 = _mm512_cvtepi32_pd(_mm512_cvtepi64_epi32(pr));
+        __m512d x1 = _mm512_sub_pd(
+            _mm512_cvtepi32_pd(_mm512_cvtepi64_epi32(_mm512_srli_epi64(pr, 32))), x0);
+        if (right) {
+            __mmask8 lo = (__mmask8)(rest >= 4 ? 0xFF : ((1u << (2 * rest)) - 1u));
+            __mmask8 hi = (__mmask8)(rest >= 8 ? 0xFF : (rest <= 4 ? 0 : ((1u << (2 * (rest - 4))) - 1u)));
+            __m512d a = _mm512_maskz_loadu_pd(lo, cl + 2 * (int64_t)j);
+            __m512d b = _mm512_maskz_loadu_pd(hi, cl + 2 * (int64_t)j + 8);
+            x0 = _mm512_sub_pd(_mm512_permutex2var_pd(a, even, b), x0);
+            x1 = _mm512_sub_pd(_mm512_permutex2var_pd(a, odd, b), x1);
+        }
+        __m512d y0 = _mm512_sub_pd(vc0, x0);
+        __m512d y1 = _mm512_sub_pd(vc1, x1);
+        __mmask8 sep = live
+            & _mm512_cmp_pd_mask(_mm512_add_pd(x0, x1), zero, _CMP_NEQ_UQ)
+            & _mm512_cmp_pd_mask(_mm512_add_pd(y0, y1), zero, _CMP_NEQ_UQ);
+        __m512d s0 = _mm512_add_pd(_mm512_mul_pd(x0, k00), _mm512_mul_pd(x1, k10));
+        __m512d s1 = _mm512_add_pd(_mm512_mul_pd(x0, k01), _mm512_mul_pd(x1, k11));
+        __m512d l1 = _mm512_min_pd(s1, s0);      /* s1 < s0 ? s1 : s0 */
+        s0 = _mm512_add_pd(_mm512_mul_pd(y0, k00), _mm512_mul_pd(y1, k10));
+        s1 = _mm512_add_pd(_mm512_mul_pd(y0, k01), _mm512_mul_pd(y1, k11));
+        __m512d l2 = _mm512_min_pd(s1, s0);
+        __m512d v = _mm512_mask_blend_pd(sep, inf, _mm512_add_pd(l1, l2));
+        __mmask8 better = _mm512_cmp_pd_mask(v, vbest, _CMP_LT_OQ);
+        vbest = _mm512_mask_blend_pd(better, vbest, v);
+        vidx = _mm512_mask_blend_epi64(better, vidx, lane);
+        vpeel = _mm512_mask_min_pd(vpeel, sep, l1, vpeel);
+        vpeel = _mm512_mask_min_pd(vpeel, sep, l2, vpeel);
+        lane = _mm512_add_epi64(lane, eight);
+    }
+    double b[8], p[8];
+    int64_t ix[8];
+    _mm512_storeu_pd(b, vbest);
+    _mm512_storeu_pd(p, vpeel);
+    _mm512_storeu_si512((void*)ix, vidx);
+    double bb = __builtin_inf(), pp = __builtin_inf();
+    int64_t ii = -1;
+    for (int k = 0; k < 8; k++) {
+        if (p[k] < pp)
+            pp = p[k];
+        /* each lane kept its first j; across lanes the first j of the smallest */
+        if (ix[k] >= 0 && (b[k] < bb || (b[k] == bb && ix[k] < ii))) {
+            bb = b[k];
+            ii = ix[k];
+        }
+    }
+    *best2 = bb;
+    *peel = pp;
+    *arg = (int)ii;
+}
+#endif
+
+/* 1 when the vector version ran (the caller's scalar loop is skipped), else 0. */
+static inline int fst_pair_values2(const int32_t* A, int m, const double* cl, int right,
+                                   double cc0, double cc1, const double* cost,
+                                   double* best2, double* peel, int* arg)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1) {
+        fst_pair_values2_avx512(A, m, cl, right, cc0, cc1, cost, best2, peel, arg);
+        return 1;
+    }
+#endif
+    return 0;
+}
+
+#endif
