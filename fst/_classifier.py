@@ -286,6 +286,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.lower_bound_ = min(float(search.lower_bound), self.objective_)
         self.gap_ = self.objective_ - self.lower_bound_
         self.search_stats_ = search.stats()
+        if getattr(self, "_check_keys", False):   # test hook: every stored key rebuilt
+            self.search_stats_["key_check"] = search.check_keys()
         if self.verbose:
             print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
                   f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "

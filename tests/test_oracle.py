@@ -188,6 +188,30 @@ def test_medium_problems_match_brute_force(seed):
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_path_keys_rebuild_every_stored_node(seed):
+    """Most stored nodes keep their key as a path (parent, split, side).  With a
+    store that starts at 4 slots (so nodes, whole keys and table all grow), every
+    stored key rebuilds to its record's row count and hash and is found again at
+    its own id, and the certified optimum is still brute force's."""
+    X, y = _medium_problem(seed)
+    lam = [0.004, 0.01, 0.03][seed % 3]
+    max_depth = [None, None, 3][seed % 3]
+    clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
+    clf._memo_capacity = 4
+    clf._check_keys = True            # test hook: Search.check_keys after the fit
+    clf.fit(X, y)
+    nodes, paths, bad = clf.search_stats_["key_check"]
+    assert nodes == clf.search_stats_["nodes_created"]
+    assert bad == 0
+    assert paths > 0
+    assert clf.search_stats_["whole_keys"] == nodes - paths
+    cost = np.ones((2, 2)) - np.eye(2)
+    expected = optimal_objective(X, y, cost, lam, max_depth)
+    assert clf.optimal_
+    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", range(24))
 def test_whole_unit_and_summed_excess_agree(seed):
     """The equivalent-points floor has two code paths: a popcount of marked rows

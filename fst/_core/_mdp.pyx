@@ -255,6 +255,7 @@ cdef class MDP:
         self.pool.cap = 0
         self.memo.nodes = NULL
         self.memo.keys = NULL
+        self.memo.scratch = NULL
         self.memo.table = NULL
         self.D = -1
 

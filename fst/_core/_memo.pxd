@@ -1,10 +1,15 @@
 # The memo store: subproblem key (row bitset, depth left) -> node record.
 #
 # Nodes live in one growable array and are referred to by id, never by pointer
-# across an insert (an insert may move the array).  Keys live in a parallel word
-# pool, `nwords` words per node.  The hash table is open addressing with linear
-# probing over node ids; a lookup compares the full key word for word, so a hash
-# collision can never alias two subproblems.
+# across an insert (an insert may move the array).  A node's key is held one of
+# two ways: whole, in a word pool of `nwords` words per key (key_split < 0,
+# key_ref = the key's index in the pool); or as a path, its parent's rows and one
+# side of one split (key_split = 2 * split + side, side 1 = the rows not in the
+# split; key_ref = the parent's id), rebuilt by `memo_key` when needed.  Most
+# stored nodes are children valued by the pair stage and never searched, so a
+# path of 12 bytes replaces a key of nwords words.  The hash table is open
+# addressing with linear probing over node ids; a lookup compares the whole key
+# word for word, so a hash collision can never alias two subproblems.
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 
 cdef struct Node:
@@ -18,6 +23,8 @@ cdef struct Node:
     int32_t depth       # depth left; -1 means unlimited
     uint8_t solved      # 1 when lb == ub is proven (R(X) is known exactly)
     uint8_t pair_done   # 1 once the pair stage has valued this node's small trees
+    int32_t key_split   # < 0: key whole in the pool; else 2 * split + side of a path
+    int64_t key_ref     # the key's index in the pool, or the path's parent id
     double g2           # pair stage: exact best two-leaf value (inf: none separates)
     double g3           # pair stage: lower bound on every three-leaf tree
 
@@ -27,7 +34,7 @@ cdef struct Slot:
 
 cdef struct Memo:
     Node* nodes         # node records, n_nodes used of cap_nodes
-    word_t* keys        # row bitsets, nwords words per node
+    word_t* keys        # whole keys, nwords words each, n_keys used of cap_keys
     Slot* table         # open-addressing slots: hash and node id (-1 empty)
     int64_t n_nodes     # nodes stored
     int64_t cap_nodes   # allocated node records
@@ -35,9 +42,19 @@ cdef struct Memo:
     int nwords          # words per key
     int64_t memory_limit  # bytes of the process a growth may not pass (<= 0: none)
     int table_frozen    # the table may not grow any more (memory limit near)
+    int64_t n_keys      # whole keys stored
+    int64_t cap_keys    # allocated whole keys
+    const word_t* split_bits  # rows of each split, for path keys (NULL: none used)
+    word_t* scratch     # nwords words: where memo_key rebuilds a path key
 
 cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil
 cdef void memo_free(Memo* m) noexcept nogil
 cdef node_t memo_find(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil
 cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil
+cdef node_t memo_insert_path(Memo* m, node_t parent, int32_t split, int side, int depth,
+                             uint64_t h) noexcept nogil
+cdef const word_t* memo_key(Memo* m, node_t nid) noexcept nogil
+cdef bint memo_key_is(Memo* m, node_t nid, const word_t* X, const word_t* S,
+                      bint right) noexcept nogil
+cdef int memo_make_whole(Memo* m, node_t nid) noexcept nogil
 cdef int64_t memo_bytes(const Memo* m) noexcept nogil

@@ -4,6 +4,10 @@
 # - Open addressing with linear probing; load factor kept at or below 1/2.
 # - Growth doubles the node array, the key pool and the table independently, so a
 #   store created with 4 slots behaves exactly like a large one (tested).
+# - Path keys (see _memo.pxd): a path's parent is never removed and its rows never
+#   change, so a path names one row set for good.  Chains are short (the search
+#   makes a node whole before it expands it), and since the rows of a chain are the
+#   AND of its sides, `memo_key` applies them in any order.
 # - Allocation failure returns -1 to the caller, which stops the search as a memory
 #   stop (the best tree found is still returned); nothing here raises.
 """
@@ -39,11 +43,15 @@ cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil:
     m.table_frozen = 0
     m.n_nodes = 0
     m.cap_nodes = capacity
+    m.n_keys = 0
+    m.cap_keys = capacity
+    m.split_bits = NULL
     m.table_size = ts
     m.nodes = <Node*> malloc(capacity * sizeof(Node))
     m.keys = <word_t*> malloc(capacity * nwords * sizeof(word_t))
     m.table = <Slot*> malloc(ts * sizeof(Slot))
-    if m.nodes == NULL or m.keys == NULL or m.table == NULL:
+    m.scratch = <word_t*> malloc(nwords * sizeof(word_t) + 8)
+    if m.nodes == NULL or m.keys == NULL or m.table == NULL or m.scratch == NULL:
         memo_free(m)
         return -1
     memset(m.table, 0xFF, ts * sizeof(Slot))  # every id -1
@@ -54,29 +62,152 @@ cdef void memo_free(Memo* m) noexcept nogil:
     free(m.nodes)
     free(m.keys)
     free(m.table)
+    free(m.scratch)
     m.nodes = NULL
     m.keys = NULL
     m.table = NULL
+    m.scratch = NULL
     m.n_nodes = 0
     m.cap_nodes = 0
+    m.n_keys = 0
+    m.cap_keys = 0
 
 
 cdef int64_t memo_bytes(const Memo* m) noexcept nogil:
-    return (m.cap_nodes * (<int64_t> sizeof(Node) + m.nwords * <int64_t> sizeof(word_t))
+    return (m.cap_nodes * <int64_t> sizeof(Node)
+            + m.cap_keys * m.nwords * <int64_t> sizeof(word_t)
             + m.table_size * <int64_t> sizeof(Slot))
+
+
+cdef const word_t* memo_key(Memo* m, node_t nid) noexcept nogil:
+    """The rows of node nid: in the pool when whole, else rebuilt into m.scratch
+    (valid until the next call of memo_key, memo_key_is or memo_find: copy it
+    before passing it to them) as the AND of its path's sides and the first whole
+    ancestor's key."""
+    cdef int nw = m.nwords
+    cdef int w, s
+    cdef const word_t* S
+    cdef word_t* out = m.scratch
+    cdef const Node* nd = &m.nodes[nid]
+    if nd.key_split < 0:
+        return m.keys + nd.key_ref * nw
+    for w in range(nw):
+        out[w] = ~(<word_t> 0)
+    while nd.key_split >= 0:
+        s = nd.key_split >> 1
+        S = m.split_bits + <int64_t> s * nw
+        if nd.key_split & 1:
+            for w in range(nw):
+                out[w] &= ~S[w]
+        else:
+            for w in range(nw):
+                out[w] &= S[w]
+        nd = &m.nodes[nd.key_ref]
+    S = m.keys + nd.key_ref * nw
+    for w in range(nw):
+        out[w] &= S[w]
+    return out
+
+
+cdef inline word_t _side(const word_t* S, int key_split, int w) noexcept nogil:
+    return ~S[w] if key_split & 1 else S[w]
+
+
+cdef bint memo_key_is(Memo* m, node_t nid, const word_t* X, const word_t* S,
+                      bint right) noexcept nogil:
+    """Whether node nid's rows are X & S (X & ~S when `right`; X alone when S is
+    NULL), compared word for word in one pass when the node's key is whole or a
+    path of at most two steps (the usual case), else through `memo_key`."""
+    cdef int nw = m.nwords
+    cdef int w
+    cdef const Node* nd = &m.nodes[nid]
+    cdef const Node* p1
+    cdef const word_t* K
+    cdef const word_t* A
+    cdef const word_t* B
+    cdef word_t t
+    cdef int ka, kb
+    if nd.key_split >= 0:
+        p1 = &m.nodes[nd.key_ref]
+        if p1.key_split < 0 or m.nodes[p1.key_ref].key_split < 0:
+            ka = nd.key_split
+            A = m.split_bits + <int64_t> (ka >> 1) * nw
+            if p1.key_split < 0:
+                kb = -1
+                B = NULL
+                K = m.keys + p1.key_ref * nw
+            else:
+                kb = p1.key_split
+                B = m.split_bits + <int64_t> (kb >> 1) * nw
+                K = m.keys + m.nodes[p1.key_ref].key_ref * nw
+            for w in range(nw):
+                t = X[w]
+                if S != NULL:
+                    t = t & (~S[w] if right else S[w])
+                if B != NULL:
+                    if (K[w] & _side(A, ka, w) & _side(B, kb, w)) != t:
+                        return False
+                elif (K[w] & _side(A, ka, w)) != t:
+                    return False
+            return True
+    K = memo_key(m, nid)
+    for w in range(nw):
+        t = X[w]
+        if S != NULL:
+            t = t & (~S[w] if right else S[w])
+        if K[w] != t:
+            return False
+    return True
+
+
+cdef int _reserve_key(Memo* m) noexcept nogil:
+    """Room for one more whole key (doubling; near the memory limit, what still fits,
+    down to 1/16).  Returns -1 if out of memory."""
+    cdef int64_t step, cap
+    cdef int64_t per_key = m.nwords * <int64_t> sizeof(word_t)
+    cdef word_t* nk
+    if m.n_keys < m.cap_keys:
+        return 0
+    step = m.cap_keys
+    while step > 0 and not _growth_allowed(m, step * per_key):
+        step = step // 2 if step > m.cap_keys // 16 else 0
+    if step == 0:
+        return -1
+    cap = m.cap_keys + step
+    nk = <word_t*> realloc(m.keys, cap * per_key)
+    if nk == NULL:
+        return -1
+    m.keys = nk
+    m.cap_keys = cap
+    return 0
+
+
+cdef int memo_make_whole(Memo* m, node_t nid) noexcept nogil:
+    """Give node nid a whole key (a no-op when it has one), so that its children's
+    paths end at it.  Returns -1 if out of memory (the node keeps its path)."""
+    cdef const word_t* key
+    if m.nodes[nid].key_split < 0:
+        return 0
+    if _reserve_key(m) != 0:
+        return -1
+    key = memo_key(m, nid)
+    memcpy(m.keys + m.n_keys * m.nwords, key, m.nwords * sizeof(word_t))
+    m.nodes[nid].key_ref = m.n_keys
+    m.nodes[nid].key_split = -1
+    m.n_keys += 1
+    return 0
 
 
 cdef node_t memo_find(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil:
     cdef uint64_t mask = <uint64_t> (m.table_size - 1)
     cdef uint64_t slot = h & mask
     cdef node_t nid
-    cdef size_t kbytes = m.nwords * sizeof(word_t)
     while True:
         nid = m.table[slot].id
         if nid < 0:
             return -1
         if (m.table[slot].hash == h and m.nodes[nid].depth == depth
-                and memcmp(m.keys + nid * m.nwords, key, kbytes) == 0):
+                and memo_key_is(m, nid, key, NULL, False)):
             return nid
         slot = (slot + 1) & mask
 
@@ -102,19 +233,16 @@ cdef int _grow_table(Memo* m) noexcept nogil:
     return 0
 
 
-cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil:
-    """Store a new key (known to be absent); returns its id, or -1 if out of memory.
-
-    The record's fields other than hash and depth are left for the caller to set.
-    """
+cdef node_t _new_node(Memo* m, int depth, uint64_t h) noexcept nogil:
+    """Room for one more node and its slot: returns the new id (hash and depth set,
+    the key and the rest for the caller), or -1 if out of memory."""
     cdef int64_t cap, step, per_node
     cdef Node* nn
-    cdef word_t* nk
     cdef uint64_t mask, slot
     cdef node_t nid
     if m.n_nodes == m.cap_nodes:
         # Double; near the memory limit, grow by what still fits (down to 1/16).
-        per_node = <int64_t> sizeof(Node) + m.nwords * <int64_t> sizeof(word_t)
+        per_node = <int64_t> sizeof(Node)
         step = m.cap_nodes
         while step > 0 and not _growth_allowed(m, step * per_node):
             step = step // 2 if step > m.cap_nodes // 16 else 0
@@ -125,10 +253,6 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
         if nn == NULL:
             return -1
         m.nodes = nn
-        nk = <word_t*> realloc(m.keys, cap * m.nwords * sizeof(word_t))
-        if nk == NULL:
-            return -1
-        m.keys = nk
         m.cap_nodes = cap
     if 2 * (m.n_nodes + 1) > m.table_size:
         # Keep the load at most 1/2; near the memory limit accept up to 7/8.
@@ -140,7 +264,6 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
             if 8 * (m.n_nodes + 1) > 7 * m.table_size:
                 return -1
     nid = m.n_nodes
-    memcpy(m.keys + nid * m.nwords, key, m.nwords * sizeof(word_t))
     m.nodes[nid].hash = h
     m.nodes[nid].depth = depth
     mask = <uint64_t> (m.table_size - 1)
@@ -150,4 +273,34 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
     m.table[slot].id = nid
     m.table[slot].hash = h
     m.n_nodes += 1
+    return nid
+
+
+cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexcept nogil:
+    """Store a new key (known to be absent), whole; returns its id, or -1 if out of
+    memory.  The record's fields other than hash, depth and the key's are left for
+    the caller to set."""
+    cdef node_t nid
+    if _reserve_key(m) != 0:
+        return -1
+    nid = _new_node(m, depth, h)
+    if nid < 0:
+        return -1
+    memcpy(m.keys + m.n_keys * m.nwords, key, m.nwords * sizeof(word_t))
+    m.nodes[nid].key_split = -1
+    m.nodes[nid].key_ref = m.n_keys
+    m.n_keys += 1
+    return nid
+
+
+cdef node_t memo_insert_path(Memo* m, node_t parent, int32_t split, int side, int depth,
+                             uint64_t h) noexcept nogil:
+    """Store a new key (known to be absent) as a path: the rows of node `parent` on
+    one side of `split` (side 1: not in the split).  Needs m.split_bits.  Returns
+    its id, or -1 if out of memory; the other fields are the caller's to set."""
+    cdef node_t nid = _new_node(m, depth, h)
+    if nid < 0:
+        return -1
+    m.nodes[nid].key_split = 2 * split + (1 if side else 0)
+    m.nodes[nid].key_ref = parent
     return nid

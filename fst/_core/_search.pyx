@@ -37,7 +37,9 @@ from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64
 from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
                        bs_test, bs_set, bs_hash, bs_hash_key, bs_hash_final,
                        bs_hash_linear)
-from ._memo cimport Node, Slot, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
+from ._memo cimport (Node, Slot, Memo, memo_init, memo_free, memo_find, memo_insert,
+                     memo_insert_path, memo_key, memo_key_is, memo_make_whole,
+                     memo_bytes)
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
                        split_supported)
 from ._segment cimport segment_blocks
@@ -433,39 +435,35 @@ cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, int64_t eX, const wor
 
 
 cdef inline void prefetch_match(Memo* m, uint64_t h) noexcept nogil:
-    """Prefetch the record and key behind hash h's home slot if its hash matches."""
+    """Prefetch the record behind hash h's home slot if its hash matches (a child's
+    record usually holds its key as a path to the node being expanded)."""
     cdef Slot* sl = &m.table[h & <uint64_t> (m.table_size - 1)]
     if sl.id >= 0 and sl.hash == h:
         fst_prefetch(&m.nodes[sl.id])
-        fst_prefetch(m.keys + <int64_t> sl.id * m.nwords)
 
 
-cdef node_t find_child(Ctx* c, const word_t* X, const word_t* S, bint right,
+cdef node_t find_child(Ctx* c, node_t xid, const word_t* X, int32_t s, bint right,
                        const Node* rec) noexcept nogil:
-    """The memo id of child X & S (X & ~S when `right`) whose creation record `rec`
-    (hash, depth, count) is known, or -1: the key is compared word for word
-    without being built (equal counts and equal words on X's words)."""
+    """The memo id of child X & S (X & ~S when `right`; S the rows of split s, X the
+    rows of node xid) whose creation record `rec` (hash, depth, count) is known, or
+    -1.  A stored key that is this very path (xid, s, side) is the child; any other
+    is compared word for word with the child's rows, which are not built."""
     cdef Memo* m = &c.memo
     cdef int nw = c.nw
     cdef uint64_t mask = <uint64_t> (m.table_size - 1)
     cdef uint64_t slot = rec.hash & mask
+    cdef const word_t* S = c.split_bits + <int64_t> s * nw
+    cdef int32_t path = 2 * s + (1 if right else 0)
     cdef node_t nid
-    cdef const word_t* key
-    cdef int w
-    cdef bint same
     while True:
         nid = m.table[slot].id
         if nid < 0:
             return -1
         if (m.table[slot].hash == rec.hash and m.nodes[nid].depth == rec.depth
                 and m.nodes[nid].count == rec.count):
-            key = m.keys + <int64_t> nid * nw
-            same = True
-            for w in range(nw):
-                if key[w] != ((X[w] & ~S[w]) if right else (X[w] & S[w])):
-                    same = False
-                    break
-            if same:
+            if m.nodes[nid].key_split == path and m.nodes[nid].key_ref == xid:
+                return nid
+            if memo_key_is(m, nid, X, S, right):
                 return nid
         slot = (slot + 1) & mask
 
@@ -477,39 +475,67 @@ cdef inline Node* cand_node(Ctx* c, Cand* cd, int right) noexcept nogil:
     return &c.memo.nodes[cd.left] if cd.left >= 0 else &cd.tl
 
 
-cdef node_t store_record(Ctx* c, const word_t* T, const Node* rec) noexcept nogil:
+cdef node_t store_record(Ctx* c, const word_t* T, const Node* rec, node_t parent,
+                         int32_t s, int side) noexcept nogil:
     """Store the node of rows T whose creation record `rec` is known (found again if
-    another path stored it meanwhile).  Returns -1 and sets a memory stop when the
-    store cannot grow."""
+    another path stored it meanwhile), its key held as the path (parent, s, side):
+    T is parent's rows on that side of split s.  Returns -1 and sets a memory stop
+    when the store cannot grow."""
     cdef node_t nid = memo_find(&c.memo, T, rec.depth, rec.hash)
+    cdef int32_t key_split
+    cdef int64_t key_ref
     if nid >= 0:
         return nid
-    nid = memo_insert(&c.memo, T, rec.depth, rec.hash)
+    nid = memo_insert_path(&c.memo, parent, s, side, rec.depth, rec.hash)
     if nid < 0:
         c.stop = STOP_MEMORY
         return -1
+    key_split = c.memo.nodes[nid].key_split
+    key_ref = c.memo.nodes[nid].key_ref
     c.memo.nodes[nid] = rec[0]
+    c.memo.nodes[nid].key_split = key_split
+    c.memo.nodes[nid].key_ref = key_ref
     return nid
 
 
-cdef int store_children(Ctx* c, const word_t* X, Cand* cd) noexcept nogil:
-    """Store a candidate's children in the memo from their creation records.
-    Returns -1 on a memory stop."""
+cdef node_t node_get_path(Ctx* c, const word_t* T, int depth, node_t parent, int32_t s,
+                          int side) noexcept nogil:
+    """`node_get` for rows T that are node parent's rows on one side of split s
+    (side 1: not in it): a new node keeps its key as that path."""
+    cdef uint64_t h = bs_hash(T, c.nw, depth)
+    cdef node_t nid = memo_find(&c.memo, T, depth, h)
+    if nid >= 0:
+        return nid
+    nid = memo_insert_path(&c.memo, parent, s, side, depth, h)
+    if nid < 0:
+        c.stop = STOP_MEMORY
+        return -1
+    node_fill(c, &c.memo.nodes[nid], T, depth)
+    return nid
+
+
+cdef int store_children(Ctx* c, node_t xid, const word_t* X, Cand* cd) noexcept nogil:
+    """Store a candidate's children (of node xid, rows X) in the memo from their
+    creation records.  Returns -1 on a memory stop."""
     cdef int nw = c.nw
     cdef word_t* T
     cdef const word_t* S = c.split_bits + <int64_t> cd.split * nw
     if cd.left >= 0 and cd.right >= 0:
         return 0
+    # the children's paths end at xid: its own key becomes whole (chains stay short)
+    if c.memo.nodes[xid].key_split >= 0 and memo_make_whole(&c.memo, xid) < 0:
+        c.stop = STOP_MEMORY
+        return -1
     T = <word_t*> malloc(nw * sizeof(word_t))
     if T == NULL:
         c.stop = STOP_MEMORY
         return -1
     if cd.left < 0:
         bs_and(T, X, S, nw)
-        cd.left = store_record(c, T, &cd.tl)
+        cd.left = store_record(c, T, &cd.tl, xid, cd.split, 0)
     if cd.right < 0 and cd.left >= 0:
         bs_andnot(T, X, S, nw)
-        cd.right = store_record(c, T, &cd.tr)
+        cd.right = store_record(c, T, &cd.tr, xid, cd.split, 1)
     free(T)
     return 0 if cd.left >= 0 and cd.right >= 0 else -1
 
@@ -772,7 +798,7 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
     if X == NULL or valid == NULL or cands == NULL or cnt == NULL:
         c.stop = STOP_MEMORY
     else:
-        memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
+        memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
         class_counts(c, X, nd.count, cnt)
         nvalid = gather_valid(c, X, nd.count, cnt, nd.depth - 1 if nd.depth > 0 else -1,
                               cand, ncand, valid, cands, &one_column)
@@ -931,9 +957,9 @@ cdef int _install_two_leaf(Ctx* c, node_t child, const word_t* rows, int32_t s,
     if not (value < c.memo.nodes[child].ub):
         return 0
     bs_and(T, rows, c.split_bits + <int64_t> s * nw, nw)
-    ga = node_get(c, T, gd)
+    ga = node_get_path(c, T, gd, child, s, 0)
     bs_andnot(T, rows, c.split_bits + <int64_t> s * nw, nw)
-    gb = node_get(c, T, gd)
+    gb = node_get_path(c, T, gd, child, s, 1)
     if ga < 0 or gb < 0:
         return -1
     v = c.memo.nodes[ga].ub + c.memo.nodes[gb].ub
@@ -1108,7 +1134,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef int64_t maxrows
     cdef double gl[5]
     cdef double gr[5]
-    memcpy(X, c.memo.keys + nid * nw, nw * sizeof(word_t))
+    memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
     class_counts(c, X, total, cnt)
 
     nvalid = gather_valid(c, X, total, cnt, child_depth, cand, ncand, valid, cands,
@@ -1137,8 +1163,8 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         # its record lives in the candidate (a pure function of its rows).
         s = valid[i]
         S = c.split_bits + <int64_t> s * nw
-        cands[i].left = find_child(c, X, S, False, &cands[i].tl)
-        cands[i].right = find_child(c, X, S, True, &cands[i].tr)
+        cands[i].left = find_child(c, nid, X, s, False, &cands[i].tl)
+        cands[i].right = find_child(c, nid, X, s, True, &cands[i].tr)
         cands[i].split = s
         cands[i].dropped = 0
         n_cands[0] = i + 1
@@ -1168,7 +1194,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
                 npr = <int> maxrows
             for k in range(npr):
                 # the pair stage writes into the children: store them first
-                if store_children(c, X, &cands[prows[k]]) < 0:
+                if store_children(c, nid, X, &cands[prows[k]]) < 0:
                     free(prows)
                     return
             c.work += <int64_t> npr * nvalid * nw
@@ -1254,7 +1280,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
                 break  # no remaining split can improve on the incumbent
             continue
         # Both children are searched from here on: store them.
-        if store_children(c, X, &cands[i]) < 0:
+        if store_children(c, nid, X, &cands[i]) < 0:
             break
         # Look-ahead budgets: the first child gets what the second leaves at least.
         bl = cap - c.memo.nodes[cands[i].right].lb
@@ -1474,6 +1500,7 @@ cdef class Search:
             c.hkey[i] = bs_hash_key(i)
         if memo_init(&c.memo, c.nw, memo_capacity) != 0:
             raise MemoryError()
+        c.memo.split_bits = c.split_bits   # children keep their keys as paths
 
     def set_max_level(self, int levels):
         """Deepest recursion allowed (sized to the C stack of the running thread)."""
@@ -1628,7 +1655,26 @@ cdef class Search:
             "ladder_depth": int(self.c.ladder_depth),
             "ladder_turns": int(self.c.ladder_turns),
             "ladder_nodes": int(rung_nodes),  # nodes of the rungs (depth-limited keys)
+            "whole_keys": int(self.c.memo.n_keys),  # the other nodes' keys are paths
         }
+
+    def check_keys(self):
+        """Rebuild every stored node's key and check it against the record: its row
+        count and its hash (of the key and depth).  Returns (nodes, nodes whose key
+        is a path, nodes that fail); for tests."""
+        cdef int64_t i, paths = 0, bad = 0
+        cdef Node* nd
+        key_buf = np.empty(self.c.nw + 1, dtype=np.uint64)
+        cdef word_t[::1] key = key_buf    # a copy: memo_find may reuse the scratch
+        for i in range(self.c.memo.n_nodes):
+            nd = &self.c.memo.nodes[i]
+            paths += nd.key_split >= 0
+            memcpy(&key[0], memo_key(&self.c.memo, i), self.c.nw * sizeof(word_t))
+            if (bs_count(&key[0], self.c.nw) != nd.count
+                    or bs_hash(&key[0], self.c.nw, nd.depth) != nd.hash
+                    or memo_find(&self.c.memo, &key[0], nd.depth, nd.hash) != i):
+                bad += 1
+        return int(self.c.memo.n_nodes), int(paths), int(bad)
 
     def extract(self):
         """Rebuild the tree recorded at the root, in pre-order.
@@ -1645,7 +1691,7 @@ cdef class Search:
         cdef Ctx* c = &self.c
         cdef int nw = c.nw
         cdef cnp.ndarray[word_t, ndim=1] X = np.empty(nw, dtype=np.uint64)
-        memcpy(&X[0], c.memo.keys + nid * nw, nw * sizeof(word_t))
+        memcpy(&X[0], memo_key(&c.memo, nid), nw * sizeof(word_t))
         return self._extract_rows(X, c.memo.nodes[nid].depth, level, splits, lefts,
                                   rights, depths, rows)
 
