@@ -434,6 +434,17 @@ cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, int64_t eX, const wor
     node_fill_counts(c, R, cntR, total - nl, exr, depth)
 
 
+cdef enum:
+    PF_SLOT = 16       # candidates ahead whose children's table slots are prefetched
+    PF_MATCH = 8       # candidates ahead whose children's records are prefetched
+
+
+cdef inline void prefetch_slots(Memo* m, const Cand* cd) noexcept nogil:
+    """Prefetch the home slots of a candidate's two children."""
+    fst_prefetch(&m.table[cd.tl.hash & <uint64_t> (m.table_size - 1)])
+    fst_prefetch(&m.table[cd.tr.hash & <uint64_t> (m.table_size - 1)])
+
+
 cdef inline void prefetch_match(Memo* m, uint64_t h) noexcept nogil:
     """Prefetch the record behind hash h's home slot if its hash matches (a child's
     record usually holds its key as a path to the node being expanded)."""
@@ -1149,20 +1160,24 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         solve_single_column(c, nid, X, c.split_col[valid[0]])
         return
 
-    # The lookups below miss the cache on a large store: ask for every slot first,
-    # then for the record and key of each slot whose hash matches (a likely hit).
-    for i in range(nvalid):
-        fst_prefetch(&c.memo.table[cands[i].tl.hash & <uint64_t> (c.memo.table_size - 1)])
-        fst_prefetch(&c.memo.table[cands[i].tr.hash & <uint64_t> (c.memo.table_size - 1)])
-    for i in range(nvalid):
+    # The lookups below miss the cache on a large store: ask for the slot of the
+    # candidate PF_SLOT ahead, and for the record behind the slot PF_MATCH ahead
+    # when its hash matches (a likely hit), so both arrive before they are read.
+    for i in range(PF_SLOT if PF_SLOT < nvalid else nvalid):
+        prefetch_slots(&c.memo, &cands[i])
+    for i in range(PF_MATCH if PF_MATCH < nvalid else nvalid):
         prefetch_match(&c.memo, cands[i].tl.hash)
         prefetch_match(&c.memo, cands[i].tr.hash)
     for i in range(nvalid):
+        if i + PF_SLOT < nvalid:
+            prefetch_slots(&c.memo, &cands[i + PF_SLOT])
+        if i + PF_MATCH < nvalid:
+            prefetch_match(&c.memo, cands[i + PF_MATCH].tl.hash)
+            prefetch_match(&c.memo, cands[i + PF_MATCH].tr.hash)
         # A child is stored only once something is learned about it beyond its
         # creation record (it is searched, or valued by the pair stage); until then
         # its record lives in the candidate (a pure function of its rows).
         s = valid[i]
-        S = c.split_bits + <int64_t> s * nw
         cands[i].left = find_child(c, nid, X, s, False, &cands[i].tl)
         cands[i].right = find_child(c, nid, X, s, True, &cands[i].tr)
         cands[i].split = s
