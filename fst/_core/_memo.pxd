@@ -11,6 +11,7 @@
 # addressing with linear probing over node ids; a lookup compares the whole key
 # word for word, so a hash collision can never alias two subproblems.
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport uint32_t
 
 cdef struct Node:
     double lb           # proven lower bound on R(X, depth left), admissible
@@ -29,8 +30,9 @@ cdef struct Node:
     double g3           # pair stage: lower bound on every three-leaf tree
 
 cdef struct Slot:
-    uint64_t hash       # hash of the key in this slot (compared before the key)
-    node_t id           # node id, -1 when empty
+    uint32_t tag        # high half of the key's hash (the low bits chose the slot),
+                        # compared before the record and the key
+    int32_t id          # node id, -1 when empty (so at most 2^31 - 1 nodes)
 
 cdef struct Memo:
     Node* nodes         # node records, n_nodes used of cap_nodes
@@ -58,3 +60,7 @@ cdef bint memo_key_is(Memo* m, node_t nid, const word_t* X, const word_t* S,
                       bint right) noexcept nogil
 cdef int memo_make_whole(Memo* m, node_t nid) noexcept nogil
 cdef int64_t memo_bytes(const Memo* m) noexcept nogil
+
+
+cdef inline uint32_t slot_tag(uint64_t h) noexcept nogil:
+    return <uint32_t> (h >> 32)

@@ -14,7 +14,7 @@
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcmp, memcpy, memset
 
-from ._typedefs cimport word_t, node_t, int64_t, uint64_t
+from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint64_t
 
 cdef extern from "_platform.h":
     long long fst_process_rss() noexcept nogil
@@ -206,8 +206,8 @@ cdef node_t memo_find(Memo* m, const word_t* key, int depth, uint64_t h) noexcep
         nid = m.table[slot].id
         if nid < 0:
             return -1
-        if (m.table[slot].hash == h and m.nodes[nid].depth == depth
-                and memo_key_is(m, nid, key, NULL, False)):
+        if (m.table[slot].tag == slot_tag(h) and m.nodes[nid].hash == h
+                and m.nodes[nid].depth == depth and memo_key_is(m, nid, key, NULL, False)):
             return nid
         slot = (slot + 1) & mask
 
@@ -225,8 +225,8 @@ cdef int _grow_table(Memo* m) noexcept nogil:
         slot = m.nodes[i].hash & mask
         while t[slot].id >= 0:
             slot = (slot + 1) & mask
-        t[slot].id = i
-        t[slot].hash = m.nodes[i].hash
+        t[slot].id = <int32_t> i
+        t[slot].tag = slot_tag(m.nodes[i].hash)
     free(m.table)
     m.table = t
     m.table_size = ts
@@ -240,6 +240,8 @@ cdef node_t _new_node(Memo* m, int depth, uint64_t h) noexcept nogil:
     cdef Node* nn
     cdef uint64_t mask, slot
     cdef node_t nid
+    if m.n_nodes >= 2147483647:
+        return -1           # a slot holds a 32-bit id
     if m.n_nodes == m.cap_nodes:
         # Double; near the memory limit, grow by what still fits (down to 1/16).
         per_node = <int64_t> sizeof(Node)
@@ -270,8 +272,8 @@ cdef node_t _new_node(Memo* m, int depth, uint64_t h) noexcept nogil:
     slot = h & mask
     while m.table[slot].id >= 0:
         slot = (slot + 1) & mask
-    m.table[slot].id = nid
-    m.table[slot].hash = h
+    m.table[slot].id = <int32_t> nid
+    m.table[slot].tag = slot_tag(h)
     m.n_nodes += 1
     return nid
 

@@ -39,7 +39,8 @@ from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
                        bs_hash_linear)
 from ._memo cimport (Node, Slot, Memo, memo_init, memo_free, memo_find, memo_insert,
                      memo_insert_path, memo_key, memo_key_is, memo_make_whole,
-                     memo_bytes)
+                     memo_bytes, slot_tag)
+from libc.stdint cimport uint32_t
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
                        split_supported)
 from ._segment cimport segment_blocks
@@ -449,7 +450,7 @@ cdef inline void prefetch_match(Memo* m, uint64_t h) noexcept nogil:
     """Prefetch the record behind hash h's home slot if its hash matches (a child's
     record usually holds its key as a path to the node being expanded)."""
     cdef Slot* sl = &m.table[h & <uint64_t> (m.table_size - 1)]
-    if sl.id >= 0 and sl.hash == h:
+    if sl.id >= 0 and sl.tag == slot_tag(h):
         fst_prefetch(&m.nodes[sl.id])
 
 
@@ -465,13 +466,14 @@ cdef node_t find_child(Ctx* c, node_t xid, const word_t* X, int32_t s, bint righ
     cdef uint64_t slot = rec.hash & mask
     cdef const word_t* S = c.split_bits + <int64_t> s * nw
     cdef int32_t path = 2 * s + (1 if right else 0)
+    cdef uint32_t tag = slot_tag(rec.hash)
     cdef node_t nid
     while True:
         nid = m.table[slot].id
         if nid < 0:
             return -1
-        if (m.table[slot].hash == rec.hash and m.nodes[nid].depth == rec.depth
-                and m.nodes[nid].count == rec.count):
+        if (m.table[slot].tag == tag and m.nodes[nid].hash == rec.hash
+                and m.nodes[nid].depth == rec.depth and m.nodes[nid].count == rec.count):
             if m.nodes[nid].key_split == path and m.nodes[nid].key_ref == xid:
                 return nid
             if memo_key_is(m, nid, X, S, right):
