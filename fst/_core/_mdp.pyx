@@ -274,6 +274,9 @@ cdef class MDP:
         cart_k = np.asarray(cart_k, dtype=np.int32)
         self._keep = (rank, order, cstart, yy)
         self.n = rank.shape[1]
+        if self.n >= 2147483647:
+            raise ValueError("DPDT takes fewer than 2**31 - 1 rows (a state's row count "
+                             "is 32-bit)")
         self.p = rank.shape[0]
         self.K = n_classes
         self.D = len(cart_k)

@@ -18,16 +18,17 @@ cdef struct Node:
     double ub           # objective of a real tree: rebuilt by following best_split
     double leaf         # objective of the best single leaf: loss(X)/n + lambda
     double pot          # potential: most that relabelling X can change the loss
-    int64_t count       # number of rows in X
-    uint64_t hash       # hash of (key, depth)
-    int32_t best_split  # root split of the tree achieving ub; -1 for a leaf
-    int32_t depth       # depth left; -1 means unlimited
-    uint8_t solved      # 1 when lb == ub is proven (R(X) is known exactly)
-    uint8_t pair_done   # 1 once the pair stage has valued this node's small trees
-    int32_t key_split   # < 0: key whole in the pool; else 2 * split + side of a path
-    int64_t key_ref     # the key's index in the pool, or the path's parent id
     double g2           # pair stage: exact best two-leaf value (inf: none separates)
     double g3           # pair stage: lower bound on every three-leaf tree
+    uint64_t hash       # hash of (key, depth)
+    int32_t count       # number of rows in X (the search takes fewer than 2^31 rows)
+    int32_t best_split  # root split of the tree achieving ub; -1 for a leaf
+    int32_t depth       # depth left; -1 means unlimited
+    int32_t key_split   # < 0: key whole in the pool; else 2 * split + side of a path
+    int32_t key_ref     # the key's index in the pool, or the path's parent id
+    uint8_t solved      # 1 when lb == ub is proven (R(X) is known exactly)
+    uint8_t pair_done   # 1 once the pair stage has valued this node's small trees
+                        # (80 bytes in all)
 
 cdef struct Slot:
     uint32_t tag        # high half of the key's hash (the low bits chose the slot),

@@ -90,7 +90,7 @@ cdef const word_t* memo_key(Memo* m, node_t nid) noexcept nogil:
     cdef word_t* out = m.scratch
     cdef const Node* nd = &m.nodes[nid]
     if nd.key_split < 0:
-        return m.keys + nd.key_ref * nw
+        return m.keys + <int64_t> nd.key_ref * nw
     for w in range(nw):
         out[w] = ~(<word_t> 0)
     while nd.key_split >= 0:
@@ -103,7 +103,7 @@ cdef const word_t* memo_key(Memo* m, node_t nid) noexcept nogil:
             for w in range(nw):
                 out[w] &= S[w]
         nd = &m.nodes[nd.key_ref]
-    S = m.keys + nd.key_ref * nw
+    S = m.keys + <int64_t> nd.key_ref * nw
     for w in range(nw):
         out[w] &= S[w]
     return out
@@ -135,11 +135,11 @@ cdef bint memo_key_is(Memo* m, node_t nid, const word_t* X, const word_t* S,
             if p1.key_split < 0:
                 kb = -1
                 B = NULL
-                K = m.keys + p1.key_ref * nw
+                K = m.keys + <int64_t> p1.key_ref * nw
             else:
                 kb = p1.key_split
                 B = m.split_bits + <int64_t> (kb >> 1) * nw
-                K = m.keys + m.nodes[p1.key_ref].key_ref * nw
+                K = m.keys + <int64_t> m.nodes[p1.key_ref].key_ref * nw
             for w in range(nw):
                 t = X[w]
                 if S != NULL:
@@ -192,7 +192,7 @@ cdef int memo_make_whole(Memo* m, node_t nid) noexcept nogil:
         return -1
     key = memo_key(m, nid)
     memcpy(m.keys + m.n_keys * m.nwords, key, m.nwords * sizeof(word_t))
-    m.nodes[nid].key_ref = m.n_keys
+    m.nodes[nid].key_ref = <int32_t> m.n_keys
     m.nodes[nid].key_split = -1
     m.n_keys += 1
     return 0
@@ -290,7 +290,7 @@ cdef node_t memo_insert(Memo* m, const word_t* key, int depth, uint64_t h) noexc
         return -1
     memcpy(m.keys + m.n_keys * m.nwords, key, m.nwords * sizeof(word_t))
     m.nodes[nid].key_split = -1
-    m.nodes[nid].key_ref = m.n_keys
+    m.nodes[nid].key_ref = <int32_t> m.n_keys
     m.n_keys += 1
     return nid
 
@@ -304,5 +304,5 @@ cdef node_t memo_insert_path(Memo* m, node_t parent, int32_t split, int side, in
     if nid < 0:
         return -1
     m.nodes[nid].key_split = 2 * split + (1 if side else 0)
-    m.nodes[nid].key_ref = parent
+    m.nodes[nid].key_ref = <int32_t> parent
     return nid

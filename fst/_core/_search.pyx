@@ -1474,6 +1474,9 @@ cdef class Search:
         cdef int i
         cdef Ctx* c = &self.c
         self._keep = problem
+        if problem.n_rows >= 2147483647:
+            raise ValueError("fst takes fewer than 2**31 - 1 rows (a node's row count "
+                             "is 32-bit)")
         c.n = problem.n_rows
         c.nw = problem.n_words
         c.K = problem.n_classes
