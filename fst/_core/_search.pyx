@@ -46,6 +46,7 @@ from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optim
 from ._segment cimport segment_blocks
 from ._pairs cimport pair_counts
 from ._openmp cimport omp_get_max_threads, FST_OPENMP
+from cython.parallel cimport prange
 
 cnp.import_array()
 
@@ -1005,6 +1006,25 @@ cdef void _pair_child(Ctx* c, node_t child, double best2, double peel) noexcept 
         ch.solved = 1
 
 
+cdef enum:
+    PAR_VALUES_MIN = 1 << 14   # rows x splits of a chunk that pays for threads
+
+
+cdef void _pair_values_row(Ctx* c, int i, int r, const int32_t* A, int m, int K,
+                           const double* cl, const double* CR, const uint8_t* NEED,
+                           double* VAL, int* ARG) noexcept nogil:
+    """The pair values of row r (split position i) of a chunk of pair counts, for
+    each side that needs them: VAL[4r..4r+3] and ARG[2r..2r+1]; reads only."""
+    ARG[2 * r] = -1
+    ARG[2 * r + 1] = -1
+    if NEED[2 * r]:
+        _pair_values(c, cl + i * K, -1, A + <int64_t> r * m * K, m, cl, False,
+                     &VAL[4 * r], &VAL[4 * r + 1], &ARG[2 * r])
+    if NEED[2 * r + 1]:
+        _pair_values(c, CR + <int64_t> r * K, -1, A + <int64_t> r * m * K, m, cl, True,
+                     &VAL[4 * r + 2], &VAL[4 * r + 3], &ARG[2 * r + 1])
+
+
 cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* valid,
                     int m, Cand* cands, const int32_t* rows, int n_rows) noexcept nogil:
     """The row-count pair stage at node X for the splits `rows` (positions in the
@@ -1024,9 +1044,11 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cdef word_t* T = NULL
     cdef word_t* RW = NULL
     cdef int32_t* SL = NULL
+    cdef double* VAL = NULL     # per row: left best2, left peel, right best2, right peel
+    cdef int* ARG = NULL        # per row: left and right best split position (-1 none)
+    cdef uint8_t* NEED = NULL   # per row: left and right lack pair values
+    cdef double* CR = NULL      # per row: the right child's class counts
     cdef int i, k, r0, r, nr, argl, argr, ret = 0
-    cdef double b2l, pl, b2r, pr_
-    cdef int cd
     if K > 64 or m < 1 or n_rows < 1:
         return 0
     if chunk > n_rows:
@@ -1039,8 +1061,13 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     T = <word_t*> malloc(nw * sizeof(word_t))
     RW = <word_t*> malloc(nw * sizeof(word_t))
     SL = <int32_t*> malloc(m * sizeof(int32_t))
+    VAL = <double*> malloc(chunk * 4 * sizeof(double))
+    ARG = <int*> malloc(chunk * 2 * sizeof(int))
+    NEED = <uint8_t*> malloc(chunk * 2 * sizeof(uint8_t))
+    CR = <double*> malloc(chunk * K * sizeof(double))
     if (XS == NULL or XC == NULL or A == NULL or cl == NULL or cc == NULL or T == NULL
-            or RW == NULL or SL == NULL):
+            or RW == NULL or SL == NULL or VAL == NULL or ARG == NULL or NEED == NULL
+            or CR == NULL):
         ret = -1
     else:
         for i in range(m):
@@ -1054,31 +1081,45 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
             nr = <int> (chunk if r0 + chunk <= n_rows else n_rows - r0)
             pair_counts(XS, rows + r0, nr, m, K, XC, nw, A, c.n_threads, SL)
             c.pair_stages += 1
+            # The values of each row are a pure function of its counts: computed for
+            # every side still lacking them (in parallel on a large stage, each row
+            # by one thread), then installed in row order, which decides ties and
+            # skips a side valued meanwhile (a child reached by two splits), as a
+            # serial loop does.  So the result does not depend on the threads.
             for r in range(nr):
                 i = rows[r0 + r]
-                cd = c.memo.nodes[cands[i].left].depth
+                NEED[2 * r] = not c.memo.nodes[cands[i].left].pair_done
+                NEED[2 * r + 1] = not c.memo.nodes[cands[i].right].pair_done
+                for k in range(K):
+                    CR[r * K + k] = cnt[k] - cl[i * K + k]
+            if c.n_threads > 1 and nr > 1 and <int64_t> nr * m >= PAR_VALUES_MIN:
+                for r in prange(nr, num_threads=c.n_threads, schedule="dynamic"):
+                    _pair_values_row(c, rows[r0 + r], r, A, m, K, cl, CR, NEED, VAL, ARG)
+            else:
+                for r in range(nr):
+                    _pair_values_row(c, rows[r0 + r], r, A, m, K, cl, CR, NEED, VAL, ARG)
+            for r in range(nr):
+                i = rows[r0 + r]
                 if not c.memo.nodes[cands[i].left].pair_done:
-                    _pair_values(c, cl + i * K, cd, A + <int64_t> r * m * K, m, cl, False,
-                                 &b2l, &pl, &argl)
+                    argl = ARG[2 * r]
                     if argl >= 0 and _install_two_leaf(c, cands[i].left, XS + <int64_t> i * nw,
-                                                       valid[argl], 2.0 * c.lam + b2l, T) < 0:
+                                                       valid[argl], 2.0 * c.lam + VAL[4 * r],
+                                                       T) < 0:
                         ret = -1
                         break
-                    _pair_child(c, cands[i].left, b2l, pl)
+                    _pair_child(c, cands[i].left, VAL[4 * r], VAL[4 * r + 1])
                 if not c.memo.nodes[cands[i].right].pair_done:
-                    for k in range(K):
-                        cc[k] = cnt[k] - cl[i * K + k]
-                    _pair_values(c, cc, cd, A + <int64_t> r * m * K, m, cl, True,
-                                 &b2r, &pr_, &argr)
+                    argr = ARG[2 * r + 1]
                     if argr >= 0:
                         bs_andnot(RW, X, c.split_bits + <int64_t> valid[i] * nw, nw)
                         if _install_two_leaf(c, cands[i].right, RW, valid[argr],
-                                             2.0 * c.lam + b2r, T) < 0:
+                                             2.0 * c.lam + VAL[4 * r + 2], T) < 0:
                             ret = -1
                             break
-                    _pair_child(c, cands[i].right, b2r, pr_)
+                    _pair_child(c, cands[i].right, VAL[4 * r + 2], VAL[4 * r + 3])
             r0 += nr
     free(XS); free(XC); free(A); free(cl); free(cc); free(T); free(RW); free(SL)
+    free(VAL); free(ARG); free(NEED); free(CR)
     if ret < 0 and c.stop == RUNNING:
         c.stop = STOP_MEMORY
     return ret
