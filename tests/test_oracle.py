@@ -201,7 +201,7 @@ def test_path_keys_rebuild_every_stored_node(seed):
     clf._memo_capacity = 4
     clf._check_keys = True            # test hook: Search.check_keys after the fit
     clf.fit(X, y)
-    nodes, paths, bad = clf.search_stats_["key_check"]
+    nodes, paths, bad, longest = clf.search_stats_["key_check"]
     assert nodes == clf.search_stats_["nodes_created"]
     assert bad == 0
     assert paths > 0
@@ -210,6 +210,21 @@ def test_path_keys_rebuild_every_stored_node(seed):
     expected = optimal_objective(X, y, cost, lam, max_depth)
     assert clf.optimal_
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
+
+
+def test_path_keys_include_chains_of_several_steps():
+    """Paths chain (a child's two-leaf grandchildren point at the child, which may
+    itself be a path): the checks above must see chains longer than the one-pass
+    compare handles (two steps), so the rebuilding fallback is covered too."""
+    longest = 0
+    for seed in range(4):
+        X, y = _medium_problem(seed)
+        clf = FastSmallTreeClassifier(regularization=[0.004, 0.01, 0.03][seed % 3])
+        clf._check_keys = True
+        clf.fit(X, y)
+        assert clf.search_stats_["key_check"][2] == 0
+        longest = max(longest, clf.search_stats_["key_check"][3])
+    assert longest >= 3
 
 
 @pytest.mark.parametrize("seed", range(24))

@@ -12,7 +12,7 @@
 #   stop (the best tree found is still returned); nothing here raises.
 """
 from libc.stdlib cimport malloc, realloc, free
-from libc.string cimport memcmp, memcpy, memset
+from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint64_t
 

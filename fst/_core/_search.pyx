@@ -1515,6 +1515,9 @@ cdef class Search:
         cdef int i
         cdef Ctx* c = &self.c
         self._keep = problem
+        if problem.n_splits >= (1 << 30):
+            raise ValueError("fst takes fewer than 2**30 candidate splits (a path key "
+                             "holds 2 * split + side in 32 bits)")
         if problem.n_rows >= 2147483647:
             raise ValueError("fst takes fewer than 2**31 - 1 rows (a node's row count "
                              "is 32-bit)")
@@ -1721,21 +1724,30 @@ cdef class Search:
 
     def check_keys(self):
         """Rebuild every stored node's key and check it against the record: its row
-        count and its hash (of the key and depth).  Returns (nodes, nodes whose key
-        is a path, nodes that fail); for tests."""
-        cdef int64_t i, paths = 0, bad = 0
+        count and its hash (of the key and depth), and that a lookup finds it at its
+        own id.  Returns (nodes, nodes whose key is a path, nodes that fail, the
+        longest path); for tests."""
+        cdef int64_t i, paths = 0, bad = 0, longest = 0, steps
         cdef Node* nd
+        cdef Node* up
         key_buf = np.empty(self.c.nw + 1, dtype=np.uint64)
         cdef word_t[::1] key = key_buf    # a copy: memo_find may reuse the scratch
         for i in range(self.c.memo.n_nodes):
             nd = &self.c.memo.nodes[i]
             paths += nd.key_split >= 0
+            steps = 0
+            up = nd
+            while up.key_split >= 0:
+                steps += 1
+                up = &self.c.memo.nodes[up.key_ref]
+            if steps > longest:
+                longest = steps
             memcpy(&key[0], memo_key(&self.c.memo, i), self.c.nw * sizeof(word_t))
             if (bs_count(&key[0], self.c.nw) != nd.count
                     or bs_hash(&key[0], self.c.nw, nd.depth) != nd.hash
                     or memo_find(&self.c.memo, &key[0], nd.depth, nd.hash) != i):
                 bad += 1
-        return int(self.c.memo.n_nodes), int(paths), int(bad)
+        return int(self.c.memo.n_nodes), int(paths), int(bad), int(longest)
 
     def extract(self):
         """Rebuild the tree recorded at the root, in pre-order.
