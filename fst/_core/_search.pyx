@@ -496,8 +496,7 @@ cdef node_t store_record(Ctx* c, const word_t* T, const Node* rec, node_t parent
     T is parent's rows on that side of split s.  Returns -1 and sets a memory stop
     when the store cannot grow."""
     cdef node_t nid = memo_find(&c.memo, T, rec.depth, rec.hash)
-    cdef int32_t key_split
-    cdef int64_t key_ref
+    cdef int32_t key_split, key_ref
     if nid >= 0:
         return nid
     nid = memo_insert_path(&c.memo, parent, s, side, rec.depth, rec.hash)
@@ -1040,7 +1039,6 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cdef word_t* XC = NULL
     cdef int32_t* A = NULL
     cdef double* cl = NULL
-    cdef double* cc = NULL
     cdef word_t* T = NULL
     cdef word_t* RW = NULL
     cdef int32_t* SL = NULL
@@ -1057,7 +1055,6 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
     A = <int32_t*> malloc(chunk * m * K * sizeof(int32_t))
     cl = <double*> malloc(<int64_t> m * K * sizeof(double))
-    cc = <double*> malloc(K * sizeof(double))
     T = <word_t*> malloc(nw * sizeof(word_t))
     RW = <word_t*> malloc(nw * sizeof(word_t))
     SL = <int32_t*> malloc(m * sizeof(int32_t))
@@ -1065,7 +1062,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     ARG = <int*> malloc(chunk * 2 * sizeof(int))
     NEED = <uint8_t*> malloc(chunk * 2 * sizeof(uint8_t))
     CR = <double*> malloc(chunk * K * sizeof(double))
-    if (XS == NULL or XC == NULL or A == NULL or cl == NULL or cc == NULL or T == NULL
+    if (XS == NULL or XC == NULL or A == NULL or cl == NULL or T == NULL
             or RW == NULL or SL == NULL or VAL == NULL or ARG == NULL or NEED == NULL
             or CR == NULL):
         ret = -1
@@ -1118,7 +1115,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
                             break
                     _pair_child(c, cands[i].right, VAL[4 * r + 2], VAL[4 * r + 3])
             r0 += nr
-    free(XS); free(XC); free(A); free(cl); free(cc); free(T); free(RW); free(SL)
+    free(XS); free(XC); free(A); free(cl); free(T); free(RW); free(SL)
     free(VAL); free(ARG); free(NEED); free(CR)
     if ret < 0 and c.stop == RUNNING:
         c.stop = STOP_MEMORY
@@ -1177,7 +1174,6 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef int child_depth = depth - 1 if depth > 0 else -1
     cdef int i, k, nvalid = 0, nkeys
     cdef int32_t s
-    cdef const word_t* S
     cdef Key* keys = NULL
     cdef double sup, lbmin, best, cap, bl, br, v
     cdef Node* L
