@@ -72,10 +72,10 @@ def test_pair_values_identical_doubles(seed, right, restore_simd):
         c0[1::3] = cc[0]
         c1[1::3] = cc[1]
     A = np.stack([c0, c0 + c1], axis=1).astype(np.int32)
-    # cl: class counts of X & s_j, a superset of the cell (the right child's cell
-    # is cl - A); any values serve, the two loops must agree on them
+    # cl: the class counts of X & s_j, a superset of the cell (the right child's
+    # cell is cl - A); any values serve, the two loops must agree on them
     cl = np.stack([c0 + rng.integers(0, 5, size=m),
-                   c0 + c1 + rng.integers(0, 9, size=m)], axis=1).astype(float)
+                   c1 + rng.integers(0, 9, size=m)], axis=1).astype(float)
     cost = rng.random((2, 2)) / 97.0 if seed % 2 else np.array([[0.0, 1.0], [1.0, 0.0]]) / 97.0
     out = {}
     for mode in (0, 1):
