@@ -160,17 +160,23 @@ cdef bint memo_key_is(Memo* m, node_t nid, const word_t* X, const word_t* S,
     return True
 
 
+cdef int64_t _growth_step(Memo* m, int64_t cap, int64_t per_item) noexcept nogil:
+    """How many items an array of `cap` items of `per_item` bytes grows by: double;
+    near the memory limit, what still fits, down to 1/16; 0 if not even that."""
+    cdef int64_t step = cap
+    while step > 0 and not _growth_allowed(m, step * per_item):
+        step = step // 2 if step > cap // 16 else 0
+    return step
+
+
 cdef int _reserve_key(Memo* m) noexcept nogil:
-    """Room for one more whole key (doubling; near the memory limit, what still fits,
-    down to 1/16).  Returns -1 if out of memory."""
+    """Room for one more whole key.  Returns -1 if out of memory."""
     cdef int64_t step, cap
     cdef int64_t per_key = m.nwords * <int64_t> sizeof(word_t)
     cdef word_t* nk
     if m.n_keys < m.cap_keys:
         return 0
-    step = m.cap_keys
-    while step > 0 and not _growth_allowed(m, step * per_key):
-        step = step // 2 if step > m.cap_keys // 16 else 0
+    step = _growth_step(m, m.cap_keys, per_key)
     if step == 0:
         return -1
     cap = m.cap_keys + step
@@ -236,18 +242,14 @@ cdef int _grow_table(Memo* m) noexcept nogil:
 cdef node_t _new_node(Memo* m, int depth, uint64_t h) noexcept nogil:
     """Room for one more node and its slot: returns the new id (hash and depth set,
     the key and the rest for the caller), or -1 if out of memory."""
-    cdef int64_t cap, step, per_node
+    cdef int64_t cap, step
     cdef Node* nn
     cdef uint64_t mask, slot
     cdef node_t nid
     if m.n_nodes >= 2147483647:
         return -1           # a slot holds a 32-bit id
     if m.n_nodes == m.cap_nodes:
-        # Double; near the memory limit, grow by what still fits (down to 1/16).
-        per_node = <int64_t> sizeof(Node)
-        step = m.cap_nodes
-        while step > 0 and not _growth_allowed(m, step * per_node):
-            step = step // 2 if step > m.cap_nodes // 16 else 0
+        step = _growth_step(m, m.cap_nodes, <int64_t> sizeof(Node))
         if step == 0:
             return -1
         cap = m.cap_nodes + step
