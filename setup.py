@@ -59,15 +59,16 @@ class BuildExtOpenMP(build_ext):
         # pip builds in-tree; never reuse a stale .so built with other flags.
         self.force = True
         cflags, lflags = _openmp_flags(self.compiler.compiler_type)
-        if platform.machine().lower() in ("x86_64", "amd64") and self.compiler.compiler_type != "msvc":
-            # hardware popcount (every x86-64 CPU since 2008); the hot loops are popcounts
-            for ext in self.extensions:
-                ext.extra_compile_args.append("-mpopcnt")
         if self.compiler.compiler_type != "msvc":
             # a product never fused into a sum: the vector loops (_simd.h, whose
             # AVX-512 target has FMA) give the same doubles as the scalar ones
+            flags = ["-ffp-contract=off"]
+            if platform.machine().lower() in ("x86_64", "amd64"):
+                # hardware popcount (every x86-64 CPU since 2008); the hot loops
+                # are popcounts
+                flags.append("-mpopcnt")
             for ext in self.extensions:
-                ext.extra_compile_args.append("-ffp-contract=off")
+                ext.extra_compile_args += flags
         if os.environ.get("FST_NO_OPENMP") == "1" or not self._has_openmp(cflags, lflags):
             print("fst: OpenMP not available, building the core single-threaded")
         else:

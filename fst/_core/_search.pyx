@@ -292,15 +292,21 @@ cdef int cmp_key(const void* pa, const void* pb) noexcept nogil:
     return (a.split > b.split) - (a.split < b.split)
 
 
-cdef node_t node_get(Ctx* c, const word_t* X, int depth) noexcept nogil:
-    """Find the node of (X, depth) or create it with its creation bounds.
+cdef node_t node_get(Ctx* c, const word_t* X, int depth, node_t parent=-1,
+                     int32_t s=0, int side=0) noexcept nogil:
+    """Find the node of (X, depth) or create it with its creation bounds.  With a
+    `parent`, X is that node's rows on one side of split s (side 1: not in it), and
+    a new node keeps its key as that path; without, its key is stored whole.
 
     Returns -1 (and sets a memory stop) when the store cannot grow."""
     cdef uint64_t h = bs_hash(X, c.nw, depth)
     cdef node_t nid = memo_find(&c.memo, X, depth, h)
     if nid >= 0:
         return nid
-    nid = memo_insert(&c.memo, X, depth, h)
+    if parent >= 0:
+        nid = memo_insert_path(&c.memo, parent, s, side, depth, h)
+    else:
+        nid = memo_insert(&c.memo, X, depth, h)
     if nid < 0:
         c.stop = STOP_MEMORY
         return -1
@@ -508,22 +514,6 @@ cdef node_t store_record(Ctx* c, const word_t* T, const Node* rec, node_t parent
     c.memo.nodes[nid] = rec[0]
     c.memo.nodes[nid].key_split = key_split
     c.memo.nodes[nid].key_ref = key_ref
-    return nid
-
-
-cdef node_t node_get_path(Ctx* c, const word_t* T, int depth, node_t parent, int32_t s,
-                          int side) noexcept nogil:
-    """`node_get` for rows T that are node parent's rows on one side of split s
-    (side 1: not in it): a new node keeps its key as that path."""
-    cdef uint64_t h = bs_hash(T, c.nw, depth)
-    cdef node_t nid = memo_find(&c.memo, T, depth, h)
-    if nid >= 0:
-        return nid
-    nid = memo_insert_path(&c.memo, parent, s, side, depth, h)
-    if nid < 0:
-        c.stop = STOP_MEMORY
-        return -1
-    node_fill(c, &c.memo.nodes[nid], T, depth)
     return nid
 
 
@@ -850,7 +840,7 @@ cdef inline void _take_pair(double l1, double l2, int j, double* best2, double* 
         peel[0] = l2
 
 
-cdef inline void _pair_values(Ctx* c, const double* cc, int child_depth, const int32_t* A,
+cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
                               int m, const double* cl, bint right, double* best2,
                               double* peel, int* arg) noexcept nogil:
     """From one row of pair counts (split i against every split j), for one child of
@@ -970,9 +960,9 @@ cdef int _install_two_leaf(Ctx* c, node_t child, const word_t* rows, int32_t s,
     if not (value < c.memo.nodes[child].ub):
         return 0
     bs_and(T, rows, c.split_bits + <int64_t> s * nw, nw)
-    ga = node_get_path(c, T, gd, child, s, 0)
+    ga = node_get(c, T, gd, child, s, 0)
     bs_andnot(T, rows, c.split_bits + <int64_t> s * nw, nw)
-    gb = node_get_path(c, T, gd, child, s, 1)
+    gb = node_get(c, T, gd, child, s, 1)
     if ga < 0 or gb < 0:
         return -1
     v = c.memo.nodes[ga].ub + c.memo.nodes[gb].ub
@@ -1017,10 +1007,10 @@ cdef void _pair_values_row(Ctx* c, int i, int r, const int32_t* A, int m, int K,
     ARG[2 * r] = -1
     ARG[2 * r + 1] = -1
     if NEED[2 * r]:
-        _pair_values(c, cl + i * K, -1, A + <int64_t> r * m * K, m, cl, False,
+        _pair_values(c, cl + i * K, A + <int64_t> r * m * K, m, cl, False,
                      &VAL[4 * r], &VAL[4 * r + 1], &ARG[2 * r])
     if NEED[2 * r + 1]:
-        _pair_values(c, CR + <int64_t> r * K, -1, A + <int64_t> r * m * K, m, cl, True,
+        _pair_values(c, CR + <int64_t> r * K, A + <int64_t> r * m * K, m, cl, True,
                      &VAL[4 * r + 2], &VAL[4 * r + 3], &ARG[2 * r + 1])
 
 
@@ -1858,7 +1848,7 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
     c.K = 2
     c.cost = &cost[0, 0]
     with nogil:
-        _pair_values(&c, &cc[0], -1, &A[0, 0], m, &cl[0, 0], right, &b2, &pl, &arg)
+        _pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], right, &b2, &pl, &arg)
     return b2, pl, arg
 
 
