@@ -144,11 +144,11 @@ def test_parity_below_a_split():
         assert clf.objective_ == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("rules", range(256))
+@pytest.mark.parametrize("rules", range(1024))
 def test_every_rule_switch_combination_matches_brute_force(rules):
     """Each optional rule (equivalent points, leaf support, segmentation, superset,
     threshold exchange, column transfer, greedy seed, pair stage with the shape
-    relaxation) switched off or on: the certified optimum is the same, exactly the
+    relaxation, leaf capacity) switched off or on: the certified optimum is the same, exactly the
     oracle's."""
     for seed in range(2000 + rules % 7, 2060, 5):
         X, y, cost, lam, max_depth = _random_problem(seed)
@@ -303,3 +303,38 @@ def test_depth_ladder_keeps_the_optimum(case):
         assert reached >= 5
     if case == "turns":
         assert alternated >= 3
+
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("below", [True, False])
+def test_side_worth_at_its_boundary(weighted, below):
+    """The side-worth rule at its threshold, where only the root split can reach the
+    optimum.  Class = f1 XOR f2 (60 or 120 rows per cell), plus 20 class-1 rows
+    flagged by a column `side` and lying in the two class-0 cells.  The tree that
+    splits on `side` first and then solves the XOR costs 5 lam; without that split
+    the 20 rows are misclassified in the XOR's leaves (4 lam + their cost, W); the
+    split further down would need two copies.  So the root split on `side` is
+    optimal exactly when lam < W (the side's worth, its leaf's cost lam against W:
+    the rule's threshold): lam just below must keep it (a rule that set it
+    aside there would certify the worse tree), lam just above must not need it."""
+    n_cell, n_side = (120 if weighted else 60), 20   # the XOR is worth its leaves
+    cells = np.repeat(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), n_cell, axis=0)
+    extra = np.repeat(np.array([[0, 0], [1, 1]]), n_side // 2, axis=0)
+    f = np.vstack([cells, extra]).astype(float)
+    side = np.r_[np.zeros(len(cells)), np.ones(len(extra))]
+    noise = np.random.default_rng(0).integers(0, 3, size=len(side)).astype(float)
+    X = np.column_stack([side, f, noise])
+    y = np.r_[cells[:, 0] ^ cells[:, 1], np.ones(len(extra), dtype=int)]
+    n = len(y)
+    cost = np.array([[0.0, 1.0], [2.0, 0.0]]) if weighted else np.ones((2, 2)) - np.eye(2)
+    worth = n_side * cost[1, 0] / n
+    lam = worth - 0.5 / n if below else worth + 0.5 / n
+    clf = FastSmallTreeClassifier(regularization=lam,
+                                  cost_matrix=cost if weighted else None).fit(X, y)
+    expected = optimal_objective(X, y, cost, lam)
+    assert expected == pytest.approx(min(5 * lam, 4 * lam + worth), abs=1e-12)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-12)
+    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-12)
+    assert clf.n_leaves_ == (5 if below else 4)

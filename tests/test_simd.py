@@ -57,9 +57,12 @@ def test_pair_counts_match_brute_force(nw, K, restore_simd):
 
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("right", [False, True])
-def test_pair_values_identical_doubles(seed, right, restore_simd):
+@pytest.mark.parametrize("lam", [0.0, 0.03, 0.1])
+def test_pair_values_identical_doubles(seed, right, lam, restore_simd):
     """Random counts (ties and splits that separate nothing included) and random
-    costs: the vector loop returns bit-identical values and the same first split."""
+    costs: the vector loop returns bit-identical values and the same first split.
+    With lam > 0 (the leaf-capacity rule) a cell peels off only when its potential
+    reaches lam and the other cell's 2 lam (lam 0.1 leaves few or none)."""
     rng = np.random.default_rng(seed)
     m = int(rng.integers(1, 40))
     cc = rng.integers(0, 30, size=2).astype(float)
@@ -77,10 +80,12 @@ def test_pair_values_identical_doubles(seed, right, restore_simd):
     cl = np.stack([c0 + rng.integers(0, 5, size=m),
                    c1 + rng.integers(0, 9, size=m)], axis=1).astype(float)
     cost = rng.random((2, 2)) / 97.0 if seed % 2 else np.array([[0.0, 1.0], [1.0, 0.0]]) / 97.0
+    potc = cost.max(axis=1) - cost.min(axis=1)
     out = {}
     for mode in (0, 1):
         _search.set_simd(mode)
-        out[mode] = _search._pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost))
+        out[mode] = _search._pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost),
+                                                   potc, lam)
     b0, p0, a0 = out[0]
     b1, p1, a1 = out[1]
     assert a1 == a0
@@ -99,7 +104,13 @@ def test_pair_values_identical_doubles(seed, right, restore_simd):
         l2 = min(y0 * cost[0, 0] + y1 * cost[1, 0], y0 * cost[0, 1] + y1 * cost[1, 1])
         if l1 + l2 < best:
             best, arg = l1 + l2, j
-        peel = min(peel, l1, l2)
+        q1 = x0 * potc[0] + x1 * potc[1]
+        q2 = y0 * potc[0] + y1 * potc[1]
+        unit = lam * (1 - 1e-9)
+        if q1 >= unit and q2 >= 2 * unit:
+            peel = min(peel, l1)
+        if q2 >= unit and q1 >= 2 * unit:
+            peel = min(peel, l2)
     assert a0 == arg
     assert b0 == best
     assert p0 == peel

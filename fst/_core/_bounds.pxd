@@ -60,3 +60,27 @@ cdef inline bint split_supported(double pot_left, double pot_right, double lam) 
     an optimal tree of X nor of any subset (potential only shrinks), so deleting
     leaves of low potential ends at a tree built from supported splits only."""
     return pot_left >= lam and pot_right >= lam
+
+
+cdef inline double worst_loss(const double* counts, int K, const double* maxcost) noexcept nogil:
+    """The cost of rows with these class counts when every row gets its class's
+    largest cost: the most any tree can lose on them."""
+    cdef double s = 0.0
+    cdef int c
+    for c in range(K):
+        s += counts[c] * maxcost[c]
+    return s
+
+
+cdef inline bint side_not_worth(double lb_side, double worst_side, double tol) noexcept nogil:
+    """Side worth: a split s of X with a side S whose optimum exceeds worst(S), the
+    cost of misclassifying every row of S at its largest cost, is never optimal
+    at X.  Take an optimal tree T of the other side X \\ S and send all of X
+    through it: that tree costs at most R(X \\ S) + worst(S), so
+    R(X) <= R(X \\ S) + worst(S) < R(X \\ S) + R(S) = R(s).  The split can be set
+    aside at X (a minimiser of R(X) is always kept) but not in X's descendants,
+    where S shrinks.  With max_depth the same tree, of depth at most d - 1, serves
+    at X.  The OSDT paper's bound on a leaf's accurate support (a leaf must
+    classify lam * n rows correctly) is the case where S is a leaf, for 0/1 loss.
+    lb(S) > worst(S) + tol gives R(s) > R(X) + tol."""
+    return lb_side > worst_side + tol

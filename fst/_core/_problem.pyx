@@ -126,6 +126,7 @@ def build_problem(X32, y, n_classes, cost):
     pr.cost = np.ascontiguousarray(cost)
     pr.potc = np.ascontiguousarray(cost.max(axis=1) - cost.min(axis=1))
     pr.mincost = np.ascontiguousarray(cost.min(axis=1))
+    pr.maxcost = np.ascontiguousarray(cost.max(axis=1))
     # Equivalent points.  Every node of the search is a union of whole groups (a
     # split sends identical rows the same way), so m(X) = sum over rows of
     # mincost[y] + sum over the mixed groups inside X of their excess

@@ -42,7 +42,7 @@ from ._memo cimport (Node, Slot, Memo, memo_init, memo_free, memo_find, memo_ins
                      memo_bytes, slot_tag)
 from libc.stdint cimport uint32_t
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
-                       split_supported)
+                       split_supported, worst_loss, side_not_worth)
 from ._segment cimport segment_blocks
 from ._pairs cimport pair_counts
 from ._openmp cimport omp_get_max_threads, FST_OPENMP
@@ -70,9 +70,11 @@ cdef enum:
     RULE_TRANSFER = 32    # column transfer of bounds along a column
     RULE_GREEDY = 64      # greedy seed for the first incumbent (upper bounds only)
     RULE_PAIRS = 128      # row-count pair stage and shape relaxation
-    RULE_ALL = 255
+    RULE_CAPACITY = 256   # leaf capacity: a set of potential p holds < p / lam + 1 leaves
+    RULE_WORTH = 512      # a split with a side worth less than misclassifying it is out
+    RULE_ALL = 1023
 RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8, "exchange": 16,
-         "transfer": 32, "greedy": 64, "pairs": 128}
+         "transfer": 32, "greedy": 64, "pairs": 128, "capacity": 256, "worth": 512}
 RULE_ALL_ON = RULE_ALL
 
 cdef double INF = float("inf")
@@ -80,8 +82,9 @@ STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupte
 
 cdef extern from "_simd.h":
     int fst_pair_values2(const int32_t* A, int m, const double* cl, int right,
-                         double cc0, double cc1, const double* cost, double* best2,
-                         double* peel, int* arg) noexcept nogil
+                         double cc0, double cc1, const double* cost, const double* potc,
+                         double t1, double t2, double* best2, double* peel,
+                         int* arg) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
 
 cdef extern from "_platform.h":
@@ -92,12 +95,15 @@ cdef extern from "_platform.h":
 cdef struct Cand:
     double lb        # lower bound on the best tree rooted at this split
     double pot_left  # potential of the left side (grows with the threshold)
+    double worst_left   # cost of the left side's rows each at its class's largest cost
+    double worst_right  # likewise the right side's
     double pair_leaf # value of the two-leaf tree on this split
     node_t left      # memo id of the left child (rows with x <= t)
     node_t right     # memo id of the right child
     int32_t split    # split index
     int32_t col      # column of the split
-    uint8_t dropped  # dominated by a neighbouring threshold (exchange rule)
+    uint8_t dropped  # never needed for R(X): dominated by a neighbouring threshold
+                     # (exchange rule) or a side worth less than misclassifying it
     Node tl          # left child's creation record while it is not stored (left < 0)
     Node tr          # right child's, likewise
 
@@ -123,6 +129,7 @@ cdef struct Ctx:
     const int32_t* row_rank  # n_cols x n: rank of each row's value (NaN: largest)
     const double* cost       # K x K: cost per row of class c predicted k, / n
     const double* potc       # K: max_k cost[c, k] - min_k cost[c, k]
+    const double* maxcost    # K: max_k cost[c, k]
     const int32_t* y         # n: class index of each row
     double lam               # price of one leaf
     int max_depth            # -1: unlimited
@@ -729,7 +736,8 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
                       int child_depth, const int32_t* cand, int ncand, int32_t* valid,
                       Cand* cands, bint* one_column) noexcept nogil:
     """Valid splits of X among `cand`: separating, one per distinct partition,
-    leaf-supported.  Fills valid[] and, per valid split, cands[].pot_left, .col,
+    leaf-supported.  Fills valid[] and, per valid split, cands[].pot_left,
+    .worst_left, .worst_right, .col,
     .pair_leaf (the two-leaf value leaf(L) + leaf(R)) and the children's creation
     records .tl, .tr (depth `child_depth`).  Returns how many."""
     cdef int nw = c.nw
@@ -766,6 +774,8 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
         if nvalid > 0 and c.split_col[valid[0]] != col:
             one_column[0] = False
         cands[nvalid].pot_left = potL
+        cands[nvalid].worst_left = worst_loss(cntL, K, c.maxcost)
+        cands[nvalid].worst_right = worst_loss(cntR, K, c.maxcost)
         cands[nvalid].col = col
         cands[nvalid].pair_leaf = (leaf_loss(cntL, K, c.cost, NULL)
                                    + leaf_loss(cntR, K, c.cost, NULL) + 2.0 * c.lam)
@@ -827,17 +837,35 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
 
 
 
-cdef inline void _take_pair(double l1, double l2, int j, double* best2, double* peel,
-                            int* arg) noexcept nogil:
+cdef inline void _take_pair(double l1, double l2, bint peel1, bint peel2, int j,
+                            double* best2, double* peel, int* arg) noexcept nogil:
     """Split j cuts the child into cells of leaf losses l1, l2: keep the best
-    two-leaf loss (first j on ties) and the cheapest cell."""
+    two-leaf loss (first j on ties) and the cheapest cell that may peel off as the
+    leaf of a three-leaf tree (peel1, peel2)."""
     if l1 + l2 < best2[0]:
         best2[0] = l1 + l2
         arg[0] = j
-    if l1 < peel[0]:
+    if peel1 and l1 < peel[0]:
         peel[0] = l1
-    if l2 < peel[0]:
+    if peel2 and l2 < peel[0]:
         peel[0] = l2
+
+
+cdef inline double capacity_lam(Ctx* c) noexcept nogil:
+    """Leaf capacity (RULE_CAPACITY).  R(S) is always attained by a tree whose
+    every leaf has potential >= lam (fastsmalltree-notes, "Leaf support": deleting
+    a leaf of less and routing its rows to its sibling saves lam and adds at most
+    its potential of loss; deleting never deepens a tree, so this holds under a
+    depth limit too).  Potentials add over disjoint rows, so such a tree with a
+    leaves needs pot(S) >= a * lam: a set of potential below a * lam holds no such
+    tree with a or more leaves, and a three-leaf tree peels off a leaf of
+    potential >= lam beside a side of potential >= 2 lam.  Returns the unit the
+    tests compare potentials with: lam less a relative 1e-9, so that rounding in
+    a computed potential never excludes a tree (a weaker bound, never a wrong
+    one); 0 when the rule is off (every potential passes)."""
+    if c.rules & RULE_CAPACITY:
+        return c.lam * (1.0 - 1e-9)
+    return 0.0
 
 
 cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
@@ -853,13 +881,16 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
     cdef double c2[64]
     cdef double n1, n2, l1, l2
     cdef const int32_t* a
-    cdef double x0, x1, y0, y1, s0, s1
+    cdef double x0, x1, y0, y1, s0, s1, q1, q2
     cdef double k00 = c.cost[0], k01, k10, k11
+    cdef double t1 = capacity_lam(c)
+    cdef double t2 = 2.0 * t1
     arg[0] = -1
     best2[0] = INF
     peel[0] = INF
     if K == 2:
-        if fst_pair_values2(A, m, cl, right, cc[0], cc[1], c.cost, best2, peel, arg):
+        if fst_pair_values2(A, m, cl, right, cc[0], cc[1], c.cost, c.potc, t1, t2,
+                            best2, peel, arg):
             return                       # the vector loop, same values (_simd.h)
         # Two classes: the same sums as leaf_loss (so the same values), unrolled.
         k01 = c.cost[1]
@@ -881,7 +912,10 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
             s0 = y0 * k00 + y1 * k10
             s1 = y0 * k01 + y1 * k11
             l2 = s1 if s1 < s0 else s0
-            _take_pair(l1, l2, j, best2, peel, arg)
+            q1 = x0 * c.potc[0] + x1 * c.potc[1]
+            q2 = y0 * c.potc[0] + y1 * c.potc[1]
+            _take_pair(l1, l2, q1 >= t1 and q2 >= t2, q2 >= t1 and q1 >= t2, j,
+                       best2, peel, arg)
         return
     for j in range(m):
         a = A + <int64_t> j * K
@@ -903,12 +937,18 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
             continue                     # s_j does not separate this child
         l1 = leaf_loss(c1, K, c.cost, NULL)
         l2 = leaf_loss(c2, K, c.cost, NULL)
-        _take_pair(l1, l2, j, best2, peel, arg)
+        q1 = potential(c1, K, c.potc)
+        q2 = potential(c2, K, c.potc)
+        _take_pair(l1, l2, q1 >= t1 and q2 >= t2, q2 >= t1 and q1 >= t2, j,
+                   best2, peel, arg)
 
 
-cdef inline void child_shapes(const Node* ch, double lam, double* g) noexcept nogil:
+cdef inline void child_shapes(const Node* ch, double lam, double cap,
+                              double* g) noexcept nogil:
     """g[a], a = 1..4: lower bounds on the trees with exactly a leaves (a >= 4 for
-    g[4]) on a child; infinite when its depth left cannot hold them.
+    g[4]) on a child, among the trees whose every leaf has potential >= lam (R is
+    always attained by one: `capacity_lam`); infinite when its depth left or its
+    potential cannot hold them (cap: `capacity_lam`, 0 when that rule is off).
     g1 = leaf (exact); g2 = 2 lam, or the exact best two-leaf value once the pair
     stage has run; g3 = 3 lam, or 3 lam + the cheapest peeled cell (a three-leaf
     tree has a leaf at depth one); g4 = 4 lam.  Each is also >= lb(child), since
@@ -917,8 +957,8 @@ cdef inline void child_shapes(const Node* ch, double lam, double* g) noexcept no
     cdef int a
     g[1] = ch.leaf
     g[2] = INF if d == 0 else 2.0 * lam
-    g[3] = INF if (d == 0 or d == 1) else 3.0 * lam
-    g[4] = g[3] if g[3] == INF else 4.0 * lam
+    g[3] = INF if (d == 0 or d == 1 or ch.pot < 3.0 * cap) else 3.0 * lam
+    g[4] = INF if (g[3] == INF or ch.pot < 4.0 * cap) else 4.0 * lam
     if ch.pair_done:
         g[2] = ch.g2 if d != 0 else INF
         if g[3] != INF and ch.g3 > g[3]:
@@ -983,7 +1023,7 @@ cdef void _pair_child(Ctx* c, node_t child, double best2, double peel) noexcept 
     ch.g2 = 2.0 * c.lam + best2 if best2 < INF else INF
     ch.g3 = 3.0 * c.lam + peel if peel < INF else INF
     ch.pair_done = 1
-    child_shapes(ch, c.lam, g)
+    child_shapes(ch, c.lam, capacity_lam(c), g)
     v = g[1]
     for a in range(2, 5):
         if g[a] < v:
@@ -1112,6 +1152,14 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     return ret
 
 
+cdef inline bint split_not_worth(Ctx* c, const Cand* cd, const Node* L,
+                                 const Node* R) noexcept nogil:
+    """Side worth (RULE_WORTH, `side_not_worth`): a side's proven bound above
+    the cost of misclassifying all its rows sets the split aside at this node."""
+    return (c.rules & RULE_WORTH) != 0 and (
+        side_not_worth(L.lb, cd.worst_left, TOL) or side_not_worth(R.lb, cd.worst_right, TOL))
+
+
 cdef inline void column_transfer(Cand* cands, int n) noexcept nogil:
     """Column transfer: for thresholds t < t' of one column the two splits disagree
     only on the rows between them, of potential pot_left(t') - pot_left(t);
@@ -1228,6 +1276,8 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         for i in range(nvalid):
             L = cand_node(c, &cands[i], 0)
             R = cand_node(c, &cands[i], 1)
+            if split_not_worth(c, &cands[i], L, R):
+                continue     # set aside below; its children need no pair values
             if ((not L.pair_done and not L.solved) or (not R.pair_done and not R.solved)) \
                     and L.lb + R.lb <= B + TOL:
                 prows[npr] = i
@@ -1255,8 +1305,8 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         if c.rules & RULE_PAIRS:
             # Shape relaxation (and the exact two-level value): a bound on every
             # tree rooted at this split.
-            child_shapes(L, c.lam, gl)
-            child_shapes(R, c.lam, gr)
+            child_shapes(L, c.lam, capacity_lam(c), gl)
+            child_shapes(R, c.lam, capacity_lam(c), gr)
             v = split_shape_bound(gl, gr)
             if v > cands[i].lb:
                 cands[i].lb = v
@@ -1264,6 +1314,8 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         if v < nd.ub:
             nd.ub = v              # (ii) a real tree: split s over the children's trees
             nd.best_split = cands[i].split
+        if split_not_worth(c, &cands[i], L, R):
+            cands[i].dropped = 1   # never optimal at X: side worth (_bounds.pxd)
         if L.lb > sup:
             sup = L.lb
         if R.lb > sup:
@@ -1493,6 +1545,7 @@ cdef class Search:
         cdef const int32_t[:, ::1] row_rank = problem.row_rank
         cdef const double[:, ::1] cost = problem.cost
         cdef const double[::1] potc = problem.potc
+        cdef const double[::1] maxcost = problem.maxcost
         cdef const int32_t[::1] y = problem.y
         cdef const word_t[::1] rep_rows = problem.rep_rows
         cdef const double[::1] row_excess = problem.row_excess
@@ -1519,6 +1572,7 @@ cdef class Search:
         c.row_rank = &row_rank[0, 0]
         c.cost = &cost[0, 0]
         c.potc = &potc[0]
+        c.maxcost = &maxcost[0]
         c.y = &y[0]
         c.lam = regularization
         c.max_depth = max_depth
@@ -1835,18 +1889,24 @@ def fill_nodes(const cnp.intp_t[::1] split,            # IN split of each node, 
 
 
 def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bint right,
-                           const double[::1] cc, const double[:, ::1] cost):
+                           const double[::1] cc, const double[:, ::1] cost,
+                           const double[::1] potc, double lam):
     """Test hook: the two-class values of one row of pair counts (`_pair_values`)
-    under the loops chosen by `set_simd`; returns (best2, peel, arg)."""
+    under the loops chosen by `set_simd`, with the leaf-capacity rule at `lam`
+    (off when lam is 0); returns (best2, peel, arg)."""
     cdef Ctx c
     cdef double b2 = 0.0, pl = 0.0
     cdef int arg = -2
     cdef int m = A.shape[0]
     if A.shape[1] != 2 or cl.shape[0] != m or cl.shape[1] != 2 or cc.shape[0] != 2 \
-            or cost.shape[0] != 2 or cost.shape[1] != 2:
-        raise ValueError("two classes: A and cl are m x 2, cc has 2 entries, cost 2 x 2")
+            or cost.shape[0] != 2 or cost.shape[1] != 2 or potc.shape[0] != 2:
+        raise ValueError("two classes: A and cl are m x 2, cc and potc have 2 "
+                         "entries, cost is 2 x 2")
     c.K = 2
     c.cost = &cost[0, 0]
+    c.potc = &potc[0]
+    c.lam = lam
+    c.rules = RULE_CAPACITY if lam > 0 else 0
     with nogil:
         _pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], right, &b2, &pl, &arg)
     return b2, pl, arg

@@ -124,11 +124,12 @@ static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
  * with the same operations in the same order as the scalar loop (products, then
  * the sum; the smaller by the same comparison), so the same doubles.  best2 is the
  * smallest l1 + l2 and arg its first j (-1 if no j separates); peel the smallest
- * cell.  AVX-512 has FMA, so the build passes -ffp-contract=off (setup.py): no
+ * cell that can be a leaf of a three-leaf tree.  AVX-512 has FMA, so the build passes -ffp-contract=off (setup.py): no
  * product is fused into a sum, here or in the scalar loop. */
 __attribute__((target("avx512f")))
 static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, int right,
                                     double cc0, double cc1, const double* cost,
+                                    const double* potc, double t1, double t2,
                                     double* best2, double* peel, int* arg)
 {
     const __m512d inf = _mm512_set1_pd(__builtin_inf());
@@ -136,6 +137,8 @@ static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, i
     const __m512d k10 = _mm512_set1_pd(cost[2]), k11 = _mm512_set1_pd(cost[3]);
     const __m512d zero = _mm512_setzero_pd();
     const __m512d vc0 = _mm512_set1_pd(cc0), vc1 = _mm512_set1_pd(cc1);
+    const __m512d p0 = _mm512_set1_pd(potc[0]), p1 = _mm512_set1_pd(potc[1]);
+    const __m512d vt1 = _mm512_set1_pd(t1), vt2 = _mm512_set1_pd(t2);
     const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
     __m512d vbest = inf, vpeel = inf;
@@ -172,8 +175,16 @@ static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, i
         __mmask8 better = _mm512_cmp_pd_mask(v, vbest, _CMP_LT_OQ);
         vbest = _mm512_mask_blend_pd(better, vbest, v);
         vidx = _mm512_mask_blend_epi64(better, vidx, lane);
-        vpeel = _mm512_mask_min_pd(vpeel, sep, l1, vpeel);
-        vpeel = _mm512_mask_min_pd(vpeel, sep, l2, vpeel);
+        /* a cell peels off as a leaf only when it can hold one leaf and the other
+         * cell two (the potentials t1, t2; see _search._pair_values) */
+        __m512d q1 = _mm512_add_pd(_mm512_mul_pd(x0, p0), _mm512_mul_pd(x1, p1));
+        __m512d q2 = _mm512_add_pd(_mm512_mul_pd(y0, p0), _mm512_mul_pd(y1, p1));
+        __mmask8 one1 = _mm512_cmp_pd_mask(q1, vt1, _CMP_GE_OQ);
+        __mmask8 two1 = _mm512_cmp_pd_mask(q1, vt2, _CMP_GE_OQ);
+        __mmask8 one2 = _mm512_cmp_pd_mask(q2, vt1, _CMP_GE_OQ);
+        __mmask8 two2 = _mm512_cmp_pd_mask(q2, vt2, _CMP_GE_OQ);
+        vpeel = _mm512_mask_min_pd(vpeel, sep & one1 & two2, l1, vpeel);
+        vpeel = _mm512_mask_min_pd(vpeel, sep & one2 & two1, l2, vpeel);
         lane = _mm512_add_epi64(lane, eight);
     }
     double b[8], p[8];
@@ -201,11 +212,13 @@ static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, i
 /* 1 when the vector version ran (the caller's scalar loop is skipped), else 0. */
 static inline int fst_pair_values2(const int32_t* A, int m, const double* cl, int right,
                                    double cc0, double cc1, const double* cost,
+                                   const double* potc, double t1, double t2,
                                    double* best2, double* peel, int* arg)
 {
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
-        fst_pair_values2_avx512(A, m, cl, right, cc0, cc1, cost, best2, peel, arg);
+        fst_pair_values2_avx512(A, m, cl, right, cc0, cc1, cost, potc, t1, t2,
+                                best2, peel, arg);
         return 1;
     }
 #endif
