@@ -8,7 +8,7 @@ sequence; not a benchmark: no peer runs beside it).
 The hooks are the private attributes the tests use: `_deepening` (share of the gap
 added to the root's budget per pass), `_switch_work` (work of the first pass at the
 incumbent) and `_ladder` (deepest rung, work of a rung's first turn, store size that
-ends the turns).
+ends the turns, root gap in lambdas that ends them).
 """
 import argparse
 import os
@@ -31,7 +31,8 @@ def main():
     ap.add_argument("--deepening", type=float, default=None)
     ap.add_argument("--switch-work", type=float, default=None)
     ap.add_argument("--ladder", type=float, nargs="+", default=None,
-                    help="deepest rung, then optionally rung work and ladder bytes")
+                    help="deepest rung, then optionally rung work, ladder bytes and the "
+                         "gap (in lambdas) that ends the ladder")
     args = ap.parse_args()
     X, y = load_gosdt14(args.dataset)
     clf = fst.FastSmallTreeClassifier(regularization=args.regularization,
@@ -42,7 +43,8 @@ def main():
     if args.switch_work is not None:
         clf._switch_work = int(args.switch_work)
     if args.ladder is not None:
-        clf._ladder = tuple(int(v) for v in args.ladder)
+        clf._ladder = (tuple(int(v) for v in args.ladder[:3])
+                       + tuple(float(v) for v in args.ladder[3:]))
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", fst.NotCertifiedWarning)

@@ -69,7 +69,8 @@ def test_matches_brute_force(seed):
 
 @pytest.mark.parametrize("share, switch_work, ladder", [
     (0.1, 0, ()), (0.4, 0, ()), (1.0, 0, ()), (0.1, 30_000, ()), (0.1, 1, ()),
-    (0.1, 1, (6, 10**15)), (0.1, 1, (0, 0)), (0.1, 1, (6, 20_000))])
+    (0.1, 1, (6, 10**15, -1, 0.0)), (0.1, 1, (0, 0)), (0.1, 1, (6, 20_000, -1, 0.0)),
+    (0.1, 1, (6, 20_000))])
 @pytest.mark.parametrize("seed", range(30))
 def test_budget_steps_match_brute_force(seed, share, switch_work, ladder):
     """Other budget sequences certify the same optimum: deepening from the root's
@@ -77,7 +78,8 @@ def test_budget_steps_match_brute_force(seed, share, switch_work, ladder):
     pass runs at the incumbent), and a first pass at the incumbent ended after a
     little work (30_000) or at once (1), then the depth ladder (rungs ended after
     twice that work, or run to their optimum, or no ladder, or ended after about
-    one expansion and resumed in turns with deepening) and deepening.  The
+    one expansion and resumed in turns with deepening -- these three whatever the
+    root's gap -- or with the default end at a small gap) and deepening.  The
     default switches after far more work than these problems need, so the other
     tests run one pass."""
     X, y, cost, lam, max_depth = _random_problem(2000 + seed)
@@ -271,7 +273,7 @@ def test_fused_child_scan_matches_rows(cost, K):
     assert _scan_matches_node_fill(problem, 0.01, 3, 200) == 0
 
 
-@pytest.mark.parametrize("case", ["to_optimum", "turns", "capped"])
+@pytest.mark.parametrize("case", ["to_optimum", "turns", "capped", "gap"])
 def test_depth_ladder_keeps_the_optimum(case):
     """The ladder only copies incumbents, so the certified optimum is unchanged
     (exhaustive check), with the switch at once and
@@ -279,9 +281,12 @@ def test_depth_ladder_keeps_the_optimum(case):
       search, and the ladder did run;
     - rungs cut after about one expansion: a rung left uncertified is resumed in
       turns with deepening, with doubling work, and the turns did alternate;
-    - the same with the store's cap at one byte: exactly one turn."""
-    ladder = {"to_optimum": (6, 10**15), "turns": (6, 20_000),
-              "capped": (6, 20_000, 1)}[case]
+    - the same with the store's cap at one byte: exactly one turn;
+    - the same with the end at a gap no root can be under (1e9 lam): no turn.
+    The first three never end at a small gap (ladder_gap 0), so they run on
+    these small problems."""
+    ladder = {"to_optimum": (6, 10**15, -1, 0.0), "turns": (6, 20_000, -1, 0.0),
+              "capped": (6, 20_000, 1, 0.0), "gap": (6, 20_000, -1, 1e9)}[case]
     reached = alternated = 0
     for seed in range(40):
         X, y, cost, lam, max_depth = _random_problem(3000 + seed)
@@ -297,6 +302,8 @@ def test_depth_ladder_keeps_the_optimum(case):
         assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
         if case == "capped":
             assert clf.search_stats_["ladder_turns"] <= 1
+        if case == "gap":
+            assert clf.search_stats_["ladder_turns"] == 0
         reached += clf.search_stats_["ladder_depth"] >= 2
         alternated += clf.search_stats_["ladder_turns"] >= 2
     if case == "to_optimum":

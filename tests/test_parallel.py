@@ -63,7 +63,7 @@ def test_identical_budget_sequence_for_every_n_jobs():
     for j in (1, 2):
         clf = FastSmallTreeClassifier(regularization=0.01, n_jobs=j)
         clf._switch_work = 2_000_000   # test hooks: switch early, rungs cut short
-        clf._ladder = (6, 4_000_000)
+        clf._ladder = (6, 4_000_000, -1, 0.0)
         fits.append(clf.fit(X, y))
     base, other = fits
     assert base.optimal_

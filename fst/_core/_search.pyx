@@ -76,6 +76,13 @@ cdef enum:
 RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8, "exchange": 16,
          "transfer": 32, "greedy": 64, "pairs": 128, "capacity": 256, "worth": 512}
 RULE_ALL_ON = RULE_ALL
+# The depth ladder ends once the root's bound is within this many leaves' worth of
+# lambda of its incumbent (see `run`).  Measured at 60 s (benchmarks/RESULTS.md,
+# session 6): on broward lambda = 0.05 the ladder's turns doubled the time to the
+# certificate (56 s against 32 s without them), and fico 0.05 ended at a bound of
+# 0.361 against 0.376; on problems with gaps of many leaves the ladder supplies
+# trees deepening does not find.
+LADDER_GAP = 3.0
 
 cdef double INF = float("inf")
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
@@ -149,6 +156,7 @@ cdef struct Ctx:
     int64_t work_stop        # > 0: end the running pass (first pass or rung) past this work
     int ladder_depth         # deepest rung run (stats)
     int64_t ladder_turns     # turns of the ladder (stats)
+    double ladder_gap        # no more turns once the root's gap is below this many lam
     int64_t ladder_bytes     # no more turns once the store is past this (0: no cap;
                              # < 0: half the memory limit)
     int order_ub             # sort candidates by incumbent, not bound (ladder rungs)
@@ -1619,18 +1627,20 @@ cdef class Search:
         self.c.deepening = share
 
     def set_switch_work(self, int64_t switch_work, int ladder_max=6, int64_t rung_work=-1,
-                        int64_t ladder_bytes=-1):
+                        int64_t ladder_bytes=-1, double ladder_gap=LADDER_GAP):
         """Run the first root pass at the incumbent for `switch_work` word-work, then
         (without max_depth) the depth ladder up to `ladder_max` (< 2: none), each
         rung for `rung_work` (default 2 * switch_work), then deepen from the root's
         bound (switch_work 0: deepen from the start); a rung left uncertified takes
         turns with deepening until the store is past `ladder_bytes` (default half
-        the memory limit; 0: no cap).  Changes no bound, only the order of work and
-        the incumbents."""
+        the memory limit; 0: no cap) or the root's gap is below `ladder_gap` times
+        lambda (0: no such end).  Changes no bound, only the order of work and the
+        incumbents."""
         self.c.switch_work = switch_work
         self.c.ladder_max = ladder_max
         self.c.rung_work = rung_work if rung_work >= 0 else 2 * switch_work
         self.c.ladder_bytes = ladder_bytes
+        self.c.ladder_gap = ladder_gap
 
     def run(self, double time_limit=-1.0, int64_t memory_limit=0):
         """Deepen the budget at the root until it is solved or a limit stops the
@@ -1686,6 +1696,14 @@ cdef class Search:
                         # twice the work of its last turn -- then deepen again.
                         c.stop = RUNNING
                         c.work_stop = 0
+                        root = &c.memo.nodes[self.root]
+                        if ladder_next >= 2 and root.ub - root.lb < c.ladder_gap * c.lam:
+                            # The root's bound is within `ladder_gap` leaves' worth of
+                            # its incumbent: a better tree could gain less than
+                            # that, and the bound is what is left to prove, so the
+                            # ladder's turns go to deepening from now on (the gap
+                            # only shrinks).
+                            ladder_next = 0
                         if ladder_next >= 2:
                             chunk = 2 * chunk
                             ladder_next = depth_ladder(c, self.root, full,
