@@ -6,7 +6,7 @@ sequence; not a benchmark: no peer runs beside it).
         --time-limit 60 --memory-limit 6e9 --deepening 0.1 --switch-work 3e9
 
 The hooks are the private attributes the tests use: `_deepening` (share of the gap
-added to the root's budget per pass), `_switch_work` (work of the first pass at the
+added to the root's budget per pass, and once the gap is small), `_switch_work` (work of the first pass at the
 incumbent) and `_ladder` (deepest rung, work of a rung's first turn, store size that
 ends the turns, root gap in lambdas that ends them).
 """
@@ -28,7 +28,9 @@ def main():
     ap.add_argument("regularization", type=float)
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--memory-limit", type=float, default=6e9, help="bytes")
-    ap.add_argument("--deepening", type=float, default=None)
+    ap.add_argument("--deepening", type=float, nargs="+", default=None,
+                    help="share of the gap per pass, then optionally the share once "
+                         "the gap is small (one value sets both)")
     ap.add_argument("--switch-work", type=float, default=None)
     ap.add_argument("--ladder", type=float, nargs="+", default=None,
                     help="deepest rung, then optionally rung work, ladder bytes and the "
@@ -39,7 +41,8 @@ def main():
                                       time_limit=args.time_limit,
                                       memory_limit=int(args.memory_limit))
     if args.deepening is not None:
-        clf._deepening = args.deepening
+        clf._deepening = (tuple(args.deepening) if len(args.deepening) > 1
+                          else args.deepening[0])
     if args.switch_work is not None:
         clf._switch_work = int(args.switch_work)
     if args.ladder is not None:

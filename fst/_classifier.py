@@ -259,7 +259,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                         getattr(self, "_memo_capacity", 1 << 12),
                         getattr(self, "_rules", RULE_ALL_ON),
                         effective_n_threads(self.n_jobs))
-        search.set_deepening(getattr(self, "_deepening", 0.1))
+        deepening = getattr(self, "_deepening", ())   # test hook: a share, or two
+        search.set_deepening(*(deepening if isinstance(deepening, tuple) else
+                               (deepening, deepening)))
         search.set_switch_work(getattr(self, "_switch_work", _SWITCH_WORK),
                                *getattr(self, "_ladder", ()))
         code = _run_search(search,

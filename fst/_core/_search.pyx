@@ -83,6 +83,9 @@ RULE_ALL_ON = RULE_ALL
 # 0.361 against 0.376; on problems with gaps of many leaves the ladder supplies
 # trees deepening does not find.
 LADDER_GAP = 3.0
+# Share of the gap added to the root's budget per deepening pass once the gap is
+# below LADDER_GAP lambdas (see `run`).
+DEEPENING_CLOSE = 0.5
 
 cdef double INF = float("inf")
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
@@ -148,6 +151,7 @@ cdef struct Ctx:
     int level                # current recursion depth of solve / greedy_seed
     int max_level            # deeper than this stops the search (C stack guard)
     double deepening         # share of the gap added to the budget after a pass
+    double deepening_close   # the share once the gap is below ladder_gap lam
     int64_t switch_work      # > 0: first root pass at the incumbent, for this much work
     int64_t work             # word-work of the scans and pair stages, plus a fixed
                              # charge per expansion (a machine-free clock)
@@ -1588,6 +1592,7 @@ cdef class Search:
         c.n_threads = n_threads if FST_OPENMP and n_threads > 1 else 1
         c.pair_cap = <int64_t> 400000000
         c.deepening = 0.1
+        c.deepening_close = DEEPENING_CLOSE
         c.max_level = 2000
         c.rep_rows = &rep_rows[0]
         c.row_excess = &row_excess[0]
@@ -1622,9 +1627,11 @@ cdef class Search:
         """Ask a running search (in another thread) to stop as on Ctrl-C."""
         self.c.stop = STOP_INTERRUPT
 
-    def set_deepening(self, double share):
-        """Share of the root's gap added to the budget after each failed pass."""
+    def set_deepening(self, double share=0.1, double close_share=DEEPENING_CLOSE):
+        """Share of the root's gap added to the budget after each failed pass, and
+        the share once the gap is below `ladder_gap` lambdas."""
         self.c.deepening = share
+        self.c.deepening_close = close_share
 
     def set_switch_work(self, int64_t switch_work, int ladder_max=6, int64_t rung_work=-1,
                         int64_t ladder_bytes=-1, double ladder_gap=LADDER_GAP):
@@ -1734,11 +1741,20 @@ cdef class Search:
                     # the first pass existed: coupon_rest20 0.005: 0.25407 at 0.1,
                     # 0.25973 at 0.3, 0.5 and 1; broward 0.01: 0.41359 against
                     # 0.41462).  Default 0.1.
+                    # Once the gap is within `ladder_gap` leaves' worth of lambda (the
+                    # incumbent is likely optimal and only the bound is left), the
+                    # share is `deepening_close` (default 0.5): fewer, larger
+                    # passes (measured at 60 s: fico 0.05 bound 0.376 at 0.1, 0.379
+                    # at 0.3, 0.385 at 0.5, 0.381 at 0.7; broward 0.05 certified in
+                    # 36 s at 0.1, 22 s at 0.5).
                     if root.lb > B + TOL:
                         B = root.lb
                     else:
                         B = B + 10 * TOL
-                    B = B + c.deepening * (root.ub - B)
+                    if root.ub - root.lb < c.ladder_gap * c.lam:
+                        B = B + c.deepening_close * (root.ub - B)
+                    else:
+                        B = B + c.deepening * (root.ub - B)
             c.peak_rss = max(c.peak_rss, fst_process_rss())
         self.seconds = fst_now() - t0
         if self.root < 0:
