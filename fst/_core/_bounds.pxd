@@ -27,14 +27,19 @@ cdef inline double leaf_loss(const double* counts, int K, const double* cost,
     return best
 
 
-cdef inline double potential(const double* counts, int K, const double* potc) noexcept nogil:
-    """pot(X) = sum over rows of (max_k C[y,k] - min_k C[y,k]): the most that
-    relabelling X can change the loss (|X|/n for 0/1 loss)."""
+cdef inline double class_sum(const double* counts, int K, const double* per_row) noexcept nogil:
+    """Sum over rows of a per-class amount: counts[c] * per_row[c] over classes c."""
     cdef double s = 0.0
     cdef int c
     for c in range(K):
-        s += counts[c] * potc[c]
+        s += counts[c] * per_row[c]
     return s
+
+
+cdef inline double potential(const double* counts, int K, const double* potc) noexcept nogil:
+    """pot(X) = sum over rows of (max_k C[y,k] - min_k C[y,k]): the most that
+    relabelling X can change the loss (|X|/n for 0/1 loss)."""
+    return class_sum(counts, K, potc)
 
 
 cdef inline double creation_lower_bound(double leaf, double floor, double lam) noexcept nogil:
@@ -65,11 +70,7 @@ cdef inline bint split_supported(double pot_left, double pot_right, double lam) 
 cdef inline double worst_loss(const double* counts, int K, const double* maxcost) noexcept nogil:
     """The cost of rows with these class counts when every row gets its class's
     largest cost: the most any tree can lose on them."""
-    cdef double s = 0.0
-    cdef int c
-    for c in range(K):
-        s += counts[c] * maxcost[c]
-    return s
+    return class_sum(counts, K, maxcost)
 
 
 cdef inline bint side_not_worth(double lb_side, double worst_side, double tol) noexcept nogil:

@@ -1199,9 +1199,11 @@ cdef inline void threshold_exchange(Ctx* c, Cand* cands, int n) noexcept nogil:
     left(t') and right(t') inside right(t).  If lb(left(t)) >= leaf(left(t')), then
     R(t') = R(left t') + R(right t') <= leaf(left t') + R(right t) <= R(t) (R is
     monotone under inclusion), so t is dropped; symmetrically t' is dropped when
-    lb(right(t')) >= leaf(right(t)).  Only kept neighbours are compared and a drop
-    is always in favour of a kept split, so no cycle drops every split of a
-    column.  Valid at this node only: children inherit every valid split."""
+    lb(right(t')) >= leaf(right(t)).  Only neighbours this rule kept are compared
+    and a drop is always in favour of such a split, so no cycle drops every split
+    of a column; a drop in favour of a split set aside by side worth (never a
+    minimiser of R(X)) drops no minimiser either.  Valid at this node only:
+    children inherit every valid split."""
     cdef int i, last = -1
     for i in range(n):
         if last >= 0 and cands[last].col == cands[i].col:
@@ -1338,7 +1340,8 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     if c.rules & RULE_EXCHANGE:
         threshold_exchange(c, cands, nvalid)
     # R(X) = min(leaf, min over kept splits of R(split)) >= lbmin: every dropped
-    # split is dominated by a kept one.
+    # split is dominated by a kept one (exchange) or is never a minimiser (side
+    # worth), so a minimiser is always kept.
     lbmin = nd.leaf
     for i in range(nvalid):
         if not cands[i].dropped and cands[i].lb < lbmin:
