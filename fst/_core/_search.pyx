@@ -1235,6 +1235,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef int32_t* prows
     cdef int npr
     cdef int64_t maxrows
+    cdef double cap_unit = capacity_lam(c)
     cdef double gl[5]
     cdef double gr[5]
     memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
@@ -1320,8 +1321,8 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         if c.rules & RULE_PAIRS:
             # Shape relaxation (and the exact two-level value): a bound on every
             # tree rooted at this split.
-            child_shapes(L, c.lam, capacity_lam(c), gl)
-            child_shapes(R, c.lam, capacity_lam(c), gr)
+            child_shapes(L, c.lam, cap_unit, gl)
+            child_shapes(R, c.lam, cap_unit, gr)
             v = split_shape_bound(gl, gr)
             if v > cands[i].lb:
                 cands[i].lb = v
@@ -1528,6 +1529,12 @@ cdef int depth_ladder(Ctx* c, node_t root, const word_t* full,
     return 0
 
 
+cdef inline bint gap_is_small(const Ctx* c, const Node* root) noexcept nogil:
+    """The root's bound is within `ladder_gap` leaves' worth of lambda of its
+    incumbent: the ladder ends and deepening passes run at the incumbent."""
+    return root.ub - root.lb < c.ladder_gap * c.lam
+
+
 cdef class Search:
     """One certified search over a prepared split space (see fst._core._problem).
 
@@ -1708,7 +1715,7 @@ cdef class Search:
                         c.stop = RUNNING
                         c.work_stop = 0
                         root = &c.memo.nodes[self.root]
-                        if ladder_next >= 2 and root.ub - root.lb < c.ladder_gap * c.lam:
+                        if ladder_next >= 2 and gap_is_small(c, root):
                             # The root's bound is within `ladder_gap` leaves' worth of
                             # its incumbent: a better tree could gain less than
                             # that, and the bound is what is left to prove, so the
@@ -1759,7 +1766,7 @@ cdef class Search:
                         B = root.lb
                     else:
                         B = B + 10 * TOL
-                    if root.ub - root.lb < c.ladder_gap * c.lam:
+                    if gap_is_small(c, root):
                         B = B + c.deepening_close * (root.ub - B)
                     else:
                         B = B + c.deepening * (root.ub - B)
