@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier
+from fst._core import _search
 from oracle import optimal_objective, rescore
 
 
@@ -345,3 +346,47 @@ def test_side_worth_at_its_boundary(weighted, below):
     assert clf.objective_ == pytest.approx(expected, abs=1e-12)
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-12)
     assert clf.n_leaves_ == (5 if below else 4)
+
+
+@pytest.mark.parametrize("q", [12, 20])
+@pytest.mark.parametrize("offset", [0.0, 1.0])
+@pytest.mark.parametrize("greedy", [True, False])
+def test_leaf_capacity_at_its_boundary(q, offset, greedy):
+    """Leaf capacity at its threshold: a set whose optimal subtree has three leaves
+    with a potential just above 3 lam.  The set S is three classes of q rows in a
+    line (x = 0, 1, 2), flagged by a column `side`; beside it an XOR of 40 rows a
+    cell (classes 0 and 1), and every row of S lies in an XOR cell of another
+    class.  With lam just below q / n each class of S is a leaf of potential just
+    above lam, so pot(S) = 3 q / n is just above 3 lam; S's best tree is its three
+    leaves (3 lam), against 3 lam + (q / n - lam) for two leaves and twice that for
+    one.  The optimum (7 leaves: `side`, the XOR, S's three) needs S's three-leaf
+    value; a rule that marked S's three-leaf trees out (g3 infinite below 3.2 lam
+    of potential, or a peel that needs 1.2 lam, or 2.4 lam on the other side: each
+    a mutant checked by hand) certifies a worse tree or fails the fit's own score
+    check.  Also with a diagonal offset in the costs (potentials unchanged) and
+    with the greedy seed off, so that no incumbent hides a wrong bound."""
+    rng = np.random.default_rng(0)
+    n_cell = 40
+    cells = np.repeat(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), n_cell, axis=0)
+    xS = np.repeat(np.arange(3), q)
+    fS = np.zeros((len(xS), 2), dtype=int)
+    for i, k in enumerate(xS):     # an XOR cell of another class, alternating
+        alt = i % 2
+        fS[i] = (alt, 1 - alt) if k == 0 else (alt, alt) if k == 1 else ((i // 2) % 2, alt)
+    X = np.column_stack([np.r_[np.zeros(len(cells)), np.ones(len(xS))],
+                         np.r_[cells[:, 0], fS[:, 0]], np.r_[cells[:, 1], fS[:, 1]],
+                         np.r_[rng.integers(0, 3, size=len(cells)), xS]]).astype(float)
+    y = np.r_[cells[:, 0] ^ cells[:, 1], xS]
+    n = len(y)
+    cost = np.ones((3, 3)) - np.eye(3) + offset
+    lam = (q - 0.5) / n
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost)
+    if not greedy:
+        clf._rules = _search.RULE_ALL_ON & ~_search.RULES["greedy"]
+    clf.fit(X, y)
+    expected = optimal_objective(X, y, cost, lam)
+    assert expected == pytest.approx(offset + 7 * lam, abs=1e-12)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-12)
+    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-12)
+    assert clf.n_leaves_ == 7
