@@ -57,29 +57,33 @@ static void fst_pair_row2_avx512(const uint64_t* a, const uint64_t* XS, int m,
 {
     int full = nw & ~7;
     __mmask8 tail = (__mmask8)((1u << (nw & 7)) - 1u);
+    /* One accumulator per j: the cell's total in the low 32 bits of each lane and
+     * its class-0 count in the high 32 bits, so one horizontal sum gives both.  A
+     * cell has fewer than 2**31 rows (the search takes fewer), so the low half never
+     * carries into the high one. */
     for (int j = 0; j < m; j++) {
         if (slot[j] >= 0 && slot[j] < r)
             continue;
         const uint64_t* b = XS + (int64_t)j * nw;
-        __m512i tot = _mm512_setzero_si512();
-        __m512i cz = _mm512_setzero_si512();
+        __m512i acc = _mm512_setzero_si512();
         int w = 0;
         for (; w < full; w += 8) {
             __m512i x = _mm512_and_si512(_mm512_loadu_si512((const void*)(a + w)),
                                          _mm512_loadu_si512((const void*)(b + w)));
-            tot = _mm512_add_epi64(tot, _mm512_popcnt_epi64(x));
-            x = _mm512_and_si512(x, _mm512_loadu_si512((const void*)(XC + w)));
-            cz = _mm512_add_epi64(cz, _mm512_popcnt_epi64(x));
+            __m512i z = _mm512_and_si512(x, _mm512_loadu_si512((const void*)(XC + w)));
+            acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(x));
+            acc = _mm512_add_epi64(acc, _mm512_slli_epi64(_mm512_popcnt_epi64(z), 32));
         }
         if (tail) {
             __m512i x = _mm512_and_si512(_mm512_maskz_loadu_epi64(tail, a + w),
                                          _mm512_maskz_loadu_epi64(tail, b + w));
-            tot = _mm512_add_epi64(tot, _mm512_popcnt_epi64(x));
-            x = _mm512_and_si512(x, _mm512_maskz_loadu_epi64(tail, XC + w));
-            cz = _mm512_add_epi64(cz, _mm512_popcnt_epi64(x));
+            __m512i z = _mm512_and_si512(x, _mm512_maskz_loadu_epi64(tail, XC + w));
+            acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(x));
+            acc = _mm512_add_epi64(acc, _mm512_slli_epi64(_mm512_popcnt_epi64(z), 32));
         }
-        out[((int64_t)r * m + j) * 2] = (int32_t)_mm512_reduce_add_epi64(cz);
-        out[((int64_t)r * m + j) * 2 + 1] = (int32_t)_mm512_reduce_add_epi64(tot);
+        uint64_t s = (uint64_t)_mm512_reduce_add_epi64(acc);
+        out[((int64_t)r * m + j) * 2] = (int32_t)(s >> 32);
+        out[((int64_t)r * m + j) * 2 + 1] = (int32_t)(s & 0xFFFFFFFFu);
     }
 }
 #endif
