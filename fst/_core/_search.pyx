@@ -1084,7 +1084,6 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cdef double* cl = NULL
     cdef word_t* T = NULL
     cdef word_t* RW = NULL
-    cdef int32_t* SL = NULL
     cdef double* VAL = NULL     # per row: left best2, left peel, right best2, right peel
     cdef int* ARG = NULL        # per row: left and right best split position (-1 none)
     cdef uint8_t* NEED = NULL   # per row: left and right lack pair values
@@ -1100,13 +1099,12 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cl = <double*> malloc(<int64_t> m * K * sizeof(double))
     T = <word_t*> malloc(nw * sizeof(word_t))
     RW = <word_t*> malloc(nw * sizeof(word_t))
-    SL = <int32_t*> malloc(m * sizeof(int32_t))
     VAL = <double*> malloc(chunk * 4 * sizeof(double))
     ARG = <int*> malloc(chunk * 2 * sizeof(int))
     NEED = <uint8_t*> malloc(chunk * 2 * sizeof(uint8_t))
     CR = <double*> malloc(chunk * K * sizeof(double))
     if (XS == NULL or XC == NULL or A == NULL or cl == NULL or T == NULL
-            or RW == NULL or SL == NULL or VAL == NULL or ARG == NULL or NEED == NULL
+            or RW == NULL or VAL == NULL or ARG == NULL or NEED == NULL
             or CR == NULL):
         ret = -1
     else:
@@ -1119,7 +1117,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
         r0 = 0
         while r0 < n_rows and ret == 0:
             nr = <int> (chunk if r0 + chunk <= n_rows else n_rows - r0)
-            pair_counts(XS, rows + r0, nr, m, K, XC, nw, A, c.n_threads, SL)
+            pair_counts(XS, rows + r0, nr, m, K, XC, nw, A, c.n_threads)
             c.pair_stages += 1
             # The values of each row are a pure function of its counts: computed for
             # every side still lacking them (in parallel on a large stage, each row
@@ -1158,7 +1156,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
                             break
                     _pair_child(c, cands[i].right, VAL[4 * r + 2], VAL[4 * r + 3])
             r0 += nr
-    free(XS); free(XC); free(A); free(cl); free(T); free(RW); free(SL)
+    free(XS); free(XC); free(A); free(cl); free(T); free(RW)
     free(VAL); free(ARG); free(NEED); free(CR)
     if ret < 0 and c.stop == RUNNING:
         c.stop = STOP_MEMORY

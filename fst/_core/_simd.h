@@ -1,8 +1,7 @@
 /* The two-class row of the pair stage, with a vector version chosen at run time.
  *
  * fst_pair_row2 fills, for the chosen split `a` (its rows as X & s_a) and every
- * split j not mirrored later, the cell X & s_a & s_j: its class-0 count and its
- * total.  The counts are integers, so every version gives the same result; the
+ * split j, the cell X & s_a & s_j: its class-0 count and its total.  The counts are integers, so every version gives the same result; the
  * vector one only runs where the CPU reports AVX-512 with VPOPCNTDQ, and the build
  * needs no flag beyond what the compiler accepts as a function attribute.
  *
@@ -31,12 +30,9 @@
 #endif
 
 static inline void fst_pair_row2_scalar(const uint64_t* a, const uint64_t* XS, int m,
-                                        const uint64_t* XC, int nw, const int32_t* slot,
-                                        int r, int32_t* out)
+                                        const uint64_t* XC, int nw, int r, int32_t* out)
 {
     for (int j = 0; j < m; j++) {
-        if (slot[j] >= 0 && slot[j] < r)
-            continue;  /* counted at the earlier position, mirrored later */
         const uint64_t* b = XS + (int64_t)j * nw;
         int64_t total = 0, c0 = 0;
         for (int w = 0; w < nw; w++) {
@@ -52,8 +48,7 @@ static inline void fst_pair_row2_scalar(const uint64_t* a, const uint64_t* XS, i
 #if FST_HAVE_AVX512
 __attribute__((target("avx512f,avx512vpopcntdq")))
 static void fst_pair_row2_avx512(const uint64_t* a, const uint64_t* XS, int m,
-                                 const uint64_t* XC, int nw, const int32_t* slot,
-                                 int r, int32_t* out)
+                                 const uint64_t* XC, int nw, int r, int32_t* out)
 {
     int full = nw & ~7;
     __mmask8 tail = (__mmask8)((1u << (nw & 7)) - 1u);
@@ -62,8 +57,6 @@ static void fst_pair_row2_avx512(const uint64_t* a, const uint64_t* XS, int m,
      * cell has fewer than 2**31 rows (the search takes fewer), so the low half never
      * carries into the high one. */
     for (int j = 0; j < m; j++) {
-        if (slot[j] >= 0 && slot[j] < r)
-            continue;
         const uint64_t* b = XS + (int64_t)j * nw;
         __m512i acc = _mm512_setzero_si512();
         int w = 0;
@@ -109,16 +102,15 @@ static inline int fst_set_simd(int mode)
 }
 
 static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
-                                 const uint64_t* XC, int nw, const int32_t* slot,
-                                 int r, int32_t* out)
+                                 const uint64_t* XC, int nw, int r, int32_t* out)
 {
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
-        fst_pair_row2_avx512(a, XS, m, XC, nw, slot, r, out);
+        fst_pair_row2_avx512(a, XS, m, XC, nw, r, out);
         return;
     }
 #endif
-    fst_pair_row2_scalar(a, XS, m, XC, nw, slot, r, out);
+    fst_pair_row2_scalar(a, XS, m, XC, nw, r, out);
 }
 
 
