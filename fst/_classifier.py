@@ -264,6 +264,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                                (deepening, deepening)))
         search.set_switch_work(getattr(self, "_switch_work", _SWITCH_WORK),
                                *getattr(self, "_ladder", ()))
+        if hasattr(self, "_pair_cap"):   # test hook: (node cap, root cap) word-work
+            search.set_pair_cap(*self._pair_cap)
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            0 if self.memory_limit is None else int(self.memory_limit))

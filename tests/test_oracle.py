@@ -390,3 +390,54 @@ def test_leaf_capacity_at_its_boundary(q, offset, greedy):
     assert clf.objective_ == pytest.approx(expected, abs=1e-12)
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-12)
     assert clf.n_leaves_ == 7
+
+
+def _best_depth2_objective(X, y, lam):
+    """The best tree of depth <= 2 under 0/1 loss, two classes, by numpy over every
+    pair of thresholds: min over root splits of each side's best leaf or stump."""
+    n = len(y)
+    S = np.unique(np.array([X[:, j] <= t for j in range(X.shape[1])
+                            for t in np.unique(X[:, j])[:-1]]), axis=0)
+    Sf, pos = S.astype(float), (y == 1).astype(float)
+    tot, tp = S.sum(1).astype(float), Sf @ pos
+    C, P = Sf @ Sf.T, (Sf * pos) @ Sf.T          # cell s_i & s_j: rows, class 1
+
+    def side(c, p, c_cells, p_cells):
+        """Best leaf or stump on a side of c rows (p of class 1), whose cells
+        under every split j are c_cells[:, j] rows with p_cells[:, j] of class 1."""
+        leaf = np.minimum(p, c - p) / n + lam
+        c2, p2 = c[:, None] - c_cells, p[:, None] - p_cells
+        stump = (np.minimum(p_cells, c_cells - p_cells) + np.minimum(p2, c2 - p2)) / n
+        stump = np.where((c_cells > 0) & (c2 > 0), stump + 2 * lam, np.inf).min(1)
+        return np.minimum(leaf, stump)
+
+    left = side(tot, tp, C, P)
+    right = side(n - tot, pos.sum() - tp, tot[None, :] - C, tp[None, :] - P)
+    leaf = min(pos.sum(), n - pos.sum()) / n + lam
+    return min(leaf, (left + right).min())
+
+
+@pytest.mark.parametrize("root_cap", ["complete", "node"])
+def test_root_pair_stage_cap(root_cap):
+    """The pair stage's cap is larger at the root: with a node cap that leaves most
+    children without pair values, a complete stage at the root values every child
+    of a depth-2 problem exactly (each child is a leaf or a stump), so one
+    expansion certifies it; with the node cap at the root too, children must be
+    searched.  Either way the certified optimum is the brute-force one."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 6)).round(2)
+    y = ((X[:, 0] > 0.3) ^ (X[:, 1] > -0.2)).astype(int)
+    y[rng.random(120) < 0.1] ^= 1
+    lam = 0.01
+    clf = FastSmallTreeClassifier(regularization=lam, max_depth=2)
+    clf._pair_cap = (10_000, 10**9 if root_cap == "complete" else 10_000)  # word-work
+    clf.fit(X, y)
+    expected = _best_depth2_objective(X, y, lam)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-12)
+    assert rescore(clf, X, y, np.ones((2, 2)) - np.eye(2), lam) == pytest.approx(
+        expected, abs=1e-12)
+    if root_cap == "complete":
+        assert clf.search_stats_["expansions"] == 1
+    else:
+        assert clf.search_stats_["expansions"] > 1

@@ -87,6 +87,9 @@ LADDER_GAP = 3.0
 # below LADDER_GAP lambdas (see `run`): 1, a pass at the incumbent, which either
 # certifies it or runs until a stop.
 DEEPENING_CLOSE = 1.0
+# The pair stage's word-work cap at the root of a pass, as a multiple of the cap at
+# any other node (see `_expand`).
+ROOT_PAIR_SHARE = 16
 
 cdef double INF = float("inf")
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
@@ -147,6 +150,7 @@ cdef struct Ctx:
     int rules                # RULE_* bits: which optional rules are on (tests switch them)
     int n_threads            # OpenMP threads for the pair stage
     int64_t pair_cap         # largest m * m * nw word-work of one pair stage
+    int64_t pair_cap_root    # the same at the root of a pass
     int64_t pair_stages      # pair stages run (stats)
     int64_t passes           # budget-deepening passes at the root (stats)
     int level                # current recursion depth of solve / greedy_seed
@@ -1279,7 +1283,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         if c.stop:
             return
     # Pair stage for the candidates within the budget whose children lack pair
-    # values (lowest bounds first, under a cap on the word-work of one stage; any
+    # values (in split order, under a cap on the word-work of one stage; any
     # subset is sound -- a skipped child keeps its bounds).
     if (c.rules & RULE_PAIRS) and child_depth != 0:
         prows = <int32_t*> malloc((nvalid + 1) * sizeof(int32_t))
@@ -1297,7 +1301,13 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
                 prows[npr] = i
                 npr += 1
         if npr > 0:
-            maxrows = c.pair_cap // (<int64_t> nvalid * nw + 1) + 1
+            # At the root of a pass (level 1) the cap is ROOT_PAIR_SHARE times
+            # larger: one complete stage there gives the exact best tree of at most
+            # three leaves and a bound for every child (breast cancer, 13,500
+            # splits: 1.6e9 word-work, about 0.3 s, and an incumbent of 0.10745
+            # against 0.10921 under the node cap at lambda 0.02).
+            maxrows = ((c.pair_cap_root if c.level == 1 else c.pair_cap)
+                       // (<int64_t> nvalid * nw + 1) + 1)
             if npr > maxrows:
                 npr = <int> maxrows
             for k in range(npr):
@@ -1600,6 +1610,7 @@ cdef class Search:
         c.rules = rules
         c.n_threads = n_threads if FST_OPENMP and n_threads > 1 else 1
         c.pair_cap = <int64_t> 400000000
+        c.pair_cap_root = c.pair_cap * ROOT_PAIR_SHARE
         c.deepening = 0.1
         c.deepening_close = DEEPENING_CLOSE
         c.max_level = 2000
@@ -1635,6 +1646,13 @@ cdef class Search:
     def interrupt(self):
         """Ask a running search (in another thread) to stop as on Ctrl-C."""
         self.c.stop = STOP_INTERRUPT
+
+    def set_pair_cap(self, int64_t node_cap, int64_t root_cap=-1):
+        """Word-work cap of one pair stage, and at the root of a pass (default
+        ROOT_PAIR_SHARE times `node_cap`).  Any cap is sound: a child left out keeps
+        its bounds; a cap only changes the work and the incumbents."""
+        self.c.pair_cap = node_cap
+        self.c.pair_cap_root = root_cap if root_cap >= 0 else node_cap * ROOT_PAIR_SHARE
 
     def set_deepening(self, double share=0.1, double close_share=DEEPENING_CLOSE):
         """Share of the root's gap added to the budget after each failed pass, and
