@@ -15,8 +15,22 @@ def gosdt14_names():
     return sorted(f[:-4] for f in os.listdir(GOSDT14) if f.endswith(".csv"))
 
 
+# Data sets bundled with scikit-learn, for a side-by-side run on raw continuous
+# features with many thresholds (run_gosdt14.py --datasets sklearn-breast_cancer,...).
+SKLEARN_SETS = ("breast_cancer", "wine", "iris", "digits")
+
+
 def load_gosdt14(name):
-    """(X float64 with NaN for missing, y labels) of one gosdt14 problem."""
+    """(X float64 with NaN for missing, y labels) of one gosdt14 problem, or of a
+    data set bundled with scikit-learn when the name is "sklearn-<name>"."""
+    if name.startswith("sklearn-"):
+        import sklearn.datasets
+
+        if name[8:] not in SKLEARN_SETS:
+            raise ValueError(f"unknown scikit-learn data set {name[8:]!r}; "
+                             f"one of {SKLEARN_SETS}")
+        X, y = getattr(sklearn.datasets, "load_" + name[8:])(return_X_y=True)
+        return X.astype(np.float64), y
     df = pd.read_csv(os.path.join(GOSDT14, name + ".csv"), na_values=["NA", "?"])
     X = df.iloc[:, :-1].to_numpy(dtype=np.float64)
     y = df.iloc[:, -1].to_numpy()
