@@ -116,14 +116,81 @@ def test_pair_values_identical_doubles(seed, right, lam, restore_simd):
     assert p0 == peel
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(10))
+@pytest.mark.parametrize("K", [3, 4, 7, 16])
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("lam", [0.0, 0.03])
+def test_pair_values_identical_doubles_many_classes(seed, K, right, lam, restore_simd):
+    """The vector loop for 3 to 16 classes (gathered counts): bit-identical values,
+    the same first split and the same peel as the scalar loop, on random counts
+    (ties, empty cells and splits that separate nothing included) and random costs;
+    and the scalar values are recomputed here."""
+    rng = np.random.default_rng(1000 * K + seed)
+    m = int(rng.integers(1, 45))
+    cc = rng.integers(0, 12, size=K).astype(float)
+    cells = np.stack([rng.integers(0, cc[k] + 1, size=m) for k in range(K)], axis=1)
+    if seed % 3 == 0:   # many ties and empty cells
+        cells[::2] = 0
+        cells[1::3] = cc
+    A = np.concatenate([cells[:, :-1], cells.sum(1, keepdims=True)], axis=1).astype(np.int32)
+    cl = (cells + rng.integers(0, 4, size=(m, K))).astype(float)
+    cost = (rng.random((K, K)) if seed % 2 else 1.0 - np.eye(K)) / 97.0
+    potc = cost.max(axis=1) - cost.min(axis=1)
+    out = {}
+    for mode in (0, 1):
+        _search.set_simd(mode)
+        out[mode] = _search._pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost),
+                                                   potc, lam)
+    (b0, p0, a0), (b1, p1, a1) = out[0], out[1]
+    assert a1 == a0
+    assert (b1 == b0) or (np.isinf(b0) and np.isinf(b1))
+    assert (p1 == p0) or (np.isinf(p0) and np.isinf(p1))
+    best, peel, arg = np.inf, np.inf, -1
+    unit = lam * (1 - 1e-9)
+
+    def ordered_sum(values):
+        total = 0.0
+        for v in values:
+            total += v
+        return total
+
+    for j in range(m):
+        x = [float(v) for v in A[j, :-1]]
+        x.append(float(A[j, -1]) - ordered_sum(x))
+        if right:
+            x = [cl[j, k] - x[k] for k in range(K)]
+        z = [cc[k] - x[k] for k in range(K)]
+        if ordered_sum(x) == 0 or ordered_sum(z) == 0:
+            continue
+        l1 = min(ordered_sum(x[y] * cost[y, k] for y in range(K)) for k in range(K))
+        l2 = min(ordered_sum(z[y] * cost[y, k] for y in range(K)) for k in range(K))
+        if l1 + l2 < best:
+            best, arg = l1 + l2, j
+        q1 = ordered_sum(x[y] * potc[y] for y in range(K))
+        q2 = ordered_sum(z[y] * potc[y] for y in range(K))
+        if q1 >= unit and q2 >= 2 * unit:
+            peel = min(peel, l1)
+        if q2 >= unit and q1 >= 2 * unit:
+            peel = min(peel, l2)
+    assert a0 == arg
+    assert b0 == best
+    assert p0 == peel
+
+
+@pytest.mark.parametrize("seed", range(10))
 def test_identical_fits_with_and_without_vector_loops(seed, restore_simd):
-    """Whole fits (0/1 loss and a random cost matrix) walk the same path."""
+    """Whole fits (0/1 loss and a random cost matrix; two classes, and three or
+    four from seed 6 on) walk the same path."""
     rng = np.random.default_rng(100 + seed)
     n = int(rng.integers(300, 600))
     X = rng.integers(0, 10, size=(n, 4)).astype(float)
     y = ((X[:, 0] > 5) ^ (X[:, 2] > 7) | (rng.random(n) < 0.2)).astype(int)
-    cost = None if seed % 2 == 0 else rng.random((2, 2)) + np.array([[0, 1], [1, 0]])
+    K = 2
+    if seed >= 6:
+        K = 3 + seed % 2
+        y = (y + (X[:, 1] > 6) + (K == 4) * (X[:, 3] > 4)) % K
+        X, y = X[:200], y[:200]      # fewer rows: these optima have many leaves
+    cost = None if seed % 2 == 0 else rng.random((K, K)) + 1.0 - np.eye(K)
     fits = []
     for mode in (0, 1):
         _search.set_simd(mode)

@@ -99,6 +99,10 @@ cdef extern from "_simd.h":
                          double cc0, double cc1, const double* cost, const double* potc,
                          double t1, double t2, double* best2, double* peel,
                          int* arg) noexcept nogil
+    int fst_pair_values_k(const int32_t* A, int m, int K, const double* cl, int right,
+                          const double* cc, const double* cost, const double* potc,
+                          double t1, double t2, double* best2, double* peel,
+                          int* arg) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
 
 cdef extern from "_platform.h":
@@ -934,6 +938,8 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
             _take_pair(l1, l2, q1 >= t1 and q2 >= t2, q2 >= t1 and q1 >= t2, j,
                        best2, peel, arg)
         return
+    if fst_pair_values_k(A, m, K, cl, right, cc, c.cost, c.potc, t1, t2, best2, peel, arg):
+        return                           # the vector loop, same values (_simd.h)
     for j in range(m):
         a = A + <int64_t> j * K
         n1 = 0.0
@@ -1956,18 +1962,20 @@ def fill_nodes(const cnp.intp_t[::1] split,            # IN split of each node, 
 def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bint right,
                            const double[::1] cc, const double[:, ::1] cost,
                            const double[::1] potc, double lam):
-    """Test hook: the two-class values of one row of pair counts (`_pair_values`)
-    under the loops chosen by `set_simd`, with the leaf-capacity rule at `lam`
-    (off when lam is 0); returns (best2, peel, arg)."""
+    """Test hook: the values of one row of pair counts (`_pair_values`) for K
+    classes under the loops chosen by `set_simd`, with the leaf-capacity rule at
+    `lam` (off when lam is 0); A is m x K (classes 0..K-2, then the total), cl is
+    m x K; returns (best2, peel, arg)."""
     cdef Ctx c
     cdef double b2 = 0.0, pl = 0.0
     cdef int arg = -2
     cdef int m = A.shape[0]
-    if A.shape[1] != 2 or cl.shape[0] != m or cl.shape[1] != 2 or cc.shape[0] != 2 \
-            or cost.shape[0] != 2 or cost.shape[1] != 2 or potc.shape[0] != 2:
-        raise ValueError("two classes: A and cl are m x 2, cc and potc have 2 "
-                         "entries, cost is 2 x 2")
-    c.K = 2
+    cdef int K = A.shape[1]
+    if (K < 2 or K > 64 or cl.shape[0] != m or cl.shape[1] != K or cc.shape[0] != K
+            or cost.shape[0] != K or cost.shape[1] != K or potc.shape[0] != K):
+        raise ValueError("K classes (2 to 64): A and cl are m x K, cc and potc have K "
+                         "entries, cost is K x K")
+    c.K = K
     c.cost = &cost[0, 0]
     c.potc = &potc[0]
     c.lam = lam

@@ -205,6 +205,131 @@ static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, i
 }
 #endif
 
+#if FST_HAVE_AVX512
+/* The values of one row of pair counts for 3 to 16 classes (see the scalar loop
+ * of _search._pair_values): 8 splits at a time, each count gathered from the
+ * row's [split][class] layout, with the same operations in the same order as the
+ * scalar loop -- sums started at 0 and taken over the classes in order, the
+ * leaf's cost the smallest label sum by the same comparison -- so the same
+ * doubles, the same first split and the same peel. */
+__attribute__((target("avx512f")))
+static void fst_pair_values_k_avx512(const int32_t* A, int m, int K, const double* cl,
+                                     int right, const double* cc, const double* cost,
+                                     const double* potc, double t1, double t2,
+                                     double* best2, double* peel, int* arg)
+{
+    const __m512d inf = _mm512_set1_pd(__builtin_inf());
+    const __m512d zero = _mm512_setzero_pd();
+    const __m512d vt1 = _mm512_set1_pd(t1), vt2 = _mm512_set1_pd(t2);
+    const __m512i lane16 = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8,
+                                            7, 6, 5, 4, 3, 2, 1, 0);
+    __m512d vbest = inf, vpeel = inf;
+    __m512i vidx = _mm512_set1_epi64(-1);
+    __m512d c1[16], c2[16];
+    for (int j = 0; j < m; j += 8) {
+        int rest = m - j;
+        __mmask8 live = (__mmask8)(rest >= 8 ? 0xFF : ((1u << rest) - 1u));
+        /* positions of the 8 splits' first class in the row (lanes 8-15 unused:
+         * AVX-512F gathers 32-bit values 16 at a time) */
+        __m512i base = _mm512_mullo_epi32(_mm512_add_epi32(_mm512_set1_epi32(j), lane16),
+                                          _mm512_set1_epi32(K));
+        __m512d n1 = zero, n2 = zero;
+        for (int k = 0; k < K - 1; k++) {
+            __m512i ix = _mm512_add_epi32(base, _mm512_set1_epi32(k));
+            __m512i a = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), (__mmask16)live,
+                                                    ix, (const void*)A, 4);
+            c1[k] = _mm512_cvtepi32_pd(_mm512_castsi512_si256(a));
+            n1 = _mm512_add_pd(n1, c1[k]);
+        }
+        {
+            __m512i ix = _mm512_add_epi32(base, _mm512_set1_epi32(K - 1));
+            __m512i a = _mm512_mask_i32gather_epi32(_mm512_setzero_si512(), (__mmask16)live,
+                                                    ix, (const void*)A, 4);
+            /* the total less the other classes */
+            c1[K - 1] = _mm512_sub_pd(_mm512_cvtepi32_pd(_mm512_castsi512_si256(a)), n1);
+        }
+        if (right) {
+            for (int k = 0; k < K; k++) {
+                __m256i ix = _mm512_castsi512_si256(
+                    _mm512_add_epi32(base, _mm512_set1_epi32(k)));
+                __m512d b = _mm512_mask_i32gather_pd(zero, live, ix, (const void*)cl, 8);
+                c1[k] = _mm512_sub_pd(b, c1[k]);
+            }
+        }
+        n1 = zero;
+        for (int k = 0; k < K; k++) {
+            c2[k] = _mm512_sub_pd(_mm512_set1_pd(cc[k]), c1[k]);
+            n1 = _mm512_add_pd(n1, c1[k]);
+            n2 = _mm512_add_pd(n2, c2[k]);
+        }
+        __mmask8 sep = live & _mm512_cmp_pd_mask(n1, zero, _CMP_NEQ_UQ)
+                       & _mm512_cmp_pd_mask(n2, zero, _CMP_NEQ_UQ);
+        __m512d l1 = zero, l2 = zero, q1 = zero, q2 = zero;
+        for (int kk = 0; kk < K; kk++) {
+            __m512d s1 = zero, s2 = zero;
+            for (int y = 0; y < K; y++) {
+                __m512d w = _mm512_set1_pd(cost[y * K + kk]);
+                s1 = _mm512_add_pd(s1, _mm512_mul_pd(c1[y], w));
+                s2 = _mm512_add_pd(s2, _mm512_mul_pd(c2[y], w));
+            }
+            l1 = kk == 0 ? s1 : _mm512_min_pd(s1, l1);   /* s < best ? s : best */
+            l2 = kk == 0 ? s2 : _mm512_min_pd(s2, l2);
+        }
+        for (int y = 0; y < K; y++) {
+            __m512d w = _mm512_set1_pd(potc[y]);
+            q1 = _mm512_add_pd(q1, _mm512_mul_pd(c1[y], w));
+            q2 = _mm512_add_pd(q2, _mm512_mul_pd(c2[y], w));
+        }
+        __m512d v = _mm512_mask_blend_pd(sep, inf, _mm512_add_pd(l1, l2));
+        __mmask8 better = _mm512_cmp_pd_mask(v, vbest, _CMP_LT_OQ);
+        vbest = _mm512_mask_blend_pd(better, vbest, v);
+        vidx = _mm512_mask_blend_epi64(better, vidx,
+                                       _mm512_cvtepi32_epi64(_mm512_castsi512_si256(
+                                           _mm512_add_epi32(_mm512_set1_epi32(j), lane16))));
+        __mmask8 one1 = _mm512_cmp_pd_mask(q1, vt1, _CMP_GE_OQ);
+        __mmask8 two1 = _mm512_cmp_pd_mask(q1, vt2, _CMP_GE_OQ);
+        __mmask8 one2 = _mm512_cmp_pd_mask(q2, vt1, _CMP_GE_OQ);
+        __mmask8 two2 = _mm512_cmp_pd_mask(q2, vt2, _CMP_GE_OQ);
+        vpeel = _mm512_mask_min_pd(vpeel, sep & one1 & two2, l1, vpeel);
+        vpeel = _mm512_mask_min_pd(vpeel, sep & one2 & two1, l2, vpeel);
+    }
+    double b[8], p[8];
+    int64_t ix[8];
+    _mm512_storeu_pd(b, vbest);
+    _mm512_storeu_pd(p, vpeel);
+    _mm512_storeu_si512((void*)ix, vidx);
+    double bb = __builtin_inf(), pp = __builtin_inf();
+    int64_t ii = -1;
+    for (int k = 0; k < 8; k++) {
+        if (p[k] < pp)
+            pp = p[k];
+        if (ix[k] >= 0 && (b[k] < bb || (b[k] == bb && ix[k] < ii))) {
+            bb = b[k];
+            ii = ix[k];
+        }
+    }
+    *best2 = bb;
+    *peel = pp;
+    *arg = (int)ii;
+}
+#endif
+
+/* 1 when the vector version for 3 to 16 classes ran, else 0 (the scalar loop). */
+static inline int fst_pair_values_k(const int32_t* A, int m, int K, const double* cl,
+                                    int right, const double* cc, const double* cost,
+                                    const double* potc, double t1, double t2,
+                                    double* best2, double* peel, int* arg)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1 && K >= 3 && K <= 16 && (int64_t)m * K < 2147483647) {
+        fst_pair_values_k_avx512(A, m, K, cl, right, cc, cost, potc, t1, t2,
+                                 best2, peel, arg);
+        return 1;
+    }
+#endif
+    return 0;
+}
+
 /* 1 when the vector version ran (the caller's scalar loop is skipped), else 0. */
 static inline int fst_pair_values2(const int32_t* A, int m, const double* cl, int right,
                                    double cc0, double cc1, const double* cost,
