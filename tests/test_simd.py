@@ -39,7 +39,7 @@ def test_set_simd_reports_the_choice(restore_simd):
 
 
 @pytest.mark.parametrize("nw", [1, 3, 7, 8, 9, 16, 17, 31])
-@pytest.mark.parametrize("K", [2, 3])
+@pytest.mark.parametrize("K", [2, 3, 4, 7, 16, 17])
 def test_pair_counts_match_brute_force(nw, K, restore_simd):
     rng = np.random.default_rng(nw * 10 + K)
     m = 13

@@ -18,6 +18,8 @@ from ._typedefs cimport word_t, int32_t, int64_t
 cdef extern from "_simd.h":
     void fst_pair_row2(const word_t* a, const word_t* XS, int m, const word_t* XC,
                        int nw, int r, int32_t* out) noexcept nogil
+    int fst_pair_row_k(const word_t* a, const word_t* XS, int m, const word_t* XC,
+                       int nw, int K, int r, int32_t* out) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
 
 
@@ -38,6 +40,8 @@ cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, 
     if K == 2:
         fst_pair_row2(XS + i * nw, XS, m, XC, nw, <int> r, out)
         return
+    if fst_pair_row_k(XS + i * nw, XS, m, XC, nw, K, <int> r, out):
+        return                           # the vector row (3 to 16 classes)
     cdef const word_t* a = XS + i * nw
     cdef const word_t* b
     cdef word_t x

@@ -101,6 +101,63 @@ static inline int fst_set_simd(int mode)
     return fst_simd_mode;
 }
 
+#if FST_HAVE_AVX512
+/* The row of the pair stage for 3 to 16 classes: for every split j, the cell
+ * X & s_a & s_j's counts of classes 0 .. K-2 and its total, in out[(r*m + j)*K ..].
+ * The K counts are packed two to a 64-bit lane (the first of a pair in the low
+ * 32 bits: a cell has fewer than 2**31 rows, so the halves never carry), so a
+ * cell takes ceil(K / 2) horizontal sums instead of K. */
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static void fst_pair_row_k_avx512(const uint64_t* a, const uint64_t* XS, int m,
+                                  const uint64_t* XC, int nw, int K, int r, int32_t* out)
+{
+    int full = nw & ~7;
+    __mmask8 tail = (__mmask8)((1u << (nw & 7)) - 1u);
+    int np = (K + 1) / 2;
+    for (int j = 0; j < m; j++) {
+        const uint64_t* b = XS + (int64_t)j * nw;
+        __m512i acc[8];
+        for (int p = 0; p < np; p++)
+            acc[p] = _mm512_setzero_si512();
+        for (int w = 0; w < nw; w += 8) {
+            __mmask8 mk = w < full ? (__mmask8)0xFF : tail;
+            __m512i x = _mm512_and_si512(_mm512_maskz_loadu_epi64(mk, a + w),
+                                         _mm512_maskz_loadu_epi64(mk, b + w));
+            /* count k of the cell: class k for k < K - 1, the total for K - 1 */
+            for (int k = 0; k < K; k++) {
+                __m512i z = k < K - 1
+                    ? _mm512_and_si512(x, _mm512_maskz_loadu_epi64(
+                          mk, XC + (int64_t)k * nw + w))
+                    : x;
+                __m512i c = _mm512_popcnt_epi64(z);
+                acc[k >> 1] = _mm512_add_epi64(acc[k >> 1],
+                                               (k & 1) ? _mm512_slli_epi64(c, 32) : c);
+            }
+        }
+        int32_t* cell = out + ((int64_t)r * m + j) * K;
+        for (int p = 0; p < np; p++) {
+            uint64_t v = (uint64_t)_mm512_reduce_add_epi64(acc[p]);
+            cell[2 * p] = (int32_t)(v & 0xFFFFFFFFu);
+            if (2 * p + 1 < K)
+                cell[2 * p + 1] = (int32_t)(v >> 32);
+        }
+    }
+}
+#endif
+
+/* 1 when the vector row for 3 to 16 classes ran, else 0 (the caller's loop). */
+static inline int fst_pair_row_k(const uint64_t* a, const uint64_t* XS, int m,
+                                 const uint64_t* XC, int nw, int K, int r, int32_t* out)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1 && K >= 3 && K <= 16) {
+        fst_pair_row_k_avx512(a, XS, m, XC, nw, K, r, out);
+        return 1;
+    }
+#endif
+    return 0;
+}
+
 static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
                                  const uint64_t* XC, int nw, int r, int32_t* out)
 {
