@@ -55,6 +55,54 @@ def test_pair_counts_match_brute_force(nw, K, restore_simd):
             np.testing.assert_array_equal(got, expected)
 
 
+def _ordered_sum(values):
+    """A sum taken in order from 0.0, as the loops take it."""
+    total = 0.0
+    for v in values:
+        total += v
+    return total
+
+
+def _assert_pair_values(A, cl, right, cc, cost, potc, lam):
+    """The scalar and the vector value loops return bit-identical values, the same
+    first split and the same peel on one row of pair counts A (m x K: classes
+    0..K-2, then the total), and the scalar values are what they say: recomputed
+    here with the same operations in the same order."""
+    m, K = A.shape
+    out = {}
+    for mode in (0, 1):
+        _search.set_simd(mode)
+        out[mode] = _search._pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost),
+                                                   potc, lam)
+    (b0, p0, a0), (b1, p1, a1) = out[0], out[1]
+    assert a1 == a0
+    assert (b1 == b0) or (np.isinf(b0) and np.isinf(b1))
+    assert (p1 == p0) or (np.isinf(p0) and np.isinf(p1))
+    best, peel, arg = np.inf, np.inf, -1
+    unit = lam * (1 - 1e-9)
+    for j in range(m):
+        x = [float(v) for v in A[j, :-1]]
+        x.append(float(A[j, -1]) - _ordered_sum(x))
+        if right:
+            x = [cl[j, k] - x[k] for k in range(K)]
+        z = [cc[k] - x[k] for k in range(K)]
+        if _ordered_sum(x) == 0 or _ordered_sum(z) == 0:
+            continue                     # s_j does not separate the child
+        l1 = min(_ordered_sum(x[y] * cost[y, k] for y in range(K)) for k in range(K))
+        l2 = min(_ordered_sum(z[y] * cost[y, k] for y in range(K)) for k in range(K))
+        if l1 + l2 < best:
+            best, arg = l1 + l2, j
+        q1 = _ordered_sum(x[y] * potc[y] for y in range(K))
+        q2 = _ordered_sum(z[y] * potc[y] for y in range(K))
+        if q1 >= unit and q2 >= 2 * unit:
+            peel = min(peel, l1)
+        if q2 >= unit and q1 >= 2 * unit:
+            peel = min(peel, l2)
+    assert a0 == arg
+    assert b0 == best
+    assert p0 == peel
+
+
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("right", [False, True])
 @pytest.mark.parametrize("lam", [0.0, 0.03, 0.1])
@@ -81,39 +129,7 @@ def test_pair_values_identical_doubles(seed, right, lam, restore_simd):
                    c1 + rng.integers(0, 9, size=m)], axis=1).astype(float)
     cost = rng.random((2, 2)) / 97.0 if seed % 2 else np.array([[0.0, 1.0], [1.0, 0.0]]) / 97.0
     potc = cost.max(axis=1) - cost.min(axis=1)
-    out = {}
-    for mode in (0, 1):
-        _search.set_simd(mode)
-        out[mode] = _search._pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost),
-                                                   potc, lam)
-    b0, p0, a0 = out[0]
-    b1, p1, a1 = out[1]
-    assert a1 == a0
-    assert (b1 == b0) or (np.isinf(b0) and np.isinf(b1))
-    assert (p1 == p0) or (np.isinf(p0) and np.isinf(p1))
-    # and the scalar values are what they say: recomputed here
-    best, peel, arg = np.inf, np.inf, -1
-    for j in range(m):
-        x0, x1 = float(A[j, 0]), float(A[j, 1]) - float(A[j, 0])
-        if right:
-            x0, x1 = cl[j, 0] - x0, cl[j, 1] - x1
-        y0, y1 = cc[0] - x0, cc[1] - x1
-        if x0 + x1 == 0 or y0 + y1 == 0:
-            continue
-        l1 = min(x0 * cost[0, 0] + x1 * cost[1, 0], x0 * cost[0, 1] + x1 * cost[1, 1])
-        l2 = min(y0 * cost[0, 0] + y1 * cost[1, 0], y0 * cost[0, 1] + y1 * cost[1, 1])
-        if l1 + l2 < best:
-            best, arg = l1 + l2, j
-        q1 = x0 * potc[0] + x1 * potc[1]
-        q2 = y0 * potc[0] + y1 * potc[1]
-        unit = lam * (1 - 1e-9)
-        if q1 >= unit and q2 >= 2 * unit:
-            peel = min(peel, l1)
-        if q2 >= unit and q1 >= 2 * unit:
-            peel = min(peel, l2)
-    assert a0 == arg
-    assert b0 == best
-    assert p0 == peel
+    _assert_pair_values(A, cl, right, cc, cost, potc, lam)
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -136,45 +152,7 @@ def test_pair_values_identical_doubles_many_classes(seed, K, right, lam, restore
     cl = (cells + rng.integers(0, 4, size=(m, K))).astype(float)
     cost = (rng.random((K, K)) if seed % 2 else 1.0 - np.eye(K)) / 97.0
     potc = cost.max(axis=1) - cost.min(axis=1)
-    out = {}
-    for mode in (0, 1):
-        _search.set_simd(mode)
-        out[mode] = _search._pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost),
-                                                   potc, lam)
-    (b0, p0, a0), (b1, p1, a1) = out[0], out[1]
-    assert a1 == a0
-    assert (b1 == b0) or (np.isinf(b0) and np.isinf(b1))
-    assert (p1 == p0) or (np.isinf(p0) and np.isinf(p1))
-    best, peel, arg = np.inf, np.inf, -1
-    unit = lam * (1 - 1e-9)
-
-    def ordered_sum(values):
-        total = 0.0
-        for v in values:
-            total += v
-        return total
-
-    for j in range(m):
-        x = [float(v) for v in A[j, :-1]]
-        x.append(float(A[j, -1]) - ordered_sum(x))
-        if right:
-            x = [cl[j, k] - x[k] for k in range(K)]
-        z = [cc[k] - x[k] for k in range(K)]
-        if ordered_sum(x) == 0 or ordered_sum(z) == 0:
-            continue
-        l1 = min(ordered_sum(x[y] * cost[y, k] for y in range(K)) for k in range(K))
-        l2 = min(ordered_sum(z[y] * cost[y, k] for y in range(K)) for k in range(K))
-        if l1 + l2 < best:
-            best, arg = l1 + l2, j
-        q1 = ordered_sum(x[y] * potc[y] for y in range(K))
-        q2 = ordered_sum(z[y] * potc[y] for y in range(K))
-        if q1 >= unit and q2 >= 2 * unit:
-            peel = min(peel, l1)
-        if q2 >= unit and q1 >= 2 * unit:
-            peel = min(peel, l2)
-    assert a0 == arg
-    assert b0 == best
-    assert p0 == peel
+    _assert_pair_values(A, cl, right, cc, cost, potc, lam)
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -172,6 +172,57 @@ static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
 
 
 #if FST_HAVE_AVX512
+#if FST_HAVE_AVX512
+/* One block of the value loops below: keep, per lane, the smallest l1 + l2 over
+ * the separating splits (its first j on ties: strictly smaller replaces) and the
+ * cheapest cell that may peel off -- one that can hold one leaf while the other
+ * holds two (the potentials q against t1, t2; see _search._pair_values). */
+__attribute__((target("avx512f")))
+static inline void fst_take_pairs(__m512d l1, __m512d l2, __m512d q1, __m512d q2,
+                                  __mmask8 sep, __m512d vt1, __m512d vt2, __m512i lane,
+                                  __m512d* vbest, __m512i* vidx, __m512d* vpeel)
+{
+    __m512d v = _mm512_mask_blend_pd(sep, _mm512_set1_pd(__builtin_inf()),
+                                     _mm512_add_pd(l1, l2));
+    __mmask8 better = _mm512_cmp_pd_mask(v, *vbest, _CMP_LT_OQ);
+    *vbest = _mm512_mask_blend_pd(better, *vbest, v);
+    *vidx = _mm512_mask_blend_epi64(better, *vidx, lane);
+    __mmask8 one1 = _mm512_cmp_pd_mask(q1, vt1, _CMP_GE_OQ);
+    __mmask8 two1 = _mm512_cmp_pd_mask(q1, vt2, _CMP_GE_OQ);
+    __mmask8 one2 = _mm512_cmp_pd_mask(q2, vt1, _CMP_GE_OQ);
+    __mmask8 two2 = _mm512_cmp_pd_mask(q2, vt2, _CMP_GE_OQ);
+    *vpeel = _mm512_mask_min_pd(*vpeel, sep & one1 & two2, l1, *vpeel);
+    *vpeel = _mm512_mask_min_pd(*vpeel, sep & one2 & two1, l2, *vpeel);
+}
+
+/* The lanes' results of a value loop, combined: best2 the smallest value and arg
+ * its first j (-1 if none), peel the smallest peel. */
+__attribute__((target("avx512f")))
+static inline void fst_finish_pairs(__m512d vbest, __m512i vidx, __m512d vpeel,
+                                    double* best2, double* peel, int* arg)
+{
+    double b[8], p[8];
+    int64_t ix[8];
+    _mm512_storeu_pd(b, vbest);
+    _mm512_storeu_pd(p, vpeel);
+    _mm512_storeu_si512((void*)ix, vidx);
+    double bb = __builtin_inf(), pp = __builtin_inf();
+    int64_t ii = -1;
+    for (int k = 0; k < 8; k++) {
+        if (p[k] < pp)
+            pp = p[k];
+        /* each lane kept its first j; across lanes the first j of the smallest */
+        if (ix[k] >= 0 && (b[k] < bb || (b[k] == bb && ix[k] < ii))) {
+            bb = b[k];
+            ii = ix[k];
+        }
+    }
+    *best2 = bb;
+    *peel = pp;
+    *arg = (int)ii;
+}
+#endif
+
 /* The two-class values of one row of pair counts (see _search._pair_values): for
  * each split j that separates the child, the leaf losses l1, l2 of its two cells,
  * with the same operations in the same order as the scalar loop (products, then
@@ -224,41 +275,12 @@ static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, i
         s0 = _mm512_add_pd(_mm512_mul_pd(y0, k00), _mm512_mul_pd(y1, k10));
         s1 = _mm512_add_pd(_mm512_mul_pd(y0, k01), _mm512_mul_pd(y1, k11));
         __m512d l2 = _mm512_min_pd(s1, s0);
-        __m512d v = _mm512_mask_blend_pd(sep, inf, _mm512_add_pd(l1, l2));
-        __mmask8 better = _mm512_cmp_pd_mask(v, vbest, _CMP_LT_OQ);
-        vbest = _mm512_mask_blend_pd(better, vbest, v);
-        vidx = _mm512_mask_blend_epi64(better, vidx, lane);
-        /* a cell peels off as a leaf only when it can hold one leaf and the other
-         * cell two (the potentials t1, t2; see _search._pair_values) */
         __m512d q1 = _mm512_add_pd(_mm512_mul_pd(x0, p0), _mm512_mul_pd(x1, p1));
         __m512d q2 = _mm512_add_pd(_mm512_mul_pd(y0, p0), _mm512_mul_pd(y1, p1));
-        __mmask8 one1 = _mm512_cmp_pd_mask(q1, vt1, _CMP_GE_OQ);
-        __mmask8 two1 = _mm512_cmp_pd_mask(q1, vt2, _CMP_GE_OQ);
-        __mmask8 one2 = _mm512_cmp_pd_mask(q2, vt1, _CMP_GE_OQ);
-        __mmask8 two2 = _mm512_cmp_pd_mask(q2, vt2, _CMP_GE_OQ);
-        vpeel = _mm512_mask_min_pd(vpeel, sep & one1 & two2, l1, vpeel);
-        vpeel = _mm512_mask_min_pd(vpeel, sep & one2 & two1, l2, vpeel);
+        fst_take_pairs(l1, l2, q1, q2, sep, vt1, vt2, lane, &vbest, &vidx, &vpeel);
         lane = _mm512_add_epi64(lane, eight);
     }
-    double b[8], p[8];
-    int64_t ix[8];
-    _mm512_storeu_pd(b, vbest);
-    _mm512_storeu_pd(p, vpeel);
-    _mm512_storeu_si512((void*)ix, vidx);
-    double bb = __builtin_inf(), pp = __builtin_inf();
-    int64_t ii = -1;
-    for (int k = 0; k < 8; k++) {
-        if (p[k] < pp)
-            pp = p[k];
-        /* each lane kept its first j; across lanes the first j of the smallest */
-        if (ix[k] >= 0 && (b[k] < bb || (b[k] == bb && ix[k] < ii))) {
-            bb = b[k];
-            ii = ix[k];
-        }
-    }
-    *best2 = bb;
-    *peel = pp;
-    *arg = (int)ii;
+    fst_finish_pairs(vbest, vidx, vpeel, best2, peel, arg);
 }
 #endif
 
@@ -337,37 +359,11 @@ static void fst_pair_values_k_avx512(const int32_t* A, int m, int K, const doubl
             q1 = _mm512_add_pd(q1, _mm512_mul_pd(c1[y], w));
             q2 = _mm512_add_pd(q2, _mm512_mul_pd(c2[y], w));
         }
-        __m512d v = _mm512_mask_blend_pd(sep, inf, _mm512_add_pd(l1, l2));
-        __mmask8 better = _mm512_cmp_pd_mask(v, vbest, _CMP_LT_OQ);
-        vbest = _mm512_mask_blend_pd(better, vbest, v);
-        vidx = _mm512_mask_blend_epi64(better, vidx,
-                                       _mm512_cvtepi32_epi64(_mm512_castsi512_si256(
-                                           _mm512_add_epi32(_mm512_set1_epi32(j), lane16))));
-        __mmask8 one1 = _mm512_cmp_pd_mask(q1, vt1, _CMP_GE_OQ);
-        __mmask8 two1 = _mm512_cmp_pd_mask(q1, vt2, _CMP_GE_OQ);
-        __mmask8 one2 = _mm512_cmp_pd_mask(q2, vt1, _CMP_GE_OQ);
-        __mmask8 two2 = _mm512_cmp_pd_mask(q2, vt2, _CMP_GE_OQ);
-        vpeel = _mm512_mask_min_pd(vpeel, sep & one1 & two2, l1, vpeel);
-        vpeel = _mm512_mask_min_pd(vpeel, sep & one2 & two1, l2, vpeel);
+        __m512i lane = _mm512_cvtepi32_epi64(_mm512_castsi512_si256(
+            _mm512_add_epi32(_mm512_set1_epi32(j), lane16)));
+        fst_take_pairs(l1, l2, q1, q2, sep, vt1, vt2, lane, &vbest, &vidx, &vpeel);
     }
-    double b[8], p[8];
-    int64_t ix[8];
-    _mm512_storeu_pd(b, vbest);
-    _mm512_storeu_pd(p, vpeel);
-    _mm512_storeu_si512((void*)ix, vidx);
-    double bb = __builtin_inf(), pp = __builtin_inf();
-    int64_t ii = -1;
-    for (int k = 0; k < 8; k++) {
-        if (p[k] < pp)
-            pp = p[k];
-        if (ix[k] >= 0 && (b[k] < bb || (b[k] == bb && ix[k] < ii))) {
-            bb = b[k];
-            ii = ix[k];
-        }
-    }
-    *best2 = bb;
-    *peel = pp;
-    *arg = (int)ii;
+    fst_finish_pairs(vbest, vidx, vpeel, best2, peel, arg);
 }
 #endif
 
