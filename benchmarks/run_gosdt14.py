@@ -6,8 +6,9 @@ problem, with a time limit and a memory limit.  Writes a CSV and prints a table.
 
 Each run is one process (`_worker.py`); a run that outlives 2 x the time limit
 + 60 s is killed and reported as 'killed'.  A process over the memory limit is
-stopped by the solver itself where it can (fst, at --memory-limit) and by the
-address-space cap of the process otherwise.  Every tree is re-scored from the
+stopped by the solver itself where it can (fst, at --memory-limit) and otherwise
+by this harness, which reads each worker's resident memory every 20 ms and kills
+it past the limit ('memory_killed').  Every tree is re-scored from the
 raw data; certified objectives of different solvers are compared and any
 disagreement is printed as an ERROR.
 """
@@ -28,25 +29,53 @@ from _data import PENALTIES, gosdt14_names  # noqa: E402
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def _rss(pid):
+    """Resident bytes of a process (Linux), or 0 if unknown or gone."""
+    try:
+        with open(f"/proc/{pid}/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def run_one(solver, name, lam, time_limit, memory_limit, pin):
     cmd = [sys.executable, os.path.join(HERE, "_worker.py"), solver, name, str(lam),
            str(time_limit), str(memory_limit)]
     if pin is not None and hasattr(os, "sched_setaffinity"):
         cmd = ["taskset", "-c", str(pin)] + cmd
     env = dict(os.environ, OMP_NUM_THREADS="1", NUMBA_NUM_THREADS="1")
+    # The worker's own watchdog is a thread, which a peer's compiled code can starve
+    # by holding the GIL (GOSDT reached 24 GB and the system's OOM killer in one
+    # run, stalling the process beside it); so this side also stops a worker past
+    # the limit (fst, which stops itself at the limit, gets 5% of slack).
+    cap = memory_limit * (1.05 if solver == "fst" else 1.0)
     t0 = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env,
-                           timeout=2 * time_limit + 60)
-        wall = time.perf_counter() - t0
-        line = p.stdout.strip().splitlines()[-1] if p.stdout.strip() else ""
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=env)
+    out = err = ""
+    status = None
+    while True:
+        try:
+            out, err = p.communicate(timeout=0.02)
+            break
+        except subprocess.TimeoutExpired:
+            if time.perf_counter() - t0 > 2 * time_limit + 60:
+                status = "killed"
+            elif _rss(p.pid) > cap:
+                status = "memory_killed"
+            if status is not None:
+                p.kill()
+                out, err = p.communicate()
+                break
+    wall = time.perf_counter() - t0
+    if status is not None:
+        res = {"status": status}
+    else:
+        line = out.strip().splitlines()[-1] if out.strip() else ""
         if line.startswith("{"):
             res = json.loads(line)
         else:
-            res = {"status": f"crash rc={p.returncode}: {p.stderr.strip()[-200:]}"}
-    except subprocess.TimeoutExpired:
-        wall = time.perf_counter() - t0
-        res = {"status": "killed"}
+            res = {"status": f"crash rc={p.returncode}: {err.strip()[-200:]}"}
     res.update(solver=solver, dataset=name, **{"lambda": lam}, wall=wall)
     return res
 
