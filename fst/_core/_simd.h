@@ -106,7 +106,9 @@ static inline int fst_set_simd(int mode)
  * X & s_a & s_j's counts of classes 0 .. K-2 and its total, in out[(r*m + j)*K ..].
  * The K counts are packed two to a 64-bit lane (the first of a pair in the low
  * 32 bits: a cell has fewer than 2**31 rows, so the halves never carry), so a
- * cell takes ceil(K / 2) horizontal sums instead of K. */
+ * cell takes ceil(K / 2) horizontal sums instead of K.  Two classes keep their own
+ * kernel above: this one with K = 2 (inlined, K known) took 2.34 ns a pair of
+ * 16 words against 1.65 ns. */
 __attribute__((target("avx512f,avx512vpopcntdq")))
 static void fst_pair_row_k_avx512(const uint64_t* a, const uint64_t* XS, int m,
                                   const uint64_t* XC, int nw, int K, int r, int32_t* out)
@@ -172,7 +174,6 @@ static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
 
 
 #if FST_HAVE_AVX512
-#if FST_HAVE_AVX512
 /* One block of the value loops below: keep, per lane, the smallest l1 + l2 over
  * the separating splits (its first j on ties: strictly smaller replaces) and the
  * cheapest cell that may peel off -- one that can hold one leaf while the other
@@ -221,7 +222,6 @@ static inline void fst_finish_pairs(__m512d vbest, __m512i vidx, __m512d vpeel,
     *peel = pp;
     *arg = (int)ii;
 }
-#endif
 
 /* The two-class values of one row of pair counts (see _search._pair_values): for
  * each split j that separates the child, the leaf losses l1, l2 of its two cells,
@@ -282,9 +282,7 @@ static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, i
     }
     fst_finish_pairs(vbest, vidx, vpeel, best2, peel, arg);
 }
-#endif
 
-#if FST_HAVE_AVX512
 /* The values of one row of pair counts for 3 to 16 classes (see the scalar loop
  * of _search._pair_values): 8 splits at a time, each count gathered from the
  * row's [split][class] layout, with the same operations in the same order as the
