@@ -35,6 +35,31 @@ def test_bad_max_depth(value):
         FastSmallTreeClassifier(max_depth=value).fit(X, y)
 
 
+def test_max_depth_at_least_the_rows_is_no_limit():
+    # A tree on n rows has depth at most n - 1, so such a limit is none, however
+    # large (the search keeps a node's depth left in 16 bits).
+    rng = np.random.RandomState(0)
+    Xr = rng.randint(0, 3, size=(40, 3)).astype(float)
+    yr = rng.randint(0, 2, size=40)
+    ref = FastSmallTreeClassifier(regularization=0.01).fit(Xr, yr)
+    for depth in (40, 10**6):
+        clf = FastSmallTreeClassifier(regularization=0.01, max_depth=depth).fit(Xr, yr)
+        assert clf.optimal_ and clf.objective_ == pytest.approx(ref.objective_, abs=1e-12)
+
+
+def test_max_depth_beyond_16_bits_below_the_rows():
+    Xb = (np.arange(40000) % 2).astype(float).reshape(-1, 1)
+    yb = (np.arange(40000) % 3 == 0).astype(int)
+    with pytest.raises(ValueError, match="max_depth=35000 is above 32766"):
+        FastSmallTreeClassifier(regularization=0.01, max_depth=35000).fit(Xb, yb)
+
+
+def test_dpdt_max_depth_beyond_16_bits():
+    from fst import DPDTClassifier
+    with pytest.raises(ValueError, match="max_depth=40000 is above 32765"):
+        DPDTClassifier(max_depth=40000, cart_depth=1).fit(X, y)
+
+
 @pytest.mark.parametrize("param, value", [
     ("time_limit", -1.0), ("time_limit", float("inf")), ("time_limit", float("nan")),
     ("memory_limit", 0), ("memory_limit", -5), ("n_jobs", 0), ("class_weight", "auto"),

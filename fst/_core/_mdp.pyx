@@ -45,7 +45,7 @@ from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport bs_set, bs_hash
-from ._memo cimport Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
+from ._memo cimport MAX_DEPTH_LEFT, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._openmp cimport omp_get_thread_num
 
 cdef extern from "Python.h":
@@ -280,6 +280,9 @@ cdef class MDP:
         self.p = rank.shape[0]
         self.K = n_classes
         self.D = len(cart_k)
+        if self.D + 1 > MAX_DEPTH_LEFT:
+            raise ValueError(f"DPDT: max_depth={self.D} is above {MAX_DEPTH_LEFT - 1}; "
+                             f"the memo store keeps a state's depth in 16 bits")
         self.nw = (self.n + 63) // 64
         self.criterion = criterion
         self.complexity = complexity

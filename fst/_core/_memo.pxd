@@ -11,7 +11,7 @@
 # addressing with linear probing over node ids; a lookup compares the whole key
 # word for word, so a hash collision can never alias two subproblems.
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
-from libc.stdint cimport uint32_t
+from libc.stdint cimport uint32_t, int16_t
 
 cdef struct Node:
     double lb           # proven lower bound on R(X, depth left), admissible
@@ -23,9 +23,11 @@ cdef struct Node:
     uint64_t hash       # hash of (key, depth)
     int32_t count       # number of rows in X (the search takes fewer than 2^31 rows)
     int32_t best_split  # root split of the tree achieving ub; -1 for a leaf
-    int32_t depth       # depth left; -1 means unlimited
     int32_t key_split   # < 0: key whole in the pool; else 2 * split + side of a path
     int32_t key_ref     # the key's index in the pool, or the path's parent id
+    float floor         # m(X), the equivalent-points floor of the loss, rounded down
+                        # to float32 (a smaller floor is still a floor); 0 when unused
+    int16_t depth       # depth left; -1 means unlimited (at most MAX_DEPTH_LEFT)
     uint8_t solved      # 1 when lb == ub is proven (R(X) is known exactly)
     uint8_t pair_done   # 1 once the pair stage has valued this node's small trees
                         # (80 bytes in all)
@@ -49,6 +51,11 @@ cdef struct Memo:
     int64_t cap_keys    # allocated whole keys
     const word_t* split_bits  # rows of each split, for path keys (NULL: none used)
     word_t* scratch     # nwords words: where memo_key rebuilds a path key
+
+# The largest depth left a node record holds (int16_t); deeper limits are refused
+# by the callers (a search or a DPDT fit), never truncated into a wrong key.
+cdef enum:
+    MAX_DEPTH_LEFT = 32766
 
 cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil
 cdef void memo_free(Memo* m) noexcept nogil

@@ -32,12 +32,13 @@ cdef extern from "Python.h":
     int fst_check_signals "PyErr_CheckSignals"() noexcept
 from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memcpy, memset
+from libc.math cimport nextafterf, INFINITY
 
 from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
                        bs_test, bs_set, bs_hash, bs_hash_key, bs_hash_final,
                        bs_hash_linear)
-from ._memo cimport (Node, Slot, Memo, memo_init, memo_free, memo_find, memo_insert,
+from ._memo cimport (MAX_DEPTH_LEFT, Node, Slot, Memo, memo_init, memo_free, memo_find, memo_insert,
                      memo_insert_path, memo_key, memo_key_is, memo_make_whole,
                      memo_bytes, slot_tag)
 from libc.stdint cimport uint32_t
@@ -342,6 +343,15 @@ cdef node_t node_get(Ctx* c, const word_t* X, int depth, node_t parent=-1,
     return nid
 
 
+cdef inline float floor_f32(double m) noexcept nogil:
+    """m rounded down to float32, so the stored floor never exceeds the true one
+    (a lower floor is still a lower bound on the loss)."""
+    cdef float f = <float> m
+    if <double> f > m:
+        f = nextafterf(f, -INFINITY)
+    return f
+
+
 cdef void node_fill(Ctx* c, Node* nd, const word_t* X, int depth) noexcept nogil:
     """The creation record of (X, depth) from its rows."""
     cdef double* cnt = c.cnt_scratch
@@ -367,6 +377,7 @@ cdef void node_fill_counts(Ctx* c, Node* nd, const double* cnt, int64_t total,
     nd.pair_done = 0
     nd.g2 = INF
     nd.g3 = INF
+    nd.floor = 0.0
     if depth == 0 or total <= 1 or (nd.pot < 2.0 * c.lam and (c.rules & RULE_SUPPORT)):
         # No depth left, a single row, or leaf support (pot < 2 lam): a leaf.
         nd.lb = nd.leaf
@@ -380,6 +391,7 @@ cdef void node_fill_counts(Ctx* c, Node* nd, const double* cnt, int64_t total,
     for k in range(c.K):
         floor += cnt[k] * c.mincost[k]
     floor += excess
+    nd.floor = floor_f32(floor)
     if leaf_is_optimal(loss, floor, nd.pot, c.lam, TOL):
         # Equivalent points: a split costs >= floor + 2 lam >= leaf.
         nd.lb = nd.leaf
@@ -972,16 +984,22 @@ cdef inline void child_shapes(const Node* ch, double lam, double cap,
     g[4]) on a child, among the trees whose every leaf has potential >= lam (R is
     always attained by one: `capacity_lam`); infinite when its depth left or its
     potential cannot hold them (cap: `capacity_lam`, 0 when that rule is off).
-    g1 = leaf (exact); g2 = 2 lam, or the exact best two-leaf value once the pair
-    stage has run; g3 = 3 lam, or 3 lam + the cheapest peeled cell (a three-leaf
-    tree has a leaf at depth one); g4 = 4 lam.  Each is also >= lb(child), since
-    every tree on the child costs at least R(child)."""
+    g1 = leaf (exact); g2 = 2 lam + m, or the exact best two-leaf value once the
+    pair stage has run; g3 = 3 lam + m, or 3 lam + the cheapest peeled cell when
+    larger (a three-leaf tree has a leaf at depth one); g4 = 4 lam + m.  Here m is
+    the child's equivalent-points floor (`Node.floor`): a tree with a leaves costs
+    a * lam plus its loss, and its loss is at least m, since rows with identical
+    features share every leaf (fastsmalltree-notes, "Equivalent points"; the
+    notes charge m only to trees with a split at creation, R >= min(leaf, m + 2
+    lam), and the same floor holds for every size).  Each is also >= lb(child),
+    since every tree on the child costs at least R(child)."""
     cdef int d = ch.depth
     cdef int a
+    cdef double m = ch.floor
     g[1] = ch.leaf
-    g[2] = INF if d == 0 else 2.0 * lam
-    g[3] = INF if (d == 0 or d == 1 or ch.pot < 3.0 * cap) else 3.0 * lam
-    g[4] = INF if (g[3] == INF or ch.pot < 4.0 * cap) else 4.0 * lam
+    g[2] = INF if d == 0 else 2.0 * lam + m
+    g[3] = INF if (d == 0 or d == 1 or ch.pot < 3.0 * cap) else 3.0 * lam + m
+    g[4] = INF if (g[3] == INF or ch.pot < 4.0 * cap) else 4.0 * lam + m
     if ch.pair_done:
         g[2] = ch.g2 if d != 0 else INF
         if g[3] != INF and ch.g3 > g[3]:
@@ -1612,6 +1630,14 @@ cdef class Search:
         c.maxcost = &maxcost[0]
         c.y = &y[0]
         c.lam = regularization
+        if max_depth >= problem.n_rows:
+            # A tree of separating splits on n rows has depth at most n - 1, so
+            # such a limit removes no tree: search without one.
+            max_depth = -1
+        if max_depth > MAX_DEPTH_LEFT:
+            raise ValueError(f"max_depth={max_depth} is above {MAX_DEPTH_LEFT} and "
+                             f"below the number of rows ({problem.n_rows}); fst keeps "
+                             f"a node's depth left in 16 bits")
         c.max_depth = max_depth
         c.rules = rules
         c.n_threads = n_threads if FST_OPENMP and n_threads > 1 else 1
