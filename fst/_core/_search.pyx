@@ -32,7 +32,7 @@ cdef extern from "Python.h":
     int fst_check_signals "PyErr_CheckSignals"() noexcept
 from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memcpy, memset
-from libc.math cimport nextafterf, INFINITY
+from libc.math cimport ceil, nextafterf, INFINITY
 
 from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
@@ -104,6 +104,9 @@ cdef extern from "_simd.h":
                           const double* cc, const double* cost, const double* potc,
                           double t1, double t2, double* best2, double* peel,
                           int* arg) noexcept nogil
+    int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli, int right,
+                          int32_t c0, int32_t ct, int32_t t1, int32_t t2, int32_t* best2,
+                          int32_t* peel, int* arg) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
 
 cdef extern from "_platform.h":
@@ -151,6 +154,8 @@ cdef struct Ctx:
     const double* maxcost    # K: max_k cost[c, k]
     const int32_t* y         # n: class index of each row
     double lam               # price of one leaf
+    double unit              # > 0: two classes, cost unit per error, 0 on the diagonal
+                             # (the pair values run in whole rows: `unit_cost`)
     int max_depth            # -1: unlimited
     int rules                # RULE_* bits: which optional rules are on (tests switch them)
     int n_threads            # OpenMP threads for the pair stage
@@ -901,13 +906,75 @@ cdef inline double capacity_lam(Ctx* c) noexcept nogil:
     return 0.0
 
 
+cdef double unit_cost(const double* cost, const double* potc, int K) noexcept nogil:
+    """u > 0 when two classes cost u for an error and 0 when right (0/1 loss, or
+    balanced weights): a cell's leaf loss is then u times its smaller class count
+    and its potential u times its rows, so the pair values run on whole rows
+    (`_pair_values2u`); else 0."""
+    if (K == 2 and cost[0] == 0.0 and cost[3] == 0.0 and cost[1] == cost[2]
+            and cost[1] > 0.0 and potc[0] == cost[1] and potc[1] == cost[1]):
+        return cost[1]
+    return 0.0
+
+
+cdef inline int32_t rows_reaching(double t, double u) noexcept nogil:
+    """The fewest rows whose potential (u each) reaches t: ceil(t / u).  t is the
+    capacity unit, already lam less a relative 1e-9 (`capacity_lam`), so rounding
+    in the division never excludes a cell whose true potential reaches lam."""
+    cdef double r = ceil(t / u)
+    if r >= 2147483647.0:
+        return 2147483647
+    return <int32_t> r
+
+
+cdef void _pair_values2u(Ctx* c, const double* cc, const int32_t* A, int m,
+                         const int32_t* cli, bint right, double* best2, double* peel,
+                         int* arg) noexcept nogil:
+    """`_pair_values` for two classes under a unit cost (`unit_cost`), in whole
+    rows: a cell of class counts (a, b) loses u * min(a, b) and has potential
+    u * (a + b), so every comparison is on integers (ties exact) and the values
+    are u times integer sums.  cli holds (class-0 count, rows) of X & s_j."""
+    cdef double u = c.unit
+    cdef double t1 = capacity_lam(c)
+    cdef int32_t T1 = rows_reaching(t1, u)
+    cdef int32_t T2 = rows_reaching(2.0 * t1, u)
+    cdef int32_t c0 = <int32_t> cc[0]
+    cdef int32_t ct = <int32_t> (cc[0] + cc[1])
+    cdef int32_t ib = 2147483647, ip = 2147483647
+    cdef int32_t x0, xt, y0, yt, l1, l2
+    cdef int j, ia = -1
+    if not fst_pair_values2u(A, m, cli, right, c0, ct, T1, T2, &ib, &ip, &ia):
+        for j in range(m):
+            x0 = A[2 * j]
+            xt = A[2 * j + 1]
+            if right:
+                x0 = cli[2 * j] - x0
+                xt = cli[2 * j + 1] - xt
+            y0 = c0 - x0
+            yt = ct - xt
+            if xt == 0 or yt == 0:
+                continue                 # s_j does not separate this child
+            l1 = x0 if x0 < xt - x0 else xt - x0
+            l2 = y0 if y0 < yt - y0 else yt - y0
+            if l1 + l2 < ib:
+                ib = l1 + l2
+                ia = j
+            if xt >= T1 and yt >= T2 and l1 < ip:
+                ip = l1
+            if yt >= T1 and xt >= T2 and l2 < ip:
+                ip = l2
+    arg[0] = ia
+    best2[0] = u * ib if ia >= 0 else INF
+    peel[0] = u * ip if ip < 2147483647 else INF
+
+
 cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
-                              int m, const double* cl, bint right, double* best2,
-                              double* peel, int* arg) noexcept nogil:
+                              int m, const double* cl, const int32_t* cli, bint right,
+                              double* best2, double* peel, int* arg) noexcept nogil:
     """From one row of pair counts (split i against every split j), for one child of
     split i with class counts cc: the best two-leaf loss (and the split position
     achieving it, -1 if none separates the child) and the cheapest cell any split
-    peels off the child."""
+    peels off the child.  cli: cl in whole rows, when `c.unit` > 0."""
     cdef int K = c.K
     cdef int j, k
     cdef double c1[64]
@@ -918,6 +985,9 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
     cdef double k00 = c.cost[0], k01, k10, k11
     cdef double t1 = capacity_lam(c)
     cdef double t2 = 2.0 * t1
+    if K == 2 and c.unit > 0.0:
+        _pair_values2u(c, cc, A, m, cli, right, best2, peel, arg)
+        return
     arg[0] = -1
     best2[0] = INF
     peel[0] = INF
@@ -1081,17 +1151,17 @@ cdef enum:
 
 
 cdef void _pair_values_row(Ctx* c, int i, int r, const int32_t* A, int m, int K,
-                           const double* cl, const double* CR, const uint8_t* NEED,
-                           double* VAL, int* ARG) noexcept nogil:
+                           const double* cl, const int32_t* cli, const double* CR,
+                           const uint8_t* NEED, double* VAL, int* ARG) noexcept nogil:
     """The pair values of row r (split position i) of a chunk of pair counts, for
     each side that needs them: VAL[4r..4r+3] and ARG[2r..2r+1]; reads only."""
     ARG[2 * r] = -1
     ARG[2 * r + 1] = -1
     if NEED[2 * r]:
-        _pair_values(c, cl + i * K, A + <int64_t> r * m * K, m, cl, False,
+        _pair_values(c, cl + i * K, A + <int64_t> r * m * K, m, cl, cli, False,
                      &VAL[4 * r], &VAL[4 * r + 1], &ARG[2 * r])
     if NEED[2 * r + 1]:
-        _pair_values(c, CR + <int64_t> r * K, A + <int64_t> r * m * K, m, cl, True,
+        _pair_values(c, CR + <int64_t> r * K, A + <int64_t> r * m * K, m, cl, cli, True,
                      &VAL[4 * r + 2], &VAL[4 * r + 3], &ARG[2 * r + 1])
 
 
@@ -1110,6 +1180,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cdef word_t* XC = NULL
     cdef int32_t* A = NULL
     cdef double* cl = NULL
+    cdef int32_t* cli = NULL    # cl in whole rows (class 0, rows), for a unit cost
     cdef word_t* T = NULL
     cdef word_t* RW = NULL
     cdef double* VAL = NULL     # per row: left best2, left peel, right best2, right peel
@@ -1125,6 +1196,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
     A = <int32_t*> malloc(chunk * m * K * sizeof(int32_t))
     cl = <double*> malloc(<int64_t> m * K * sizeof(double))
+    cli = <int32_t*> malloc(<int64_t> m * 2 * sizeof(int32_t))
     T = <word_t*> malloc(nw * sizeof(word_t))
     RW = <word_t*> malloc(nw * sizeof(word_t))
     VAL = <double*> malloc(chunk * 4 * sizeof(double))
@@ -1133,13 +1205,16 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     CR = <double*> malloc(chunk * K * sizeof(double))
     if (XS == NULL or XC == NULL or A == NULL or cl == NULL or T == NULL
             or RW == NULL or VAL == NULL or ARG == NULL or NEED == NULL
-            or CR == NULL):
+            or CR == NULL or cli == NULL):
         ret = -1
     else:
         for i in range(m):
             bs_and(XS + <int64_t> i * nw, X, c.split_bits + <int64_t> valid[i] * nw, nw)
             class_counts(c, XS + <int64_t> i * nw, bs_count(XS + <int64_t> i * nw, nw),
                          cl + i * K)
+            if K == 2:
+                cli[2 * i] = <int32_t> cl[2 * i]
+                cli[2 * i + 1] = <int32_t> (cl[2 * i] + cl[2 * i + 1])
         for k in range(K - 1):
             bs_and(XC + k * nw, X, c.class_bits + k * nw, nw)
         r0 = 0
@@ -1160,10 +1235,12 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
                     CR[r * K + k] = cnt[k] - cl[i * K + k]
             if c.n_threads > 1 and nr > 1 and <int64_t> nr * m >= PAR_VALUES_MIN:
                 for r in prange(nr, num_threads=c.n_threads, schedule="dynamic"):
-                    _pair_values_row(c, rows[r0 + r], r, A, m, K, cl, CR, NEED, VAL, ARG)
+                    _pair_values_row(c, rows[r0 + r], r, A, m, K, cl, cli, CR, NEED, VAL,
+                                     ARG)
             else:
                 for r in range(nr):
-                    _pair_values_row(c, rows[r0 + r], r, A, m, K, cl, CR, NEED, VAL, ARG)
+                    _pair_values_row(c, rows[r0 + r], r, A, m, K, cl, cli, CR, NEED, VAL,
+                                     ARG)
             for r in range(nr):
                 i = rows[r0 + r]
                 if not c.memo.nodes[cands[i].left].pair_done:
@@ -1184,7 +1261,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
                             break
                     _pair_child(c, cands[i].right, VAL[4 * r + 2], VAL[4 * r + 3])
             r0 += nr
-    free(XS); free(XC); free(A); free(cl); free(T); free(RW)
+    free(XS); free(XC); free(A); free(cl); free(cli); free(T); free(RW)
     free(VAL); free(ARG); free(NEED); free(CR)
     if ret < 0 and c.stop == RUNNING:
         c.stop = STOP_MEMORY
@@ -1630,6 +1707,7 @@ cdef class Search:
         c.maxcost = &maxcost[0]
         c.y = &y[0]
         c.lam = regularization
+        c.unit = unit_cost(c.cost, c.potc, c.K)
         if max_depth >= problem.n_rows:
             # A tree of separating splits on n rows has depth at most n - 1, so
             # such a limit removes no tree: search without one.
@@ -1997,6 +2075,8 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
     cdef int arg = -2
     cdef int m = A.shape[0]
     cdef int K = A.shape[1]
+    cdef int j
+    cdef int32_t[::1] cli = np.zeros(2 * m + 1, dtype=np.int32)
     if (K < 2 or K > 64 or cl.shape[0] != m or cl.shape[1] != K or cc.shape[0] != K
             or cost.shape[0] != K or cost.shape[1] != K or potc.shape[0] != K):
         raise ValueError("K classes (2 to 64): A and cl are m x K, cc and potc have K "
@@ -2006,8 +2086,13 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
     c.potc = &potc[0]
     c.lam = lam
     c.rules = RULE_CAPACITY if lam > 0 else 0
+    c.unit = unit_cost(c.cost, c.potc, K)
+    if K == 2:
+        for j in range(m):
+            cli[2 * j] = <int32_t> cl[j, 0]
+            cli[2 * j + 1] = <int32_t> (cl[j, 0] + cl[j, 1])
     with nogil:
-        _pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], right, &b2, &pl, &arg)
+        _pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], &cli[0], right, &b2, &pl, &arg)
     return b2, pl, arg
 
 

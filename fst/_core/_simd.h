@@ -397,4 +397,101 @@ static inline int fst_pair_values2(const int32_t* A, int m, const double* cl, in
     return 0;
 }
 
+#if FST_HAVE_AVX512
+/* Two classes under a symmetric 0/1-type cost (u for an error, 0 on the diagonal):
+   the same values as fst_pair_values2, in whole rows.  A cell's loss is the
+   smaller of its two class counts and its potential is its row count, so the
+   loop runs on 32-bit integers, 16 pairs at a time, and ties are exact.  A holds
+   (class-0 count, row count) per split; cli the same for X & s_j; t1, t2 are the
+   capacity thresholds in rows.  Returns the best two-leaf loss and the cheapest
+   peel in rows (INT32_MAX: none) and the first split achieving the best. */
+__attribute__((target("avx512f")))
+static void fst_pair_values2u_avx512(const int32_t* A, int m, const int32_t* cli,
+                                     int right, int32_t c0, int32_t ct, int32_t t1,
+                                     int32_t t2, int32_t* best2, int32_t* peel,
+                                     int* arg)
+{
+    const __m512i big = _mm512_set1_epi32(INT32_MAX);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16,
+                                          14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17,
+                                         15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512i vc0 = _mm512_set1_epi32(c0), vct = _mm512_set1_epi32(ct);
+    const __m512i vt1 = _mm512_set1_epi32(t1), vt2 = _mm512_set1_epi32(t2);
+    const __m512i sixteen = _mm512_set1_epi32(16);
+    __m512i vbest = big, vpeel = big, vidx = _mm512_set1_epi32(-1);
+    __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    for (int j = 0; j < m; j += 16) {
+        int rest = m - j;
+        int ints = rest >= 16 ? 32 : 2 * rest;
+        __mmask16 live = (__mmask16)(rest >= 16 ? 0xFFFF : ((1u << rest) - 1u));
+        __mmask16 lo = (__mmask16)(ints >= 16 ? 0xFFFF : ((1u << ints) - 1u));
+        __mmask16 hi = (__mmask16)(ints >= 32 ? 0xFFFF : (ints <= 16 ? 0 : ((1u << (ints - 16)) - 1u)));
+        const int32_t* p = A + 2 * (int64_t)j;
+        __m512i a = _mm512_maskz_loadu_epi32(lo, (const void*)p);
+        __m512i b = _mm512_maskz_loadu_epi32(hi, (const void*)(p + 16));
+        __m512i x0 = _mm512_permutex2var_epi32(a, even, b);
+        __m512i xt = _mm512_permutex2var_epi32(a, odd, b);
+        if (right) {
+            const int32_t* q = cli + 2 * (int64_t)j;
+            __m512i ca = _mm512_maskz_loadu_epi32(lo, (const void*)q);
+            __m512i cb = _mm512_maskz_loadu_epi32(hi, (const void*)(q + 16));
+            x0 = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, even, cb), x0);
+            xt = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, odd, cb), xt);
+        }
+        __m512i x1 = _mm512_sub_epi32(xt, x0);
+        __m512i y0 = _mm512_sub_epi32(vc0, x0);
+        __m512i yt = _mm512_sub_epi32(vct, xt);
+        __m512i y1 = _mm512_sub_epi32(yt, y0);
+        __mmask16 sep = live & _mm512_cmpneq_epi32_mask(xt, zero)
+                             & _mm512_cmpneq_epi32_mask(yt, zero);
+        __m512i l1 = _mm512_min_epi32(x0, x1);
+        __m512i l2 = _mm512_min_epi32(y0, y1);
+        __m512i v = _mm512_add_epi32(l1, l2);
+        __mmask16 better = sep & _mm512_cmplt_epi32_mask(v, vbest);
+        vbest = _mm512_mask_mov_epi32(vbest, better, v);
+        vidx = _mm512_mask_mov_epi32(vidx, better, lane);
+        __mmask16 one1 = _mm512_cmpge_epi32_mask(xt, vt1);
+        __mmask16 two1 = _mm512_cmpge_epi32_mask(xt, vt2);
+        __mmask16 one2 = _mm512_cmpge_epi32_mask(yt, vt1);
+        __mmask16 two2 = _mm512_cmpge_epi32_mask(yt, vt2);
+        vpeel = _mm512_mask_min_epi32(vpeel, sep & one1 & two2, l1, vpeel);
+        vpeel = _mm512_mask_min_epi32(vpeel, sep & one2 & two1, l2, vpeel);
+        lane = _mm512_add_epi32(lane, sixteen);
+    }
+    int32_t bv[16], pv[16], ix[16];
+    _mm512_storeu_si512((void*)bv, vbest);
+    _mm512_storeu_si512((void*)pv, vpeel);
+    _mm512_storeu_si512((void*)ix, vidx);
+    int32_t bb = INT32_MAX, pp = INT32_MAX, ii = -1;
+    for (int k = 0; k < 16; k++) {
+        if (pv[k] < pp)
+            pp = pv[k];
+        /* each lane kept its first j; across lanes the first j of the smallest */
+        if (ix[k] >= 0 && (bv[k] < bb || (bv[k] == bb && ix[k] < ii))) {
+            bb = bv[k];
+            ii = ix[k];
+        }
+    }
+    *best2 = bb;
+    *peel = pp;
+    *arg = ii;
+}
+#endif
+
+/* 1 when the vector version ran (the caller's scalar loop is skipped), else 0. */
+static inline int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli,
+                                    int right, int32_t c0, int32_t ct, int32_t t1,
+                                    int32_t t2, int32_t* best2, int32_t* peel, int* arg)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1) {
+        fst_pair_values2u_avx512(A, m, cli, right, c0, ct, t1, t2, best2, peel, arg);
+        return 1;
+    }
+#endif
+    return 0;
+}
+
 #endif
