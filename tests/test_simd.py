@@ -40,13 +40,17 @@ def test_set_simd_reports_the_choice(restore_simd):
 
 @pytest.mark.parametrize("nw", [1, 3, 7, 8, 9, 16, 17, 31])
 @pytest.mark.parametrize("K", [2, 3, 4, 7, 16, 17])
-def test_pair_counts_match_brute_force(nw, K, restore_simd):
+@pytest.mark.parametrize("n_rows", [2, 9])
+def test_pair_counts_match_brute_force(nw, K, n_rows, restore_simd):
+    """Counts of every kernel equal brute force: the row kernels (a stage of 2
+    rows), the transposed one (9 rows, 13 splits: a partial block), and the
+    scalar loops (set_simd(0), and 17 classes)."""
     rng = np.random.default_rng(nw * 10 + K)
     m = 13
     XS = rng.integers(0, 2**63, size=(m, nw), dtype=np.uint64) * np.uint64(2)
     XS |= rng.integers(0, 2, size=(m, nw), dtype=np.uint64)
     XC = rng.integers(0, 2**63, size=(K - 1, nw), dtype=np.uint64)
-    rows = rng.permutation(m)[:7].astype(np.int32)
+    rows = rng.permutation(m)[:n_rows].astype(np.int32)
     expected = _brute_counts(XS, rows, K, XC)
     for mode in (0, 1):
         _search.set_simd(mode)
