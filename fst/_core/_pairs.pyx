@@ -18,14 +18,16 @@ from libc.stdlib cimport malloc, free
 from ._typedefs cimport word_t, int32_t, int64_t
 
 cdef enum:
-    # The transposed kernel (`fst_pair_row_t`) is used from this many rows of a
-    # stage (the transposition, m * nw words, is shared by the rows), and for two
-    # classes up to this many words.  Measured per cell, 1000 splits (tests'
-    # hook `_pair_counts_for_tests`, 64 rows): two classes 0.3-1.3 ns
-    # against 1.9-2.5 ns for 2 to 12 words, 2.55 against 2.26 ns at 16 words;
-    # three classes 3.1 against 7.5 ns at 3 words, 9.1 against 13.2 at 16.
+    # The transposed kernels (`fst_pair_row_t`, and `fst_pair_rows2_t` taking two
+    # rows at once for two classes) are used from this many rows of a stage (the
+    # transposition, m * nw words, is shared by the rows), and for two classes up
+    # to this many words.  Measured per cell, 1000 splits, 64 rows (the tests'
+    # hook `_pair_counts_for_tests`): two classes 0.3-1.0 ns against 2.0-2.5 ns
+    # for 2 to 12 words, 1.50 against 2.35 ns at 16, 2.34 against 3.01 at 24,
+    # 3.10 against 3.22 at 32 (about even); three classes 3.1 against 7.5 ns at 3
+    # words, 9.1 against 13.2 at 16.
     TRANSPOSE_ROWS = 8
-    TRANSPOSE_MAX_WORDS2 = 12
+    TRANSPOSE_MAX_WORDS2 = 24
 
 cdef extern from "_simd.h":
     void fst_pair_row2(const word_t* a, const word_t* XS, int m, const word_t* XC,
@@ -34,6 +36,8 @@ cdef extern from "_simd.h":
                        int nw, int K, int r, int32_t* out) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
     int fst_pair_transposed_ok(int K) noexcept nogil
+    void fst_pair_rows2_t(const word_t* a, const word_t* c, const word_t* XT, int m,
+                          int mp, const word_t* XC, int nw, int r, int32_t* out) noexcept nogil
     void fst_pair_row_t(const word_t* a, const word_t* XT, int m, int mp, const word_t* XC,
                         int nw, int K, int r, int32_t* out) noexcept nogil
 
@@ -77,6 +81,20 @@ cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, 
         cell[K - 1] = <int32_t> total
 
 
+cdef inline void _pair_rows_t(const word_t* XS, const word_t* XT, const int32_t* rows,
+                              int n_rows, Py_ssize_t r, int m, int mp, int K,
+                              const word_t* XC, int nw, int32_t* out) noexcept nogil:
+    """Rows r and r + 1 of a stage from the transposed splits: together for two
+    classes (each loaded word serves both), else one by one."""
+    if K == 2 and r + 1 < n_rows:
+        fst_pair_rows2_t(XS + rows[r] * nw, XS + rows[r + 1] * nw, XT, m, mp, XC, nw,
+                         <int> r, out)
+        return
+    fst_pair_row_t(XS + rows[r] * nw, XT, m, mp, XC, nw, K, <int> r, out)
+    if r + 1 < n_rows:
+        fst_pair_row_t(XS + rows[r + 1] * nw, XT, m, mp, XC, nw, K, <int> (r + 1), out)
+
+
 cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                       const int32_t* rows,  # IN the chosen splits i (distinct)
                       int n_rows,           # IN how many
@@ -109,11 +127,11 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
             for j in range(m, mp):
                 XT[w * mp + j] = 0
         if n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20):
-            for r in prange(n_rows, schedule="dynamic", num_threads=n_threads):
-                fst_pair_row_t(XS + rows[r] * nw, XT, m, mp, XC, nw, K, <int> r, out)
+            for r in prange((n_rows + 1) // 2, schedule="dynamic", num_threads=n_threads):
+                _pair_rows_t(XS, XT, rows, n_rows, 2 * r, m, mp, K, XC, nw, out)
         else:
-            for r in range(n_rows):
-                fst_pair_row_t(XS + rows[r] * nw, XT, m, mp, XC, nw, K, <int> r, out)
+            for r in range((n_rows + 1) // 2):
+                _pair_rows_t(XS, XT, rows, n_rows, 2 * r, m, mp, K, XC, nw, out)
         free(XT)
         return
     # threads only pay for themselves on large stages

@@ -578,6 +578,66 @@ static void fst_pair_row_t_avx512(const uint64_t* a, const uint64_t* XT, int m, 
 }
 #endif
 
+#if FST_HAVE_AVX512
+/* Two classes, two rows (splits a and c, out rows r and r + 1) from the transposed
+   splits: each loaded word of sixteen splits serves both rows. */
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static void fst_pair_rows2_t_avx512(const uint64_t* a, const uint64_t* c,
+                                    const uint64_t* XT, int m, int mp,
+                                    const uint64_t* XC, int nw, int r, int32_t* out)
+{
+    const __m512i idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4,
+                                         19, 3, 18, 2, 17, 1, 16, 0);
+    for (int j = 0; j < m; j += 16) {
+        __m512i ta0 = _mm512_setzero_si512(), za0 = _mm512_setzero_si512();
+        __m512i ta1 = _mm512_setzero_si512(), za1 = _mm512_setzero_si512();
+        __m512i tc0 = _mm512_setzero_si512(), zc0 = _mm512_setzero_si512();
+        __m512i tc1 = _mm512_setzero_si512(), zc1 = _mm512_setzero_si512();
+        const uint64_t* col = XT + j;
+        for (int w = 0; w < nw; w++, col += mp) {
+            __m512i b0 = _mm512_loadu_si512((const void*)col);
+            __m512i b1 = _mm512_loadu_si512((const void*)(col + 8));
+            __m512i aw = _mm512_set1_epi64((long long)a[w]);
+            __m512i ac = _mm512_set1_epi64((long long)(a[w] & XC[w]));
+            __m512i cw = _mm512_set1_epi64((long long)c[w]);
+            __m512i cc = _mm512_set1_epi64((long long)(c[w] & XC[w]));
+            ta0 = _mm512_add_epi64(ta0, _mm512_popcnt_epi64(_mm512_and_si512(b0, aw)));
+            za0 = _mm512_add_epi64(za0, _mm512_popcnt_epi64(_mm512_and_si512(b0, ac)));
+            ta1 = _mm512_add_epi64(ta1, _mm512_popcnt_epi64(_mm512_and_si512(b1, aw)));
+            za1 = _mm512_add_epi64(za1, _mm512_popcnt_epi64(_mm512_and_si512(b1, ac)));
+            tc0 = _mm512_add_epi64(tc0, _mm512_popcnt_epi64(_mm512_and_si512(b0, cw)));
+            zc0 = _mm512_add_epi64(zc0, _mm512_popcnt_epi64(_mm512_and_si512(b0, cc)));
+            tc1 = _mm512_add_epi64(tc1, _mm512_popcnt_epi64(_mm512_and_si512(b1, cw)));
+            zc1 = _mm512_add_epi64(zc1, _mm512_popcnt_epi64(_mm512_and_si512(b1, cc)));
+        }
+        int n = m - j;
+        __mmask16 k0 = (__mmask16)(n >= 8 ? 0xFFFF : ((1u << (2 * n)) - 1u));
+        __mmask16 k1 = (__mmask16)(n >= 16 ? 0xFFFF : (n <= 8 ? 0 : ((1u << (2 * (n - 8))) - 1u)));
+        int32_t* o = out + ((int64_t)r * m + j) * 2;
+        int32_t* p = out + ((int64_t)(r + 1) * m + j) * 2;
+#define FST_STORE2(dst, msk, z, t) _mm512_mask_storeu_epi32((void*)(dst), msk, \
+            _mm512_permutex2var_epi32(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(z)), idx, \
+                                      _mm512_castsi256_si512(_mm512_cvtepi64_epi32(t))))
+        FST_STORE2(o, k0, za0, ta0);
+        FST_STORE2(o + 16, k1, za1, ta1);
+        FST_STORE2(p, k0, zc0, tc0);
+        FST_STORE2(p + 16, k1, zc1, tc1);
+#undef FST_STORE2
+    }
+}
+#endif
+
+static inline void fst_pair_rows2_t(const uint64_t* a, const uint64_t* c,
+                                    const uint64_t* XT, int m, int mp,
+                                    const uint64_t* XC, int nw, int r, int32_t* out)
+{
+#if FST_HAVE_AVX512
+    fst_pair_rows2_t_avx512(a, c, XT, m, mp, XC, nw, r, out);
+#else
+    (void)a; (void)c; (void)XT; (void)m; (void)mp; (void)XC; (void)nw; (void)r; (void)out;
+#endif
+}
+
 /* 1 when the transposed kernel can run (the vector loops are on, 2 to 16
    classes), else 0: the caller uses the row kernels. */
 static inline int fst_pair_transposed_ok(int K)
