@@ -85,22 +85,23 @@ def _assert_pair_values(A, cl, right, cc, cost, potc, lam):
     best, peel, arg = np.inf, np.inf, -1
     unit = lam * (1 - 1e-9)
     u = cost[0, 1]
-    if K == 2 and cost[0, 0] == 0 and cost[1, 1] == 0 and cost[1, 0] == u and u > 0 \
-            and potc[0] == u and potc[1] == u:
-        # A unit cost: the loops count whole rows (a cell loses u * its smaller
-        # class and has potential u * its rows), so values are u * integers.
+    if u > 0 and np.array_equal(cost, u * (1.0 - np.eye(K))) and np.all(potc == u):
+        # A unit cost: the loops count whole rows (a cell loses u * its rows less
+        # its largest class and has potential u * its rows): values are u * integers.
         ib, ip, t1, t2 = None, None, np.ceil(unit / u), np.ceil(2 * unit / u)
         for j in range(m):
-            x0, xt = int(A[j, 0]), int(A[j, 1])
+            x = [int(v) for v in A[j, :-1]]
+            x.append(int(A[j, -1]) - sum(x))
             if right:
-                x0, xt = int(cl[j, 0]) - x0, int(cl[j, 0] + cl[j, 1]) - xt
-            y0, yt = int(cc[0]) - x0, int(cc[0] + cc[1]) - xt
-            if xt == 0 or yt == 0:
+                x = [int(cl[j, k]) - x[k] for k in range(K)]
+            z = [int(cc[k]) - x[k] for k in range(K)]
+            xt, zt = sum(x), sum(z)
+            if xt == 0 or zt == 0:
                 continue
-            l1, l2 = min(x0, xt - x0), min(y0, yt - y0)
+            l1, l2 = xt - max(x), zt - max(z)
             if ib is None or l1 + l2 < ib:
                 ib, arg = l1 + l2, j
-            for la, na, nb in ((l1, xt, yt), (l2, yt, xt)):
+            for la, na, nb in ((l1, xt, zt), (l2, zt, xt)):
                 if na >= t1 and nb >= t2 and (ip is None or la < ip):
                     ip = la
         assert a0 == arg

@@ -107,6 +107,9 @@ cdef extern from "_simd.h":
     int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli, int right,
                           int32_t c0, int32_t ct, int32_t t1, int32_t t2, int32_t* best2,
                           int32_t* peel, int* arg) noexcept nogil
+    int fst_pair_values_ku(const int32_t* A, int m, int K, const int32_t* cli, int right,
+                           const int32_t* cc, int32_t ct, int32_t t1, int32_t t2,
+                           int32_t* best2, int32_t* peel, int* arg) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
 
 cdef extern from "_platform.h":
@@ -154,8 +157,8 @@ cdef struct Ctx:
     const double* maxcost    # K: max_k cost[c, k]
     const int32_t* y         # n: class index of each row
     double lam               # price of one leaf
-    double unit              # > 0: two classes, cost unit per error, 0 on the diagonal
-                             # (the pair values run in whole rows: `unit_cost`)
+    double unit              # > 0: every error costs unit, a right label 0 (the pair
+                             # values run in whole rows: `unit_cost`)
     int max_depth            # -1: unlimited
     int rules                # RULE_* bits: which optional rules are on (tests switch them)
     int n_threads            # OpenMP threads for the pair stage
@@ -907,14 +910,21 @@ cdef inline double capacity_lam(Ctx* c) noexcept nogil:
 
 
 cdef double unit_cost(const double* cost, const double* potc, int K) noexcept nogil:
-    """u > 0 when two classes cost u for an error and 0 when right (0/1 loss, or
-    balanced weights): a cell's leaf loss is then u times its smaller class count
-    and its potential u times its rows, so the pair values run on whole rows
-    (`_pair_values2u`); else 0."""
-    if (K == 2 and cost[0] == 0.0 and cost[3] == 0.0 and cost[1] == cost[2]
-            and cost[1] > 0.0 and potc[0] == cost[1] and potc[1] == cost[1]):
-        return cost[1]
-    return 0.0
+    """u > 0 when every error costs u and a right label 0 (0/1 loss, or balanced
+    weights): a cell's leaf loss is then u times its rows outside its largest
+    class and its potential u times its rows, so the pair values run on whole
+    rows (`_pair_values_u`); else 0."""
+    cdef double u = cost[1] if K > 1 else 0.0
+    cdef int a, b
+    if not u > 0.0:
+        return 0.0
+    for a in range(K):
+        if potc[a] != u:
+            return 0.0
+        for b in range(K):
+            if cost[a * K + b] != (0.0 if a == b else u):
+                return 0.0
+    return u
 
 
 cdef inline int32_t rows_reaching(double t, double u) noexcept nogil:
@@ -927,35 +937,59 @@ cdef inline int32_t rows_reaching(double t, double u) noexcept nogil:
     return <int32_t> r
 
 
-cdef void _pair_values2u(Ctx* c, const double* cc, const int32_t* A, int m,
+cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
                          const int32_t* cli, bint right, double* best2, double* peel,
                          int* arg) noexcept nogil:
-    """`_pair_values` for two classes under a unit cost (`unit_cost`), in whole
-    rows: a cell of class counts (a, b) loses u * min(a, b) and has potential
-    u * (a + b), so every comparison is on integers (ties exact) and the values
-    are u times integer sums.  cli holds (class-0 count, rows) of X & s_j."""
+    """`_pair_values` under a unit cost (`unit_cost`), in whole rows: a cell
+    loses u * (its rows - its largest class) and has potential u * its rows, so
+    every comparison is on integers (ties exact) and the values are u times
+    integer sums.  cli holds the counts of X & s_j as A does (classes 0..K-2,
+    then the rows)."""
     cdef double u = c.unit
     cdef double t1 = capacity_lam(c)
     cdef int32_t T1 = rows_reaching(t1, u)
     cdef int32_t T2 = rows_reaching(2.0 * t1, u)
-    cdef int32_t c0 = <int32_t> cc[0]
-    cdef int32_t ct = <int32_t> (cc[0] + cc[1])
+    cdef int K = c.K
+    cdef int32_t ci[64]
+    cdef int32_t ct = 0
     cdef int32_t ib = 2147483647, ip = 2147483647
-    cdef int32_t x0, xt, y0, yt, l1, l2
-    cdef int j, ia = -1
-    if not fst_pair_values2u(A, m, cli, right, c0, ct, T1, T2, &ib, &ip, &ia):
+    cdef int32_t x0, xt, y0, yt, l1, l2, xk, sx, mx, my
+    cdef int j, k, ia = -1
+    cdef bint ran
+    for k in range(K):
+        ci[k] = <int32_t> cc[k]
+        ct += ci[k]
+    if K == 2:
+        ran = fst_pair_values2u(A, m, cli, right, ci[0], ct, T1, T2, &ib, &ip, &ia)
+    else:
+        ran = fst_pair_values_ku(A, m, K, cli, right, ci, ct, T1, T2, &ib, &ip, &ia)
+    if not ran:
         for j in range(m):
-            x0 = A[2 * j]
-            xt = A[2 * j + 1]
+            xt = A[j * K + K - 1]
             if right:
-                x0 = cli[2 * j] - x0
-                xt = cli[2 * j + 1] - xt
-            y0 = c0 - x0
+                xt = cli[j * K + K - 1] - xt
             yt = ct - xt
             if xt == 0 or yt == 0:
                 continue                 # s_j does not separate this child
-            l1 = x0 if x0 < xt - x0 else xt - x0
-            l2 = y0 if y0 < yt - y0 else yt - y0
+            sx = 0
+            mx = 0
+            my = 0
+            for k in range(K - 1):
+                xk = A[j * K + k]
+                if right:
+                    xk = cli[j * K + k] - xk
+                sx += xk
+                if xk > mx:
+                    mx = xk
+                if ci[k] - xk > my:
+                    my = ci[k] - xk
+            xk = xt - sx                 # the last class: the rows less the others
+            if xk > mx:
+                mx = xk
+            if ci[K - 1] - xk > my:
+                my = ci[K - 1] - xk
+            l1 = xt - mx
+            l2 = yt - my
             if l1 + l2 < ib:
                 ib = l1 + l2
                 ia = j
@@ -985,8 +1019,8 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
     cdef double k00 = c.cost[0], k01, k10, k11
     cdef double t1 = capacity_lam(c)
     cdef double t2 = 2.0 * t1
-    if K == 2 and c.unit > 0.0:
-        _pair_values2u(c, cc, A, m, cli, right, best2, peel, arg)
+    if c.unit > 0.0:
+        _pair_values_u(c, cc, A, m, cli, right, best2, peel, arg)
         return
     arg[0] = -1
     best2[0] = INF
@@ -1180,7 +1214,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cdef word_t* XC = NULL
     cdef int32_t* A = NULL
     cdef double* cl = NULL
-    cdef int32_t* cli = NULL    # cl in whole rows (class 0, rows), for a unit cost
+    cdef int32_t* cli = NULL    # cl in whole rows (classes 0..K-2, rows), for a unit cost
     cdef word_t* T = NULL
     cdef word_t* RW = NULL
     cdef double* VAL = NULL     # per row: left best2, left peel, right best2, right peel
@@ -1196,7 +1230,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
     A = <int32_t*> malloc(chunk * m * K * sizeof(int32_t))
     cl = <double*> malloc(<int64_t> m * K * sizeof(double))
-    cli = <int32_t*> malloc(<int64_t> m * 2 * sizeof(int32_t))
+    cli = <int32_t*> malloc(<int64_t> m * K * sizeof(int32_t))
     T = <word_t*> malloc(nw * sizeof(word_t))
     RW = <word_t*> malloc(nw * sizeof(word_t))
     VAL = <double*> malloc(chunk * 4 * sizeof(double))
@@ -1212,9 +1246,12 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
             bs_and(XS + <int64_t> i * nw, X, c.split_bits + <int64_t> valid[i] * nw, nw)
             class_counts(c, XS + <int64_t> i * nw, bs_count(XS + <int64_t> i * nw, nw),
                          cl + i * K)
-            if K == 2:
-                cli[2 * i] = <int32_t> cl[2 * i]
-                cli[2 * i + 1] = <int32_t> (cl[2 * i] + cl[2 * i + 1])
+            if c.unit > 0.0:
+                cli[i * K + K - 1] = 0
+                for k in range(K):
+                    if k < K - 1:
+                        cli[i * K + k] = <int32_t> cl[i * K + k]
+                    cli[i * K + K - 1] += <int32_t> cl[i * K + k]
         for k in range(K - 1):
             bs_and(XC + k * nw, X, c.class_bits + k * nw, nw)
         r0 = 0
@@ -2075,8 +2112,8 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
     cdef int arg = -2
     cdef int m = A.shape[0]
     cdef int K = A.shape[1]
-    cdef int j
-    cdef int32_t[::1] cli = np.zeros(2 * m + 1, dtype=np.int32)
+    cdef int j, k
+    cdef int32_t[::1] cli = np.zeros(K * m + 1, dtype=np.int32)
     if (K < 2 or K > 64 or cl.shape[0] != m or cl.shape[1] != K or cc.shape[0] != K
             or cost.shape[0] != K or cost.shape[1] != K or potc.shape[0] != K):
         raise ValueError("K classes (2 to 64): A and cl are m x K, cc and potc have K "
@@ -2087,10 +2124,11 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
     c.lam = lam
     c.rules = RULE_CAPACITY if lam > 0 else 0
     c.unit = unit_cost(c.cost, c.potc, K)
-    if K == 2:
-        for j in range(m):
-            cli[2 * j] = <int32_t> cl[j, 0]
-            cli[2 * j + 1] = <int32_t> (cl[j, 0] + cl[j, 1])
+    for j in range(m):
+        for k in range(K):
+            if k < K - 1:
+                cli[j * K + k] = <int32_t> cl[j, k]
+            cli[j * K + K - 1] += <int32_t> cl[j, k]
     with nogil:
         _pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], &cli[0], right, &b2, &pl, &arg)
     return b2, pl, arg

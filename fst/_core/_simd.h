@@ -398,6 +398,50 @@ static inline int fst_pair_values2(const int32_t* A, int m, const double* cl, in
 }
 
 #if FST_HAVE_AVX512
+/* One step of the whole-row loops: cells of losses l1, l2 and rows xt, yt (lanes
+   in sep separate the child) update the best sum (first split per lane on ties)
+   and the cheapest peel (a cell of t1 rows beside one of t2). */
+__attribute__((target("avx512f")))
+static inline void fst_take_pairs_u(__m512i l1, __m512i l2, __m512i xt, __m512i yt,
+                                    __mmask16 sep, __m512i vt1, __m512i vt2, __m512i lane,
+                                    __m512i* vbest, __m512i* vidx, __m512i* vpeel)
+{
+    __m512i v = _mm512_add_epi32(l1, l2);
+    __mmask16 better = sep & _mm512_cmplt_epi32_mask(v, *vbest);
+    *vbest = _mm512_mask_mov_epi32(*vbest, better, v);
+    *vidx = _mm512_mask_mov_epi32(*vidx, better, lane);
+    __mmask16 one1 = _mm512_cmpge_epi32_mask(xt, vt1);
+    __mmask16 two1 = _mm512_cmpge_epi32_mask(xt, vt2);
+    __mmask16 one2 = _mm512_cmpge_epi32_mask(yt, vt1);
+    __mmask16 two2 = _mm512_cmpge_epi32_mask(yt, vt2);
+    *vpeel = _mm512_mask_min_epi32(*vpeel, sep & one1 & two2, l1, *vpeel);
+    *vpeel = _mm512_mask_min_epi32(*vpeel, sep & one2 & two1, l2, *vpeel);
+}
+
+/* The lanes of the whole-row loops reduced: the smallest peel, and the smallest
+   best with, on ties, the first split (each lane kept its first). */
+__attribute__((target("avx512f")))
+static inline void fst_finish_pairs_u(__m512i vbest, __m512i vidx, __m512i vpeel,
+                                      int32_t* best2, int32_t* peel, int* arg)
+{
+    int32_t bv[16], pv[16], ix[16];
+    _mm512_storeu_si512((void*)bv, vbest);
+    _mm512_storeu_si512((void*)pv, vpeel);
+    _mm512_storeu_si512((void*)ix, vidx);
+    int32_t bb = INT32_MAX, pp = INT32_MAX, ii = -1;
+    for (int k = 0; k < 16; k++) {
+        if (pv[k] < pp)
+            pp = pv[k];
+        if (ix[k] >= 0 && (bv[k] < bb || (bv[k] == bb && ix[k] < ii))) {
+            bb = bv[k];
+            ii = ix[k];
+        }
+    }
+    *best2 = bb;
+    *peel = pp;
+    *arg = ii;
+}
+
 /* Two classes under a symmetric 0/1-type cost (u for an error, 0 on the diagonal):
    the same values as fst_pair_values2, in whole rows.  A cell's loss is the
    smaller of its two class counts and its potential is its row count, so the
@@ -446,39 +490,79 @@ static void fst_pair_values2u_avx512(const int32_t* A, int m, const int32_t* cli
         __m512i y1 = _mm512_sub_epi32(yt, y0);
         __mmask16 sep = live & _mm512_cmpneq_epi32_mask(xt, zero)
                              & _mm512_cmpneq_epi32_mask(yt, zero);
-        __m512i l1 = _mm512_min_epi32(x0, x1);
-        __m512i l2 = _mm512_min_epi32(y0, y1);
-        __m512i v = _mm512_add_epi32(l1, l2);
-        __mmask16 better = sep & _mm512_cmplt_epi32_mask(v, vbest);
-        vbest = _mm512_mask_mov_epi32(vbest, better, v);
-        vidx = _mm512_mask_mov_epi32(vidx, better, lane);
-        __mmask16 one1 = _mm512_cmpge_epi32_mask(xt, vt1);
-        __mmask16 two1 = _mm512_cmpge_epi32_mask(xt, vt2);
-        __mmask16 one2 = _mm512_cmpge_epi32_mask(yt, vt1);
-        __mmask16 two2 = _mm512_cmpge_epi32_mask(yt, vt2);
-        vpeel = _mm512_mask_min_epi32(vpeel, sep & one1 & two2, l1, vpeel);
-        vpeel = _mm512_mask_min_epi32(vpeel, sep & one2 & two1, l2, vpeel);
+        fst_take_pairs_u(_mm512_min_epi32(x0, x1), _mm512_min_epi32(y0, y1), xt, yt,
+                         sep, vt1, vt2, lane, &vbest, &vidx, &vpeel);
         lane = _mm512_add_epi32(lane, sixteen);
     }
-    int32_t bv[16], pv[16], ix[16];
-    _mm512_storeu_si512((void*)bv, vbest);
-    _mm512_storeu_si512((void*)pv, vpeel);
-    _mm512_storeu_si512((void*)ix, vidx);
-    int32_t bb = INT32_MAX, pp = INT32_MAX, ii = -1;
-    for (int k = 0; k < 16; k++) {
-        if (pv[k] < pp)
-            pp = pv[k];
-        /* each lane kept its first j; across lanes the first j of the smallest */
-        if (ix[k] >= 0 && (bv[k] < bb || (bv[k] == bb && ix[k] < ii))) {
-            bb = bv[k];
-            ii = ix[k];
-        }
-    }
-    *best2 = bb;
-    *peel = pp;
-    *arg = ii;
+    fst_finish_pairs_u(vbest, vidx, vpeel, best2, peel, arg);
 }
 #endif
+
+#if FST_HAVE_AVX512
+/* fst_pair_values2u for 3 or more classes: A and cli hold K counts per split
+   (classes 0..K-2, then the rows), gathered 16 splits at a time; a cell loses its
+   rows less its largest class.  cc: the child's K class counts, ct their sum. */
+__attribute__((target("avx512f")))
+static void fst_pair_values_ku_avx512(const int32_t* A, int m, int K, const int32_t* cli,
+                                      int right, const int32_t* cc, int32_t ct,
+                                      int32_t t1, int32_t t2, int32_t* best2,
+                                      int32_t* peel, int* arg)
+{
+    const __m512i big = _mm512_set1_epi32(INT32_MAX);
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i vct = _mm512_set1_epi32(ct);
+    const __m512i vt1 = _mm512_set1_epi32(t1), vt2 = _mm512_set1_epi32(t2);
+    const __m512i sixteen = _mm512_set1_epi32(16);
+    const __m512i step = _mm512_mullo_epi32(
+        _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+        _mm512_set1_epi32(K));
+    __m512i vbest = big, vpeel = big, vidx = _mm512_set1_epi32(-1);
+    __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    for (int j = 0; j < m; j += 16) {
+        int rest = m - j;
+        __mmask16 live = (__mmask16)(rest >= 16 ? 0xFFFF : ((1u << rest) - 1u));
+        const int32_t* p = A + (int64_t)j * K;
+        const int32_t* q = cli + (int64_t)j * K;
+        __m512i xt = _mm512_mask_i32gather_epi32(zero, live, step, p + K - 1, 4);
+        if (right)
+            xt = _mm512_sub_epi32(_mm512_mask_i32gather_epi32(zero, live, step, q + K - 1, 4), xt);
+        __m512i yt = _mm512_sub_epi32(vct, xt);
+        __m512i sx = zero, mx = zero, my = zero;
+        for (int k = 0; k < K - 1; k++) {
+            __m512i xk = _mm512_mask_i32gather_epi32(zero, live, step, p + k, 4);
+            if (right)
+                xk = _mm512_sub_epi32(_mm512_mask_i32gather_epi32(zero, live, step, q + k, 4), xk);
+            sx = _mm512_add_epi32(sx, xk);
+            mx = _mm512_max_epi32(mx, xk);
+            my = _mm512_max_epi32(my, _mm512_sub_epi32(_mm512_set1_epi32(cc[k]), xk));
+        }
+        __m512i xl = _mm512_sub_epi32(xt, sx);
+        mx = _mm512_max_epi32(mx, xl);
+        my = _mm512_max_epi32(my, _mm512_sub_epi32(_mm512_set1_epi32(cc[K - 1]), xl));
+        __mmask16 sep = live & _mm512_cmpneq_epi32_mask(xt, zero)
+                             & _mm512_cmpneq_epi32_mask(yt, zero);
+        fst_take_pairs_u(_mm512_sub_epi32(xt, mx), _mm512_sub_epi32(yt, my), xt, yt,
+                         sep, vt1, vt2, lane, &vbest, &vidx, &vpeel);
+        lane = _mm512_add_epi32(lane, sixteen);
+    }
+    fst_finish_pairs_u(vbest, vidx, vpeel, best2, peel, arg);
+}
+#endif
+
+/* 1 when the vector version ran (the caller's scalar loop is skipped), else 0. */
+static inline int fst_pair_values_ku(const int32_t* A, int m, int K, const int32_t* cli,
+                                     int right, const int32_t* cc, int32_t ct,
+                                     int32_t t1, int32_t t2, int32_t* best2,
+                                     int32_t* peel, int* arg)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1) {
+        fst_pair_values_ku_avx512(A, m, K, cli, right, cc, ct, t1, t2, best2, peel, arg);
+        return 1;
+    }
+#endif
+    return 0;
+}
 
 /* 1 when the vector version ran (the caller's scalar loop is skipped), else 0. */
 static inline int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli,
