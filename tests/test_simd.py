@@ -40,11 +40,11 @@ def test_set_simd_reports_the_choice(restore_simd):
 
 @pytest.mark.parametrize("nw", [1, 3, 7, 8, 9, 16, 17, 31])
 @pytest.mark.parametrize("K", [2, 3, 4, 7, 16, 17])
-@pytest.mark.parametrize("n_rows", [2, 9])
+@pytest.mark.parametrize("n_rows", [2, 9, 11])
 def test_pair_counts_match_brute_force(nw, K, n_rows, restore_simd):
     """Counts of every kernel equal brute force: the row kernels (a stage of 2
-    rows), the transposed one (9 rows, 13 splits: a partial block), and the
-    scalar loops (set_simd(0), and 17 classes)."""
+    rows), the transposed ones (9 and 11 rows: two and one at a time; 13
+    splits: a partial block), and the scalar loops (set_simd(0), and 17 classes)."""
     rng = np.random.default_rng(nw * 10 + K)
     m = 13
     XS = rng.integers(0, 2**63, size=(m, nw), dtype=np.uint64) * np.uint64(2)

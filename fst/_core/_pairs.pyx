@@ -21,11 +21,12 @@ cdef enum:
     # The transposed kernels (`fst_pair_row_t`, and `fst_pair_rows2_t` taking two
     # rows at once for two classes) are used from this many rows of a stage (the
     # transposition, m * nw words, is shared by the rows), and for two classes up
-    # to this many words.  Measured per cell, 1000 splits, 64 rows (the tests'
-    # hook `_pair_counts_for_tests`): two classes 0.3-1.0 ns against 2.0-2.5 ns
-    # for 2 to 12 words, 1.50 against 2.35 ns at 16, 2.34 against 3.01 at 24,
-    # 3.10 against 3.22 at 32 (about even); three classes 3.1 against 7.5 ns at 3
-    # words, 9.1 against 13.2 at 16.
+    # to this many words.  `benchmarks/pair_kernels.py`, 1000 splits, 64 rows, ns a
+    # cell against the row kernels: two classes 0.27 against 1.9 at 2 words, 0.68
+    # against 1.9 at 8, 1.31 against 2.4 at 16, 1.84 against 2.75 at 24, about even
+    # at 32; three classes 3.1 against 7.5 at 3 words, 9.1 against 13.2 at 16.  (A
+    # four-row kernel, faster per cell from 16 to 194 words there, changed nothing
+    # side by side on fico 0.05, broward 0.05 or coupon_carryout 0.02: not kept.)
     TRANSPOSE_ROWS = 8
     TRANSPOSE_MAX_WORDS2 = 24
 

@@ -1,0 +1,58 @@
+"""Time the pair stage's count kernels per cell (not a benchmark against peers: it
+sets the thresholds TRANSPOSE_ROWS and TRANSPOSE_MAX_WORDS2 in fst/_core/_pairs.pyx).
+
+    python benchmarks/pair_kernels.py --words 2,8,16,24,32 --classes 2,3
+
+For each width (words per bitset) and number of classes, random bitsets of 1000
+splits: 64 rows in one call (the transposed kernels, used from TRANSPOSE_ROWS rows,
+and for two classes up to TRANSPOSE_MAX_WORDS2 words),
+against the same 64 rows two at a time (the row kernels; the ratio also carries
+the extra Python calls, about 10% at 32 words). Each figure is the fastest of 7
+passes after one untimed pass. Needs a CPU with AVX-512 to compare the vector
+kernels; run it on an idle machine and repeat it.
+"""
+import argparse
+import time
+
+import numpy as np
+
+from fst._core import _pairs, _search
+
+
+def per_cell(XS, rows, K, XC, step, repeat=7):
+    """The fastest of `repeat` timed passes over the rows, after one untimed pass."""
+    m = XS.shape[0]
+    best = float("inf")
+    for turn in range(repeat + 1):
+        t = time.perf_counter()
+        for r in range(0, len(rows), step):
+            _pairs._pair_counts_for_tests(XS, rows[r:r + step], K, XC, 1)
+        if turn:
+            best = min(best, time.perf_counter() - t)
+    return best / (len(rows) * m) * 1e9
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--words", default="1,2,3,4,6,8,12,16,24,32,48")
+    ap.add_argument("--classes", default="2,3,10")
+    ap.add_argument("--splits", type=int, default=1000)
+    args = ap.parse_args()
+    if _search.set_simd(1) != 1:
+        print("no AVX-512 on this CPU: every setting runs the scalar loops")
+    m = args.splits
+    rows = np.arange(64, dtype=np.int32)
+    print("classes words  64-row call ns/cell  2-row calls ns/cell  ratio")
+    for K in (int(v) for v in args.classes.split(",")):
+        for nw in (int(v) for v in args.words.split(",")):
+            rng = np.random.default_rng(nw)
+            XS = rng.integers(0, 2**63, size=(m, nw), dtype=np.uint64)
+            XC = rng.integers(0, 2**63, size=(max(K - 1, 1), nw), dtype=np.uint64)
+            big = per_cell(XS, rows, K, XC, 64)
+            small = per_cell(XS, rows, K, XC, 2)
+            print(f"{K:7d} {nw:5d} {big:20.2f} {small:20.2f} {big / small:6.2f}")
+    _search.set_simd(-1)
+
+
+if __name__ == "__main__":
+    main()
