@@ -398,14 +398,18 @@ static inline int fst_pair_values2(const int32_t* A, int m, const double* cl, in
 }
 
 #if FST_HAVE_AVX512
-/* One step of the whole-row loops: cells of losses l1, l2 and rows xt, yt (lanes
-   in sep separate the child) update the best sum (first split per lane on ties)
-   and the cheapest peel (a cell of t1 rows beside one of t2). */
+/* One step of the whole-row loops: cells of losses l1, l2 and rows xt, yt (in the
+   live lanes; a lane with an empty cell does not separate the child) update the
+   best sum (first split per lane on ties) and the cheapest peel (a cell of t1 rows
+   beside one of t2). */
 __attribute__((target("avx512f")))
 static inline void fst_take_pairs_u(__m512i l1, __m512i l2, __m512i xt, __m512i yt,
-                                    __mmask16 sep, __m512i vt1, __m512i vt2, __m512i lane,
+                                    __mmask16 live, __m512i vt1, __m512i vt2, __m512i lane,
                                     __m512i* vbest, __m512i* vidx, __m512i* vpeel)
 {
+    const __m512i zero = _mm512_setzero_si512();
+    __mmask16 sep = live & _mm512_cmpneq_epi32_mask(xt, zero)
+                         & _mm512_cmpneq_epi32_mask(yt, zero);
     __m512i v = _mm512_add_epi32(l1, l2);
     __mmask16 better = sep & _mm512_cmplt_epi32_mask(v, *vbest);
     *vbest = _mm512_mask_mov_epi32(*vbest, better, v);
@@ -456,7 +460,6 @@ static void fst_pair_values2u_avx512(const int32_t* A, int m, const int32_t* cli
                                      int* arg)
 {
     const __m512i big = _mm512_set1_epi32(INT32_MAX);
-    const __m512i zero = _mm512_setzero_si512();
     const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16,
                                           14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17,
@@ -488,10 +491,8 @@ static void fst_pair_values2u_avx512(const int32_t* A, int m, const int32_t* cli
         __m512i y0 = _mm512_sub_epi32(vc0, x0);
         __m512i yt = _mm512_sub_epi32(vct, xt);
         __m512i y1 = _mm512_sub_epi32(yt, y0);
-        __mmask16 sep = live & _mm512_cmpneq_epi32_mask(xt, zero)
-                             & _mm512_cmpneq_epi32_mask(yt, zero);
         fst_take_pairs_u(_mm512_min_epi32(x0, x1), _mm512_min_epi32(y0, y1), xt, yt,
-                         sep, vt1, vt2, lane, &vbest, &vidx, &vpeel);
+                         live, vt1, vt2, lane, &vbest, &vidx, &vpeel);
         lane = _mm512_add_epi32(lane, sixteen);
     }
     fst_finish_pairs_u(vbest, vidx, vpeel, best2, peel, arg);
@@ -539,10 +540,8 @@ static void fst_pair_values_ku_avx512(const int32_t* A, int m, int K, const int3
         __m512i xl = _mm512_sub_epi32(xt, sx);
         mx = _mm512_max_epi32(mx, xl);
         my = _mm512_max_epi32(my, _mm512_sub_epi32(_mm512_set1_epi32(cc[K - 1]), xl));
-        __mmask16 sep = live & _mm512_cmpneq_epi32_mask(xt, zero)
-                             & _mm512_cmpneq_epi32_mask(yt, zero);
         fst_take_pairs_u(_mm512_sub_epi32(xt, mx), _mm512_sub_epi32(yt, my), xt, yt,
-                         sep, vt1, vt2, lane, &vbest, &vidx, &vpeel);
+                         live, vt1, vt2, lane, &vbest, &vidx, &vpeel);
         lane = _mm512_add_epi32(lane, sixteen);
     }
     fst_finish_pairs_u(vbest, vidx, vpeel, best2, peel, arg);
