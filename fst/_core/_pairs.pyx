@@ -12,9 +12,9 @@ two-leaf tree and the cheapest cell any split peels off (`_search.pair_stage`).
 """
 from cython.parallel cimport prange
 
-from ._bitset cimport fst_popcount
 from libc.stdlib cimport malloc, free
 
+from ._bitset cimport fst_popcount
 from ._typedefs cimport word_t, int32_t, int64_t
 
 cdef enum:
@@ -88,12 +88,13 @@ cdef inline void _pair_rows_t(const word_t* XS, const word_t* XT, const int32_t*
     """Rows r and r + 1 of a stage from the transposed splits: together for two
     classes (each loaded word serves both), else one by one."""
     if K == 2 and r + 1 < n_rows:
-        fst_pair_rows2_t(XS + rows[r] * nw, XS + rows[r + 1] * nw, XT, m, mp, XC, nw,
-                         <int> r, out)
+        fst_pair_rows2_t(XS + <int64_t> rows[r] * nw, XS + <int64_t> rows[r + 1] * nw, XT,
+                         m, mp, XC, nw, <int> r, out)
         return
-    fst_pair_row_t(XS + rows[r] * nw, XT, m, mp, XC, nw, K, <int> r, out)
+    fst_pair_row_t(XS + <int64_t> rows[r] * nw, XT, m, mp, XC, nw, K, <int> r, out)
     if r + 1 < n_rows:
-        fst_pair_row_t(XS + rows[r + 1] * nw, XT, m, mp, XC, nw, K, <int> (r + 1), out)
+        fst_pair_row_t(XS + <int64_t> rows[r + 1] * nw, XT, m, mp, XC, nw, K, <int> (r + 1),
+                       out)
 
 
 cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
