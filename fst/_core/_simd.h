@@ -1,9 +1,14 @@
-/* The two-class row of the pair stage, with a vector version chosen at run time.
+/* The pair stage's loops, with vector versions chosen at run time.
  *
- * fst_pair_row2 fills, for the chosen split `a` (its rows as X & s_a) and every
- * split j, the cell X & s_a & s_j: its class-0 count and its total.  The counts are integers, so every version gives the same result; the
- * vector one only runs where the CPU reports AVX-512 with VPOPCNTDQ, and the build
- * needs no flag beyond what the compiler accepts as a function attribute.
+ * Counts: fst_pair_row2 (two classes) and fst_pair_row_k (3 to 16) fill, for the
+ * chosen split `a` (its rows as X & s_a) and every split j, the cell X & s_a & s_j:
+ * its class counts and its total; fst_pair_row_t and fst_pair_rows2_t do the same
+ * from the splits transposed, several cells side by side.  The counts are
+ * integers, so every version gives the same result.  Values: fst_pair_values2 and
+ * fst_pair_values_k (doubles, bit-identical to the scalar loops), and under a unit
+ * cost fst_pair_values2u and fst_pair_values_ku (whole rows).  The vector versions
+ * only run where the CPU reports AVX-512 (with VPOPCNTDQ for the counts), and the
+ * build needs no flag beyond what the compiler accepts as a function attribute.
  *
  * fst_set_simd(-1) picks by the CPU (the default), 0 forces the scalar loop and 1
  * asks for the vector one (granted only if the CPU has it); it returns the choice
@@ -447,7 +452,8 @@ static inline void fst_finish_pairs_u(__m512i vbest, __m512i vidx, __m512i vpeel
 }
 
 /* Two classes under a symmetric 0/1-type cost (u for an error, 0 on the diagonal):
-   the same values as fst_pair_values2, in whole rows.  A cell's loss is the
+   fst_pair_values2's values counted in whole rows (the caller multiplies by u;
+   the doubles may differ from its sums in the last bit).  A cell's loss is the
    smaller of its two class counts and its potential is its row count, so the
    loop runs on 32-bit integers, 16 pairs at a time, and ties are exact.  A holds
    (class-0 count, row count) per split; cli the same for X & s_j; t1, t2 are the
