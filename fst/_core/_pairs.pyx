@@ -117,6 +117,8 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
     cdef Py_ssize_t r, j, w
     cdef int mp = (m + 15) & ~15
     cdef word_t* XT = NULL
+    # threads only pay for themselves on large stages
+    cdef bint par = n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20)
     if (n_rows >= TRANSPOSE_ROWS and fst_pair_transposed_ok(K)
             and (K > 2 or nw <= TRANSPOSE_MAX_WORDS2)):
         # The splits transposed once for all rows (`fst_pair_row_t`): m * nw words
@@ -128,7 +130,7 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                 XT[w * mp + j] = XS[j * nw + w]
             for j in range(m, mp):
                 XT[w * mp + j] = 0
-        if n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20):
+        if par:
             for r in prange((n_rows + 1) // 2, schedule="dynamic", num_threads=n_threads):
                 _pair_rows_t(XS, XT, rows, n_rows, 2 * r, m, mp, K, XC, nw, out)
         else:
@@ -136,8 +138,7 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                 _pair_rows_t(XS, XT, rows, n_rows, 2 * r, m, mp, K, XC, nw, out)
         free(XT)
         return
-    # threads only pay for themselves on large stages
-    if n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20):
+    if par:
         for r in prange(n_rows, schedule="dynamic", num_threads=n_threads):
             _pair_row(XS, rows[r], r, m, K, XC, nw, out)
     else:

@@ -1230,7 +1230,8 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
     A = <int32_t*> malloc(chunk * m * K * sizeof(int32_t))
     cl = <double*> malloc(<int64_t> m * K * sizeof(double))
-    cli = <int32_t*> malloc(<int64_t> m * K * sizeof(int32_t))
+    if c.unit > 0.0:
+        cli = <int32_t*> malloc(<int64_t> m * K * sizeof(int32_t))
     T = <word_t*> malloc(nw * sizeof(word_t))
     RW = <word_t*> malloc(nw * sizeof(word_t))
     VAL = <double*> malloc(chunk * 4 * sizeof(double))
@@ -1239,7 +1240,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     CR = <double*> malloc(chunk * K * sizeof(double))
     if (XS == NULL or XC == NULL or A == NULL or cl == NULL or T == NULL
             or RW == NULL or VAL == NULL or ARG == NULL or NEED == NULL
-            or CR == NULL or cli == NULL):
+            or CR == NULL or (c.unit > 0.0 and cli == NULL)):
         ret = -1
     else:
         for i in range(m):

@@ -584,10 +584,23 @@ static inline int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli,
 }
 
 #if FST_HAVE_AVX512
+/* Store the first n (at most 8) of eight two-class cells, lanes of class-0 counts
+   z and totals t, as (class 0, total) pairs at o. */
+__attribute__((target("avx512f")))
+static inline void fst_store_cells2(int32_t* o, int n, __m512i z, __m512i t)
+{
+    const __m512i idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4,
+                                         19, 3, 18, 2, 17, 1, 16, 0);
+    __mmask16 keep = (__mmask16)(n >= 8 ? 0xFFFF : ((1u << (2 * n)) - 1u));
+    _mm512_mask_storeu_epi32((void*)o, keep, _mm512_permutex2var_epi32(
+        _mm512_castsi256_si512(_mm512_cvtepi64_epi32(z)), idx,
+        _mm512_castsi256_si512(_mm512_cvtepi64_epi32(t))));
+}
+
 /* The row of the pair stage from the splits transposed: XT holds word w of split j
  * at XT[w * mp + j] (mp = m rounded up to 16, zero-padded), so eight cells are
  * counted side by side, one per 64-bit lane, with word w of split a broadcast; no
- * horizontal sums.  Same counts as the row kernels above: for 1 to 16 classes,
+ * horizontal sums.  Same counts as the row kernels above: for 2 to 16 classes,
  * out[(r*m + j)*K + k] = class k (k < K - 1), then the total.  Pays when the
  * transposition is shared by several rows and when few words leave the row
  * kernels mostly summing lanes (wine: 3 words, 3 classes). */
@@ -598,39 +611,6 @@ static inline void fst_pair_row_t_body(const uint64_t* a, const uint64_t* XT, in
 {
     __m512i acc[16];
     int64_t lanes[16][8];
-    if (K == 2) {
-        /* two classes: two accumulators in registers, sixteen cells a turn */
-        const __m512i idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4,
-                                             19, 3, 18, 2, 17, 1, 16, 0);
-        for (int j = 0; j < m; j += 16) {
-            __m512i t0 = _mm512_setzero_si512(), z0 = _mm512_setzero_si512();
-            __m512i t1 = _mm512_setzero_si512(), z1 = _mm512_setzero_si512();
-            const uint64_t* col = XT + j;
-            for (int w = 0; w < nw; w++, col += mp) {
-                __m512i aw = _mm512_set1_epi64((long long)a[w]);
-                __m512i cw = _mm512_set1_epi64((long long)(a[w] & XC[w]));
-                __m512i b0 = _mm512_loadu_si512((const void*)col);
-                __m512i b1 = _mm512_loadu_si512((const void*)(col + 8));
-                t0 = _mm512_add_epi64(t0, _mm512_popcnt_epi64(_mm512_and_si512(b0, aw)));
-                z0 = _mm512_add_epi64(z0, _mm512_popcnt_epi64(_mm512_and_si512(b0, cw)));
-                t1 = _mm512_add_epi64(t1, _mm512_popcnt_epi64(_mm512_and_si512(b1, aw)));
-                z1 = _mm512_add_epi64(z1, _mm512_popcnt_epi64(_mm512_and_si512(b1, cw)));
-            }
-            int32_t* o = out + ((int64_t)r * m + j) * 2;
-            int n = m - j;
-            __mmask16 keep = (__mmask16)(n >= 8 ? 0xFFFF : ((1u << (2 * n)) - 1u));
-            _mm512_mask_storeu_epi32((void*)o, keep, _mm512_permutex2var_epi32(
-                _mm512_castsi256_si512(_mm512_cvtepi64_epi32(z0)), idx,
-                _mm512_castsi256_si512(_mm512_cvtepi64_epi32(t0))));
-            if (n > 8) {
-                keep = (__mmask16)(n >= 16 ? 0xFFFF : ((1u << (2 * (n - 8))) - 1u));
-                _mm512_mask_storeu_epi32((void*)(o + 16), keep, _mm512_permutex2var_epi32(
-                    _mm512_castsi256_si512(_mm512_cvtepi64_epi32(z1)), idx,
-                    _mm512_castsi256_si512(_mm512_cvtepi64_epi32(t1))));
-            }
-        }
-        return;
-    }
     for (int j = 0; j < m; j += 8) {
         for (int k = 0; k < K; k++)
             acc[k] = _mm512_setzero_si512();
@@ -650,12 +630,7 @@ static inline void fst_pair_row_t_body(const uint64_t* a, const uint64_t* XT, in
         int n = m - j < 8 ? m - j : 8;
         int32_t* o = out + ((int64_t)r * m + j) * K;
         if (K == 2) {
-            const __m512i idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4,
-                                                 19, 3, 18, 2, 17, 1, 16, 0);
-            __m512i c0 = _mm512_castsi256_si512(_mm512_cvtepi64_epi32(acc[0]));
-            __m512i tt = _mm512_castsi256_si512(_mm512_cvtepi64_epi32(acc[1]));
-            __mmask16 keep = (__mmask16)(n == 8 ? 0xFFFF : ((1u << (2 * n)) - 1u));
-            _mm512_mask_storeu_epi32((void*)o, keep, _mm512_permutex2var_epi32(c0, idx, tt));
+            fst_store_cells2(o, n, acc[0], acc[1]);
         } else {
             for (int k = 0; k < K; k++)
                 _mm512_storeu_si512((void*)lanes[k], acc[k]);
@@ -695,8 +670,6 @@ static void fst_pair_rows2_t_avx512(const uint64_t* a, const uint64_t* c,
                                     const uint64_t* XT, int m, int mp,
                                     const uint64_t* XC, int nw, int r, int32_t* out)
 {
-    const __m512i idx = _mm512_set_epi32(23, 7, 22, 6, 21, 5, 20, 4,
-                                         19, 3, 18, 2, 17, 1, 16, 0);
     for (int j = 0; j < m; j += 16) {
         __m512i ta0 = _mm512_setzero_si512(), za0 = _mm512_setzero_si512();
         __m512i ta1 = _mm512_setzero_si512(), za1 = _mm512_setzero_si512();
@@ -720,18 +693,14 @@ static void fst_pair_rows2_t_avx512(const uint64_t* a, const uint64_t* c,
             zc1 = _mm512_add_epi64(zc1, _mm512_popcnt_epi64(_mm512_and_si512(b1, cc)));
         }
         int n = m - j;
-        __mmask16 k0 = (__mmask16)(n >= 8 ? 0xFFFF : ((1u << (2 * n)) - 1u));
-        __mmask16 k1 = (__mmask16)(n >= 16 ? 0xFFFF : (n <= 8 ? 0 : ((1u << (2 * (n - 8))) - 1u)));
         int32_t* o = out + ((int64_t)r * m + j) * 2;
         int32_t* p = out + ((int64_t)(r + 1) * m + j) * 2;
-#define FST_STORE2(dst, msk, z, t) _mm512_mask_storeu_epi32((void*)(dst), msk, \
-            _mm512_permutex2var_epi32(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(z)), idx, \
-                                      _mm512_castsi256_si512(_mm512_cvtepi64_epi32(t))))
-        FST_STORE2(o, k0, za0, ta0);
-        FST_STORE2(o + 16, k1, za1, ta1);
-        FST_STORE2(p, k0, zc0, tc0);
-        FST_STORE2(p + 16, k1, zc1, tc1);
-#undef FST_STORE2
+        fst_store_cells2(o, n, za0, ta0);
+        fst_store_cells2(p, n, zc0, tc0);
+        if (n > 8) {
+            fst_store_cells2(o + 16, n - 8, za1, ta1);
+            fst_store_cells2(p + 16, n - 8, zc1, tc1);
+        }
     }
 }
 #endif
