@@ -256,22 +256,31 @@ def test_whole_unit_and_summed_excess_agree(seed):
     assert b.objective_ == pytest.approx(7 * expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("simd", [0, 1])
+@pytest.mark.parametrize("n", [300, 1000, 1500])
 @pytest.mark.parametrize("K", [2, 3])
 @pytest.mark.parametrize("cost", [None, "random"])
-def test_fused_child_scan_matches_rows(cost, K):
+def test_fused_child_scan_matches_rows(cost, K, n, simd):
     """The search values children from one fused pass over the words (hash of the
     right side by difference); every record must equal the one computed from the
-    child's own rows, or a stored child would be missed or stored twice."""
+    child's own rows, or a stored child would be missed or stored twice.  With
+    5, 16 and 24 words (the vector loop's tail, whole blocks, both), under the
+    scalar and the vector loops (the same where the CPU has no AVX-512)."""
+    from fst._core import _search
     from fst._core._problem import build_problem
     from fst._core._search import _scan_matches_node_fill
 
     rng = np.random.default_rng(7)
-    X = rng.integers(0, 3, size=(300, 4)).astype(np.float32)   # duplicates: mixed groups
-    y = rng.integers(0, K, size=300)
+    X = rng.integers(0, 3, size=(n, 4)).astype(np.float32)   # duplicates: mixed groups
+    y = rng.integers(0, K, size=n)
     C = (np.ones((K, K)) - np.eye(K)) if cost is None else rng.uniform(0, 2, (K, K))
     problem = build_problem(X, y, K, C)
     assert (problem.eq_mask.shape[0] > 0) == (cost is None)
-    assert _scan_matches_node_fill(problem, 0.01, 3, 200) == 0
+    try:
+        _search.set_simd(simd)
+        assert _scan_matches_node_fill(problem, 0.01, 3, 200) == 0
+    finally:
+        _search.set_simd(-1)
 
 
 @pytest.mark.parametrize("case", ["to_optimum", "turns", "capped", "gap"])

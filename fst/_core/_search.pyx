@@ -111,6 +111,8 @@ cdef extern from "_simd.h":
                            const int32_t* cc, int32_t ct, int32_t t1, int32_t t2,
                            int32_t* best2, int32_t* peel, int* arg) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
+    void fst_scan2(const word_t* X, const word_t* S, const word_t* cb0, const word_t* eqm,
+                   const uint64_t* hkey, int nw, int64_t* out, uint64_t* hash) noexcept nogil
 
 cdef extern from "_platform.h":
     double fst_now() noexcept nogil
@@ -419,28 +421,52 @@ cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, int64_t eX, const wor
     eX = marked rows of X (whole-unit excess; unused otherwise): the right side's
     hash, counts and whole-unit excess follow by difference, exactly.  The sums
     are the same as bs_hash's and equivalent_excess's (a real excess in row order)."""
+    cdef uint64_t hl
+    cdef double exl, exr
+    cdef int64_t nl = scan_counts(c, X, eX, S, cnt, cntL, cntR, &hl, &exl, &exr)
+    fill_sides(c, hX, hl, exl, exr, cntL, cntR, nl, total, depth, L, R)
+
+
+cdef inline void fill_sides(Ctx* c, uint64_t hX, uint64_t hl, double exl, double exr,
+                            const double* cntL, const double* cntR, int64_t nl,
+                            int64_t total, int depth, Node* L, Node* R) noexcept nogil:
+    """The children's creation records from `scan_counts`' sums (the right side's
+    hash by difference: the linear hash adds up over disjoint sets)."""
+    L.hash = bs_hash_final(hl, depth)
+    L.depth = depth
+    node_fill_counts(c, L, cntL, nl, exl, depth)
+    R.hash = bs_hash_final(hX - hl, depth)
+    R.depth = depth
+    node_fill_counts(c, R, cntR, total - nl, exr, depth)
+
+
+cdef int64_t scan_counts(Ctx* c, const word_t* X, int64_t eX, const word_t* S,
+                         const double* cnt, double* cntL, double* cntR, uint64_t* hash_l,
+                         double* ex_l, double* ex_r) noexcept nogil:
+    """The sums behind `scan_split`: the rows of X & S (returned), both sides' class
+    counts, the left side's linear hash and both sides' excess."""
     cdef int nw = c.nw
     cdef int K = c.K
     cdef int64_t* ic = c.icnt
     cdef int64_t w, row, nl = 0, rest
     cdef int k
     cdef word_t a, b, ra, rb, rep
-    cdef uint64_t hl = 0, hr
+    cdef uint64_t hl = 0
     cdef const uint64_t* hkey = c.hkey
     cdef const word_t* cb0 = c.class_bits
     cdef int64_t c0 = 0, el = 0
     cdef const word_t* eqm = c.eq_mask
     cdef double exl = 0.0, exr = 0.0
+    cdef int64_t sums[3]
     for k in range(K):
         ic[k] = 0
     if eqm != NULL and K == 2:
-        # The common case (0/1 loss, two classes), kept to one tight loop.
-        for w in range(nw):
-            a = X[w] & S[w]
-            nl += fst_popcount(a)
-            c0 += fst_popcount(a & cb0[w])
-            el += fst_popcount(a & eqm[w])
-            hl += (a & 0xFFFFFFFFULL) * hkey[2 * w] + (a >> 32) * hkey[2 * w + 1]
+        # The common case (0/1 loss, two classes): one loop, 8 words to a vector
+        # where the CPU has AVX-512 (fst_scan2, _simd.h; integer sums, the same).
+        fst_scan2(X, S, cb0, eqm, hkey, nw, sums, &hl)
+        nl = sums[0]
+        c0 = sums[1]
+        el = sums[2]
     elif eqm != NULL:
         for w in range(nw):
             a = X[w] & S[w]
@@ -481,13 +507,10 @@ cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, int64_t eX, const wor
     cntL[K - 1] = <double> rest
     for k in range(K):
         cntR[k] = cnt[k] - cntL[k]
-    L.hash = bs_hash_final(hl, depth)
-    L.depth = depth
-    node_fill_counts(c, L, cntL, nl, exl, depth)
-    hr = hX - hl                # linear hash: the sides add up to X
-    R.hash = bs_hash_final(hr, depth)
-    R.depth = depth
-    node_fill_counts(c, R, cntR, total - nl, exr, depth)
+    hash_l[0] = hl
+    ex_l[0] = exl
+    ex_r[0] = exr
+    return nl
 
 
 cdef enum:
@@ -820,26 +843,30 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     cdef double potL, potR
     cdef uint64_t hX = bs_hash_linear(X, nw)
     cdef int64_t eX = marked_rows(c, X)
+    cdef uint64_t hl
+    cdef double exl, exr
     one_column[0] = True
     for i in range(ncand):
         s = cand[i]
         S = c.split_bits + <int64_t> s * nw
-        nl = bs_and_count(X, S, nw)
         col = c.split_col[s]
-        if col == prev_col and nl == prev_cnt:
-            # Same partition of X as the previous threshold of this column
-            # (left sides are nested, equal counts mean equal sets).
-            continue
+        if col == prev_col:
+            nl = bs_and_count(X, S, nw)
+            if nl == prev_cnt:
+                # Same partition of X as the previous threshold of this column
+                # (left sides are nested, equal counts mean equal sets).
+                continue
+        nl = scan_counts(c, X, eX, S, cnt, cntL, cntR, &hl, &exl, &exr)
         prev_col = col
         prev_cnt = nl
         if nl == 0 or nl == total:
             continue
-        scan_split(c, X, hX, eX, S, cnt, total, child_depth, &cands[nvalid].tl,
-                   &cands[nvalid].tr, cntL, cntR)
         potL = potential(cntL, K, c.potc)
         potR = potential(cntR, K, c.potc)
         if (c.rules & RULE_SUPPORT) and not split_supported(potL, potR, c.lam):
             continue  # leaf support: dropped here and in every descendant
+        fill_sides(c, hX, hl, exl, exr, cntL, cntR, nl, total, child_depth,
+                   &cands[nvalid].tl, &cands[nvalid].tr)
         if nvalid > 0 and c.split_col[valid[0]] != col:
             one_column[0] = False
         cands[nvalid].pot_left = potL

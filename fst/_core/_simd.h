@@ -6,7 +6,8 @@
  * from the splits transposed, several cells side by side.  The counts are
  * integers, so every version gives the same result.  Values: fst_pair_values2 and
  * fst_pair_values_k (doubles, bit-identical to the scalar loops), and under a unit
- * cost fst_pair_values2u and fst_pair_values_ku (whole rows).  The vector versions
+ * cost fst_pair_values2u and fst_pair_values_ku (whole rows).  Scan: fst_scan2, one
+ * side of a split's counts and hash for the search's two-class scan.  The vector versions
  * only run where the CPU reports AVX-512 (with VPOPCNTDQ for the counts), and the
  * build needs no flag beyond what the compiler accepts as a function attribute.
  *
@@ -99,11 +100,96 @@ static inline int fst_cpu_has_avx512(void)
 #endif
 }
 
+/* 1 when the CPU also has AVX-512 DQ (64-bit products: fst_scan2) */
+static int fst_simd_dq = 0;
+
 static inline int fst_set_simd(int mode)
 {
     int have = fst_cpu_has_avx512();
     fst_simd_mode = (mode < 0) ? have : (mode && have);
+#if FST_HAVE_AVX512
+    fst_simd_dq = have && __builtin_cpu_supports("avx512dq");
+#endif
     return fst_simd_mode;
+}
+
+/* One side of a split in one pass over its words, for two classes and marked rows
+ * (the search's common case: `scan_split`): of a = X & S, the rows, the rows of
+ * class 0, the marked rows (out[0..2]) and the linear hash (bs_hash_linear: the sum
+ * over words of lo32(a_w) * key[2w] + hi32(a_w) * key[2w + 1], mod 2**64).  Integer
+ * sums, so every version gives the same result. */
+static inline void fst_scan2_scalar(const uint64_t* X, const uint64_t* S,
+                                    const uint64_t* cb0, const uint64_t* eqm,
+                                    const uint64_t* hkey, int nw, int64_t* out,
+                                    uint64_t* hash)
+{
+    int64_t nl = 0, c0 = 0, el = 0;
+    uint64_t h = 0;
+    for (int w = 0; w < nw; w++) {
+        uint64_t a = X[w] & S[w];
+        nl += FST_POPCNT64(a);
+        c0 += FST_POPCNT64(a & cb0[w]);
+        el += FST_POPCNT64(a & eqm[w]);
+        h += (a & 0xFFFFFFFFULL) * hkey[2 * w] + (a >> 32) * hkey[2 * w + 1];
+    }
+    out[0] = nl;
+    out[1] = c0;
+    out[2] = el;
+    *hash = h;
+}
+
+#if FST_HAVE_AVX512
+
+__attribute__((target("avx512f,avx512vpopcntdq,avx512dq")))
+static void fst_scan2_avx512(const uint64_t* X, const uint64_t* S, const uint64_t* cb0,
+                             const uint64_t* eqm, const uint64_t* hkey, int nw,
+                             int64_t* out, uint64_t* hash)
+{
+    const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512i lo32 = _mm512_set1_epi64(0xFFFFFFFFLL);
+    __m512i vn = _mm512_setzero_si512(), vc = _mm512_setzero_si512();
+    __m512i ve = _mm512_setzero_si512(), vh = _mm512_setzero_si512();
+    for (int w = 0; w < nw; w += 8) {
+        int rest = nw - w;
+        __mmask8 mk = (__mmask8)(rest >= 8 ? 0xFF : ((1u << rest) - 1u));
+        /* the keys of words w .. w+7, two per word: the second load covers words
+           w+4 .. w+7, masked to the words that exist */
+        __mmask8 k0 = (__mmask8)(rest >= 4 ? 0xFF : ((1u << (2 * rest)) - 1u));
+        __mmask8 k1 = (__mmask8)(rest >= 8 ? 0xFF
+                                 : (rest <= 4 ? 0u : ((1u << (2 * (rest - 4))) - 1u)));
+        __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi64(mk, X + w),
+                                     _mm512_maskz_loadu_epi64(mk, S + w));
+        __m512i h0 = _mm512_maskz_loadu_epi64(k0, hkey + 2 * w);
+        __m512i h1 = _mm512_maskz_loadu_epi64(k1, hkey + 2 * w + 8);
+        vn = _mm512_add_epi64(vn, _mm512_popcnt_epi64(a));
+        vc = _mm512_add_epi64(vc, _mm512_popcnt_epi64(
+            _mm512_and_si512(a, _mm512_maskz_loadu_epi64(mk, cb0 + w))));
+        ve = _mm512_add_epi64(ve, _mm512_popcnt_epi64(
+            _mm512_and_si512(a, _mm512_maskz_loadu_epi64(mk, eqm + w))));
+        vh = _mm512_add_epi64(vh, _mm512_mullo_epi64(
+            _mm512_and_si512(a, lo32), _mm512_permutex2var_epi64(h0, even, h1)));
+        vh = _mm512_add_epi64(vh, _mm512_mullo_epi64(
+            _mm512_srli_epi64(a, 32), _mm512_permutex2var_epi64(h0, odd, h1)));
+    }
+    out[0] = _mm512_reduce_add_epi64(vn);
+    out[1] = _mm512_reduce_add_epi64(vc);
+    out[2] = _mm512_reduce_add_epi64(ve);
+    *hash = (uint64_t)_mm512_reduce_add_epi64(vh);
+}
+#endif
+
+static inline void fst_scan2(const uint64_t* X, const uint64_t* S, const uint64_t* cb0,
+                             const uint64_t* eqm, const uint64_t* hkey, int nw,
+                             int64_t* out, uint64_t* hash)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1 && fst_simd_dq) {
+        fst_scan2_avx512(X, S, cb0, eqm, hkey, nw, out, hash);
+        return;
+    }
+#endif
+    fst_scan2_scalar(X, S, cb0, eqm, hkey, nw, out, hash);
 }
 
 #if FST_HAVE_AVX512
