@@ -38,13 +38,14 @@ def test_set_simd_reports_the_choice(restore_simd):
     assert _search.set_simd(-1) == vector  # the default is what the CPU allows
 
 
-@pytest.mark.parametrize("nw", [1, 3, 7, 8, 9, 16, 17, 31])
+@pytest.mark.parametrize("nw", [1, 3, 7, 8, 9, 16, 17, 31, 40, 600])
 @pytest.mark.parametrize("K", [2, 3, 4, 7, 16, 17])
 @pytest.mark.parametrize("n_rows", [2, 9, 11])
 def test_pair_counts_match_brute_force(nw, K, n_rows, restore_simd):
     """Counts of every kernel equal brute force: the row kernels (a stage of 2
-    rows), the transposed ones (9 and 11 rows: two and one at a time; 13
-    splits: a partial block), and the scalar loops (set_simd(0), and 17 classes)."""
+    rows, and two classes at 600 words), the transposed ones (9 and 11 rows: two
+    and one at a time; 13 splits: a partial block; two classes past 24 words while
+    the splits are few), and the scalar loops (set_simd(0), and 17 classes)."""
     rng = np.random.default_rng(nw * 10 + K)
     m = 13
     XS = rng.integers(0, 2**63, size=(m, nw), dtype=np.uint64) * np.uint64(2)

@@ -29,6 +29,11 @@ cdef enum:
     # side by side on fico 0.05, broward 0.05 or coupon_carryout 0.02: not kept.)
     TRANSPOSE_ROWS = 8
     TRANSPOSE_MAX_WORDS2 = 24
+    # ... or at any width while the transposed splits fit in 64 KiB (the stages of
+    # a node with few valid splits, read from cache): side by side, coupon_carryout
+    # 0.025 (36 words, about 60 splits) 5.46 s against 5.83 s, coupon_rest20 0.025
+    # 6.14 against 6.67, broward 0.05 (31 words) 9.59 against 10.73.
+    TRANSPOSE_SMALL_WORDS = 8192
 
 cdef extern from "_simd.h":
     void fst_pair_row2(const word_t* a, const word_t* XS, int m, const word_t* XC,
@@ -120,7 +125,8 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
     # threads only pay for themselves on large stages
     cdef bint par = n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20)
     if (n_rows >= TRANSPOSE_ROWS and fst_pair_transposed_ok(K)
-            and (K > 2 or nw <= TRANSPOSE_MAX_WORDS2)):
+            and (K > 2 or nw <= TRANSPOSE_MAX_WORDS2
+                 or <int64_t> nw * mp <= TRANSPOSE_SMALL_WORDS)):
         # The splits transposed once for all rows (`fst_pair_row_t`): m * nw words
         # moved against n_rows * m * nw counted.
         XT = <word_t*> malloc(<int64_t> nw * mp * sizeof(word_t))
