@@ -266,6 +266,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                                *getattr(self, "_ladder", ()))
         if hasattr(self, "_pair_cap"):   # test hook: (node cap, root cap) word-work
             search.set_pair_cap(*self._pair_cap)
+        if hasattr(self, "_keep_pair_words"):   # test hook: pair stages storing children
+            search.set_keep_pair_words(self._keep_pair_words)
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            0 if self.memory_limit is None else int(self.memory_limit))

@@ -191,6 +191,28 @@ def test_medium_problems_match_brute_force(seed):
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("keep", [0, 10**12])
+@pytest.mark.parametrize("seed", range(12))
+def test_valued_children_stored_or_dropped_match_brute_force(seed, keep):
+    """A pair stage's children live in their candidates unless searched or made
+    the node's incumbent; a wide stage stores them all (`keep_pair_words`).  Both
+    ways (every stage stores, none does) the certified optimum is brute force's
+    and the returned tree scores it, with and without a depth limit."""
+    X, y = _medium_problem(seed)
+    lam = [0.004, 0.01, 0.03][seed % 3]
+    max_depth = [None, None, 3][seed % 3]
+    clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
+    clf._keep_pair_words = keep  # test hook
+    clf._check_keys = True       # and every stored key rebuilds to its record
+    clf.fit(X, y)
+    cost = np.ones((2, 2)) - np.eye(2)
+    expected = optimal_objective(X, y, cost, lam, max_depth)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
+    assert clf.search_stats_["key_check"][2] == 0
+
+
 @pytest.mark.parametrize("seed", range(12))
 def test_path_keys_rebuild_every_stored_node(seed):
     """Most stored nodes keep their key as a path (parent, split, side).  With a
