@@ -113,6 +113,8 @@ cdef extern from "_simd.h":
     int fst_set_simd(int mode) noexcept nogil
     void fst_scan2(const word_t* X, const word_t* S, const word_t* cb0, const word_t* eqm,
                    const uint64_t* hkey, int nw, int64_t* out, uint64_t* hash) noexcept nogil
+    void fst_and_counts2(const word_t* X, const word_t* S, const word_t* cb0, int nw,
+                         word_t* out, int64_t* sums) noexcept nogil
 
 cdef extern from "_platform.h":
     double fst_now() noexcept nogil
@@ -1300,6 +1302,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     cdef uint8_t* NEED = NULL   # per row: left and right lack pair values
     cdef double* CR = NULL      # per row: the right child's class counts
     cdef int i, k, r0, r, nr, argl, argr, ret = 0
+    cdef int64_t sums[2]
     if K > 64 or m < 1 or n_rows < 1:
         return 0
     if chunk > n_rows:
@@ -1322,9 +1325,16 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
         ret = -1
     else:
         for i in range(m):
-            bs_and(XS + <int64_t> i * nw, X, c.split_bits + <int64_t> valid[i] * nw, nw)
-            class_counts(c, XS + <int64_t> i * nw, bs_count(XS + <int64_t> i * nw, nw),
-                         cl + i * K)
+            if K == 2:
+                # one pass: the row set, its rows and its rows of class 0
+                fst_and_counts2(X, c.split_bits + <int64_t> valid[i] * nw, c.class_bits,
+                                nw, XS + <int64_t> i * nw, sums)
+                cl[2 * i] = <double> sums[1]
+                cl[2 * i + 1] = <double> (sums[0] - sums[1])
+            else:
+                bs_and(XS + <int64_t> i * nw, X, c.split_bits + <int64_t> valid[i] * nw, nw)
+                class_counts(c, XS + <int64_t> i * nw, bs_count(XS + <int64_t> i * nw, nw),
+                             cl + i * K)
             if c.unit > 0.0:
                 cli[i * K + K - 1] = 0
                 for k in range(K):

@@ -6,8 +6,9 @@
  * from the splits transposed, several cells side by side.  The counts are
  * integers, so every version gives the same result.  Values: fst_pair_values2 and
  * fst_pair_values_k (doubles, bit-identical to the scalar loops), and under a unit
- * cost fst_pair_values2u and fst_pair_values_ku (whole rows).  Scan: fst_scan2, one
- * side of a split's counts and hash for the search's two-class scan.  The vector versions
+ * cost fst_pair_values2u and fst_pair_values_ku (whole rows).  Scans: fst_scan2, one
+ * side of a split's counts and hash for the search's two-class scan, and
+ * fst_and_counts2, a two-class pair stage's row sets and their counts.  The vector versions
  * only run where the CPU reports AVX-512 (with VPOPCNTDQ for the counts), and the
  * build needs no flag beyond what the compiler accepts as a function attribute.
  *
@@ -190,6 +191,58 @@ static inline void fst_scan2(const uint64_t* X, const uint64_t* S, const uint64_
     }
 #endif
     fst_scan2_scalar(X, S, cb0, eqm, hkey, nw, out, hash);
+}
+
+/* A pair stage's row set X & S written to out, with its rows and its rows of
+ * class 0 in sums[0..1] (two classes): one pass instead of three. */
+static inline void fst_and_counts2_scalar(const uint64_t* X, const uint64_t* S,
+                                          const uint64_t* cb0, int nw, uint64_t* out,
+                                          int64_t* sums)
+{
+    int64_t n = 0, c0 = 0;
+    for (int w = 0; w < nw; w++) {
+        uint64_t a = X[w] & S[w];
+        out[w] = a;
+        n += FST_POPCNT64(a);
+        c0 += FST_POPCNT64(a & cb0[w]);
+    }
+    sums[0] = n;
+    sums[1] = c0;
+}
+
+#if FST_HAVE_AVX512
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static void fst_and_counts2_avx512(const uint64_t* X, const uint64_t* S,
+                                   const uint64_t* cb0, int nw, uint64_t* out,
+                                   int64_t* sums)
+{
+    __m512i vn = _mm512_setzero_si512(), vc = _mm512_setzero_si512();
+    for (int w = 0; w < nw; w += 8) {
+        int rest = nw - w;
+        __mmask8 mk = (__mmask8)(rest >= 8 ? 0xFF : ((1u << rest) - 1u));
+        __m512i a = _mm512_and_si512(_mm512_maskz_loadu_epi64(mk, X + w),
+                                     _mm512_maskz_loadu_epi64(mk, S + w));
+        _mm512_mask_storeu_epi64(out + w, mk, a);
+        vn = _mm512_add_epi64(vn, _mm512_popcnt_epi64(a));
+        vc = _mm512_add_epi64(vc, _mm512_popcnt_epi64(
+            _mm512_and_si512(a, _mm512_maskz_loadu_epi64(mk, cb0 + w))));
+    }
+    sums[0] = _mm512_reduce_add_epi64(vn);
+    sums[1] = _mm512_reduce_add_epi64(vc);
+}
+#endif
+
+static inline void fst_and_counts2(const uint64_t* X, const uint64_t* S,
+                                   const uint64_t* cb0, int nw, uint64_t* out,
+                                   int64_t* sums)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1) {
+        fst_and_counts2_avx512(X, S, cb0, nw, out, sums);
+        return;
+    }
+#endif
+    fst_and_counts2_scalar(X, S, cb0, nw, out, sums);
 }
 
 #if FST_HAVE_AVX512
