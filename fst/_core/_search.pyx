@@ -602,9 +602,11 @@ cdef node_t store_record(Ctx* c, const word_t* T, const Node* rec, node_t parent
         nd = &c.memo.nodes[nid]
         nd.key_split = key_split
         nd.key_ref = key_ref
-        # the incumbent is the leaf until the two-leaf tree's grandchildren exist
+        # the incumbent is the leaf until the two-leaf tree's grandchildren exist,
+        # and the node is solved again below only once its tree is in place
         nd.ub = nd.leaf
         nd.best_split = -1
+        nd.solved = 0
     else:
         nd = &c.memo.nodes[nid]
         if not nd.solved:
@@ -1576,14 +1578,15 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         v = L.ub + R.ub
         if v < nd.ub:
             # (ii) a real tree: split s over the children's trees, stored so that
-            # extraction can rebuild it
+            # extraction can rebuild it (a stored child's incumbent is no worse
+            # than its record's)
             if store_children(c, nid, X, &cands[i]) < 0:
                 return
             nd = &c.memo.nodes[nid]
-            nd.ub = v
-            nd.best_split = cands[i].split
             L = cand_node(c, &cands[i], 0)
             R = cand_node(c, &cands[i], 1)
+            nd.ub = L.ub + R.ub
+            nd.best_split = cands[i].split
         if split_not_worth(c, &cands[i], L, R):
             cands[i].dropped = 1   # never optimal at X: side worth (_bounds.pxd)
         if L.lb > sup:
