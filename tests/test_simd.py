@@ -60,6 +60,30 @@ def test_pair_counts_match_brute_force(nw, K, n_rows, restore_simd):
             np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("nw", [1, 9, 16, 40, 600])
+@pytest.mark.parametrize("n_rows", [17, 40, 70])
+@pytest.mark.parametrize("order", ["sorted", "shuffled"])
+def test_pair_counts_shared_cells_match_brute_force(nw, n_rows, order, restore_simd):
+    """Two classes: a cell of two chosen splits is counted by the earlier row and
+    copied into the later one (whole transposed blocks of 16 skipped, tiles of 16
+    rows copied). 70 splits, so blocks are skipped and copies cross tiles; the
+    chosen rows in split order (as the search passes them) and shuffled."""
+    rng = np.random.default_rng(nw * 100 + n_rows)
+    m = 70
+    XS = rng.integers(0, 2**63, size=(m, nw), dtype=np.uint64) * np.uint64(2)
+    XS |= rng.integers(0, 2, size=(m, nw), dtype=np.uint64)
+    XC = rng.integers(0, 2**63, size=(1, nw), dtype=np.uint64)
+    rows = rng.permutation(m)[:n_rows].astype(np.int32)
+    if order == "sorted":
+        rows.sort()
+    expected = _brute_counts(XS, rows, 2, XC)
+    for mode in (0, 1):
+        _search.set_simd(mode)
+        for threads in (1, 2):
+            got = _pairs._pair_counts_for_tests(XS, rows, 2, XC, threads)
+            np.testing.assert_array_equal(got, expected)
+
+
 def _ordered_sum(values):
     """A sum taken in order from 0.0, as the loops take it."""
     total = 0.0

@@ -15,7 +15,9 @@ from cython.parallel cimport prange
 from libc.stdlib cimport malloc, free
 
 from ._bitset cimport fst_popcount
-from ._typedefs cimport word_t, int32_t, int64_t
+from libc.stdint cimport INT32_MAX
+
+from ._typedefs cimport word_t, int32_t, int64_t, uint64_t
 
 cdef enum:
     # The transposed kernels (`fst_pair_row_t`, and `fst_pair_rows2_t` taking two
@@ -32,12 +34,16 @@ cdef enum:
     # ... or at any width while the transposed splits fit in 64 KiB (the stages of
     # a node with few valid splits, read from cache): side by side, coupon_carryout
     # 0.025 (36 words, about 60 splits) 5.46 s against 5.83 s, coupon_rest20 0.025
-    # 6.14 against 6.67, broward 0.05 (31 words) 9.59 against 10.73.
+    # 6.14 against 6.67, broward 0.05 (31 words) 9.59 against 10.73.  (Taking the
+    # row kernels instead once half the splits are chosen, since they count a cell
+    # shared by two chosen rows once (`pair_counts`), won in isolation from 48
+    # words -- ns a cell, all chosen: 64 words 3.1 against 4.7 -- but lost side by
+    # side on broward 0.05: 10.08 s against 9.34.)
     TRANSPOSE_SMALL_WORDS = 8192
 
 cdef extern from "_simd.h":
     void fst_pair_row2(const word_t* a, const word_t* XS, int m, const word_t* XC,
-                       int nw, int r, int32_t* out) noexcept nogil
+                       int nw, int r, int32_t* out, const int32_t* colrow) noexcept nogil
     int fst_pair_row_k(const word_t* a, const word_t* XS, int m, const word_t* XC,
                        int nw, int K, int r, int32_t* out) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
@@ -60,10 +66,11 @@ set_simd(-1)
 
 
 cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, int K,
-                           const word_t* XC, int nw, int32_t* out) noexcept nogil:
+                           const word_t* XC, int nw, int32_t* out,
+                           const int32_t* colrow) noexcept nogil:
     cdef Py_ssize_t j, w, k
     if K == 2:
-        fst_pair_row2(XS + i * nw, XS, m, XC, nw, <int> r, out)
+        fst_pair_row2(XS + i * nw, XS, m, XC, nw, <int> r, out, colrow)
         return
     if fst_pair_row_k(XS + i * nw, XS, m, XC, nw, K, <int> r, out):
         return                           # the vector row (3 to 16 classes)
@@ -102,6 +109,34 @@ cdef inline void _pair_rows_t(const word_t* XS, const word_t* XT, const int32_t*
                        out)
 
 
+cdef enum:
+    MIRROR_TILE = 16    # rows a side of the tiles in which shared cells are copied
+
+
+cdef void _mirror_cells(const int32_t* rows, int n_rows, int m, int32_t* out) noexcept nogil:
+    """Two classes: copy each cell shared by two chosen rows from the earlier row,
+    which counted it (the cell X & s_i & s_j is the same for rows i and j), in
+    tiles so that the reads along a column stay in cache.  A cell is two int32
+    (class 0, total), copied as one 8-byte word."""
+    cdef int r, q, rt, qt, rend, qend
+    cdef uint64_t* cells = <uint64_t*> out
+    cdef uint64_t* dst
+    rt = 0
+    while rt < n_rows:
+        rend = rt + MIRROR_TILE if rt + MIRROR_TILE < n_rows else n_rows
+        qt = 0
+        while qt < rend:
+            qend = qt + MIRROR_TILE if qt + MIRROR_TILE < n_rows else n_rows
+            for r in range(rt, rend):
+                dst = cells + <int64_t> r * m
+                for q in range(qt, qend):
+                    if q >= r:
+                        break
+                    dst[rows[q]] = cells[<int64_t> q * m + rows[r]]
+            qt += MIRROR_TILE
+        rt += MIRROR_TILE
+
+
 cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                       const int32_t* rows,  # IN the chosen splits i (distinct)
                       int n_rows,           # IN how many
@@ -114,14 +149,20 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                       ) noexcept nogil:
     """Fill out[(r*m + j)*K + k] for the cell X & s_rows[r] & s_j.
 
-    A cell of two chosen splits is counted twice, once in each row: copying it
-    from the other row instead cost more than counting it (the copies are strided
-    stores, about 6 ns a cell against about 2 ns to count one of 16 words, fico
-    0.05 profile).  Every cell is written by one thread, so the result does not
+    The transposed kernels count a cell of two chosen splits twice, once in each
+    row.  The two-class row kernels (wide stages) count it once, in the earlier
+    row, skipping the cells whose split j has an earlier row (`colrow[j]`; INT32_MAX
+    when j is not chosen), and copy it into the later row afterwards, in tiles.
+    `benchmarks/pair_kernels.py`-style timing of `_pair_counts_for_tests`, all 300
+    splits chosen, ns a cell: 194 words 8.4 against 17.6 counting twice, 100 words
+    4.7 against 8.4; at 16 words (transposed) a copy costs about as much as a
+    count, so the transposed kernels do not skip (tried: 1.09 against 1.11).  Every cell is written by one
+    thread, and the copies run after all the counts, so the result does not
     depend on the number of threads."""
     cdef Py_ssize_t r, j, w
     cdef int mp = (m + 15) & ~15
     cdef word_t* XT = NULL
+    cdef int32_t* colrow = NULL
     # threads only pay for themselves on large stages
     cdef bint par = n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20)
     if (n_rows >= TRANSPOSE_ROWS and fst_pair_transposed_ok(K)
@@ -144,12 +185,22 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                 _pair_rows_t(XS, XT, rows, n_rows, 2 * r, m, mp, K, XC, nw, out)
         free(XT)
         return
+    if K == 2 and n_rows >= 2:
+        colrow = <int32_t*> malloc(<int64_t> m * sizeof(int32_t))
+        if colrow != NULL:
+            for j in range(m):
+                colrow[j] = INT32_MAX
+            for r in range(n_rows):
+                colrow[rows[r]] = <int32_t> r
     if par:
         for r in prange(n_rows, schedule="dynamic", num_threads=n_threads):
-            _pair_row(XS, rows[r], r, m, K, XC, nw, out)
+            _pair_row(XS, rows[r], r, m, K, XC, nw, out, colrow)
     else:
         for r in range(n_rows):
-            _pair_row(XS, rows[r], r, m, K, XC, nw, out)
+            _pair_row(XS, rows[r], r, m, K, XC, nw, out, colrow)
+    if colrow != NULL:
+        _mirror_cells(rows, n_rows, m, out)
+        free(colrow)
 
 
 def _pair_counts_for_tests(const word_t[:, ::1] XS, const int32_t[::1] rows, int K,

@@ -37,9 +37,12 @@
 #endif
 
 static inline void fst_pair_row2_scalar(const uint64_t* a, const uint64_t* XS, int m,
-                                        const uint64_t* XC, int nw, int r, int32_t* out)
+                                        const uint64_t* XC, int nw, int r, int32_t* out,
+                                        const int32_t* colrow)
 {
     for (int j = 0; j < m; j++) {
+        if (colrow != 0 && colrow[j] < r)
+            continue;           /* the cell is row colrow[j]'s: copied from there */
         const uint64_t* b = XS + (int64_t)j * nw;
         int64_t total = 0, c0 = 0;
         for (int w = 0; w < nw; w++) {
@@ -55,7 +58,8 @@ static inline void fst_pair_row2_scalar(const uint64_t* a, const uint64_t* XS, i
 #if FST_HAVE_AVX512
 __attribute__((target("avx512f,avx512vpopcntdq")))
 static void fst_pair_row2_avx512(const uint64_t* a, const uint64_t* XS, int m,
-                                 const uint64_t* XC, int nw, int r, int32_t* out)
+                                 const uint64_t* XC, int nw, int r, int32_t* out,
+                                 const int32_t* colrow)
 {
     int full = nw & ~7;
     __mmask8 tail = (__mmask8)((1u << (nw & 7)) - 1u);
@@ -64,6 +68,8 @@ static void fst_pair_row2_avx512(const uint64_t* a, const uint64_t* XS, int m,
      * cell has fewer than 2**31 rows (the search takes fewer), so the low half never
      * carries into the high one. */
     for (int j = 0; j < m; j++) {
+        if (colrow != 0 && colrow[j] < r)
+            continue;           /* the cell is row colrow[j]'s: copied from there */
         const uint64_t* b = XS + (int64_t)j * nw;
         __m512i acc = _mm512_setzero_si512();
         int w = 0;
@@ -305,15 +311,16 @@ static inline int fst_pair_row_k(const uint64_t* a, const uint64_t* XS, int m,
 }
 
 static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
-                                 const uint64_t* XC, int nw, int r, int32_t* out)
+                                 const uint64_t* XC, int nw, int r, int32_t* out,
+                                 const int32_t* colrow)
 {
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
-        fst_pair_row2_avx512(a, XS, m, XC, nw, r, out);
+        fst_pair_row2_avx512(a, XS, m, XC, nw, r, out, colrow);
         return;
     }
 #endif
-    fst_pair_row2_scalar(a, XS, m, XC, nw, r, out);
+    fst_pair_row2_scalar(a, XS, m, XC, nw, r, out, colrow);
 }
 
 
