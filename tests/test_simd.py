@@ -84,6 +84,20 @@ def test_pair_counts_shared_cells_match_brute_force(nw, n_rows, order, restore_s
             np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("nw", [1, 7, 8, 9, 16, 23, 194, 600])
+def test_and_count_matches_popcount(nw, restore_simd):
+    """The rows of X & S (gather_valid's test for a repeated partition) in the
+    scalar and the vector loop equal numpy's count, tails included."""
+    rng = np.random.default_rng(nw)
+    X = rng.integers(0, 2**63, size=nw, dtype=np.uint64) * np.uint64(2)
+    X |= rng.integers(0, 2, size=nw, dtype=np.uint64)
+    S = rng.integers(0, 2**63, size=nw, dtype=np.uint64)
+    expected = int(np.unpackbits((X & S).view(np.uint8)).sum())
+    for mode in (0, 1):
+        _search.set_simd(mode)
+        assert _search._and_count_for_tests(X, S) == expected
+
+
 def _ordered_sum(values):
     """A sum taken in order from 0.0, as the loops take it."""
     total = 0.0

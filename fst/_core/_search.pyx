@@ -115,6 +115,7 @@ cdef extern from "_simd.h":
                    const uint64_t* hkey, int nw, int64_t* out, uint64_t* hash) noexcept nogil
     void fst_and_counts2(const word_t* X, const word_t* S, const word_t* cb0, int nw,
                          word_t* out, int64_t* sums) noexcept nogil
+    int64_t fst_and_count(const word_t* X, const word_t* S, int nw) noexcept nogil
 
 cdef extern from "_platform.h":
     double fst_now() noexcept nogil
@@ -862,7 +863,7 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
         S = c.split_bits + <int64_t> s * nw
         col = c.split_col[s]
         if col == prev_col:
-            nl = bs_and_count(X, S, nw)
+            nl = fst_and_count(X, S, nw)
             if nl == prev_cnt:
                 # Same partition of X as the previous threshold of this column
                 # (left sides are nested, equal counts mean equal sets).
@@ -2278,6 +2279,13 @@ def set_simd(int mode=-1):
 
 
 set_simd(-1)
+
+
+def _and_count_for_tests(const word_t[::1] X, const word_t[::1] S):
+    """Test hook: `fst_and_count` (the rows of X & S) in the loop set_simd chose."""
+    if X.shape[0] != S.shape[0] or X.shape[0] < 1:
+        raise ValueError("X and S must be bitsets of the same positive width")
+    return fst_and_count(&X[0], &S[0], <int> X.shape[0])
 
 
 def effective_n_threads(n_jobs):

@@ -8,7 +8,8 @@
  * fst_pair_values_k (doubles, bit-identical to the scalar loops), and under a unit
  * cost fst_pair_values2u and fst_pair_values_ku (whole rows).  Scans: fst_scan2, one
  * side of a split's counts and hash for the search's two-class scan, and
- * fst_and_counts2, a two-class pair stage's row sets and their counts.  The vector versions
+ * fst_and_counts2, a two-class pair stage's row sets and their counts; fst_and_count,
+ * the rows of X & S.  The vector versions
  * only run where the CPU reports AVX-512 (with VPOPCNTDQ for the counts), and the
  * build needs no flag beyond what the compiler accepts as a function attribute.
  *
@@ -249,6 +250,44 @@ static inline void fst_and_counts2(const uint64_t* X, const uint64_t* S,
     }
 #endif
     fst_and_counts2_scalar(X, S, cb0, nw, out, sums);
+}
+
+/* The rows of X & S (the search's test for a threshold that leaves the previous
+ * one's partition, `gather_valid`).  Integer sums, so every version agrees. */
+static inline int64_t fst_and_count_scalar(const uint64_t* X, const uint64_t* S, int nw)
+{
+    int64_t n = 0;
+    for (int w = 0; w < nw; w++)
+        n += FST_POPCNT64(X[w] & S[w]);
+    return n;
+}
+
+#if FST_HAVE_AVX512
+__attribute__((target("avx512f,avx512vpopcntdq")))
+static int64_t fst_and_count_avx512(const uint64_t* X, const uint64_t* S, int nw)
+{
+    __m512i acc = _mm512_setzero_si512();
+    int w = 0;
+    for (; w + 8 <= nw; w += 8)
+        acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(
+            _mm512_loadu_si512((const void*)(X + w)),
+            _mm512_loadu_si512((const void*)(S + w)))));
+    if (w < nw) {
+        __mmask8 tail = (__mmask8)((1u << (nw - w)) - 1u);
+        acc = _mm512_add_epi64(acc, _mm512_popcnt_epi64(_mm512_and_si512(
+            _mm512_maskz_loadu_epi64(tail, X + w), _mm512_maskz_loadu_epi64(tail, S + w))));
+    }
+    return (int64_t)_mm512_reduce_add_epi64(acc);
+}
+#endif
+
+static inline int64_t fst_and_count(const uint64_t* X, const uint64_t* S, int nw)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1 && nw >= 8)
+        return fst_and_count_avx512(X, S, nw);
+#endif
+    return fst_and_count_scalar(X, S, nw);
 }
 
 #if FST_HAVE_AVX512
