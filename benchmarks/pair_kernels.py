@@ -10,6 +10,12 @@ against the same 64 rows two at a time (the row kernels; the ratio also carries
 the extra Python calls, about 10% at 32 words). Each figure is the fastest of 7
 passes after one untimed pass. Needs a CPU with AVX-512 to compare the vector
 kernels; run it on an idle machine and repeat it.
+
+With --chosen N (N > 64) it times instead one call of N chosen rows against N
+splits, where the two-class row kernels count each cell of two chosen rows once
+and copy it into the other row (`pair_counts`); the split count is then N:
+
+    python benchmarks/pair_kernels.py --chosen 300 --words 16,32,100,194 --classes 2
 """
 import argparse
 import time
@@ -37,9 +43,22 @@ def main():
     ap.add_argument("--words", default="1,2,3,4,6,8,12,16,24,32,48")
     ap.add_argument("--classes", default="2,3,10")
     ap.add_argument("--splits", type=int, default=1000)
+    ap.add_argument("--chosen", type=int, default=64,
+                    help="rows of one call; above 64, every split is chosen")
     args = ap.parse_args()
     if _search.set_simd(1) != 1:
         print("no AVX-512 on this CPU: every setting runs the scalar loops")
+    if args.chosen > 64:
+        print("classes words  all of N splits chosen, one call: ns/cell")
+        for K in (int(v) for v in args.classes.split(",")):
+            for nw in (int(v) for v in args.words.split(",")):
+                rng = np.random.default_rng(nw)
+                XS = rng.integers(0, 2**63, size=(args.chosen, nw), dtype=np.uint64)
+                XC = rng.integers(0, 2**63, size=(max(K - 1, 1), nw), dtype=np.uint64)
+                rows = np.arange(args.chosen, dtype=np.int32)
+                print(f"{K:7d} {nw:5d} {per_cell(XS, rows, K, XC, args.chosen):10.2f}")
+        _search.set_simd(-1)
+        return
     m = args.splits
     rows = np.arange(64, dtype=np.int32)
     print("classes words  64-row call ns/cell  2-row calls ns/cell  ratio")

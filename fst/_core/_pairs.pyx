@@ -13,11 +13,12 @@ two-leaf tree and the cheapest cell any split peels off (`_search.pair_stage`).
 from cython.parallel cimport prange
 
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 
 from ._bitset cimport fst_popcount
 from libc.stdint cimport INT32_MAX
 
-from ._typedefs cimport word_t, int32_t, int64_t, uint64_t
+from ._typedefs cimport word_t, int32_t, int64_t
 
 cdef enum:
     # The transposed kernels (`fst_pair_row_t`, and `fst_pair_rows2_t` taking two
@@ -117,10 +118,9 @@ cdef void _mirror_cells(const int32_t* rows, int n_rows, int m, int32_t* out) no
     """Two classes: copy each cell shared by two chosen rows from the earlier row,
     which counted it (the cell X & s_i & s_j is the same for rows i and j), in
     tiles so that the reads along a column stay in cache.  A cell is two int32
-    (class 0, total), copied as one 8-byte word."""
+    (class 0, total), copied as 8 bytes (memcpy: no type punning)."""
     cdef int r, q, rt, qt, rend, qend
-    cdef uint64_t* cells = <uint64_t*> out
-    cdef uint64_t* dst
+    cdef int32_t* dst
     rt = 0
     while rt < n_rows:
         rend = rt + MIRROR_TILE if rt + MIRROR_TILE < n_rows else n_rows
@@ -128,11 +128,12 @@ cdef void _mirror_cells(const int32_t* rows, int n_rows, int m, int32_t* out) no
         while qt < rend:
             qend = qt + MIRROR_TILE if qt + MIRROR_TILE < n_rows else n_rows
             for r in range(rt, rend):
-                dst = cells + <int64_t> r * m
+                dst = out + <int64_t> r * m * 2
                 for q in range(qt, qend):
                     if q >= r:
                         break
-                    dst[rows[q]] = cells[<int64_t> q * m + rows[r]]
+                    memcpy(dst + 2 * rows[q], out + (<int64_t> q * m + rows[r]) * 2,
+                           2 * sizeof(int32_t))
             qt += MIRROR_TILE
         rt += MIRROR_TILE
 
@@ -151,12 +152,12 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
 
     The transposed kernels count a cell of two chosen splits twice, once in each
     row.  The two-class row kernels (wide stages) count it once, in the earlier
-    row, skipping the cells whose split j has an earlier row (`colrow[j]`; INT32_MAX
-    when j is not chosen), and copy it into the later row afterwards, in tiles.
-    `benchmarks/pair_kernels.py`-style timing of `_pair_counts_for_tests`, all 300
-    splits chosen, ns a cell: 194 words 8.4 against 17.6 counting twice, 100 words
-    4.7 against 8.4; at 16 words (transposed) a copy costs about as much as a
-    count, so the transposed kernels do not skip (tried: 1.09 against 1.11).  Every cell is written by one
+    row, skipping the cells whose split j has an earlier row (`colrow[j]`;
+    INT32_MAX when j is not chosen), and copy it into the later row afterwards,
+    in tiles.  `benchmarks/pair_kernels.py --chosen 300`, ns a cell against
+    counting twice: 194 words 8.4 against 17.6, 100 words 4.7 against 8.4.  At 16
+    words (transposed) a copy costs about as much as a count, so the transposed
+    kernels do not skip (tried: 1.09 against 1.11).  Every cell is written by one
     thread, and the copies run after all the counts, so the result does not
     depend on the number of threads."""
     cdef Py_ssize_t r, j, w
