@@ -23,14 +23,6 @@ cdef inline int64_t bs_count(const word_t* a, int nw) noexcept nogil:
     return c
 
 
-cdef inline int64_t bs_and_count(const word_t* a, const word_t* b, int nw) noexcept nogil:
-    cdef int64_t c = 0
-    cdef int i
-    for i in range(nw):
-        c += fst_popcount(a[i] & b[i])
-    return c
-
-
 cdef inline void bs_and(word_t* out, const word_t* a, const word_t* b, int nw) noexcept nogil:
     cdef int i
     for i in range(nw):

@@ -35,7 +35,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport ceil, nextafterf, INFINITY
 
 from ._typedefs cimport word_t, idx_t, node_t, int32_t, int64_t, uint8_t, uint64_t
-from ._bitset cimport (fst_popcount, bs_count, bs_and_count, bs_and, bs_andnot,
+from ._bitset cimport (fst_popcount, bs_count, bs_and, bs_andnot,
                        bs_test, bs_set, bs_hash, bs_hash_key, bs_hash_final,
                        bs_hash_linear)
 from ._memo cimport (MAX_DEPTH_LEFT, Node, Slot, Memo, memo_init, memo_free, memo_find, memo_insert,
@@ -196,7 +196,7 @@ cdef struct Ctx:
     double eq_unit           # cost of one marked row
     const double* mincost    # K: min_k cost[c, k], the floor of a row alone
     double* cnt_scratch      # 3 x K scratch: node counts, then left and right counts
-    int64_t* icnt            # K scratch: integer class counts of scan_split
+    int64_t* icnt            # K scratch: integer class counts of scan_counts
     uint64_t* hkey           # 2 nw: bs_hash_key of each half-word index
     word_t* tmp              # nw words scratch for lookups
     # --- limits and stats ---
@@ -257,7 +257,7 @@ cdef inline void class_counts(Ctx* c, const word_t* X, int64_t total, double* ou
     cdef int64_t rest = total
     cdef int64_t v
     for k in range(c.K - 1):
-        v = bs_and_count(X, c.class_bits + k * c.nw, c.nw)
+        v = fst_and_count(X, c.class_bits + k * c.nw, c.nw)
         out[k] = <double> v
         rest -= v
     out[c.K - 1] = <double> rest
@@ -280,7 +280,7 @@ cdef double equivalent_excess(Ctx* c, const word_t* X) noexcept nogil:
     X is a union of whole groups (every split sends identical rows the same way),
     so m(X) = sum_c cnt_c * mincost_c + this excess (see _problem.build_problem).
     Rows are sorted by group there, so the sum runs in group order for any input
-    order; `scan_split` sums in the same order, so both give the same value."""
+    order; `scan_counts` sums in the same order, so both give the same value."""
     cdef int64_t w, row
     cdef word_t word
     cdef double s = 0.0
@@ -416,21 +416,6 @@ cdef void node_fill_counts(Ctx* c, Node* nd, const double* cnt, int64_t total,
     return
 
 
-cdef void scan_split(Ctx* c, const word_t* X, uint64_t hX, int64_t eX, const word_t* S,
-                     const double* cnt, int64_t total, int depth, Node* L, Node* R,
-                     double* cntL, double* cntR) noexcept nogil:
-    """Both children of split S at X in one pass over the words: their creation
-    records (hash, depth, counts, leaf, potential, bounds) as `node_get` would
-    write them, and their class counts in cntL, cntR.  hX = bs_hash_linear(X) and
-    eX = marked rows of X (whole-unit excess; unused otherwise): the right side's
-    hash, counts and whole-unit excess follow by difference, exactly.  The sums
-    are the same as bs_hash's and equivalent_excess's (a real excess in row order)."""
-    cdef uint64_t hl
-    cdef double exl, exr
-    cdef int64_t nl = scan_counts(c, X, eX, S, cnt, cntL, cntR, &hl, &exl, &exr)
-    fill_sides(c, hX, hl, exl, exr, cntL, cntR, nl, total, depth, L, R)
-
-
 cdef inline void fill_sides(Ctx* c, uint64_t hX, uint64_t hl, double exl, double exr,
                             const double* cntL, const double* cntR, int64_t nl,
                             int64_t total, int depth, Node* L, Node* R) noexcept nogil:
@@ -447,8 +432,13 @@ cdef inline void fill_sides(Ctx* c, uint64_t hX, uint64_t hl, double exl, double
 cdef int64_t scan_counts(Ctx* c, const word_t* X, int64_t eX, const word_t* S,
                          const double* cnt, double* cntL, double* cntR, uint64_t* hash_l,
                          double* ex_l, double* ex_r) noexcept nogil:
-    """The sums behind `scan_split`: the rows of X & S (returned), both sides' class
-    counts, the left side's linear hash and both sides' excess."""
+    """One pass over the words of a split S at X (its children's records then
+    follow from `fill_sides`, after the caller's leaf-support test): the rows of
+    X & S (returned), both sides' class counts, the left side's linear hash and
+    both sides' excess.  eX = marked rows of X (whole-unit excess; unused
+    otherwise): the right side's counts and whole-unit excess follow by
+    difference, exactly.  The sums are the same as bs_hash's and
+    equivalent_excess's (a real excess in row order)."""
     cdef int nw = c.nw
     cdef int K = c.K
     cdef int64_t* ic = c.icnt
@@ -2305,8 +2295,9 @@ def effective_n_threads(n_jobs):
 
 def _scan_matches_node_fill(problem, double regularization, int64_t seed, int trials):
     """Test hook: on random row sets X and splits S, the children's records from
-    `scan_split` (the linear hash of the right side by difference, the fused
-    counts and excess) equal the records `node_fill` computes from the rows.
+    `scan_counts` then `fill_sides`, as `gather_valid` takes them (the linear hash
+    of the right side by difference, the fused counts and excess), equal the
+    records `node_fill` computes from the rows.
     Returns the number of mismatching records."""
     cdef Search srch = Search(problem, regularization, -1, 16)
     cdef Ctx* c = &srch.c
@@ -2318,7 +2309,9 @@ def _scan_matches_node_fill(problem, double regularization, int64_t seed, int tr
     cdef double[::1] cr = np.zeros(c.K)
     cdef Node L, R, F
     cdef int bad = 0, t, side
-    cdef int64_t total
+    cdef int64_t total, nl
+    cdef uint64_t hl
+    cdef double exl, exr
     cdef const word_t* S
     rng = np.random.default_rng(seed)
     for t in range(trials):
@@ -2329,8 +2322,10 @@ def _scan_matches_node_fill(problem, double regularization, int64_t seed, int tr
         total = bs_count(&X[0], nw)
         class_counts(c, &X[0], total, &cnt[0])
         S = c.split_bits + <int64_t> int(rng.integers(c.n_splits)) * nw
-        scan_split(c, &X[0], bs_hash_linear(&X[0], nw), marked_rows(c, &X[0]), S,
-                   &cnt[0], total, 3, &L, &R, &cl[0], &cr[0])
+        nl = scan_counts(c, &X[0], marked_rows(c, &X[0]), S, &cnt[0], &cl[0], &cr[0],
+                         &hl, &exl, &exr)
+        fill_sides(c, bs_hash_linear(&X[0], nw), hl, exl, exr, &cl[0], &cr[0], nl, total,
+                   3, &L, &R)
         for side in range(2):
             if side == 0:
                 bs_and(&T[0], &X[0], S, nw)

@@ -122,7 +122,7 @@ static inline int fst_set_simd(int mode)
 }
 
 /* One side of a split in one pass over its words, for two classes and marked rows
- * (the search's common case: `scan_split`): of a = X & S, the rows, the rows of
+ * (the search's common case: `scan_counts`): of a = X & S, the rows, the rows of
  * class 0, the marked rows (out[0..2]) and the linear hash (bs_hash_linear: the sum
  * over words of lo32(a_w) * key[2w] + hi32(a_w) * key[2w + 1], mod 2**64).  Integer
  * sums, so every version gives the same result. */
@@ -252,8 +252,9 @@ static inline void fst_and_counts2(const uint64_t* X, const uint64_t* S,
     fst_and_counts2_scalar(X, S, cb0, nw, out, sums);
 }
 
-/* The rows of X & S (the search's test for a threshold that leaves the previous
- * one's partition, `gather_valid`).  Integer sums, so every version agrees. */
+/* The rows of X & S (the search's class counts, and its test for a threshold that
+ * leaves the previous one's partition, `gather_valid`).  Integer sums, so every
+ * version agrees. */
 static inline int64_t fst_and_count_scalar(const uint64_t* X, const uint64_t* S, int nw)
 {
     int64_t n = 0;
