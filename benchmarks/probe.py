@@ -35,6 +35,8 @@ def main():
     ap.add_argument("--ladder", type=float, nargs="+", default=None,
                     help="deepest rung, then optionally rung work, ladder bytes and the "
                          "gap (in lambdas) that ends the ladder")
+    ap.add_argument("--staging", type=int, nargs="+", default=None,
+                    help="rows from which a pair stage runs in rounds, then the rounds")
     args = ap.parse_args()
     X, y = load_gosdt14(args.dataset)
     clf = fst.FastSmallTreeClassifier(regularization=args.regularization,
@@ -48,6 +50,8 @@ def main():
     if args.ladder is not None:
         clf._ladder = (tuple(int(v) for v in args.ladder[:3])
                        + tuple(float(v) for v in args.ladder[3:]))
+    if args.staging is not None:
+        clf._staging = tuple(args.staging)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", fst.NotCertifiedWarning)

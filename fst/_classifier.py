@@ -268,6 +268,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             search.set_pair_cap(*self._pair_cap)
         if hasattr(self, "_keep_pair_words"):   # test hook: pair stages storing children
             search.set_keep_pair_words(self._keep_pair_words)
+        if hasattr(self, "_staging"):   # test hook: (rows from which, rounds) a stage is staged
+            search.set_staging(*self._staging)
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            0 if self.memory_limit is None else int(self.memory_limit))

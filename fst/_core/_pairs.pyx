@@ -22,15 +22,14 @@ from ._typedefs cimport word_t, int32_t, int64_t
 
 cdef enum:
     # The transposed kernels (`fst_pair_row_t`, and `fst_pair_rows2_t` taking two
-    # rows at once for two classes) are used from this many rows of a stage (the
-    # transposition, m * nw words, is shared by the rows), and for two classes up
-    # to this many words.  `benchmarks/pair_kernels.py`, 1000 splits, 64 rows, ns a
+    # rows at once for two classes) are used from TRANSPOSE_ROWS rows of a stage
+    # (_pairs.pxd; the transposition, m * nw words, is shared by the rows), and for
+    # two classes up to this many words.  `benchmarks/pair_kernels.py`, 1000 splits, 64 rows, ns a
     # cell against the row kernels: two classes 0.27 against 1.9 at 2 words, 0.68
     # against 1.9 at 8, 1.31 against 2.4 at 16, 1.84 against 2.75 at 24, about even
     # at 32; three classes 3.1 against 7.5 at 3 words, 9.1 against 13.2 at 16.  (A
     # four-row kernel, faster per cell from 16 to 194 words there, changed nothing
     # side by side on fico 0.05, broward 0.05 or coupon_carryout 0.02: not kept.)
-    TRANSPOSE_ROWS = 8
     TRANSPOSE_MAX_WORDS2 = 24
     # ... or at any width while the transposed splits fit in 64 KiB (the stages of
     # a node with few valid splits, read from cache): side by side, coupon_carryout
@@ -160,31 +159,61 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
     kernels do not skip (tried: 1.09 against 1.11).  Every cell is written by one
     thread, and the copies run after all the counts, so the result does not
     depend on the number of threads."""
-    cdef Py_ssize_t r, j, w
+    cdef word_t* XT = NULL
+    if n_rows >= TRANSPOSE_ROWS:
+        XT = transposed_splits(XS, m, K, nw)
+    pair_counts_xt(XS, XT, rows, n_rows, m, K, XC, nw, out, n_threads)
+    free(XT)
+
+
+cdef word_t* transposed_splits(const word_t* XS, int m, int K, int nw) noexcept nogil:
+    """The splits transposed for the transposed kernels (`fst_pair_row_t`): word w
+    of split j at XT[w * mp + j], mp = m rounded up to 16, zero padded; NULL when
+    those kernels do not serve this width and class count (or on no memory:
+    `pair_counts_xt` then takes the row kernels, same counts).  Free with free()."""
+    cdef Py_ssize_t j, w
     cdef int mp = (m + 15) & ~15
     cdef word_t* XT = NULL
-    cdef int32_t* colrow = NULL
-    # threads only pay for themselves on large stages
-    cdef bint par = n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20)
-    if (n_rows >= TRANSPOSE_ROWS and fst_pair_transposed_ok(K)
+    if not (fst_pair_transposed_ok(K)
             and (K > 2 or nw <= TRANSPOSE_MAX_WORDS2
                  or <int64_t> nw * mp <= TRANSPOSE_SMALL_WORDS)):
-        # The splits transposed once for all rows (`fst_pair_row_t`): m * nw words
-        # moved against n_rows * m * nw counted.
-        XT = <word_t*> malloc(<int64_t> nw * mp * sizeof(word_t))
+        return NULL
+    XT = <word_t*> malloc(<int64_t> nw * mp * sizeof(word_t))
     if XT != NULL:
         for w in range(nw):
             for j in range(m):
                 XT[w * mp + j] = XS[j * nw + w]
             for j in range(m, mp):
                 XT[w * mp + j] = 0
+    return XT
+
+
+cdef void pair_counts_xt(const word_t* XS,     # IN m x nw: rows of X & s_j
+                         const word_t* XT,     # IN `transposed_splits(XS)`, or NULL
+                         const int32_t* rows,  # IN the chosen splits i (distinct)
+                         int n_rows,           # IN how many
+                         int m,                # IN number of splits
+                         int K,                # IN number of classes
+                         const word_t* XC,     # IN (K - 1) x nw: rows of X & class k
+                         int nw,               # IN words per bitset
+                         int32_t* out,         # OUT n_rows x m x K, as `pair_counts`
+                         int n_threads,        # IN OpenMP threads
+                         ) noexcept nogil:
+    """`pair_counts` with the transposition given: the transposed kernels when XT
+    is not NULL (at any number of rows: a stage valued in rounds transposes
+    once), else the row kernels."""
+    cdef Py_ssize_t r, j
+    cdef int mp = (m + 15) & ~15
+    cdef int32_t* colrow = NULL
+    # threads only pay for themselves on large stages
+    cdef bint par = n_threads > 1 and n_rows > 1 and <int64_t> n_rows * m * nw > (1 << 20)
+    if XT != NULL:
         if par:
             for r in prange((n_rows + 1) // 2, schedule="dynamic", num_threads=n_threads):
                 _pair_rows_t(XS, XT, rows, n_rows, 2 * r, m, mp, K, XC, nw, out)
         else:
             for r in range((n_rows + 1) // 2):
                 _pair_rows_t(XS, XT, rows, n_rows, 2 * r, m, mp, K, XC, nw, out)
-        free(XT)
         return
     if K == 2 and n_rows >= 2:
         colrow = <int32_t*> malloc(<int64_t> m * sizeof(int32_t))

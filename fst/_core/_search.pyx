@@ -45,7 +45,7 @@ from libc.stdint cimport uint32_t
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
                        split_supported, worst_loss, side_not_worth)
 from ._segment cimport segment_blocks
-from ._pairs cimport pair_counts
+from ._pairs cimport pair_counts_xt, transposed_splits, TRANSPOSE_ROWS
 from ._openmp cimport omp_get_max_threads, FST_OPENMP
 from cython.parallel cimport prange
 
@@ -188,6 +188,8 @@ cdef struct Ctx:
                              # < 0: half the memory limit)
     int order_ub             # sort candidates by incumbent, not bound (ladder rungs)
     int64_t keep_pair_words  # a pair stage this wide stores its children (KEEP_PAIR_WORDS)
+    int stage_min_rows       # a pair stage of this many rows runs in rounds (`staged_pairs`)
+    int stage_rounds         # at most this many rounds of midpoints before the rest
     # --- state ---
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
@@ -515,6 +517,8 @@ cdef enum:
     # 248,000 when never stored; fico 0.05 and the coupon sets stay below it.
     # Wine 0.01 (3 classes, 3 words): 3.09 s storing against 3.52 s not.
     KEEP_PAIR_WORDS = 32768
+    STAGE_MIN_ROWS = 16
+    STAGE_ROUNDS = 3
 
 cdef enum:
     PF_SLOT = 16       # candidates ahead whose children's table slots are prefetched
@@ -1273,6 +1277,144 @@ cdef void _pair_values_row(Ctx* c, int i, int r, const int32_t* A, int m, int K,
                      &VAL[4 * r + 2], &VAL[4 * r + 3], &ARG[2 * r + 1])
 
 
+cdef struct PairStage:
+    # The buffers of one node's pair stage, set up once for all its rounds.
+    int64_t chunk    # rows counted at once
+    word_t* XS       # m x nw: X & s_j
+    word_t* XT       # XS transposed (`transposed_splits`), or NULL: row kernels
+    word_t* XC       # (K - 1) x nw: X & class k
+    int32_t* A       # chunk x m x K: the counts
+    double* cl       # m x K: class counts of X & s_j
+    int32_t* cli     # cl in whole rows (classes 0..K-2, rows), for a unit cost
+    word_t* T
+    word_t* RW
+    double* VAL      # per row: left best2, left peel, right best2, right peel
+    int* ARG         # per row: left and right best split position (-1 none)
+    uint8_t* NEED    # per row: left and right lack pair values
+    double* CR       # per row: the right child's class counts
+
+
+cdef void pair_close(PairStage* ps) noexcept nogil:
+    free(ps.XS); free(ps.XT); free(ps.XC); free(ps.A); free(ps.cl); free(ps.cli)
+    free(ps.T); free(ps.RW); free(ps.VAL); free(ps.ARG); free(ps.NEED); free(ps.CR)
+    memset(ps, 0, sizeof(PairStage))
+
+
+cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_rows,
+                   PairStage* ps) noexcept nogil:
+    """Set up the pair stage at node X for up to n_rows rows against the m valid
+    splits (the splits transposed when n_rows reaches TRANSPOSE_ROWS).  Returns 1,
+    0 when there is nothing to count, -1 on no memory (then `pair_close`)."""
+    cdef int K = c.K
+    cdef int nw = c.nw
+    cdef int i, k
+    cdef int64_t sums[2]
+    memset(ps, 0, sizeof(PairStage))
+    if K > 64 or m < 1 or n_rows < 1:
+        return 0
+    ps.chunk = (<int64_t> 1 << 22) // (<int64_t> m * K) + 1
+    if ps.chunk > n_rows:
+        ps.chunk = n_rows
+    ps.XS = <word_t*> malloc(<int64_t> m * nw * sizeof(word_t))
+    ps.XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
+    ps.A = <int32_t*> malloc(ps.chunk * m * K * sizeof(int32_t))
+    ps.cl = <double*> malloc(<int64_t> m * K * sizeof(double))
+    if c.unit > 0.0:
+        ps.cli = <int32_t*> malloc(<int64_t> m * K * sizeof(int32_t))
+    ps.T = <word_t*> malloc(nw * sizeof(word_t))
+    ps.RW = <word_t*> malloc(nw * sizeof(word_t))
+    ps.VAL = <double*> malloc(ps.chunk * 4 * sizeof(double))
+    ps.ARG = <int*> malloc(ps.chunk * 2 * sizeof(int))
+    ps.NEED = <uint8_t*> malloc(ps.chunk * 2 * sizeof(uint8_t))
+    ps.CR = <double*> malloc(ps.chunk * K * sizeof(double))
+    if (ps.XS == NULL or ps.XC == NULL or ps.A == NULL or ps.cl == NULL or ps.T == NULL
+            or ps.RW == NULL or ps.VAL == NULL or ps.ARG == NULL or ps.NEED == NULL
+            or ps.CR == NULL or (c.unit > 0.0 and ps.cli == NULL)):
+        return -1
+    for i in range(m):
+        if K == 2:
+            # one pass: the row set, its rows and its rows of class 0
+            fst_and_counts2(X, c.split_bits + <int64_t> valid[i] * nw, c.class_bits,
+                            nw, ps.XS + <int64_t> i * nw, sums)
+            ps.cl[2 * i] = <double> sums[1]
+            ps.cl[2 * i + 1] = <double> (sums[0] - sums[1])
+        else:
+            bs_and(ps.XS + <int64_t> i * nw, X, c.split_bits + <int64_t> valid[i] * nw, nw)
+            class_counts(c, ps.XS + <int64_t> i * nw, bs_count(ps.XS + <int64_t> i * nw, nw),
+                         ps.cl + i * K)
+        if c.unit > 0.0:
+            ps.cli[i * K + K - 1] = 0
+            for k in range(K):
+                if k < K - 1:
+                    ps.cli[i * K + k] = <int32_t> ps.cl[i * K + k]
+                ps.cli[i * K + K - 1] += <int32_t> ps.cl[i * K + k]
+    for k in range(K - 1):
+        bs_and(ps.XC + k * nw, X, c.class_bits + k * nw, nw)
+    if n_rows >= TRANSPOSE_ROWS:
+        ps.XT = transposed_splits(ps.XS, m, K, nw)   # NULL: the row kernels
+    return 1
+
+
+cdef int pair_run(Ctx* c, PairStage* ps, const word_t* X, const double* cnt,
+                  const int32_t* valid, int m, Cand* cands, const int32_t* rows,
+                  int n_rows) noexcept nogil:
+    """Count and value the rows `rows` of an open stage (`pair_open`, for at least
+    n_rows rows): see `pair_stage`.  Returns -1 on a memory stop."""
+    cdef int K = c.K
+    cdef int nw = c.nw
+    cdef int i, k, r0, r, nr, argl, argr, ret = 0
+    r0 = 0
+    while r0 < n_rows and ret == 0:
+        nr = <int> (ps.chunk if r0 + ps.chunk <= n_rows else n_rows - r0)
+        pair_counts_xt(ps.XS, ps.XT, rows + r0, nr, m, K, ps.XC, nw, ps.A, c.n_threads)
+        c.pair_stages += 1
+        # The values of each row are a pure function of its counts: computed for
+        # every side still lacking them (in parallel on a large stage, each row
+        # by one thread), then installed in row order, which decides ties and
+        # skips a side valued meanwhile (a child reached by two splits), as a
+        # serial loop does.  So the result does not depend on the threads.
+        for r in range(nr):
+            i = rows[r0 + r]
+            ps.NEED[2 * r] = not cand_node(c, &cands[i], 0).pair_done
+            ps.NEED[2 * r + 1] = not cand_node(c, &cands[i], 1).pair_done
+            for k in range(K):
+                ps.CR[r * K + k] = cnt[k] - ps.cl[i * K + k]
+        if c.n_threads > 1 and nr > 1 and <int64_t> nr * m >= PAR_VALUES_MIN:
+            for r in prange(nr, num_threads=c.n_threads, schedule="dynamic"):
+                _pair_values_row(c, rows[r0 + r], r, ps.A, m, K, ps.cl, ps.cli, ps.CR,
+                                 ps.NEED, ps.VAL, ps.ARG)
+        else:
+            for r in range(nr):
+                _pair_values_row(c, rows[r0 + r], r, ps.A, m, K, ps.cl, ps.cli, ps.CR,
+                                 ps.NEED, ps.VAL, ps.ARG)
+        for r in range(nr):
+            i = rows[r0 + r]
+            # (a pointer into the memo is taken after an install, which may grow it)
+            if not cand_node(c, &cands[i], 0).pair_done:
+                argl = ps.ARG[2 * r]
+                if argl >= 0 and _install_side(c, &cands[i], 0, ps.XS + <int64_t> i * nw,
+                                               valid[argl], 2.0 * c.lam + ps.VAL[4 * r],
+                                               ps.T) < 0:
+                    ret = -1
+                    break
+                _pair_child(c, cand_node(c, &cands[i], 0), ps.VAL[4 * r], ps.VAL[4 * r + 1])
+            if not cand_node(c, &cands[i], 1).pair_done:
+                argr = ps.ARG[2 * r + 1]
+                if argr >= 0:
+                    if cands[i].right >= 0:
+                        bs_andnot(ps.RW, X, c.split_bits + <int64_t> valid[i] * nw, nw)
+                    if _install_side(c, &cands[i], 1, ps.RW, valid[argr],
+                                     2.0 * c.lam + ps.VAL[4 * r + 2], ps.T) < 0:
+                        ret = -1
+                        break
+                _pair_child(c, cand_node(c, &cands[i], 1), ps.VAL[4 * r + 2],
+                            ps.VAL[4 * r + 3])
+        r0 += nr
+    if ret < 0 and c.stop == RUNNING:
+        c.stop = STOP_MEMORY
+    return ret
+
+
 cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* valid,
                     int m, Cand* cands, const int32_t* rows, int n_rows) noexcept nogil:
     """The row-count pair stage at node X for the splits `rows` (positions in the
@@ -1281,114 +1423,162 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     values g2, g3 and its bound raised to min(g1, g2, g3, g4).  Every value uses
     only splits valid at X: an optimal tree uses only splits valid where it stands,
     and validity at a child implies validity at X.  Returns -1 on a memory stop."""
-    cdef int K = c.K
-    cdef int nw = c.nw
-    cdef int64_t chunk = (<int64_t> 1 << 22) // (<int64_t> m * K) + 1
-    cdef word_t* XS = NULL
-    cdef word_t* XC = NULL
-    cdef int32_t* A = NULL
-    cdef double* cl = NULL
-    cdef int32_t* cli = NULL    # cl in whole rows (classes 0..K-2, rows), for a unit cost
-    cdef word_t* T = NULL
-    cdef word_t* RW = NULL
-    cdef double* VAL = NULL     # per row: left best2, left peel, right best2, right peel
-    cdef int* ARG = NULL        # per row: left and right best split position (-1 none)
-    cdef uint8_t* NEED = NULL   # per row: left and right lack pair values
-    cdef double* CR = NULL      # per row: the right child's class counts
-    cdef int i, k, r0, r, nr, argl, argr, ret = 0
-    cdef int64_t sums[2]
-    if K > 64 or m < 1 or n_rows < 1:
-        return 0
-    if chunk > n_rows:
-        chunk = n_rows
-    XS = <word_t*> malloc(<int64_t> m * nw * sizeof(word_t))
-    XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
-    A = <int32_t*> malloc(chunk * m * K * sizeof(int32_t))
-    cl = <double*> malloc(<int64_t> m * K * sizeof(double))
-    if c.unit > 0.0:
-        cli = <int32_t*> malloc(<int64_t> m * K * sizeof(int32_t))
-    T = <word_t*> malloc(nw * sizeof(word_t))
-    RW = <word_t*> malloc(nw * sizeof(word_t))
-    VAL = <double*> malloc(chunk * 4 * sizeof(double))
-    ARG = <int*> malloc(chunk * 2 * sizeof(int))
-    NEED = <uint8_t*> malloc(chunk * 2 * sizeof(uint8_t))
-    CR = <double*> malloc(chunk * K * sizeof(double))
-    if (XS == NULL or XC == NULL or A == NULL or cl == NULL or T == NULL
-            or RW == NULL or VAL == NULL or ARG == NULL or NEED == NULL
-            or CR == NULL or (c.unit > 0.0 and cli == NULL)):
-        ret = -1
-    else:
-        for i in range(m):
-            if K == 2:
-                # one pass: the row set, its rows and its rows of class 0
-                fst_and_counts2(X, c.split_bits + <int64_t> valid[i] * nw, c.class_bits,
-                                nw, XS + <int64_t> i * nw, sums)
-                cl[2 * i] = <double> sums[1]
-                cl[2 * i + 1] = <double> (sums[0] - sums[1])
-            else:
-                bs_and(XS + <int64_t> i * nw, X, c.split_bits + <int64_t> valid[i] * nw, nw)
-                class_counts(c, XS + <int64_t> i * nw, bs_count(XS + <int64_t> i * nw, nw),
-                             cl + i * K)
-            if c.unit > 0.0:
-                cli[i * K + K - 1] = 0
-                for k in range(K):
-                    if k < K - 1:
-                        cli[i * K + k] = <int32_t> cl[i * K + k]
-                    cli[i * K + K - 1] += <int32_t> cl[i * K + k]
-        for k in range(K - 1):
-            bs_and(XC + k * nw, X, c.class_bits + k * nw, nw)
-        r0 = 0
-        while r0 < n_rows and ret == 0:
-            nr = <int> (chunk if r0 + chunk <= n_rows else n_rows - r0)
-            pair_counts(XS, rows + r0, nr, m, K, XC, nw, A, c.n_threads)
-            c.pair_stages += 1
-            # The values of each row are a pure function of its counts: computed for
-            # every side still lacking them (in parallel on a large stage, each row
-            # by one thread), then installed in row order, which decides ties and
-            # skips a side valued meanwhile (a child reached by two splits), as a
-            # serial loop does.  So the result does not depend on the threads.
-            for r in range(nr):
-                i = rows[r0 + r]
-                NEED[2 * r] = not cand_node(c, &cands[i], 0).pair_done
-                NEED[2 * r + 1] = not cand_node(c, &cands[i], 1).pair_done
-                for k in range(K):
-                    CR[r * K + k] = cnt[k] - cl[i * K + k]
-            if c.n_threads > 1 and nr > 1 and <int64_t> nr * m >= PAR_VALUES_MIN:
-                for r in prange(nr, num_threads=c.n_threads, schedule="dynamic"):
-                    _pair_values_row(c, rows[r0 + r], r, A, m, K, cl, cli, CR, NEED, VAL,
-                                     ARG)
-            else:
-                for r in range(nr):
-                    _pair_values_row(c, rows[r0 + r], r, A, m, K, cl, cli, CR, NEED, VAL,
-                                     ARG)
-            for r in range(nr):
-                i = rows[r0 + r]
-                # (a pointer into the memo is taken after an install, which may grow it)
-                if not cand_node(c, &cands[i], 0).pair_done:
-                    argl = ARG[2 * r]
-                    if argl >= 0 and _install_side(c, &cands[i], 0, XS + <int64_t> i * nw,
-                                                   valid[argl], 2.0 * c.lam + VAL[4 * r],
-                                                   T) < 0:
-                        ret = -1
-                        break
-                    _pair_child(c, cand_node(c, &cands[i], 0), VAL[4 * r], VAL[4 * r + 1])
-                if not cand_node(c, &cands[i], 1).pair_done:
-                    argr = ARG[2 * r + 1]
-                    if argr >= 0:
-                        if cands[i].right >= 0:
-                            bs_andnot(RW, X, c.split_bits + <int64_t> valid[i] * nw, nw)
-                        if _install_side(c, &cands[i], 1, RW, valid[argr],
-                                         2.0 * c.lam + VAL[4 * r + 2], T) < 0:
-                            ret = -1
-                            break
-                    _pair_child(c, cand_node(c, &cands[i], 1), VAL[4 * r + 2],
-                                VAL[4 * r + 3])
-            r0 += nr
-    free(XS); free(XC); free(A); free(cl); free(cli); free(T); free(RW)
-    free(VAL); free(ARG); free(NEED); free(CR)
-    if ret < 0 and c.stop == RUNNING:
+    cdef PairStage ps
+    cdef int ret = pair_open(c, X, valid, m, n_rows, &ps)
+    if ret > 0:
+        ret = pair_run(c, &ps, X, cnt, valid, m, cands, rows, n_rows)
+    elif ret < 0 and c.stop == RUNNING:
         c.stop = STOP_MEMORY
+    pair_close(&ps)
+    return ret if ret < 0 else 0
+
+
+cdef inline double _split_bound(Ctx* c, Cand* cd, double cap_unit) noexcept nogil:
+    """The bound `_expand` gives a split from its children: the sum of their
+    bounds, or the shape relaxation when larger."""
+    cdef double gl[5]
+    cdef double gr[5]
+    cdef Node* L = cand_node(c, cd, 0)
+    cdef Node* R = cand_node(c, cd, 1)
+    cdef double v = L.lb + R.lb, w
+    child_shapes(L, c.lam, cap_unit, gl)
+    child_shapes(R, c.lam, cap_unit, gr)
+    w = split_shape_bound(gl, gr)
+    return w if w > v else v
+
+
+cdef int staged_pairs(Ctx* c, const word_t* X, const double* cnt, const int32_t* valid,
+                      int m, Cand* cands, int32_t* rows, int* n_rows, double B,
+                      double leaf) noexcept nogil:
+    """The pair stage of `rows` in rounds: each round values the middle row of every
+    run of rows (consecutive on one column) that column transfer does not yet put
+    above the budget, so that the bounds it proves spread along the column
+    (`column_transfer`: |R(t) - R(t')| <= the potential between them).  A row is
+    left out once the transferred bound of its split exceeds B and is no lower
+    than the leaf and every bound already known at this node, so the node's bound
+    after the stage is the same as if it were valued.  After `c.stage_rounds`
+    rounds the rows left are valued together.  Leaving a row out is sound as
+    leaving it out under the stage's cap is: its children keep their bounds, and
+    the split's bound is the transfer `_expand` applies anyway.  On return `rows`
+    holds the rows valued (n_rows of them).  Returns -1 on a memory stop.
+
+    fico 0.05 (one run, counters not kept): 94% of the rows of its stages end
+    above the budget and are within the transfer of a neighbour; in rounds, 27%
+    of the rows are valued."""
+    cdef int n = n_rows[0]
+    cdef uint8_t* st = <uint8_t*> calloc(m + 1, sizeof(uint8_t))  # 1 pending, 2 valued
+    cdef double* t = <double*> malloc((m + 1) * sizeof(double))
+    cdef double* lbs = <double*> malloc((m + 1) * sizeof(double))
+    cdef int32_t* pick = <int32_t*> malloc((n + 1) * sizeof(int32_t))
+    cdef int32_t* done = <int32_t*> malloc((n + 1) * sizeof(int32_t))
+    cdef double v, mk, cap_unit = capacity_lam(c)
+    cdef int i, k, ndone = 0, npick, nleft, round_no = 0
+    cdef int ret = 0
+    cdef PairStage ps
+    cdef int opened = pair_open(c, X, valid, m, n, &ps)
+    if (opened < 0 or st == NULL or t == NULL or lbs == NULL or pick == NULL
+            or done == NULL):
+        free(st); free(t); free(lbs); free(pick); free(done)
+        pair_close(&ps)
+        if c.stop == RUNNING:
+            c.stop = STOP_MEMORY
+        return -1
+    if opened == 0:
+        free(st); free(t); free(lbs); free(pick); free(done)
+        pair_close(&ps)
+        n_rows[0] = 0
+        return 0
+    for k in range(n):
+        st[rows[k]] = 1
+    # Each split's own bound (children and shape relaxation), kept in lbs: after a
+    # round only the rows valued change (a child shared with another split keeps
+    # the bound it had, lower and still sound, until the end of the stage).
+    mk = leaf
+    for i in range(m):
+        lbs[i] = _split_bound(c, &cands[i], cap_unit)
+        if st[i] != 1 and lbs[i] < mk:
+            mk = lbs[i]
+    while True:
+        # Transfer along each column.
+        memcpy(t, lbs, m * sizeof(double))
+        for i in range(1, m):
+            if cands[i].col == cands[i - 1].col:
+                v = t[i - 1] - (cands[i].pot_left - cands[i - 1].pot_left)
+                if v > t[i]:
+                    t[i] = v
+        for i in range(m - 2, -1, -1):
+            if cands[i].col == cands[i + 1].col:
+                v = t[i + 1] - (cands[i + 1].pot_left - cands[i].pot_left)
+                if v > t[i]:
+                    t[i] = v
+        # Rows left: pending and not above both B and mk; the others are left out
+        # for good (t only rises and mk only falls as rows are valued).
+        nleft = 0
+        for i in range(m):
+            if st[i] == 1:
+                if t[i] <= B + TOL or t[i] < mk:
+                    nleft += 1
+                else:
+                    st[i] = 3
+        if nleft == 0:
+            break
+        round_no += 1
+        if round_no > c.stage_rounds:
+            npick = 0
+            for i in range(m):
+                if st[i] == 1:
+                    pick[npick] = i
+                    npick += 1
+        else:
+            npick = _run_midpoints(c, cands, st, m, pick)
+        for k in range(npick):
+            st[pick[k]] = 2
+            done[ndone] = pick[k]
+            ndone += 1
+        if pair_run(c, &ps, X, cnt, valid, m, cands, pick, npick) < 0:
+            ret = -1
+            break
+        for k in range(npick):
+            i = pick[k]
+            lbs[i] = _split_bound(c, &cands[i], cap_unit)
+            if lbs[i] < mk:
+                mk = lbs[i]
+    for k in range(ndone):
+        rows[k] = done[k]
+    n_rows[0] = ndone
+    free(st); free(t); free(lbs); free(pick); free(done)
+    pair_close(&ps)
     return ret
+
+
+cdef int _run_midpoints(Ctx* c, Cand* cands, const uint8_t* st, int m,
+                        int32_t* pick) noexcept nogil:
+    """The middle of each run of rows left (st 1: pending and not above B and mk),
+    a run being consecutive such rows on one column (other splits between them do
+    not break it).  Returns how many."""
+    cdef int i, npick = 0, first = -1, count = 0, k, seen
+    cdef int32_t col = -1
+    for i in range(m + 1):
+        if i < m and st[i] != 1:
+            continue
+        if i < m and count > 0 and cands[i].col == col:
+            count += 1
+            continue
+        if count > 0:
+            # the (count // 2)-th row of the run, counting from `first`
+            seen = 0
+            for k in range(first, i if i < m else m):
+                if st[k] == 1:
+                    if seen == count // 2:
+                        pick[npick] = k
+                        npick += 1
+                        break
+                    seen += 1
+        if i < m:
+            first = i
+            count = 1
+            col = cands[i].col
+    return npick
 
 
 cdef inline bint split_not_worth(Ctx* c, const Cand* cd, const Node* L,
@@ -1542,9 +1732,15 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
             if npr > maxrows:
                 npr = <int> maxrows
             c.work += <int64_t> npr * nvalid * nw
-            if pair_stage(c, X, cnt, valid, nvalid, cands, prows, npr) < 0:
-                free(prows)
-                return
+            if npr >= c.stage_min_rows and (c.rules & RULE_TRANSFER):
+                if staged_pairs(c, X, cnt, valid, nvalid, cands, prows, &npr, B,
+                                c.memo.nodes[nid].leaf) < 0:
+                    free(prows)
+                    return
+            else:
+                if pair_stage(c, X, cnt, valid, nvalid, cands, prows, npr) < 0:
+                    free(prows)
+                    return
             if c.K > 2 or <int64_t> nvalid * nw >= c.keep_pair_words:
                 # An expensive stage (per child, nvalid * nw words counted, or
                 # values over three or more classes) keeps its children: valuing
@@ -1875,6 +2071,8 @@ cdef class Search:
         c.pair_cap = <int64_t> 400000000
         c.pair_cap_root = c.pair_cap * ROOT_PAIR_SHARE
         c.keep_pair_words = KEEP_PAIR_WORDS
+        c.stage_min_rows = STAGE_MIN_ROWS
+        c.stage_rounds = STAGE_ROUNDS
         c.deepening = 0.1
         c.deepening_close = DEEPENING_CLOSE
         c.max_level = 2000
@@ -1917,6 +2115,14 @@ cdef class Search:
         its bounds; a cap only changes the work and the incumbents."""
         self.c.pair_cap = node_cap
         self.c.pair_cap_root = root_cap if root_cap >= 0 else node_cap * ROOT_PAIR_SHARE
+
+    def set_staging(self, int min_rows, int rounds=STAGE_ROUNDS):
+        """A pair stage of at least `min_rows` rows runs in rounds (`staged_pairs`;
+        a huge value: never), with at most `rounds` rounds of midpoints before the
+        rows left.  Changes the work, never a bound's soundness (tests run both
+        ways)."""
+        self.c.stage_min_rows = min_rows
+        self.c.stage_rounds = rounds
 
     def set_keep_pair_words(self, int64_t words):
         """A pair stage of at least `words` words a row stores the children it
