@@ -45,7 +45,7 @@ from libc.stdint cimport uint32_t
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
                        split_supported, worst_loss, side_not_worth)
 from ._segment cimport segment_blocks
-from ._pairs cimport pair_counts_xt, transposed_splits, TRANSPOSE_ROWS
+from ._pairs cimport pair_counts, pair_counts_xt, transposed_splits, TRANSPOSE_ROWS
 from ._openmp cimport omp_get_max_threads, FST_OPENMP
 from cython.parallel cimport prange
 
@@ -1301,10 +1301,12 @@ cdef void pair_close(PairStage* ps) noexcept nogil:
 
 
 cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_rows,
-                   PairStage* ps) noexcept nogil:
+                   bint rounds, PairStage* ps) noexcept nogil:
     """Set up the pair stage at node X for up to n_rows rows against the m valid
-    splits (the splits transposed when n_rows reaches TRANSPOSE_ROWS).  Returns 1,
-    0 when there is nothing to count, -1 on no memory (then `pair_close`)."""
+    splits; for a stage in rounds, the splits are transposed here once, when
+    n_rows reaches TRANSPOSE_ROWS (otherwise `pair_counts` decides at each
+    count).  Returns 1, 0 when there is nothing to count, -1 on no memory (then
+    `pair_close`)."""
     cdef int K = c.K
     cdef int nw = c.nw
     cdef int i, k
@@ -1350,7 +1352,7 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
                 ps.cli[i * K + K - 1] += <int32_t> ps.cl[i * K + k]
     for k in range(K - 1):
         bs_and(ps.XC + k * nw, X, c.class_bits + k * nw, nw)
-    if n_rows >= TRANSPOSE_ROWS:
+    if rounds and n_rows >= TRANSPOSE_ROWS:
         ps.XT = transposed_splits(ps.XS, m, K, nw)   # NULL: the row kernels
     return 1
 
@@ -1366,7 +1368,10 @@ cdef int pair_run(Ctx* c, PairStage* ps, const word_t* X, const double* cnt,
     r0 = 0
     while r0 < n_rows and ret == 0:
         nr = <int> (ps.chunk if r0 + ps.chunk <= n_rows else n_rows - r0)
-        pair_counts_xt(ps.XS, ps.XT, rows + r0, nr, m, K, ps.XC, nw, ps.A, c.n_threads)
+        if ps.XT != NULL:
+            pair_counts_xt(ps.XS, ps.XT, rows + r0, nr, m, K, ps.XC, nw, ps.A, c.n_threads)
+        else:
+            pair_counts(ps.XS, rows + r0, nr, m, K, ps.XC, nw, ps.A, c.n_threads)
         c.pair_stages += 1
         # The values of each row are a pure function of its counts: computed for
         # every side still lacking them (in parallel on a large stage, each row
@@ -1424,7 +1429,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     only splits valid at X: an optimal tree uses only splits valid where it stands,
     and validity at a child implies validity at X.  Returns -1 on a memory stop."""
     cdef PairStage ps
-    cdef int ret = pair_open(c, X, valid, m, n_rows, &ps)
+    cdef int ret = pair_open(c, X, valid, m, n_rows, False, &ps)
     if ret > 0:
         ret = pair_run(c, &ps, X, cnt, valid, m, cands, rows, n_rows)
     elif ret < 0 and c.stop == RUNNING:
@@ -1475,7 +1480,7 @@ cdef int staged_pairs(Ctx* c, const word_t* X, const double* cnt, const int32_t*
     cdef int i, k, ndone = 0, npick, nleft, round_no = 0
     cdef int ret = 0
     cdef PairStage ps
-    cdef int opened = pair_open(c, X, valid, m, n, &ps)
+    cdef int opened = pair_open(c, X, valid, m, n, True, &ps)
     if (opened < 0 or st == NULL or t == NULL or lbs == NULL or pick == NULL
             or done == NULL):
         free(st); free(t); free(lbs); free(pick); free(done)
@@ -1641,7 +1646,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef int depth = nd.depth
     cdef int64_t total = nd.count
     cdef int child_depth = depth - 1 if depth > 0 else -1
-    cdef int i, k, nvalid = 0, nkeys
+    cdef int i, k, nvalid = 0, nkeys, nruns
     cdef int32_t s
     cdef Key* keys = NULL
     cdef double sup, lbmin, best, cap, bl, br, v
@@ -1732,7 +1737,15 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
             if npr > maxrows:
                 npr = <int> maxrows
             c.work += <int64_t> npr * nvalid * nw
-            if npr >= c.stage_min_rows and (c.rules & RULE_TRANSFER):
+            # Rounds pay when the rows come in runs on a column (fico: about 20
+            # thresholds a column), not when each column has one (the coupon sets'
+            # binary features: there the rounds only add their bookkeeping).
+            nruns = 0
+            for k in range(npr):
+                if k == 0 or cands[prows[k]].col != cands[prows[k - 1]].col:
+                    nruns += 1
+            if (npr >= c.stage_min_rows and 2 * nruns <= npr
+                    and (c.rules & RULE_TRANSFER)):
                 if staged_pairs(c, X, cnt, valid, nvalid, cands, prows, &npr, B,
                                 c.memo.nodes[nid].leaf) < 0:
                     free(prows)
