@@ -155,16 +155,21 @@ def test_every_rule_switch_combination_matches_brute_force(rules):
     oracle's."""
     for seed in range(2000 + rules % 7, 2060, 5):
         X, y, cost, lam, max_depth = _random_problem(seed)
-        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
-        clf._rules = rules  # test hook: RULE_* bits of fst._core._search
-        clf.fit(X, y)
         classes, y_idx = np.unique(y, return_inverse=True)
         K = len(classes)
         full_cost = (np.ones((K, K)) - np.eye(K)) if cost is None else cost
         expected = optimal_objective(X, y_idx, full_cost, lam, max_depth)
-        assert clf.optimal_
-        assert clf.objective_ == pytest.approx(expected, abs=1e-9), (seed, rules)
-        assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
+        # as shipped, and with every pair stage of a row or more run in rounds
+        for staging in [None, (1, 2, 0)]:
+            clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
+                                          max_depth=max_depth)
+            clf._rules = rules  # test hook: RULE_* bits of fst._core._search
+            if staging is not None:
+                clf._staging = staging  # test hook: (rows, rounds, rows a run)
+            clf.fit(X, y)
+            assert clf.optimal_
+            assert clf.objective_ == pytest.approx(expected, abs=1e-9), (seed, rules, staging)
+            assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
 
 
 def _medium_problem(seed):
@@ -211,6 +216,66 @@ def test_valued_children_stored_or_dropped_match_brute_force(seed, keep):
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
     assert clf.search_stats_["key_check"][2] == 0
+
+
+@pytest.mark.parametrize("staging", [(1, 0, 0), (1, 2, 0), (2, 100, 0)])
+@pytest.mark.parametrize("seed", range(24))
+def test_pair_stage_in_rounds_matches_brute_force(seed, staging):
+    """A pair stage in rounds values the middle row of each run on a column and
+    leaves out the rows that column transfer puts above the budget and every
+    bound known at the node (`staged_pairs`).  Forced on every stage of a row or
+    more, with no round of midpoints (only the rows transfer rules out before any
+    count), two rounds, or as many as it takes: the certified optimum is brute
+    force's and the returned tree scores it."""
+    X, y = _medium_problem(seed)
+    lam = [0.004, 0.01, 0.03][seed % 3]
+    max_depth = [None, None, 3][seed % 3]
+    clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
+    clf._staging = staging  # test hook: (rows, rounds, rows a run on average)
+    clf.fit(X, y)
+    cost = np.ones((2, 2)) - np.eye(2)
+    expected = optimal_objective(X, y, cost, lam, max_depth)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
+
+
+def _threshold_problem(seed):
+    """Three columns of twelve values (so runs of many thresholds on a column,
+    where column transfer lets a stage in rounds leave rows out), labels an XOR
+    of two thresholds with 15% flipped."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 71))
+    X = rng.integers(0, 12, size=(n, 3)).astype(float)
+    y = ((X[:, 0] > 4) ^ (X[:, 1] > 7)).astype(int)
+    y[rng.random(n) < 0.15] ^= 1
+    return X, y
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_pair_stage_in_rounds_on_runs_of_thresholds(seed):
+    """On columns of many thresholds, stages in rounds (forced on every stage, or
+    as shipped) leave rows out and value fewer rows than whole stages, and the
+    certified optimum is brute force's, the returned tree scoring it, at two
+    penalties."""
+    X, y = _threshold_problem(seed)
+    cost = np.ones((2, 2)) - np.eye(2)
+    for lam in (0.01, 0.02):
+        expected = optimal_objective(X, y, cost, lam)
+        rows = {}
+        for staging in [(1, 100, 0), (1, 2, 0), None, (10**9, 0, 0)]:
+            clf = FastSmallTreeClassifier(regularization=lam)
+            if staging is not None:
+                clf._staging = staging  # test hook: (rows, rounds, rows a run)
+            clf.fit(X, y)
+            assert clf.optimal_
+            assert clf.objective_ == pytest.approx(expected, abs=1e-9), (lam, staging)
+            assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
+            rows[staging] = (clf.search_stats_["pair_rows"],
+                             clf.search_stats_["pair_rows_left_out"])
+        assert rows[(10**9, 0, 0)][1] == 0           # whole stages leave nothing out
+        assert rows[(1, 100, 0)][1] > 0
+        assert rows[(1, 100, 0)][0] < rows[(10**9, 0, 0)][0]
 
 
 @pytest.mark.parametrize("seed", range(12))
