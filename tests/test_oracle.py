@@ -203,19 +203,28 @@ def test_valued_children_stored_or_dropped_match_brute_force(seed, keep):
     the node's incumbent; a wide stage stores them all (`keep_pair_words`).  Both
     ways (every stage stores, none does) the certified optimum is brute force's
     and the returned tree scores it, with and without a depth limit."""
+    # test hooks: pair stages storing children; every stored key rebuilds to its record
+    clf = _medium_matches_brute_force(seed, _keep_pair_words=keep, _check_keys=True)
+    assert clf.search_stats_["key_check"][2] == 0
+
+
+def _medium_matches_brute_force(seed, **hooks):
+    """Fit medium problem `seed` (penalty and depth limit by seed) with the given
+    test hooks set; assert the certified optimum is brute force's and the returned
+    tree scores it.  Returns the fitted classifier."""
     X, y = _medium_problem(seed)
     lam = [0.004, 0.01, 0.03][seed % 3]
     max_depth = [None, None, 3][seed % 3]
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
-    clf._keep_pair_words = keep  # test hook
-    clf._check_keys = True       # and every stored key rebuilds to its record
+    for name, value in hooks.items():
+        setattr(clf, name, value)
     clf.fit(X, y)
     cost = np.ones((2, 2)) - np.eye(2)
     expected = optimal_objective(X, y, cost, lam, max_depth)
     assert clf.optimal_
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
-    assert clf.search_stats_["key_check"][2] == 0
+    return clf
 
 
 @pytest.mark.parametrize("staging", [(1, 0, 0), (1, 2, 0), (2, 100, 0)])
@@ -227,17 +236,8 @@ def test_pair_stage_in_rounds_matches_brute_force(seed, staging):
     more, with no round of midpoints (only the rows transfer rules out before any
     count), two rounds, or as many as it takes: the certified optimum is brute
     force's and the returned tree scores it."""
-    X, y = _medium_problem(seed)
-    lam = [0.004, 0.01, 0.03][seed % 3]
-    max_depth = [None, None, 3][seed % 3]
-    clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
-    clf._staging = staging  # test hook: (rows, rounds, rows a run on average)
-    clf.fit(X, y)
-    cost = np.ones((2, 2)) - np.eye(2)
-    expected = optimal_objective(X, y, cost, lam, max_depth)
-    assert clf.optimal_
-    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
-    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
+    # test hook: (rows, rounds, rows a run on average)
+    _medium_matches_brute_force(seed, _staging=staging)
 
 
 def _threshold_problem(seed):

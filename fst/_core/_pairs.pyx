@@ -188,20 +188,13 @@ cdef word_t* transposed_splits(const word_t* XS, int m, int K, int nw) noexcept 
     return XT
 
 
-cdef void pair_counts_xt(const word_t* XS,     # IN m x nw: rows of X & s_j
-                         const word_t* XT,     # IN `transposed_splits(XS)`, or NULL
-                         const int32_t* rows,  # IN the chosen splits i (distinct)
-                         int n_rows,           # IN how many
-                         int m,                # IN number of splits
-                         int K,                # IN number of classes
-                         const word_t* XC,     # IN (K - 1) x nw: rows of X & class k
-                         int nw,               # IN words per bitset
-                         int32_t* out,         # OUT n_rows x m x K, as `pair_counts`
-                         int n_threads,        # IN OpenMP threads
-                         ) noexcept nogil:
-    """`pair_counts` with the transposition given: the transposed kernels when XT
-    is not NULL (at any number of rows: a stage valued in rounds transposes
-    once), else the row kernels."""
+cdef void pair_counts_xt(const word_t* XS, const word_t* XT, const int32_t* rows,
+                         int n_rows, int m, int K, const word_t* XC, int nw, int32_t* out,
+                         int n_threads) noexcept nogil:
+    """`pair_counts` (same arguments and counts) with XT, the splits as
+    `transposed_splits` gives them, or NULL: the transposed kernels when XT is
+    not NULL (at any number of rows: a stage valued in rounds transposes once),
+    else the row kernels."""
     cdef Py_ssize_t r, j
     cdef int mp = (m + 15) & ~15
     cdef int32_t* colrow = NULL
