@@ -21,7 +21,8 @@ def test_identical_trees_for_every_n_jobs(seed):
         for attr in ("feature", "threshold", "children_left", "children_right"):
             np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
                                           getattr(base.estimator_.tree_, attr))
-        assert other.search_stats_["nodes_created"] == base.search_stats_["nodes_created"]
+        for key in ("nodes_created", "pair_rows", "pair_rows_left_out"):
+            assert other.search_stats_[key] == base.search_stats_[key]
 
 
 def test_effective_n_threads():
@@ -55,7 +56,7 @@ def test_identical_budget_sequence_for_every_n_jobs():
     work, not seconds, and work does not depend on threads: with a switch early in
     the search and rungs cut short (so the ladder and deepening take turns), one
     and two threads walk the same path (a problem wide enough for the pair stage's
-    threads: 2000 rows, 300 splits)."""
+    threads: 2000 rows, 300 splits), stages in rounds leaving out the same rows."""
     rng = np.random.default_rng(7)
     X = rng.integers(0, 51, size=(2000, 6)).astype(float)
     y = ((X[:, 0] > 20) ^ (X[:, 3] > 35) | (rng.random(2000) < 0.1)).astype(int)
@@ -69,9 +70,10 @@ def test_identical_budget_sequence_for_every_n_jobs():
     assert base.optimal_
     assert base.search_stats_["ladder_depth"] >= 2
     assert base.search_stats_["root_passes"] > 1
+    assert base.search_stats_["pair_rows_left_out"] > 0
     assert other.objective_ == base.objective_
     for key in ("nodes_created", "expansions", "work", "root_passes", "ladder_depth",
-                "ladder_turns"):
+                "ladder_turns", "pair_rows", "pair_rows_left_out"):
         assert other.search_stats_[key] == base.search_stats_[key]
     for attr in ("feature", "threshold"):
         np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
