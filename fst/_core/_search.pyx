@@ -1447,7 +1447,7 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
 
 
 cdef inline double _split_bound(Ctx* c, Cand* cd, double cap_unit) noexcept nogil:
-    """The bound `_expand` gives a split from its children: the sum of their
+    """The bound a split gets from its children (RULE_PAIRS): the sum of their
     bounds, or the shape relaxation when larger."""
     cdef double gl[5]
     cdef double gr[5]
@@ -1487,88 +1487,73 @@ cdef int staged_pairs(Ctx* c, const word_t* X, const double* cnt, const int32_t*
     binary features) runs whole: rounds could leave nothing out."""
     cdef int n = n_rows[0]
     cdef uint8_t* st = <uint8_t*> calloc(m + 1, sizeof(uint8_t))  # 1 pending, 2 valued
-    cdef double* t = <double*> malloc((m + 1) * sizeof(double))
     cdef double* lbs = <double*> malloc((m + 1) * sizeof(double))
     cdef int32_t* pick = <int32_t*> malloc((n + 1) * sizeof(int32_t))
     cdef int32_t* done = <int32_t*> malloc((n + 1) * sizeof(int32_t))
-    cdef double v, mk, cap_unit = capacity_lam(c)
+    cdef double mk, cap_unit = capacity_lam(c)
     cdef int i, k, ndone = 0, npick, nleft, round_no = 0
     cdef int ret = 0
     cdef PairStage ps
     cdef int opened = pair_open(c, X, valid, m, n, True, &ps)
-    if (opened < 0 or st == NULL or t == NULL or lbs == NULL or pick == NULL
-            or done == NULL):
-        free(st); free(t); free(lbs); free(pick); free(done)
-        pair_close(&ps)
+    if opened < 0 or st == NULL or lbs == NULL or pick == NULL or done == NULL:
+        ret = -1
         if c.stop == RUNNING:
             c.stop = STOP_MEMORY
-        return -1
-    if opened == 0:
-        free(st); free(t); free(lbs); free(pick); free(done)
-        pair_close(&ps)
-        n_rows[0] = 0
-        return 0
-    for k in range(n):
-        st[rows[k]] = 1
-    # Each split's own bound (children and shape relaxation), kept in lbs: after a
-    # round only the rows valued change (a child shared with another split keeps
-    # the bound it had, lower and still sound, until the end of the stage).
-    mk = leaf
-    for i in range(m):
-        lbs[i] = _split_bound(c, &cands[i], cap_unit)
-        if st[i] != 1 and lbs[i] < mk:
-            mk = lbs[i]
-    while True:
-        # Transfer along each column.
-        memcpy(t, lbs, m * sizeof(double))
-        for i in range(1, m):
-            if cands[i].col == cands[i - 1].col:
-                v = t[i - 1] - (cands[i].pot_left - cands[i - 1].pot_left)
-                if v > t[i]:
-                    t[i] = v
-        for i in range(m - 2, -1, -1):
-            if cands[i].col == cands[i + 1].col:
-                v = t[i + 1] - (cands[i + 1].pot_left - cands[i].pot_left)
-                if v > t[i]:
-                    t[i] = v
-        # Rows left: pending and not above both B and mk; the others are left out
-        # for good (t only rises and mk only falls as rows are valued).
-        nleft = 0
+    elif opened > 0:
+        for k in range(n):
+            st[rows[k]] = 1
+        # Each split's own bound, kept in lbs: after a round only the rows valued
+        # change (a child shared with another split keeps the bound it had, lower
+        # and still sound, until the end of the stage).
+        mk = leaf
         for i in range(m):
-            if st[i] == 1:
-                if t[i] <= B + TOL or t[i] < mk:
-                    nleft += 1
-                else:
-                    st[i] = 3
-        if nleft == 0:
-            break
-        round_no += 1
-        if round_no > c.stage_rounds:
-            npick = 0
+            lbs[i] = _split_bound(c, &cands[i], cap_unit)
+            if st[i] != 1 and lbs[i] < mk:
+                mk = lbs[i]
+        while True:
+            # Transfer along each column, in the candidates' bounds (`_expand`
+            # sets them afresh after the stage).
+            for i in range(m):
+                cands[i].lb = lbs[i]
+            column_transfer(cands, m)
+            # Rows left: pending and not above both B and mk; the others are left
+            # out for good (bounds only rise and mk only falls as rows are valued).
+            nleft = 0
             for i in range(m):
                 if st[i] == 1:
-                    pick[npick] = i
-                    npick += 1
-        else:
-            npick = _run_midpoints(cands, st, m, pick)
-        for k in range(npick):
-            st[pick[k]] = 2
-            done[ndone] = pick[k]
-            ndone += 1
-        if pair_run(c, &ps, X, cnt, valid, m, cands, pick, npick) < 0:
-            ret = -1
-            break
-        for k in range(npick):
-            i = pick[k]
-            lbs[i] = _split_bound(c, &cands[i], cap_unit)
-            if lbs[i] < mk:
-                mk = lbs[i]
-    for k in range(ndone):
-        rows[k] = done[k]
-    c.pair_rows += ndone
-    c.pair_rows_left += n - ndone
+                    if cands[i].lb <= B + TOL or cands[i].lb < mk:
+                        nleft += 1
+                    else:
+                        st[i] = 3
+            if nleft == 0:
+                break
+            round_no += 1
+            if round_no > c.stage_rounds:
+                npick = 0
+                for i in range(m):
+                    if st[i] == 1:
+                        pick[npick] = i
+                        npick += 1
+            else:
+                npick = _run_midpoints(cands, st, m, pick)
+            for k in range(npick):
+                st[pick[k]] = 2
+                done[ndone] = pick[k]
+                ndone += 1
+            if pair_run(c, &ps, X, cnt, valid, m, cands, pick, npick) < 0:
+                ret = -1
+                break
+            for k in range(npick):
+                i = pick[k]
+                lbs[i] = _split_bound(c, &cands[i], cap_unit)
+                if lbs[i] < mk:
+                    mk = lbs[i]
+        for k in range(ndone):
+            rows[k] = done[k]
+        c.pair_rows += ndone
+        c.pair_rows_left += n - ndone
     n_rows[0] = ndone
-    free(st); free(t); free(lbs); free(pick); free(done)
+    free(st); free(lbs); free(pick); free(done)
     pair_close(&ps)
     return ret
 
@@ -1674,8 +1659,6 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef int npr
     cdef int64_t maxrows
     cdef double cap_unit = capacity_lam(c)
-    cdef double gl[5]
-    cdef double gr[5]
     cdef node_t first, second
     memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
     class_counts(c, X, total, cnt)
@@ -1790,15 +1773,12 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     for i in range(nvalid):
         L = cand_node(c, &cands[i], 0)
         R = cand_node(c, &cands[i], 1)
-        cands[i].lb = L.lb + R.lb
         if c.rules & RULE_PAIRS:
             # Shape relaxation (and the exact two-level value): a bound on every
             # tree rooted at this split.
-            child_shapes(L, c.lam, cap_unit, gl)
-            child_shapes(R, c.lam, cap_unit, gr)
-            v = split_shape_bound(gl, gr)
-            if v > cands[i].lb:
-                cands[i].lb = v
+            cands[i].lb = _split_bound(c, &cands[i], cap_unit)
+        else:
+            cands[i].lb = L.lb + R.lb
         v = L.ub + R.ub
         if v < nd.ub:
             # (ii) a real tree: split s over the children's trees, stored so that
