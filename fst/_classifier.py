@@ -274,9 +274,12 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            0 if self.memory_limit is None else int(self.memory_limit))
         extracted = search.extract()
+        # The exported counts are already class-weighted: the scores take the
+        # user's cost matrix, so that their argmax is the label the search chose
+        # (the weighted cost would apply the class weights twice).
         self.estimator_ = build_estimator(
             problem, extracted, self.classes_, weights,
-            None if self.cost_matrix is None else weighted_cost,
+            None if self.cost_matrix is None else cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None))
         self.status_ = STATUS_NAMES[code]
         self.optimal_ = bool(search.solved)

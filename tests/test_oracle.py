@@ -68,6 +68,39 @@ def test_matches_brute_force(seed):
         assert clf.estimator_.get_depth() <= max_depth
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_class_weight_with_cost_matrix_matches_brute_force(seed):
+    """Class weights multiply the rows of the cost matrix: the optimum is the
+    brute force's under the product, and the exported tree predicts the labels
+    the search chose (its scores once applied the weights twice)."""
+    X, y, _, lam, max_depth = _random_problem(seed)
+    rng = np.random.default_rng(1000 + seed)
+    K = len(np.unique(y))
+    cost = rng.uniform(0, 3, size=(K, K))
+    weights = rng.uniform(0.2, 4.0, size=K)
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth,
+                                  class_weight=dict(enumerate(weights)))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, y)
+    expected, y_idx, full_cost = _brute_force(X, y, weights[:, None] * cost, lam, max_depth)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
+
+
+def test_class_weight_with_cost_matrix_one_leaf():
+    """The smallest case of the double weighting: seven rows of class 0, two of
+    class 1 weighted 3, unit costs: predicting 0 costs 6, predicting 1 costs 7."""
+    X = np.zeros((9, 1))
+    y = np.array([0] * 7 + [1] * 2)
+    clf = FastSmallTreeClassifier(regularization=0.5, class_weight={0: 1, 1: 3},
+                                  cost_matrix=[[0, 1], [1, 0]]).fit(X, y)
+    assert clf.optimal_
+    assert clf.predict(X[:1])[0] == 0
+    assert clf.objective_ == pytest.approx(6 / 9 + 0.5)
+
+
 @pytest.mark.parametrize("share, switch_work, ladder", [
     (0.1, 0, ()), (0.4, 0, ()), (1.0, 0, ()), (0.1, 30_000, ()), (0.1, 1, ()),
     (0.1, 1, (6, 10**15, -1, 0.0)), (0.1, 1, (0, 0)), (0.1, 1, (6, 20_000, -1, 0.0)),
