@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import _check_sample_weight, validate_data
 
 from ._core._problem import build_problem
 from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
@@ -21,6 +21,12 @@ __all__ = ["FastSmallTreeClassifier"]
 # Agreement required between the solver's value and the exported tree re-scored
 # on the training data (both are sums of the same terms in another order).
 _RESCORE_TOL = 1e-9
+
+
+# Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
+# class of the search (see `_weight_classes`), and the pair stage counts at most
+# 64 classes.
+_MAX_WEIGHT_CLASSES = 64
 
 
 # The search recurses in C, one level per level of the tree being explored.  It
@@ -220,7 +226,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         """The validated cost matrix (0/1 loss when None)."""
         return check_cost_matrix(self.cost_matrix, n_classes, type(self).__name__)
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Find the optimal tree for (X, y).
 
         Parameters
@@ -230,6 +236,14 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             and values beyond float32 range are not.
         y : array-like of shape (n_samples,)
             Class labels of any type.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Nonnegative, finite weights of the rows, not all zero. The loss is
+            then ``sum_i w_i * cost(row i) / sum_i w_i``: a whole weight counts
+            as that many copies of the row, and rows of weight 0 are left out
+            (as if absent; no threshold is placed between their values). Exact:
+            each distinct (class, weight) pair becomes a class of the search, so
+            at most 64 such pairs are accepted (round or group the weights if
+            there are more). A constant weight is the unweighted problem.
 
         Returns
         -------
@@ -254,7 +268,21 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 "is unbounded and may take very long; set max_depth or a positive "
                 "regularization.", UserWarning, stacklevel=2)
         weighted_cost = weights[:, None] * cost
-        problem = build_problem(X, y_idx, n_classes, weighted_cost)
+        row_weight = self._row_weights(sample_weight, X)
+        if row_weight is None:
+            problem = build_problem(X, y_idx, n_classes, weighted_cost)
+            pc_label, pc_weight = np.arange(n_classes), weights
+        else:
+            keep = row_weight > 0
+            pc_label, pc_w, pc_of_row = _weight_classes(y_idx[keep], row_weight[keep],
+                                                        n_classes)
+            pc_weight = pc_w * weights[pc_label]
+            # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
+            # build_problem divides by its row count, so the scale is applied here.
+            scale = keep.sum() / row_weight.sum()
+            pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
+            problem = build_problem(np.ascontiguousarray(X[keep]), pc_of_row,
+                                    len(pc_label), pc_cost)
         search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
                         getattr(self, "_memo_capacity", 1 << 12),
                         getattr(self, "_rules", RULE_ALL_ON),
@@ -278,13 +306,13 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         # user's cost matrix, so that their argmax is the label the search chose
         # (the weighted cost would apply the class weights twice).
         self.estimator_ = build_estimator(
-            problem, extracted, self.classes_, weights,
+            problem, extracted, self.classes_, pc_label, pc_weight,
             None if self.cost_matrix is None else cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None))
         self.status_ = STATUS_NAMES[code]
         self.optimal_ = bool(search.solved)
         self.n_leaves_ = int(self.estimator_.get_n_leaves())
-        self.objective_ = self._score_objective(X, y_idx, weighted_cost, lam)
+        self.objective_ = self._score_objective(X, y_idx, weighted_cost, lam, row_weight)
         # Invariant (ii): the recorded value is that of a real tree; descendants may
         # have improved since the root last summed them, so the exported tree can
         # only be better, and equal when the root is solved.
@@ -311,8 +339,56 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 f"{self.lower_bound_:.6g}).", NotCertifiedWarning, stacklevel=2)
         return self
 
-    def _score_objective(self, X, y_idx, weighted_cost, lam):
-        """loss / n + lam * leaves of estimator_, from its predictions on X."""
+    def _row_weights(self, sample_weight, X):
+        """The validated sample weights, or None when they are absent or constant
+        (a constant weight cancels in the normalised loss)."""
+        if sample_weight is None:
+            return None
+        w = _check_sample_weight(sample_weight, X, dtype=np.float64)
+        if np.any(w < 0):
+            raise ValueError(
+                f"sample_weight of {type(self).__name__} must be >= 0. Got "
+                f"{w[w < 0][0]!r} at row {int(np.flatnonzero(w < 0)[0])}.")
+        with np.errstate(over="ignore"):
+            total = w.sum()
+        if not total > 0:
+            raise ValueError(
+                f"sample_weight of {type(self).__name__} must not be all zero.")
+        if not np.isfinite(total):
+            raise ValueError(
+                f"sample_weight of {type(self).__name__} sums beyond the float range.")
+        if np.all(w == w[0]):
+            return None
+        return w
+
+    def _score_objective(self, X, y_idx, weighted_cost, lam, row_weight=None):
+        """loss / n + lam * leaves of estimator_, from its predictions on X
+        (with sample weights, the weighted loss over their sum)."""
         pred = np.searchsorted(self.classes_, self.estimator_.predict(X, check_input=False))
-        loss = weighted_cost[y_idx, pred].sum() / X.shape[0]
+        if row_weight is None:
+            loss = weighted_cost[y_idx, pred].sum() / X.shape[0]
+        else:
+            loss = (row_weight * weighted_cost[y_idx, pred]).sum() / row_weight.sum()
         return float(loss + lam * self.n_leaves_)
+
+
+def _weight_classes(y_idx, w, n_classes):
+    """The classes of a weighted search: one per distinct (class, weight) pair of
+    the rows, in that order, plus one without rows for each class no row of
+    positive weight has (so every label can still be predicted).  A leaf's loss
+    is linear in its rows' weights, so counting rows per pair and costing pair
+    (c, w) predicted as pair (c', w') at w * cost[c, c'] gives the weighted loss
+    exactly, and every bound of the search (all stated for a nonnegative cost
+    matrix) holds.  Returns (label of each pair, weight of each pair, pair of
+    each row)."""
+    pairs, pc_of_row = np.unique(np.column_stack([y_idx.astype(np.float64), w]),
+                                 axis=0, return_inverse=True)
+    missing = np.setdiff1d(np.arange(n_classes), pairs[:, 0].astype(np.intp))
+    if len(pairs) + len(missing) > _MAX_WEIGHT_CLASSES:
+        raise ValueError(
+            f"sample_weight has {len(pairs)} distinct (class, weight) pairs; "
+            f"FastSmallTreeClassifier handles at most {_MAX_WEIGHT_CLASSES} (each is a "
+            "class of the exact search). Round or group the weights.")
+    label = np.concatenate([pairs[:, 0].astype(np.intp), missing])
+    weight = np.concatenate([pairs[:, 1], np.zeros(len(missing))])
+    return label, weight, pc_of_row.reshape(-1).astype(np.intp)

@@ -330,7 +330,8 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         tree_space = SimpleNamespace(split_col=feature, thresholds=threshold, y=sp.y)
         est = build_estimator(
             tree_space, (node_split, left, right, depth, rows), self.classes_,
-            np.ones(len(self.classes_)), None if self.cost_matrix is None else self._cost,
+            np.arange(len(self.classes_)), np.ones(len(self.classes_)),
+            None if self.cost_matrix is None else self._cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None))
         # Re-score from the raw data: the exported tree must have the loss the MDP
         # recorded for it.

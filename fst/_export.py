@@ -32,7 +32,7 @@ def leaf_scores(weighted_counts, cost):
     return np.where(total > 0, score / np.where(total > 0, total, 1.0), uniform)
 
 
-def build_estimator(problem, extracted, classes, class_weights, cost_for_scores,
+def build_estimator(problem, extracted, classes, pc_label, pc_weight, cost_for_scores,
                     n_features, feature_names=None):
     """Build the fitted DecisionTreeClassifier of an extracted tree.
 
@@ -43,19 +43,23 @@ def build_estimator(problem, extracted, classes, class_weights, cost_for_scores,
     extracted : tuple
         ``(split, left, right, depth, rows)`` from ``Search.extract``.
     classes : ndarray of shape (n_classes,)
-    class_weights : ndarray of shape (n_classes,)
+    pc_label, pc_weight : ndarrays of shape (n_search_classes,)
+        The label and the weight of each class of the search (``problem.y``):
+        the identity and the class weights, or one per (class, sample weight)
+        pair of a weighted fit.
     cost_for_scores : ndarray of shape (n_classes, n_classes) or None
         The user's cost matrix, or None for 0/1 loss (see `leaf_scores`).
     """
     split, left, right, depth, rows = extracted
     K = len(classes)
+    n_pc = len(pc_label)
     n_nodes = len(split)
-    counts = np.zeros((n_nodes, K))
+    weighted = np.zeros((n_nodes, K))
     n_samples = np.zeros(n_nodes, dtype=np.intp)
     for i, r in enumerate(rows):
-        counts[i] = np.bincount(problem.y[r], minlength=K)[:K]
+        per_pc = np.bincount(problem.y[r], minlength=n_pc)[:n_pc] * pc_weight
+        weighted[i] = np.bincount(pc_label, weights=per_pc, minlength=K)
         n_samples[i] = len(r)
-    weighted = np.ascontiguousarray(counts * class_weights[None, :])
     nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
     names = NODE_DTYPE.names
     missing = (nodes["missing_go_to_left"] if "missing_go_to_left" in names

@@ -23,26 +23,31 @@ def split_space(X):
     return out
 
 
-def _masks_and_leaf(X, y, cost):
-    """Row-set bitmasks of every split, and the least cost / n of a leaf on a row set."""
+def _masks_and_leaf(X, y, cost, weights=None):
+    """Row-set bitmasks of every split, and the least cost / n of a leaf on a row set
+    (with row weights: the least weighted cost over the sum of the weights)."""
     y = np.asarray(y)
     n = len(y)
     masks = [sum(1 << int(i) for i in np.flatnonzero(m)) for _, m in split_space(X)]
     cost = np.asarray(cost, dtype=np.float64)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    total = n if weights is None else w.sum()
 
     def leaf(rows):
         idx = [i for i in range(n) if rows >> i & 1]
-        return min(cost[y[idx], k].sum() for k in range(cost.shape[1])) / n
+        return min((w[idx] * cost[y[idx], k]).sum() for k in range(cost.shape[1])) / total
 
     return masks, leaf
 
 
-def optimal_objective(X, y, cost, lam, max_depth=None):
+def optimal_objective(X, y, cost, lam, max_depth=None, weights=None):
     """The optimal objective loss/n + lam * leaves by exhaustive enumeration.
 
-    `y` holds class indices, `cost[c, k]` the cost of predicting k for class c."""
+    `y` holds class indices, `cost[c, k]` the cost of predicting k for class c;
+    `weights` (optional) weighs each row's cost, and the loss is then divided by
+    their sum."""
     n = len(y)
-    masks, leaf_loss = _masks_and_leaf(X, y, cost)
+    masks, leaf_loss = _masks_and_leaf(X, y, cost, weights)
     memo = {}
 
     def leaf(rows):
@@ -72,11 +77,14 @@ def optimal_objective(X, y, cost, lam, max_depth=None):
     return solve((1 << n) - 1, max_depth)
 
 
-def rescore(clf, X, y_idx, cost, lam):
+def rescore(clf, X, y_idx, cost, lam, weights=None):
     """Objective of a fitted fst estimator's exported tree, from the raw data."""
     est = clf.estimator_
     pred = np.searchsorted(clf.classes_, est.predict(np.asarray(X, dtype=np.float32)))
-    return cost[y_idx, pred].sum() / len(y_idx) + lam * est.get_n_leaves()
+    if weights is None:
+        return cost[y_idx, pred].sum() / len(y_idx) + lam * est.get_n_leaves()
+    w = np.asarray(weights, dtype=np.float64)
+    return (w * cost[y_idx, pred]).sum() / w.sum() + lam * est.get_n_leaves()
 
 
 def optimal_objective_tests(X, y, cost, alpha, max_depth):

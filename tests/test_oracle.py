@@ -101,6 +101,61 @@ def test_class_weight_with_cost_matrix_one_leaf():
     assert clf.objective_ == pytest.approx(6 / 9 + 0.5)
 
 
+def _sample_weights(seed, y):
+    """Weights with ties, zeros and fractions; on some seeds every row of one
+    class weighs 0 (its label must stay predictable under a cost matrix)."""
+    rng = np.random.default_rng(5000 + seed)
+    w = rng.choice([0.0, 0.5, 1.0, 1.0, 2.5, 3.0], size=len(y))
+    if seed % 7 == 3:
+        w[y == y.max()] = 0.0
+    if not w.sum() > 0:
+        w[0] = 1.0
+    return w
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_sample_weight_matches_brute_force(seed):
+    """Weighted loss over the weights' sum: the optimum, the re-scored tree and
+    the bound equal the brute force's, with costs, class weights and depth
+    limits (each (class, weight) pair is a class of the search)."""
+    X, y, cost, lam, max_depth = _random_problem(3000 + seed)
+    w = _sample_weights(seed, y)
+    class_weight = {0: 2.0, 1: 0.5} if seed % 3 == 0 else None
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth,
+                                  class_weight=class_weight)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, y, sample_weight=w)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full_cost = np.ones((K, K)) - np.eye(K) if cost is None else cost
+    if class_weight is not None:
+        full_cost = np.array([class_weight.get(k, 1.0) for k in range(K)])[:, None] * full_cost
+    expected = optimal_objective(X, y_idx, full_cost, lam, max_depth, weights=w)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y_idx, full_cost, lam, weights=w) == pytest.approx(expected, abs=1e-9)
+    assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
+    if max_depth is not None:
+        assert clf.estimator_.get_depth() <= max_depth
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_whole_sample_weights_are_repeated_rows(seed):
+    """A whole weight counts as that many copies of the row (sklearn's sample
+    weight semantics): same optimum as the fit on the repeated rows."""
+    X, y, cost, lam, max_depth = _random_problem(4000 + seed)
+    w = np.random.default_rng(seed).integers(0, 4, size=len(y))
+    w[:len(np.unique(y))] = 1                    # every class keeps a row
+    rep = np.repeat(np.arange(len(y)), w)
+    a = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    b = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    a.fit(X, y, sample_weight=w)
+    b.fit(X[rep], y[rep])
+    assert a.optimal_ and b.optimal_
+    assert a.objective_ == pytest.approx(b.objective_, abs=1e-9)
+
+
 @pytest.mark.parametrize("share, switch_work, ladder", [
     (0.1, 0, ()), (0.4, 0, ()), (1.0, 0, ()), (0.1, 30_000, ()), (0.1, 1, ()),
     (0.1, 1, (6, 10**15, -1, 0.0)), (0.1, 1, (0, 0)), (0.1, 1, (6, 20_000, -1, 0.0)),

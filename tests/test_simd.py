@@ -218,8 +218,35 @@ def test_pair_values_identical_doubles_many_classes(seed, K, right, lam, restore
     A = np.concatenate([cells[:, :-1], cells.sum(1, keepdims=True)], axis=1).astype(np.int32)
     cl = (cells + rng.integers(0, 4, size=(m, K))).astype(float)
     cost = (rng.random((K, K)) if seed % 2 else 1.0 - np.eye(K)) / 97.0
+    if seed % 4 == 3:
+        # repeated columns, as a weighted fit has (one column per label, repeated
+        # for each (class, weight) pair): the loops try each distinct one once
+        cost = np.ascontiguousarray(cost[:, rng.integers(0, max(1, K // 3), size=K)])
     potc = cost.max(axis=1) - cost.min(axis=1)
     _assert_pair_values(A, cl, right, cc, cost, potc, lam)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_identical_weighted_fits_with_and_without_vector_loops(seed, restore_simd):
+    """A weighted fit (5 weights x 2 classes: 10 classes in the search, with
+    repeated cost columns) walks the same path under both loops."""
+    rng = np.random.default_rng(200 + seed)
+    X = rng.integers(0, 8, size=(300, 4)).astype(float)
+    y = ((X[:, 0] > 3) ^ (X[:, 2] > 5) | (rng.random(300) < 0.2)).astype(int)
+    w = rng.choice([0.5, 1.0, 2.0, 3.0, 4.5], size=300)
+    fits = []
+    for mode in (0, 1):
+        _search.set_simd(mode)
+        fits.append(FastSmallTreeClassifier(regularization=0.02).fit(X, y, sample_weight=w))
+    base, other = fits
+    assert base.optimal_ and other.optimal_
+    assert base.search_stats_["pair_stages"] > 0
+    assert other.objective_ == base.objective_
+    for key in ("nodes_created", "expansions", "work", "pair_stages"):
+        assert other.search_stats_[key] == base.search_stats_[key]
+    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+        np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
+                                      getattr(base.estimator_.tree_, attr))
 
 
 @pytest.mark.parametrize("seed", range(10))

@@ -7,19 +7,26 @@
 # Notation: costs are per row and already divided by n, so values add up across
 # children; lam is the price of one leaf.
 
+from libc.stdint cimport int32_t
+
+
 cdef inline double leaf_loss(const double* counts, int K, const double* cost,
-                             int* label) noexcept nogil:
+                             const int32_t* cols, int ncols, int* label) noexcept nogil:
     """Least total cost of labelling rows with these class counts by one label.
 
-    Ties go to the lowest class index (the same tie-break as numpy's argmax over
-    scores, so the exported tree predicts this label)."""
+    Only the labels `cols` (ncols of them, increasing) are tried: the first of
+    each set of identical columns of `cost` (`distinct_columns`), since identical
+    columns give identical sums.  Ties go to the lowest class index (the same
+    tie-break as numpy's argmax over scores, so the exported tree predicts this
+    label)."""
     cdef double best = 0.0, s
-    cdef int k, c, arg = 0
-    for k in range(K):
+    cdef int t, k, c, arg = 0
+    for t in range(ncols):
+        k = cols[t]
         s = 0.0
         for c in range(K):
             s += counts[c] * cost[c * K + k]
-        if k == 0 or s < best:
+        if t == 0 or s < best:
             best = s
             arg = k
     if label != NULL:

@@ -101,9 +101,9 @@ cdef extern from "_simd.h":
                          double t1, double t2, double* best2, double* peel,
                          int* arg) noexcept nogil
     int fst_pair_values_k(const int32_t* A, int m, int K, const double* cl, int right,
-                          const double* cc, const double* cost, const double* potc,
-                          double t1, double t2, double* best2, double* peel,
-                          int* arg) noexcept nogil
+                          const double* cc, const double* cost, const int32_t* cols,
+                          int ncols, const double* potc, double t1, double t2,
+                          double* best2, double* peel, int* arg) noexcept nogil
     int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli, int right,
                           int32_t c0, int32_t ct, int32_t t1, int32_t t2, int32_t* best2,
                           int32_t* peel, int* arg) noexcept nogil
@@ -158,6 +158,8 @@ cdef struct Ctx:
     const int32_t* col_order # n_cols x n: rows sorted by rank in each column
     const int32_t* row_rank  # n_cols x n: rank of each row's value (NaN: largest)
     const double* cost       # K x K: cost per row of class c predicted k, / n
+    const int32_t* pcols     # the labels a leaf tries (`distinct_columns`)
+    int n_pcols
     const double* potc       # K: max_k cost[c, k] - min_k cost[c, k]
     const double* maxcost    # K: max_k cost[c, k]
     const int32_t* y         # n: class index of each row
@@ -386,7 +388,7 @@ cdef void node_fill_counts(Ctx* c, Node* nd, const double* cnt, int64_t total,
     function of the rows, so a record may be recomputed instead of stored."""
     cdef double loss, floor
     cdef int k
-    loss = leaf_loss(cnt, c.K, c.cost, NULL)
+    loss = leaf_loss(cnt, c.K, c.cost, c.pcols, c.n_pcols, NULL)
     nd.count = total
     nd.leaf = loss + c.lam
     nd.pot = potential(cnt, c.K, c.potc)
@@ -762,7 +764,8 @@ cdef int _segment_node(Ctx* c, node_t nid, const word_t* X, int col, int32_t* ro
     max_seg = 0
     if 0 <= depth < 30:
         max_seg = 1 << depth
-    n_seg = segment_blocks(prefix, m, K, c.cost, c.lam, max_seg, ends, &value)
+    n_seg = segment_blocks(prefix, m, K, c.cost, c.pcols, c.n_pcols, c.lam, max_seg, ends,
+                           &value)
     if n_seg < 0:
         return -1
     if n_seg == 1:
@@ -887,8 +890,9 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
         cands[nvalid].worst_left = worst_loss(cntL, K, c.maxcost)
         cands[nvalid].worst_right = worst_loss(cntR, K, c.maxcost)
         cands[nvalid].col = col
-        cands[nvalid].pair_leaf = (leaf_loss(cntL, K, c.cost, NULL)
-                                   + leaf_loss(cntR, K, c.cost, NULL) + 2.0 * c.lam)
+        cands[nvalid].pair_leaf = (leaf_loss(cntL, K, c.cost, c.pcols, c.n_pcols, NULL)
+                                   + leaf_loss(cntR, K, c.cost, c.pcols, c.n_pcols, NULL)
+                                   + 2.0 * c.lam)
         valid[nvalid] = s
         nvalid += 1
     return nvalid
@@ -1123,7 +1127,8 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
             _take_pair(l1, l2, q1 >= t1 and q2 >= t2, q2 >= t1 and q1 >= t2, j,
                        best2, peel, arg)
         return
-    if fst_pair_values_k(A, m, K, cl, right, cc, c.cost, c.potc, t1, t2, best2, peel, arg):
+    if fst_pair_values_k(A, m, K, cl, right, cc, c.cost, c.pcols, c.n_pcols, c.potc, t1,
+                         t2, best2, peel, arg):
         return                           # the vector loop, same values (_simd.h)
     for j in range(m):
         a = A + <int64_t> j * K
@@ -1143,8 +1148,8 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
             n2 += c2[k]
         if n1 == 0.0 or n2 == 0.0:
             continue                     # s_j does not separate this child
-        l1 = leaf_loss(c1, K, c.cost, NULL)
-        l2 = leaf_loss(c2, K, c.cost, NULL)
+        l1 = leaf_loss(c1, K, c.cost, c.pcols, c.n_pcols, NULL)
+        l2 = leaf_loss(c2, K, c.cost, c.pcols, c.n_pcols, NULL)
         q1 = potential(c1, K, c.potc)
         q2 = potential(c2, K, c.potc)
         _take_pair(l1, l2, q1 >= t1 and q2 >= t2, q2 >= t1 and q1 >= t2, j,
@@ -2014,6 +2019,7 @@ cdef class Search:
     Holds the memo store; `run` performs the search, `extract` rebuilds the tree."""
     cdef Ctx c
     cdef object _keep          # Python arrays whose buffers Ctx points into
+    cdef object _pcols
     cdef node_t root
     cdef int32_t* all_splits
     cdef readonly double seconds
@@ -2047,6 +2053,7 @@ cdef class Search:
         cdef const double[::1] row_excess = problem.row_excess
         cdef const word_t[::1] eq_mask
         cdef const double[::1] mincost = problem.mincost
+        cdef const int32_t[::1] pcols
         cdef int i
         cdef Ctx* c = &self.c
         self._keep = problem
@@ -2067,6 +2074,10 @@ cdef class Search:
         c.col_order = &col_order[0, 0]
         c.row_rank = &row_rank[0, 0]
         c.cost = &cost[0, 0]
+        pcols = distinct_columns(problem.cost)
+        self._pcols = pcols
+        c.pcols = &pcols[0]
+        c.n_pcols = pcols.shape[0]
         c.potc = &potc[0]
         c.maxcost = &maxcost[0]
         c.y = &y[0]
@@ -2448,6 +2459,17 @@ def fill_nodes(const cnp.intp_t[::1] split,            # IN split of each node, 
                 out_missing_left[i] = 0
 
 
+def distinct_columns(cost):
+    """The labels a leaf needs to try: the first of each set of identical columns
+    of the cost matrix, in increasing order.  Identical columns give a leaf the
+    same cost to the last bit, so the least cost and its first (lowest) label are
+    unchanged; a weighted fit (one class per (class, sample weight) pair) has one
+    column per label repeated for each pair, and tries each label once."""
+    cost = np.asarray(cost, dtype=np.float64)
+    _, first = np.unique(np.ascontiguousarray(cost.T), axis=0, return_index=True)
+    return np.ascontiguousarray(np.sort(first).astype(np.int32))
+
+
 def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bint right,
                            const double[::1] cc, const double[:, ::1] cost,
                            const double[::1] potc, double lam):
@@ -2468,6 +2490,9 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
                          "entries, cost is K x K")
     c.K = K
     c.cost = &cost[0, 0]
+    cdef const int32_t[::1] pcols = distinct_columns(cost)
+    c.pcols = &pcols[0]
+    c.n_pcols = pcols.shape[0]
     c.potc = &potc[0]
     c.lam = lam
     c.rules = RULE_CAPACITY if lam > 0 else 0

@@ -12,23 +12,27 @@ best label plus lambda, with at most 2**depth segments under a depth limit.
 # - Segment values use `leaf_loss`, the same function that values memo nodes, so
 #   the realised tree's nodes carry bit-identical values.
 """
+from libc.stdint cimport int32_t
 from libc.stdlib cimport malloc, free
 
 from ._bounds cimport leaf_loss
 
 
 cdef inline double _seg_cost(const double* prefix, int a, int b, int K, const double* cost,
-                             double lam, double* tmp) noexcept nogil:
+                             const int32_t* cols, int ncols, double lam,
+                             double* tmp) noexcept nogil:
     cdef int c
     for c in range(K):
         tmp[c] = prefix[b * K + c] - prefix[a * K + c]
-    return leaf_loss(tmp, K, cost, NULL) + lam
+    return leaf_loss(tmp, K, cost, cols, ncols, NULL) + lam
 
 
 cdef int segment_blocks(const double* prefix,   # IN (m + 1) x K cumulative class counts
                         int m,                  # IN number of blocks
                         int K,                  # IN number of classes
                         const double* cost,     # IN K x K cost per row / n
+                        const int32_t* cols,    # IN the labels a leaf tries
+                        int ncols,              # IN (`_search.distinct_columns`)
                         double lam,             # IN price of a leaf
                         int max_segments,       # IN at most this many segments (<= 0: m)
                         int* ends,              # OUT exclusive end block of each segment
@@ -52,7 +56,7 @@ cdef int segment_blocks(const double* prefix,   # IN (m + 1) x K cumulative clas
             best = 0.0
             cur = -1
             for a in range(b):
-                v = g[a] + _seg_cost(prefix, a, b, K, cost, lam, tmp)
+                v = g[a] + _seg_cost(prefix, a, b, K, cost, cols, ncols, lam, tmp)
                 if cur < 0 or v < best:
                     best = v
                     cur = a
@@ -80,7 +84,7 @@ cdef int segment_blocks(const double* prefix,   # IN (m + 1) x K cumulative clas
                 for a in range(b):
                     if g[(s - 1) * (m + 1) + a] >= 1e299:
                         continue
-                    v = g[(s - 1) * (m + 1) + a] + _seg_cost(prefix, a, b, K, cost, lam, tmp)
+                    v = g[(s - 1) * (m + 1) + a] + _seg_cost(prefix, a, b, K, cost, cols, ncols, lam, tmp)
                     if v < best:
                         best = v
                         cur = a

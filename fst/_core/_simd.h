@@ -478,11 +478,12 @@ static void fst_pair_values2_avx512(const int32_t* A, int m, const double* cl, i
  * of _search._pair_values): 8 splits at a time, each count gathered from the
  * row's [split][class] layout, with the same operations in the same order as the
  * scalar loop -- sums started at 0 and taken over the classes in order, the
- * leaf's cost the smallest label sum by the same comparison -- so the same
- * doubles, the same first split and the same peel. */
+ * leaf's cost the smallest label sum by the same comparison, over the same
+ * labels `cols` -- so the same doubles, the same first split and the same peel. */
 __attribute__((target("avx512f")))
 static void fst_pair_values_k_avx512(const int32_t* A, int m, int K, const double* cl,
                                      int right, const double* cc, const double* cost,
+                                     const int32_t* cols, int ncols,
                                      const double* potc, double t1, double t2,
                                      double* best2, double* peel, int* arg)
 {
@@ -533,15 +534,16 @@ static void fst_pair_values_k_avx512(const int32_t* A, int m, int K, const doubl
         __mmask8 sep = live & _mm512_cmp_pd_mask(n1, zero, _CMP_NEQ_UQ)
                        & _mm512_cmp_pd_mask(n2, zero, _CMP_NEQ_UQ);
         __m512d l1 = zero, l2 = zero, q1 = zero, q2 = zero;
-        for (int kk = 0; kk < K; kk++) {
+        for (int t = 0; t < ncols; t++) {
+            int kk = cols[t];
             __m512d s1 = zero, s2 = zero;
             for (int y = 0; y < K; y++) {
                 __m512d w = _mm512_set1_pd(cost[y * K + kk]);
                 s1 = _mm512_add_pd(s1, _mm512_mul_pd(c1[y], w));
                 s2 = _mm512_add_pd(s2, _mm512_mul_pd(c2[y], w));
             }
-            l1 = kk == 0 ? s1 : _mm512_min_pd(s1, l1);   /* s < best ? s : best */
-            l2 = kk == 0 ? s2 : _mm512_min_pd(s2, l2);
+            l1 = t == 0 ? s1 : _mm512_min_pd(s1, l1);   /* s < best ? s : best */
+            l2 = t == 0 ? s2 : _mm512_min_pd(s2, l2);
         }
         for (int y = 0; y < K; y++) {
             __m512d w = _mm512_set1_pd(potc[y]);
@@ -559,12 +561,13 @@ static void fst_pair_values_k_avx512(const int32_t* A, int m, int K, const doubl
 /* 1 when the vector version for 3 to 16 classes ran, else 0 (the scalar loop). */
 static inline int fst_pair_values_k(const int32_t* A, int m, int K, const double* cl,
                                     int right, const double* cc, const double* cost,
+                                    const int32_t* cols, int ncols,
                                     const double* potc, double t1, double t2,
                                     double* best2, double* peel, int* arg)
 {
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1 && K >= 3 && K <= 16 && (int64_t)m * K < 2147483647) {
-        fst_pair_values_k_avx512(A, m, K, cl, right, cc, cost, potc, t1, t2,
+        fst_pair_values_k_avx512(A, m, K, cl, right, cc, cost, cols, ncols, potc, t1, t2,
                                  best2, peel, arg);
         return 1;
     }
