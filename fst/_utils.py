@@ -57,6 +57,23 @@ class NativeTreeMixin:
         X = self._validate_X_predict(X)
         return self.estimator_.apply(X, check_input=False)
 
+    @property
+    def feature_importances_(self):
+        """Impurity-based importances of ``estimator_`` (sklearn's formula), so
+        tools that read them off the model (SelectFromModel) work on it."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.feature_importances_
+
+    def get_depth(self):
+        """Depth of ``estimator_`` (a single leaf has depth 0)."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.get_depth()
+
+    def get_n_leaves(self):
+        """Number of leaves of ``estimator_``."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.get_n_leaves()
+
     def decision_path(self, X):
         """Node indicator matrix of the path of each row in ``estimator_.tree_``."""
         X = self._validate_X_predict(X)

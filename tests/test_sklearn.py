@@ -105,6 +105,24 @@ def test_feature_importances_match_sklearn_formula(iris_fit):
         cart.tree_.impurity[0], clf.estimator_.tree_.impurity[0])
 
 
+def test_importances_depth_and_leaves_on_the_estimator(iris_fit):
+    """The fst estimator answers what sklearn's tree does (feature_importances_,
+    get_depth, get_n_leaves), so SelectFromModel takes it unfitted."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.feature_selection import SelectFromModel
+    X, y, clf = iris_fit
+    np.testing.assert_array_equal(clf.feature_importances_,
+                                  clf.estimator_.feature_importances_)
+    assert clf.get_depth() == clf.estimator_.get_depth()
+    assert clf.get_n_leaves() == clf.n_leaves_ == clf.estimator_.get_n_leaves()
+    sel = SelectFromModel(FastSmallTreeClassifier(regularization=0.02)).fit(X, y)
+    np.testing.assert_array_equal(sel.get_support(), clf.feature_importances_ > 0)
+    fresh = FastSmallTreeClassifier()
+    assert not hasattr(fresh, "feature_importances_")
+    with pytest.raises(NotFittedError):
+        fresh.get_depth()
+
+
 def test_permutation_importance_and_partial_dependence(iris_fit):
     X, y, clf = iris_fit
     r = permutation_importance(clf.estimator_, X, y, n_repeats=3, random_state=0)
