@@ -1,5 +1,6 @@
 """FastSmallTreeClassifier: the certified sparse decision tree."""
 import numbers
+import os
 import threading
 import warnings
 
@@ -43,6 +44,35 @@ _LEVELS_DEFAULT_STACK = 2_000    # when a big stack cannot be had
 # turn gets twice as much, and each later turn (of the ladder and of deepening)
 # twice the last.  See _search.run.
 _SWITCH_WORK = 3_000_000_000
+
+
+# Share of the memory the process may use that memory_limit='auto' allows.
+_AUTO_MEMORY_SHARE = 0.75
+
+
+def _memory_available():
+    """Bytes of memory this process may use: the machine's physical memory, or
+    its cgroup's limit (v2, then v1) when lower; 0 when it cannot be read."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        total = 0
+    for path in ("/sys/fs/cgroup/memory.max",
+                 "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) > 0 and (total <= 0 or int(text) < total):
+            total = int(text)
+    return max(int(total), 0)
+
+
+def _auto_memory_limit():
+    """memory_limit='auto': a share of `_memory_available`, or 0 (no limit) when
+    that cannot be read."""
+    return int(_AUTO_MEMORY_SHARE * _memory_available())
 
 
 def _run_search(search, time_limit, memory_limit):
@@ -115,9 +145,14 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     time_limit : float, default=None
         Seconds of search. On expiry the best tree found is returned with
         ``optimal_ = False`` and a :class:`~fst.exceptions.NotCertifiedWarning`.
-    memory_limit : int, default=None
+    memory_limit : int, 'auto' or None, default='auto'
         Bytes of resident memory of the whole process, checked as the search
-        runs. On excess the search stops as for ``time_limit``.
+        runs. On excess the search stops as for ``time_limit``. 'auto' is three
+        quarters of the memory the process may use (the machine's, or its
+        container's limit when lower), so a search too big for the machine stops
+        with the best tree found instead of being killed by the system; None
+        sets no limit. The bytes in effect are ``search_stats_['memory_limit']``
+        (0: none).
     n_jobs : int, default=1
         Threads for the row-count pair stage (None means 1, -1 all cores). The
         results do not depend on it: threads fill disjoint cells and ties are
@@ -182,13 +217,14 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
         "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
-        "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"), None],
+        "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"),
+                         StrOptions({"auto"}), None],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
     }
 
     def __init__(self, regularization=0.05, *, cost_matrix=None, class_weight=None,
-                 max_depth=None, time_limit=None, memory_limit=None, n_jobs=1,
+                 max_depth=None, time_limit=None, memory_limit="auto", n_jobs=1,
                  verbose=0):
         self.regularization = regularization
         self.cost_matrix = cost_matrix
@@ -298,9 +334,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             search.set_keep_pair_words(self._keep_pair_words)
         if hasattr(self, "_staging"):   # test hook: (rows from which, rounds) a stage is staged
             search.set_staging(*self._staging)
+        memory_limit = (_auto_memory_limit() if self.memory_limit == "auto"
+                        else 0 if self.memory_limit is None else int(self.memory_limit))
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
-                           0 if self.memory_limit is None else int(self.memory_limit))
+                           memory_limit)
         extracted = search.extract()
         # The exported counts are already class-weighted: the scores take the
         # user's cost matrix, so that their argmax is the label the search chose
@@ -325,6 +363,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.lower_bound_ = min(float(search.lower_bound), self.objective_)
         self.gap_ = self.objective_ - self.lower_bound_
         self.search_stats_ = search.stats()
+        self.search_stats_["memory_limit"] = memory_limit
         if getattr(self, "_check_keys", False):   # test hook: every stored key rebuilt
             self.search_stats_["key_check"] = search.check_keys()
         if self.verbose:

@@ -48,6 +48,32 @@ def test_memory_limit_returns_best_tree_with_warning():
     _check_stopped(clf, X, y, "memory_limit")
 
 
+def test_memory_limit_auto_is_the_default_and_stops(monkeypatch):
+    """The default 'auto' limit is three quarters of the memory the process may
+    use (0, no limit, where it cannot be read); it is in effect in every fit, and
+    a search past it stops as an explicit limit does.  None sets no limit."""
+    import fst._classifier as fc
+
+    assert FastSmallTreeClassifier().memory_limit == "auto"
+    available = fc._memory_available()
+    if os.path.exists("/proc/meminfo"):
+        assert available > 0
+        with open("/proc/meminfo") as f:
+            phys = int(f.readline().split()[1]) * 1024
+        assert available <= phys
+    assert fc._auto_memory_limit() == int(0.75 * available)
+    X, y = _hard_problem()
+    clf = FastSmallTreeClassifier(regularization=0.1).fit(X[:60], y[:60])
+    assert clf.search_stats_["memory_limit"] == fc._auto_memory_limit()
+    none = FastSmallTreeClassifier(regularization=0.1, memory_limit=None).fit(X[:60], y[:60])
+    assert none.search_stats_["memory_limit"] == 0
+    monkeypatch.setattr(fc, "_memory_available", lambda: 4)   # a limit of 3 bytes
+    clf = FastSmallTreeClassifier(regularization=0.005, time_limit=30)
+    with pytest.warns(NotCertifiedWarning, match="memory_limit"):
+        clf.fit(X, y)
+    _check_stopped(clf, X, y, "memory_limit")
+
+
 _MEMORY_CHILD = """
 import os, warnings
 import numpy as np
