@@ -40,6 +40,22 @@ def test_time_limit_returns_best_tree_with_warning():
     _check_stopped(clf, X, y, "time_limit")
 
 
+def test_time_limit_holds_with_many_classes():
+    """The pair stage's cap counts the classes: on breast cancer weighted into 40
+    (class, weight) pairs, the root's stage under a cap sized for two classes ran
+    20 s past a 1-s limit (the limit is polled between expansions)."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    w = 1 + np.random.default_rng(0).integers(0, 20, len(y)) * 0.01
+    clf = FastSmallTreeClassifier(regularization=0.05, time_limit=1.0)
+    t0 = time.perf_counter()
+    with pytest.warns(NotCertifiedWarning, match="time_limit"):
+        clf.fit(X, y, sample_weight=w)
+    assert time.perf_counter() - t0 < 4.0
+    assert clf.status_ == "time_limit" and clf.search_stats_["pair_stages"] > 0
+
+
 def test_memory_limit_returns_best_tree_with_warning():
     X, y = _hard_problem()
     clf = FastSmallTreeClassifier(regularization=0.005, memory_limit=1, time_limit=30)

@@ -1737,8 +1737,13 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
             # three leaves and a bound for every child (breast cancer, 13,500
             # splits: 1.6e9 word-work, about 0.3 s, and an incumbent of 0.10745
             # against 0.10921 under the node cap at lambda 0.02).
+            # A cell costs K - 1 AND-counts of nw words (and values over K
+            # classes), so the cap counts K - 1 times the words: a stage of many
+            # classes (a weighted fit has one per (class, weight) pair) stays
+            # within the time the cap was tuned for on two classes (breast
+            # cancer weighted into 40 classes: the root's stage took 20 s).
             maxrows = ((c.pair_cap_root if c.level == 1 else c.pair_cap)
-                       // (<int64_t> nvalid * nw + 1) + 1)
+                       // (<int64_t> nvalid * nw * (c.K - 1) + 1) + 1)
             if npr > maxrows:
                 npr = <int> maxrows
             # The work clock is charged for the whole stage even when rounds leave
