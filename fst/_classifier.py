@@ -2,6 +2,7 @@
 import numbers
 import os
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -75,9 +76,14 @@ def _auto_memory_limit():
     return int(_AUTO_MEMORY_SHARE * _memory_available())
 
 
-def _run_search(search, time_limit, memory_limit):
+# Seconds between progress lines at verbose >= 2.
+_PROGRESS_SECONDS = 5.0
+
+
+def _run_search(search, time_limit, memory_limit, report=None):
     """Run `search` in a thread with a big C stack; Ctrl-C in the calling thread
-    becomes a stop request, so the best tree found is still returned."""
+    becomes a stop request, so the best tree found is still returned.  `report`,
+    if given, is called with `search.progress()` every `_PROGRESS_SECONDS`."""
     result = {}
     done = threading.Event()
 
@@ -105,9 +111,13 @@ def _run_search(search, time_limit, memory_limit):
         threading.stack_size(previous)
     # Wait on an Event, not on join(): an interrupted join() can mark a live
     # thread as finished on some Python versions.
+    next_report = time.monotonic() + _PROGRESS_SECONDS
     while not done.is_set():
         try:
             done.wait(0.05)
+            if report is not None and time.monotonic() >= next_report:
+                next_report = time.monotonic() + _PROGRESS_SECONDS
+                report(search.progress())
         except KeyboardInterrupt:
             search.interrupt()
     worker.join()
@@ -158,7 +168,10 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         results do not depend on it: threads fill disjoint cells and ties are
         broken by a fixed order.
     verbose : int, default=0
-        Print a summary of the search when > 0.
+        Print a summary of the search when > 0; at 2 or more, also a progress
+        line every 5 s while it runs (seconds, proven lower bound, the best
+        objective the root has recorded -- the trees of the depth ladder join it
+        at the end --, gap).
 
     Attributes
     ----------
@@ -338,7 +351,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                         else 0 if self.memory_limit is None else int(self.memory_limit))
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
-                           memory_limit)
+                           memory_limit, _progress_printer(lam) if self.verbose >= 2 else None)
         extracted = search.extract()
         # The exported counts are already class-weighted: the scores take the
         # user's cost matrix, so that their argmax is the label the search chose
@@ -409,6 +422,17 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         else:
             loss = (row_weight * weighted_cost[y_idx, pred]).sum() / row_weight.sum()
         return float(loss + lam * self.n_leaves_)
+
+
+def _progress_printer(lam):
+    """The progress line of verbose >= 2: time, proven bound, best objective, gap."""
+    def report(progress):
+        seconds, lower, best, expansions = progress
+        gap = best - lower
+        in_lam = f" ({gap / lam:.2f} lambda)" if lam > 0 else ""
+        print(f"[fst] {seconds:8.1f} s  lower bound {lower:.6f}  best {best:.6f}  "
+              f"gap {gap:.6f}{in_lam}  expansions {expansions:,}", flush=True)
+    return report
 
 
 def _weight_classes(y_idx, w, n_classes):

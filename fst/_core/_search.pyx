@@ -214,6 +214,10 @@ cdef struct Ctx:
     int stop                 # RUNNING or a STOP_* code
     int64_t expansions
     int64_t peak_rss
+    # --- progress, read by the caller's thread while the search runs ---
+    node_t prog_root         # the root once made, else -1
+    double prog_t0           # when the run started (fst_now)
+    double prog_lb, prog_ub  # the root's bounds at the last poll (`check_limits`)
 
 
 cdef void check_memory_now(Ctx* c) noexcept nogil:
@@ -233,6 +237,12 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
     cdef double now = fst_now()
     cdef long long rss
     c.ticks += 1
+    if c.prog_root >= 0:
+        # Copies for `Search.progress`, which reads them from another thread
+        # (never the memo itself, which may move as it grows): aligned 8-byte
+        # stores, so a reader sees an old or a new value, not a mix.
+        c.prog_lb = c.memo.nodes[c.prog_root].lb
+        c.prog_ub = c.memo.nodes[c.prog_root].ub
     if c.deadline >= 0 and now > c.deadline:
         c.stop = STOP_TIME
         return
@@ -1374,7 +1384,10 @@ cdef int pair_run(Ctx* c, PairStage* ps, const word_t* X, const double* cnt,
                   const int32_t* valid, int m, Cand* cands, const int32_t* rows,
                   int n_rows) noexcept nogil:
     """Count and value the rows `rows` of an open stage (`pair_open`, for at least
-    n_rows rows): see `pair_stage`.  Returns -1 on a memory stop."""
+    n_rows rows): see `pair_stage`.  Returns -1 on a memory stop, or when the
+    time limit passes between two chunks (a stage at the root of a fit of many
+    classes can take seconds): the rows done keep their values, the others their
+    bounds -- any subset is sound -- and the search unwinds as at any stop."""
     cdef int K = c.K
     cdef int nw = c.nw
     cdef int i, k, r0, r, nr, argl, argr, ret = 0
@@ -1428,6 +1441,9 @@ cdef int pair_run(Ctx* c, PairStage* ps, const word_t* X, const double* cnt,
                 _pair_child(c, cand_node(c, &cands[i], 1), ps.VAL[4 * r + 2],
                             ps.VAL[4 * r + 3])
         r0 += nr
+        if ret == 0 and r0 < n_rows and c.deadline >= 0 and fst_now() > c.deadline:
+            c.stop = STOP_TIME
+            ret = -1
     if ret < 0 and c.stop == RUNNING:
         c.stop = STOP_MEMORY
     return ret
@@ -2033,6 +2049,8 @@ cdef class Search:
         memset(&self.c, 0, sizeof(Ctx))
         self.all_splits = NULL
         self.root = -1
+        self.c.prog_root = -1
+        self.c.prog_ub = INF
 
     def __dealloc__(self):
         memo_free(&self.c.memo)
@@ -2199,6 +2217,7 @@ cdef class Search:
         cdef int64_t ladder_bytes = (c.ladder_bytes if c.ladder_bytes >= 0
                                      else memory_limit // 2)
         t0 = fst_now()
+        c.prog_t0 = t0
         c.deadline = t0 + time_limit if time_limit >= 0 else -1.0
         c.memory_limit = memory_limit
         c.memo.memory_limit = memory_limit
@@ -2210,6 +2229,10 @@ cdef class Search:
             for i in range(c.n):
                 bs_set(full, i)
             self.root = node_get(c, full, depth)
+            if self.root >= 0:
+                c.prog_lb = c.memo.nodes[self.root].lb
+                c.prog_ub = c.memo.nodes[self.root].ub
+                c.prog_root = self.root
             if self.root >= 0 and (c.rules & RULE_GREEDY):
                 greedy_seed(c, self.root, self.all_splits, c.n_splits)
             if self.root >= 0:
@@ -2300,6 +2323,13 @@ cdef class Search:
         if self.root < 0:
             raise MemoryError("fst could not allocate the root of the search")
         return c.stop
+
+    def progress(self):
+        """(seconds since the run started, the root's lower bound and incumbent
+        at the last poll, expansions): safe to call from another thread while
+        `run` works; before the root exists the bounds are (0, inf)."""
+        return (fst_now() - self.c.prog_t0 if self.c.prog_t0 > 0 else 0.0,
+                self.c.prog_lb, self.c.prog_ub, self.c.expansions)
 
     @property
     def lower_bound(self):
