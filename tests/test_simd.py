@@ -226,6 +226,25 @@ def test_pair_values_identical_doubles_many_classes(seed, K, right, lam, restore
     _assert_pair_values(A, cl, right, cc, cost, potc, lam)
 
 
+def _assert_same_path_under_both_loops(fit):
+    """`fit()` under the scalar and the vector loops: the same certified optimum,
+    reached by the same path, and the same tree."""
+    fits = []
+    for mode in (0, 1):
+        _search.set_simd(mode)
+        fits.append(fit())
+    base, other = fits
+    assert base.optimal_ and other.optimal_
+    assert base.search_stats_["pair_stages"] > 0
+    assert other.objective_ == base.objective_
+    assert other.lower_bound_ == base.lower_bound_
+    for key in ("nodes_created", "expansions", "work", "pair_stages"):
+        assert other.search_stats_[key] == base.search_stats_[key]
+    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+        np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
+                                      getattr(base.estimator_.tree_, attr))
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_identical_weighted_fits_with_and_without_vector_loops(seed, restore_simd):
     """A weighted fit (5 weights x 2 classes: 10 classes in the search, with
@@ -234,19 +253,8 @@ def test_identical_weighted_fits_with_and_without_vector_loops(seed, restore_sim
     X = rng.integers(0, 8, size=(300, 4)).astype(float)
     y = ((X[:, 0] > 3) ^ (X[:, 2] > 5) | (rng.random(300) < 0.2)).astype(int)
     w = rng.choice([0.5, 1.0, 2.0, 3.0, 4.5], size=300)
-    fits = []
-    for mode in (0, 1):
-        _search.set_simd(mode)
-        fits.append(FastSmallTreeClassifier(regularization=0.02).fit(X, y, sample_weight=w))
-    base, other = fits
-    assert base.optimal_ and other.optimal_
-    assert base.search_stats_["pair_stages"] > 0
-    assert other.objective_ == base.objective_
-    for key in ("nodes_created", "expansions", "work", "pair_stages"):
-        assert other.search_stats_[key] == base.search_stats_[key]
-    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
-        np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
-                                      getattr(base.estimator_.tree_, attr))
+    _assert_same_path_under_both_loops(
+        lambda: FastSmallTreeClassifier(regularization=0.02).fit(X, y, sample_weight=w))
 
 
 @pytest.mark.parametrize("seed", range(10))
@@ -263,18 +271,5 @@ def test_identical_fits_with_and_without_vector_loops(seed, restore_simd):
         y = (y + (X[:, 1] > 6) + (K == 4) * (X[:, 3] > 4)) % K
         X, y = X[:200], y[:200]      # fewer rows: these optima have many leaves
     cost = None if seed % 2 == 0 else rng.random((K, K)) + 1.0 - np.eye(K)
-    fits = []
-    for mode in (0, 1):
-        _search.set_simd(mode)
-        clf = FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost)
-        fits.append(clf.fit(X, y))
-    base, other = fits
-    assert base.optimal_ and other.optimal_
-    assert base.search_stats_["pair_stages"] > 0
-    assert other.objective_ == base.objective_
-    assert other.lower_bound_ == base.lower_bound_
-    for key in ("nodes_created", "expansions", "work", "pair_stages"):
-        assert other.search_stats_[key] == base.search_stats_[key]
-    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
-        np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
-                                      getattr(base.estimator_.tree_, attr))
+    _assert_same_path_under_both_loops(
+        lambda: FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost).fit(X, y))
