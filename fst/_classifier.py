@@ -162,7 +162,10 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         container's limit when lower), so a search too big for the machine stops
         with the best tree found instead of being killed by the system; None
         sets no limit. The bytes in effect are ``search_stats_['memory_limit']``
-        (0: none).
+        (0: none). Under 'auto' the search takes the path it takes without a
+        limit (an explicit limit also ends the depth ladder once the store
+        passes half of it), so results do not depend on the machine's memory
+        unless the limit stops the search.
     n_jobs : int, default=1
         Threads for the row-count pair stage (None means 1, -1 all cores). The
         results do not depend on it: threads fill disjoint cells and ties are
@@ -349,6 +352,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             search.set_staging(*self._staging)
         memory_limit = (_auto_memory_limit() if self.memory_limit == "auto"
                         else 0 if self.memory_limit is None else int(self.memory_limit))
+        if self.memory_limit == "auto" and len(getattr(self, "_ladder", ())) < 3:
+            # The ladder's end at half the memory limit would make the default
+            # search's path depend on the machine's memory: under 'auto' the path
+            # is that of no limit (as before 'auto'), and only the stop is added.
+            search.set_ladder_bytes(0)
         code = _run_search(search,
                            -1.0 if self.time_limit is None else float(self.time_limit),
                            memory_limit, _progress_printer(lam) if self.verbose >= 2 else None)

@@ -123,6 +123,34 @@ def test_memory_limit_auto_is_the_default_and_stops(monkeypatch):
     _check_stopped(clf, X, y, "memory_limit")
 
 
+def test_memory_limit_auto_walks_the_unlimited_path(monkeypatch):
+    """Under 'auto' the ladder does not end at half the limit (an explicit limit
+    makes it), so the default path does not depend on the machine's memory: with
+    a first pass cut at once (the ladder and deepening run), a fit under a small
+    'auto' limit walks the path of a fit without one.  (The store here stays a few
+    MB, below half the limit, so this checks the paths agree, not that branch.)"""
+    import fst._classifier as fc
+
+    rng = np.random.RandomState(3)
+    X = rng.randint(0, 6, size=(400, 5)).astype(float)
+    y = ((X[:, 0] > 2) ^ (X[:, 1] > 3) | (rng.rand(400) < 0.2)).astype(int)
+
+    def fit(limit):
+        clf = FastSmallTreeClassifier(regularization=0.005, memory_limit=limit)
+        clf._switch_work = 1
+        return clf.fit(X, y)
+
+    free = fit(None)
+    assert free.optimal_ and free.search_stats_["ladder_turns"] > 0
+    rss = free.search_stats_["peak_rss_bytes"]
+    monkeypatch.setattr(fc, "_memory_available", lambda: int((rss + 2**30) / 0.75))
+    auto = fit("auto")
+    assert auto.search_stats_["memory_limit"] == fc._auto_memory_limit() > rss
+    for key in ("nodes_created", "expansions", "ladder_turns", "ladder_nodes", "work"):
+        assert auto.search_stats_[key] == free.search_stats_[key]
+    assert auto.objective_ == free.objective_
+
+
 _MEMORY_CHILD = """
 import os, warnings
 import numpy as np

@@ -2203,6 +2203,11 @@ cdef class Search:
         self.c.ladder_bytes = ladder_bytes
         self.c.ladder_gap = ladder_gap
 
+    def set_ladder_bytes(self, int64_t ladder_bytes):
+        """The store size past which the ladder takes no more turns (`set_switch_work`;
+        0: no cap, -1: half the memory limit)."""
+        self.c.ladder_bytes = ladder_bytes
+
     def run(self, double time_limit=-1.0, int64_t memory_limit=0):
         """Deepen the budget at the root until it is solved or a limit stops the
         search.  Returns the status code."""
