@@ -215,7 +215,7 @@ cdef struct Ctx:
     int64_t expansions
     int64_t peak_rss
     # --- progress, read by the caller's thread while the search runs ---
-    node_t prog_root         # the root once made, else -1
+    node_t prog_root         # the root once made, else -1 (then the bounds are 0, inf)
     double prog_t0           # when the run started (fst_now)
     double prog_lb, prog_ub  # the root's bounds at the last poll (`check_limits`)
 
@@ -2234,10 +2234,7 @@ cdef class Search:
             for i in range(c.n):
                 bs_set(full, i)
             self.root = node_get(c, full, depth)
-            if self.root >= 0:
-                c.prog_lb = c.memo.nodes[self.root].lb
-                c.prog_ub = c.memo.nodes[self.root].ub
-                c.prog_root = self.root
+            c.prog_root = self.root   # check_limits copies its bounds from now on
             if self.root >= 0 and (c.rules & RULE_GREEDY):
                 greedy_seed(c, self.root, self.all_splits, c.n_splits)
             if self.root >= 0:
