@@ -10,12 +10,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_sample_weight, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._core._problem import build_problem
 from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
 from ._export import build_estimator
-from ._utils import NativeTreeMixin, check_cost_matrix
+from ._utils import NativeTreeMixin, check_cost_matrix, check_row_weights
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -320,7 +320,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 "is unbounded and may take very long; set max_depth or a positive "
                 "regularization.", UserWarning, stacklevel=2)
         weighted_cost = weights[:, None] * cost
-        row_weight = self._row_weights(sample_weight, X)
+        row_weight = check_row_weights(sample_weight, X, type(self).__name__)
         if row_weight is None:
             problem = build_problem(X, y_idx, n_classes, weighted_cost)
             pc_label, pc_weight = np.arange(n_classes), weights
@@ -398,28 +398,6 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 f"best tree found (objective {self.objective_:.6g}, lower bound "
                 f"{self.lower_bound_:.6g}).", NotCertifiedWarning, stacklevel=2)
         return self
-
-    def _row_weights(self, sample_weight, X):
-        """The validated sample weights, or None when they are absent or constant
-        (a constant weight cancels in the normalised loss)."""
-        if sample_weight is None:
-            return None
-        w = _check_sample_weight(sample_weight, X, dtype=np.float64)
-        if np.any(w < 0):
-            raise ValueError(
-                f"sample_weight of {type(self).__name__} must be >= 0. Got "
-                f"{w[w < 0][0]!r} at row {int(np.flatnonzero(w < 0)[0])}.")
-        with np.errstate(over="ignore"):
-            total = w.sum()
-        if not total > 0:
-            raise ValueError(
-                f"sample_weight of {type(self).__name__} must not be all zero.")
-        if not np.isfinite(total):
-            raise ValueError(
-                f"sample_weight of {type(self).__name__} sums beyond the float range.")
-        if np.all(w == w[0]):
-            return None
-        return w
 
     def _score_objective(self, X, y_idx, weighted_cost, lam, row_weight=None):
         """loss / n + lam * leaves of estimator_, from its predictions on X

@@ -15,7 +15,7 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
 from ._core._problem import build_space
 from ._core._search import effective_n_threads
 from ._export import build_estimator
-from ._utils import NativeTreeMixin, check_cost_matrix
+from ._utils import NativeTreeMixin, check_cost_matrix, check_row_weights
 
 __all__ = ["DPDTClassifier"]
 
@@ -37,7 +37,9 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
 
     where complexity is the expected number of tests a row goes through
     (``complexity='tests'``, the paper's measure) or the number of leaves
-    (``'leaves'``, FastSmallTreeClassifier's measure).
+    (``'leaves'``, FastSmallTreeClassifier's measure). With ``sample_weight``
+    the loss and the rows reaching a test are sums of weights, and
+    ``n_samples`` is the weights' total.
 
     Parameters
     ----------
@@ -221,7 +223,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
 
     # ------------------------------------------------------------------- fit
 
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Build the MDP on (X, y) and solve it for every trade-off.
 
         Parameters
@@ -231,6 +233,15 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             and values beyond float32 range are not.
         y : array-like of shape (n_samples,)
             Class labels of any type.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Nonnegative, finite weights of the rows, not all zero. Every count
+            becomes a sum of weights: the loss is ``sum_i w_i * cost(row i) /
+            sum_i w_i``, the tests generating function grows CART with weighted
+            impurities (as sklearn's ``DecisionTreeClassifier`` does), and under
+            ``complexity='tests'`` a test costs the share of the weight reaching
+            it. A whole weight counts as that many copies of the row; rows of
+            weight 0 are left out (as if absent; no threshold is placed between
+            their values).
 
         Returns
         -------
@@ -252,16 +263,21 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         y_idx = y_idx.reshape(-1)
         K = len(self.classes_)
         cost = check_cost_matrix(self.cost_matrix, K, type(self).__name__)
+        row_weight = check_row_weights(sample_weight, X, type(self).__name__)
+        if row_weight is not None:
+            keep = row_weight > 0
+            X, y_idx, row_weight = np.ascontiguousarray(X[keep]), y_idx[keep], row_weight[keep]
         t0 = time.perf_counter()
         space = build_space(X, y_idx)
         mdp = MDP(space, K, cost, cart_k,
                   CRITERION_ENTROPY if self.criterion == "entropy" else CRITERION_GINI,
                   COMPLEXITY_TESTS if self.complexity == "tests" else COMPLEXITY_LEAVES,
                   GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST,
-                  effective_n_threads(self.n_jobs))
+                  effective_n_threads(self.n_jobs), weights=row_weight)
         mdp.build()
         seconds = time.perf_counter() - t0
-        n = X.shape[0]
+        # the MDP's counts are sums of weights: n is their total
+        n = X.shape[0] if row_weight is None else row_weight.sum()
         c, l, points = mdp.root_hull()
         # Objective of hull point i at alpha: loss_i + alpha * complexity_i.
         self._hull_loss = l / n
@@ -275,6 +291,8 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self._cost = cost
         self._y_idx = y_idx
         self._X = X
+        self._w = np.ones(X.shape[0]) if row_weight is None else row_weight
+        self._weighted = row_weight is not None
         self._cache = {}
         # Every tree of the root's hull is exported (and re-scored) now, so the
         # fitted estimator keeps no MDP and no training data, and pickles.
@@ -287,7 +305,8 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         stats["seconds"] = seconds
         self.mdp_stats_ = stats
         self.n_states_ = stats["states"]
-        del self._X, self._y_idx, self._mdp, self._space, self._points, self._cache
+        del (self._X, self._y_idx, self._w, self._weighted, self._mdp, self._space,
+             self._points, self._cache)
         if self.verbose:
             print(f"[dpdt] states={stats['states']} saved={stats['states_saved']} "
                   f"hull={len(points)} trees={len(self.trees_)} seconds={seconds:.3f}")
@@ -332,11 +351,15 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             tree_space, (node_split, left, right, depth, rows), self.classes_,
             np.arange(len(self.classes_)), np.ones(len(self.classes_)),
             None if self.cost_matrix is None else self._cost,
-            self.n_features_in_, getattr(self, "feature_names_in_", None))
+            self.n_features_in_, getattr(self, "feature_names_in_", None),
+            row_weight=self._w if self._weighted else None)
         # Re-score from the raw data: the exported tree must have the loss the MDP
         # recorded for it.
         pred = np.searchsorted(self.classes_, est.predict(self._X, check_input=False))
-        loss = self._cost[self._y_idx, pred].sum() / sp.n_rows
+        if self._weighted:
+            loss = (self._w * self._cost[self._y_idx, pred]).sum() / self._w.sum()
+        else:
+            loss = self._cost[self._y_idx, pred].sum() / sp.n_rows
         if abs(loss - self._hull_loss[i]) > _RESCORE_TOL * max(1.0, self._cost.max()):
             raise RuntimeError(
                 f"fst internal error: a DPDT tree scores {loss!r} but the MDP "
@@ -347,13 +370,16 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         hi = np.concatenate([[np.inf], self._betas])
         lo = np.concatenate([self._betas, [0.0]])
         trees = [self._hull_trees[i] for i in chosen]
-        n = self._space.n_rows
+        total = self._w.sum()
         acc, tests, leaves, depth = [], [], [], []
         for est in trees:
             t = est.tree_
-            acc.append(float(np.mean(est.predict(self._X, check_input=False) == self.classes_[self._y_idx])))
+            right = est.predict(self._X, check_input=False) == self.classes_[self._y_idx]
+            # (a masked sum, not np.dot: BLAS would wake its threads for this)
+            acc.append(float(self._w[right].sum() / total))
             internal = t.children_left >= 0
-            tests.append(float(t.n_node_samples[internal].sum()) / n)
+            # the weight reaching each test (the rows when unweighted)
+            tests.append(float(t.weighted_n_node_samples[internal].sum()) / total)
             leaves.append(int(est.get_n_leaves()))
             depth.append(int(est.get_depth()))
         return {

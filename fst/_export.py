@@ -33,7 +33,7 @@ def leaf_scores(weighted_counts, cost):
 
 
 def build_estimator(problem, extracted, classes, pc_label, pc_weight, cost_for_scores,
-                    n_features, feature_names=None):
+                    n_features, feature_names=None, row_weight=None):
     """Build the fitted DecisionTreeClassifier of an extracted tree.
 
     Parameters
@@ -49,6 +49,9 @@ def build_estimator(problem, extracted, classes, pc_label, pc_weight, cost_for_s
         pair of a weighted fit.
     cost_for_scores : ndarray of shape (n_classes, n_classes) or None
         The user's cost matrix, or None for 0/1 loss (see `leaf_scores`).
+    row_weight : ndarray of shape (n_rows,) or None
+        A weight per row of the problem (DPDT's sample weights), multiplying
+        ``pc_weight``; None counts each row once.
     """
     split, left, right, depth, rows = extracted
     K = len(classes)
@@ -57,7 +60,9 @@ def build_estimator(problem, extracted, classes, pc_label, pc_weight, cost_for_s
     weighted = np.zeros((n_nodes, K))
     n_samples = np.zeros(n_nodes, dtype=np.intp)
     for i, r in enumerate(rows):
-        per_pc = np.bincount(problem.y[r], minlength=n_pc)[:n_pc] * pc_weight
+        per_pc = np.bincount(problem.y[r], minlength=n_pc,
+                             weights=None if row_weight is None else row_weight[r])
+        per_pc = per_pc[:n_pc] * pc_weight
         weighted[i] = np.bincount(pc_label, weights=per_pc, minlength=K)
         n_samples[i] = len(r)
     nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)

@@ -1,6 +1,6 @@
 """Validation shared by the estimators."""
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 
 def check_cost_matrix(cost_matrix, n_classes, owner):
@@ -24,6 +24,29 @@ def check_cost_matrix(cost_matrix, n_classes, owner):
             f"The 'cost_matrix' parameter of {owner} must hold finite values >= 0. Got "
             f"{cost.tolist()!r} instead.")
     return cost
+
+
+def check_row_weights(sample_weight, X, owner):
+    """The validated sample weights, or None when they are absent or constant
+    (a constant weight cancels in a loss normalised by the weights' sum).
+
+    ``owner`` is the estimator's class name, used in the error messages."""
+    if sample_weight is None:
+        return None
+    w = _check_sample_weight(sample_weight, X, dtype=np.float64)
+    if np.any(w < 0):
+        raise ValueError(
+            f"sample_weight of {owner} must be >= 0. Got "
+            f"{w[w < 0][0]!r} at row {int(np.flatnonzero(w < 0)[0])}.")
+    with np.errstate(over="ignore"):
+        total = w.sum()
+    if not total > 0:
+        raise ValueError(f"sample_weight of {owner} must not be all zero.")
+    if not np.isfinite(total):
+        raise ValueError(f"sample_weight of {owner} sums beyond the float range.")
+    if np.all(w == w[0]):
+        return None
+    return w
 
 
 class NativeTreeMixin:

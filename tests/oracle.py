@@ -87,12 +87,15 @@ def rescore(clf, X, y_idx, cost, lam, weights=None):
     return (w * cost[y_idx, pred]).sum() / w.sum() + lam * est.get_n_leaves()
 
 
-def optimal_objective_tests(X, y, cost, alpha, max_depth):
+def optimal_objective_tests(X, y, cost, alpha, max_depth, weights=None):
     """The optimal objective loss/n + alpha * expected number of tests (each test
     weighted by the share of rows reaching it) over every tree of depth at most
-    `max_depth`, by exhaustive enumeration (DPDT's objective)."""
+    `max_depth`, by exhaustive enumeration (DPDT's objective).  With row
+    `weights`, the loss and the rows reaching a test are weighted and n is the
+    weights' sum."""
     n = len(y)
-    masks, leaf = _masks_and_leaf(X, y, cost)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    masks, leaf = _masks_and_leaf(X, y, cost, weights)
     memo = {}
 
     def solve(rows, depth):
@@ -101,7 +104,7 @@ def optimal_objective_tests(X, y, cost, alpha, max_depth):
             return memo[key]
         best = leaf(rows)
         if depth > 0:
-            price = alpha * bin(rows).count("1") / n
+            price = alpha * sum(w[i] for i in range(n) if rows >> i & 1) / w.sum()
             seen = set()
             for m in masks:
                 left = rows & m
@@ -115,17 +118,18 @@ def optimal_objective_tests(X, y, cost, alpha, max_depth):
     return solve((1 << n) - 1, max_depth)
 
 
-def tree_objective(est, X, y_idx, cost, alpha, complexity, classes):
+def tree_objective(est, X, y_idx, cost, alpha, complexity, classes, weights=None):
     """loss/n + alpha * complexity of a fitted DecisionTreeClassifier, from the raw
-    data: complexity is the expected number of tests or the number of leaves."""
+    data: complexity is the expected number of tests or the number of leaves.
+    With row `weights`: the weighted loss and tests over the weights' sum."""
     X32 = np.asarray(X, dtype=np.float32)
-    n = len(y_idx)
+    w = np.ones(len(y_idx)) if weights is None else np.asarray(weights, dtype=np.float64)
     pred = np.searchsorted(classes, est.predict(X32))
-    loss = cost[y_idx, pred].sum() / n
+    loss = (w * cost[y_idx, pred]).sum() / w.sum()
     if complexity == "leaves":
         return loss + alpha * est.get_n_leaves()
     internal = est.tree_.children_left >= 0
     # rows through each test node, counted by routing the data (not read off
     # the stored n_node_samples)
     path = est.decision_path(X32).toarray()
-    return loss + alpha * path[:, internal].sum() / n
+    return loss + alpha * (w[:, None] * path[:, internal]).sum() / w.sum()

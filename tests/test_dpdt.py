@@ -113,13 +113,15 @@ def test_never_worse_than_cart_and_its_pruning_path(seed):
         assert mine <= theirs + 1e-12, (a, mine, theirs)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("growth", ["depth", "best_first"])
 @pytest.mark.parametrize("seed", range(6))
-def test_generator_reproduces_sklearn_cart(seed, growth):
+def test_generator_reproduces_sklearn_cart(seed, growth, weighted):
     """The native tests generating function offers, at the root, the test nodes
     of sklearn's CART (same criterion; depth K, or 2^K leaves best first): for
     every CART test node whose best split is unique (and whose ancestors' are),
-    a generated test splits that node's rows the same way."""
+    a generated test splits that node's rows the same way.  With sample weights,
+    against sklearn's CART fitted with the same weights."""
     from fst._core._mdp import MDP, GROWTH_BEST_FIRST, GROWTH_DEPTH
     from fst._core._problem import build_space
 
@@ -127,25 +129,32 @@ def test_generator_reproduces_sklearn_cart(seed, growth):
     X = X.astype(np.float32)
     criterion = ["entropy", "gini"][seed % 2]
     k = 2 + seed % 3
+    sw = (np.random.default_rng(seed).uniform(0.1, 3.0, size=len(y)) if weighted
+          else np.ones(len(y)))
     space = build_space(X, y)
     n_classes = len(np.unique(y))
     mdp = MDP(space, n_classes, np.ones((n_classes, n_classes)) - np.eye(n_classes),
               np.array([k, 1], np.int32), 1 if criterion == "entropy" else 0, 0,
-              GROWTH_DEPTH if growth == "depth" else GROWTH_BEST_FIRST)
+              GROWTH_DEPTH if growth == "depth" else GROWTH_BEST_FIRST,
+              weights=sw if weighted else None)
     mine = [(f, space.thresholds[space.col_start[f] + t]) for f, t in mdp.generate_tests(k)]
     kw = {"max_depth": k} if growth == "depth" else {"max_leaf_nodes": 2 ** k}
-    cart = DecisionTreeClassifier(criterion=criterion, random_state=0, **kw).fit(X, y)
+    cart = DecisionTreeClassifier(criterion=criterion, random_state=0, **kw).fit(
+        X, y, sample_weight=sw if weighted else None)
     t = cart.tree_
     paths = cart.decision_path(X).toarray().astype(bool)
 
-    def impurity(labels):
+    def impurity(rows):
+        # rows: a boolean mask of the node's rows
+        labels, wr = y[rows], sw[rows]
+        total = wr.sum()
         if labels.size == 0:
             return 0.0
-        p = np.bincount(labels, minlength=n_classes) / labels.size
+        p = np.bincount(labels, weights=wr, minlength=n_classes) / total
         if criterion == "gini":
-            return labels.size * (1 - (p ** 2).sum())
+            return total * (1 - (p ** 2).sum())
         p = p[p > 0]
-        return -labels.size * (p * np.log(p)).sum()
+        return -total * (p * np.log(p)).sum()
 
     def best_is_unique(rows):
         # every split of the node's rows by brute force: is the best partition unique?
@@ -154,7 +163,12 @@ def test_generator_reproduces_sklearn_cart(seed, growth):
             vals = np.unique(X[rows, g])
             for u in vals[:-1]:
                 part = X[rows, g] <= u
-                scores[part.tobytes()] = impurity(y[rows][part]) + impurity(y[rows][~part])
+                idx = np.flatnonzero(rows)
+                left = np.zeros(len(y), bool)
+                left[idx[part]] = True
+                right = np.zeros(len(y), bool)
+                right[idx[~part]] = True
+                scores[part.tobytes()] = impurity(left) + impurity(right)
         best = min(scores.values())
         return sum(v <= best + 1e-9 * (1 + best) for v in scores.values()) == 1
 
@@ -403,3 +417,123 @@ def test_leaves_measure_agrees_with_the_certified_solver(seed):
         assert fs.optimal_
         got = tree_objective(dp.tree_at(lam), X, y_idx, full, lam, "leaves", dp.classes_)
         assert got == pytest.approx(fs.objective_, abs=1e-9)
+
+
+# ------------------------------------------------------------ sample weights
+
+def _weights(seed, n):
+    """Row weights with zeros, fractions and ties, never all zero."""
+    rng = np.random.default_rng(7000 + seed)
+    kind = seed % 3
+    if kind == 0:
+        w = rng.integers(0, 4, size=n).astype(float)
+    elif kind == 1:
+        w = rng.uniform(0.05, 3.0, size=n)
+        w[rng.random(n) < 0.2] = 0.0
+    else:
+        w = rng.choice([0.5, 1.0, 2.5], size=n)
+    w[0] = max(w[0], 1.0)
+    return w
+
+
+@pytest.mark.parametrize("seed", range(90))
+def test_sample_weight_matches_exhaustive_oracle(seed):
+    """With sample weights and cart_depth='all', every tree returned is optimal
+    for the weighted objective (loss and tests over the weights' sum), re-scored
+    from the raw data by an enumeration that knows nothing of DPDT."""
+    X, y, cost = _small_problem(seed)
+    w = _weights(seed, len(y))
+    max_depth = seed % 4
+    complexity = "tests" if seed % 2 == 0 else "leaves"
+    clf = DPDTClassifier(max_depth=max_depth, cart_depth="all", complexity=complexity,
+                         alphas=ALPHAS, cost_matrix=cost).fit(X, y, sample_weight=w)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    full = _full_cost(cost, classes)
+    for a in ALPHAS:
+        if complexity == "tests":
+            expected = optimal_objective_tests(X, y_idx, full, a, max_depth, weights=w)
+        else:
+            expected = optimal_objective(X, y_idx, full, a, max_depth, weights=w)
+        got = tree_objective(clf.tree_at(a), X, y_idx, full, a, complexity, clf.classes_,
+                             weights=w)
+        assert got == pytest.approx(expected, abs=1e-9), (a, got, expected)
+    f = clf.pareto_front_
+    for t, loss, acc in zip(clf.trees_, f["loss"], f["accuracy"]):
+        pred = np.searchsorted(clf.classes_, t.predict(X.astype(np.float32)))
+        assert loss == pytest.approx((w * full[y_idx, pred]).sum() / w.sum(), abs=1e-12)
+        assert acc == pytest.approx(np.average(pred == y_idx, weights=w), abs=1e-12)
+
+
+def _same_trees(a, b):
+    assert len(a.trees_) == len(b.trees_)
+    for key in ("loss", "expected_tests", "accuracy", "alpha_min", "alpha_max"):
+        np.testing.assert_allclose(a.pareto_front_[key], b.pareto_front_[key],
+                                   rtol=1e-12, atol=1e-12)
+    for s, t in zip(a.trees_, b.trees_):
+        for attr in ("feature", "threshold", "children_left", "children_right"):
+            np.testing.assert_array_equal(getattr(s.tree_, attr), getattr(t.tree_, attr))
+        np.testing.assert_allclose(s.tree_.value, t.tree_.value, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("criterion", ["entropy", "gini"])
+@pytest.mark.parametrize("growth", ["depth", "best_first"])
+@pytest.mark.parametrize("complexity", ["tests", "leaves"])
+def test_whole_weights_are_repeated_rows(criterion, growth, complexity):
+    """A whole weight counts as that many copies of the row everywhere: CART's
+    weighted impurities (the tests offered), the loss and the tests' price, so
+    the fronts and the trees are the same; a zero weight is an absent row."""
+    X, y = _continuous(61, n=240, p=4, K=3)
+    w = np.random.default_rng(3).integers(0, 4, size=len(y))
+    kw = dict(max_depth=3, cart_depth=3, criterion=criterion, cart_growth=growth,
+              complexity=complexity)
+    weighted = DPDTClassifier(**kw).fit(X, y, sample_weight=w)
+    repeated = DPDTClassifier(**kw).fit(np.repeat(X, w, axis=0), np.repeat(y, w))
+    _same_trees(weighted, repeated)
+    # the exported counts: rows of positive weight, and their weight
+    t = weighted.estimator_.tree_
+    keep = w > 0
+    paths = weighted.estimator_.decision_path(X.astype(np.float32)).toarray().astype(bool)
+    np.testing.assert_array_equal(t.n_node_samples, paths[keep].sum(axis=0))
+    np.testing.assert_allclose(t.weighted_n_node_samples, (w[:, None] * paths).sum(axis=0))
+
+
+def test_constant_and_scaled_weights_and_zero_weight_rows():
+    X, y = _continuous(62, n=200, p=3, K=2)
+    plain = DPDTClassifier(max_depth=3).fit(X, y)
+    _same_trees(plain, DPDTClassifier(max_depth=3).fit(X, y, sample_weight=np.full(200, 2.5)))
+    w = np.random.default_rng(5).uniform(0.1, 2.0, size=200)
+    a = DPDTClassifier(max_depth=3).fit(X, y, sample_weight=w)
+    b = DPDTClassifier(max_depth=3).fit(X, y, sample_weight=8.0 * w)   # exact scaling
+    _same_trees(a, b)
+    w[::7] = 0.0
+    c = DPDTClassifier(max_depth=3).fit(X, y, sample_weight=w)
+    keep = w > 0
+    d = DPDTClassifier(max_depth=3).fit(X[keep], y[keep], sample_weight=w[keep])
+    _same_trees(c, d)
+
+
+def test_sample_weight_changes_the_front_and_row_order_does_not():
+    X, y = _continuous(63, n=300, p=4, K=2)
+    w = np.where(y == 1, 5.0, 1.0)
+    plain = DPDTClassifier(max_depth=3).fit(X, y)
+    weighted = DPDTClassifier(max_depth=3).fit(X, y, sample_weight=w)
+    assert not np.allclose(plain.pareto_front_["loss"][-1], weighted.pareto_front_["loss"][-1])
+    # up-weighting class 1 trades class-0 errors for class-1 errors
+    err1 = lambda clf: np.mean(clf.predict(X)[y == 1] != 1)   # noqa: E731
+    assert err1(weighted) <= err1(plain)
+    perm = np.random.default_rng(1).permutation(len(y))
+    shuffled = DPDTClassifier(max_depth=3).fit(X[perm], y[perm], sample_weight=w[perm])
+    _same_trees(weighted, shuffled)
+
+
+@pytest.mark.parametrize("w, match", [
+    (lambda n: -np.ones(n), ">= 0"),
+    (lambda n: np.zeros(n), "all zero|non-zero"),
+    (lambda n: np.r_[np.nan, np.ones(n - 1)], "NaN"),
+    (lambda n: np.r_[np.inf, np.ones(n - 1)], "infinity"),
+    (lambda n: np.ones(n + 1), "inconsistent|shape"),
+])
+def test_bad_sample_weight_is_named(w, match):
+    X, y = _continuous(0, n=30, p=2, K=2)
+    with pytest.raises(ValueError, match=match):
+        DPDTClassifier().fit(X, y, sample_weight=w(len(y)))

@@ -11,7 +11,9 @@ through the memo store (key: the row bitset, salt: the depth).
 #   is additive over its nodes: loss = sum of its leaves' costs, and complexity
 #   = sum over its tests of the rows reaching them ('tests': divided by n this
 #   is the expected number of tests, the paper's measure) or its number of
-#   leaves ('leaves').  So V(s, alpha) = min over subtrees T of
+#   leaves ('leaves').  With row weights every count is a sum of weights (a
+#   leaf's cost, CART's impurities, the rows reaching a test), and n is their
+#   total: a whole weight is that many copies of the row.  So V(s, alpha) = min over subtrees T of
 #   (loss(T) + alpha * c(T)) / n is the lower envelope of lines, concave and
 #   piecewise linear in alpha, and it is determined by the subtrees on the lower
 #   convex hull of the points (c(T), loss(T)).  Bellman's equation
@@ -194,6 +196,8 @@ cdef class MDP:
     cdef const int32_t* order       # (p, n) rows sorted by rank per column
     cdef const int32_t* col_start   # (p + 1) first global split of each column
     cdef const int32_t* y
+    cdef const double* w            # (n) weight of each row (ones without weights)
+    cdef int weighted               # 1: weights given (entropy from log, not xlogx)
     cdef double* cost               # (K, K) row cost of class c predicted k
     cdef double* mincost            # (K) least cost of a row of class c
     cdef int32_t* cart_k            # (D) CART depth per level, 0: every split
@@ -260,7 +264,8 @@ cdef class MDP:
         self.D = -1
 
     def __init__(self, space, int n_classes, cost, cart_k, int criterion,
-                 int complexity, int growth=1, int n_threads=1, int64_t capacity=4096):
+                 int complexity, int growth=1, int n_threads=1, int64_t capacity=4096,
+                 weights=None):
         cdef int d, i
         cdef cnp.ndarray[int32_t, ndim=2, mode="c"] rank = np.ascontiguousarray(
             space.row_rank, dtype=np.int32)
@@ -270,9 +275,19 @@ cdef class MDP:
             space.col_start, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=1, mode="c"] yy = np.ascontiguousarray(
             space.y, dtype=np.int32)
+        cdef cnp.ndarray[double, ndim=1, mode="c"] ww
         cost = np.ascontiguousarray(cost, dtype=np.float64)
         cart_k = np.asarray(cart_k, dtype=np.int32)
-        self._keep = (rank, order, cstart, yy)
+        if weights is None:
+            ww = np.ones(rank.shape[1])
+            self.weighted = 0
+        else:
+            ww = np.ascontiguousarray(weights, dtype=np.float64)
+            if ww.shape[0] != rank.shape[1] or not np.all(ww > 0) or not np.all(np.isfinite(ww)):
+                raise ValueError("DPDT: weights must be finite and > 0, one per row")
+            self.weighted = 1
+        self._keep = (rank, order, cstart, yy, ww)
+        self.w = &ww[0]
         self.n = rank.shape[1]
         if self.n >= 2147483647:
             raise ValueError("DPDT takes fewer than 2**31 - 1 rows (a state's row count "
@@ -393,6 +408,10 @@ cdef class MDP:
 
     # ------------------------------------------------------------------ leaves
 
+    cdef inline double _wt(self, int32_t r) noexcept nogil:
+        """Row r's weight: 1 without weights (no load in the count loops)."""
+        return self.w[r] if self.weighted else 1.0
+
     cdef inline double leaf_loss(self, const double* cnt) noexcept nogil:
         """Least total cost of one label for rows with class counts cnt."""
         cdef int k, c
@@ -421,12 +440,20 @@ cdef class MDP:
         return s
 
     cdef inline double impurity(self, const double* cnt, double tot) noexcept nogil:
-        """tot * impurity (gini or entropy in nats) of integer class counts."""
+        """tot * impurity (gini or entropy in nats) of class counts (whole rows,
+        or sums of weights; tot their sum).  Weighted entropy takes c * log(c)
+        directly, the formula of the xlogx table, so whole weights give the
+        values of repeated rows."""
         cdef int c
         cdef double s = 0.0
         if tot <= 0:
             return 0.0
         if self.criterion == C_ENTROPY:
+            if self.weighted:
+                for c in range(self.K):
+                    if cnt[c] > 0:
+                        s += cnt[c] * log(cnt[c])
+                return tot * log(tot) - s
             for c in range(self.K):
                 s += self.xlogx[<int64_t> cnt[c]]
             return self.xlogx[<int64_t> tot] - s
@@ -452,7 +479,7 @@ cdef class MDP:
         cdef double v, best = 0.0
         memset(tot, 0, self.K * sizeof(double))
         for i in range(m):
-            tot[self.y[L[i]]] += 1.0
+            tot[self.y[L[i]]] += self._wt(L[i])
         for j in range(self.p):
             lst = L + <int64_t> j * m
             rnk = self.rank + <int64_t> j * self.n
@@ -461,7 +488,7 @@ cdef class MDP:
             memset(left, 0, self.K * sizeof(double))
             for i in range(m - 1):
                 r = lst[i]
-                left[self.y[r]] += 1.0
+                left[self.y[r]] += self._wt(r)
                 rk = rnk[r]
                 rk_next = rnk[lst[i + 1]]
                 if rk == rk_next:
@@ -590,19 +617,23 @@ cdef class MDP:
         cdef double* tot = self.counts
         cdef int64_t i
         cdef int c, nz = 0
+        cdef double tw = 0.0
         memset(tot, 0, self.K * sizeof(double))
         for i in range(start, end):
-            tot[self.y[self.cs[i]]] += 1.0
+            tot[self.y[self.cs[i]]] += self._wt(self.cs[i])
         for c in range(self.K):
+            tw += tot[c]
             if tot[c] > 0:
                 nz += 1
         if nz < 2:
             return 0  # pure: sklearn's CART makes it a leaf
-        node_imp[0] = self.impurity(tot, <double> (end - start))
-        return self._scan_segment(start, end, m, out_f, out_t, out_v)
+        node_imp[0] = self.impurity(tot, tw)
+        return self._scan_segment(start, end, m, tw, out_f, out_t, out_v)
 
-    cdef int _scan_segment(self, int64_t start, int64_t end, int64_t m,
+    cdef int _scan_segment(self, int64_t start, int64_t end, int64_t m, double tw,
                            int32_t* out_f, int32_t* out_t, double* out_v) noexcept nogil:
+        """CART's least weighted impurity split of the segment (tw: its rows'
+        total weight, the sum of the class counts in self.counts)."""
         cdef double* tot = self.counts
         cdef double* left = self.counts + self.K
         cdef double* right = self.counts + 2 * self.K
@@ -621,14 +652,14 @@ cdef class MDP:
             nl = 0.0
             for i in range(cnt - 1):
                 r = lst[i]
-                left[self.y[r]] += 1.0
-                nl += 1.0
+                left[self.y[r]] += self._wt(r)
+                nl += self._wt(r)
                 rk = rnk[r]
                 if rk == rnk[lst[i + 1]]:
                     continue
                 for c in range(self.K):
                     right[c] = tot[c] - left[c]
-                v = self.impurity(left, nl) + self.impurity(right, cnt - nl)
+                v = self.impurity(left, nl) + self.impurity(right, tw - nl)
                 if not found or v < best - TIE_TOL * (best + 1.0):
                     found = 1
                     best = v
@@ -820,6 +851,7 @@ cdef class MDP:
         cdef double* bl = self.pair_counts + 4 * K     # [2][K] left counts at the best
         cdef double* right = self.pair_counts + 6 * K  # [K]
         cdef double* res
+        cdef double mass
         cdef int64_t stride
         cdef int nt
         key[0] = self.keys[d + 1]
@@ -834,7 +866,7 @@ cdef class MDP:
             sd = 0 if rf[r] <= t else 1
             self.side[r] = <uint8_t> sd
             bs_set(key[sd], r)
-            tot[sd * K + self.y[r]] += 1.0
+            tot[sd * K + self.y[r]] += self._wt(r)
             mc[sd] += 1
         for sd in range(2):
             h[sd] = bs_hash(key[sd], self.nw, d + 1)
@@ -880,9 +912,11 @@ cdef class MDP:
                 return -1
             self.memo.nodes[sid[sd]].count = mc[sd]
             self.states_at_depth[d + 1] += 1
+            mass = 0.0
             for c in range(K):
                 right[c] = tot[sd * K + c] - bl[sd * K + c]
-            if self._finish_last(sid[sd], mc[sd], leaf[sd], need[sd] == 1 and found[sd],
+                mass += tot[sd * K + c]
+            if self._finish_last(sid[sd], mass, leaf[sd], need[sd] == 1 and found[sd],
                                  self.col_start[bf[sd]] + bt[sd] if found[sd] else -1,
                                  best[sd], bl + sd * K, right) != 0:
                 return -1
@@ -928,7 +962,7 @@ cdef class MDP:
                     rs[1] = v
                     rs[2] = prev[sd]
                     memcpy(rs + 3, left + sd * K, K * sizeof(double))
-            left[sd * K + self.y[r]] += 1.0
+            left[sd * K + self.y[r]] += self._wt(r)
             prev[sd] = rk
 
     cdef bint _interrupted(self) noexcept nogil:
@@ -956,11 +990,13 @@ cdef class MDP:
         self.n_leaf_only += 1
         return 0
 
-    cdef int _finish_last(self, node_t sid, int64_t m, double leaf, int has_split,
+    cdef int _finish_last(self, node_t sid, double mass, double leaf, int has_split,
                           int32_t split, double v, const double* lc,
                           const double* rc) noexcept nogil:
         """Hull of a last-level state: its leaf, and its best split (children
-        leaves with class counts lc and rc, summed loss v) when that is better."""
+        leaves with class counts lc and rc, summed loss v) when that is better.
+        mass: the state's rows (their total weight), what its test costs under
+        the 'tests' complexity."""
         cdef Point q
         cdef int64_t pl, pr_, lp
         if not has_split or v >= leaf:
@@ -973,7 +1009,7 @@ cdef class MDP:
         lp = self._leaf_point(leaf)
         if pl < 0 or pr_ < 0 or lp < 0:
             return -1
-        q.c = (<double> m if self.complexity == C_TESTS else 0.0) + (
+        q.c = (mass if self.complexity == C_TESTS else 0.0) + (
             2.0 if self.complexity == C_LEAVES else 0.0)
         q.l = v
         q.split = split
@@ -1001,7 +1037,7 @@ cdef class MDP:
         cdef double shift
         memset(cnt, 0, self.K * sizeof(double))
         for i in range(m):
-            cnt[self.y[L[i]]] += 1.0
+            cnt[self.y[L[i]]] += self._wt(L[i])
         leaf = self.leaf_loss(cnt)
         cb.n = 0
         # Rule (leaf floor): when the leaf's loss equals the sum over rows of the
@@ -1021,7 +1057,11 @@ cdef class MDP:
         q.right = -1
         if buf_push(cb, &q) != 0:
             return -1
-        shift = <double> m if self.complexity == C_TESTS else 0.0
+        # the test's complexity under 'tests': the rows reaching it (their weight)
+        shift = 0.0
+        if self.complexity == C_TESTS:
+            for i in range(self.K):
+                shift += cnt[i]
         if d == self.D - 1:
             # Children are leaves: the best test is the least-loss split whatever
             # alpha is (see the module notes); exact over every split.
@@ -1105,9 +1145,9 @@ cdef class MDP:
         for i in range(m):
             r = L[i]
             if rf[r] <= t:
-                lc[self.y[r]] += 1.0
+                lc[self.y[r]] += self._wt(r)
             else:
-                rc[self.y[r]] += 1.0
+                rc[self.y[r]] += self._wt(r)
         q.left = self._leaf_point(self.leaf_loss(lc))
         q.right = self._leaf_point(self.leaf_loss(rc))
         return 0 if q.left >= 0 and q.right >= 0 else -1
