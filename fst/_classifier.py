@@ -7,7 +7,6 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
@@ -15,7 +14,7 @@ from sklearn.utils.validation import validate_data
 from ._core._problem import build_problem
 from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
 from ._export import build_estimator
-from ._utils import NativeTreeMixin, check_cost_matrix, check_row_weights
+from ._utils import NativeTreeMixin, check_class_weight, check_cost_matrix, check_row_weights
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -310,10 +309,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         y_idx = y_idx.reshape(-1)
         n_classes = len(self.classes_)
         cost = self._cost(n_classes)
-        if self.class_weight is None:
-            weights = np.ones(n_classes)
-        else:
-            weights = compute_class_weight(self.class_weight, classes=self.classes_, y=y)
+        weights = check_class_weight(self.class_weight, self.classes_, y,
+                                     type(self).__name__)
         if lam == 0 and self.max_depth is None:
             warnings.warn(
                 "regularization=0 without max_depth: every leaf is free, so the search "

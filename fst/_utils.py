@@ -1,5 +1,6 @@
 """Validation shared by the estimators."""
 import numpy as np
+from sklearn.utils import compute_class_weight
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 
@@ -24,6 +25,26 @@ def check_cost_matrix(cost_matrix, n_classes, owner):
             f"The 'cost_matrix' parameter of {owner} must hold finite values >= 0. Got "
             f"{cost.tolist()!r} instead.")
     return cost
+
+
+def check_class_weight(class_weight, classes, y, owner):
+    """The weight of each class (ones when None), finite and >= 0.
+
+    Class weights scale the rows of the cost matrix, and every bound of the
+    search assumes nonnegative costs: a negative weight would make a certificate
+    wrong, and NaN or inf no objective at all, so both are refused here."""
+    if class_weight is None:
+        return np.ones(len(classes))
+    weights = np.asarray(compute_class_weight(class_weight, classes=classes, y=y),
+                         dtype=np.float64)
+    bad = ~np.isfinite(weights) | (weights < 0)
+    if np.any(bad):
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"The 'class_weight' parameter of {owner} must give every class a finite "
+            f"weight >= 0. Got {float(weights[i])!r} for class "
+            f"{np.asarray(classes).tolist()[i]!r}.")
+    return weights
 
 
 def check_row_weights(sample_weight, X, owner):

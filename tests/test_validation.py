@@ -109,6 +109,20 @@ def test_zero_regularization_without_depth_warns_but_runs():
         FastSmallTreeClassifier(regularization=0.0, max_depth=2).fit(X, y)
 
 
+@pytest.mark.parametrize("weight", [-1.0, -1e-300, np.nan, np.inf])
+def test_bad_class_weight_is_named(weight):
+    """A class weight scales a row of the costs, which every bound needs >= 0: a
+    negative one made a negative objective (-0.49 on this data), NaN or inf a NaN
+    one, all certified, before this check."""
+    X = np.arange(10.0).reshape(-1, 1)
+    y = np.array([0, 1] * 5)
+    with pytest.raises(ValueError, match="class_weight.*finite weight >= 0.*class 0"):
+        FastSmallTreeClassifier(regularization=0.01, class_weight={0: weight, 1: 2.0}).fit(X, y)
+    # a zero weight is allowed: that class costs nothing
+    clf = FastSmallTreeClassifier(regularization=0.01, class_weight={0: 0.0, 1: 2.0}).fit(X, y)
+    assert clf.optimal_ and clf.objective_ == pytest.approx(0.01)
+
+
 def test_class_weight_and_cost_matrix_multiply():
     rng = np.random.default_rng(0)
     Xr = rng.integers(0, 3, size=(30, 3)).astype(float)
