@@ -15,7 +15,7 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
 from ._core._problem import build_space
 from ._core._search import effective_n_threads
 from ._export import build_estimator
-from ._utils import NativeTreeMixin, check_cost_matrix, check_row_weights
+from ._utils import NativeTreeMixin, check_class_weight, check_cost_matrix, check_row_weights
 
 __all__ = ["DPDTClassifier"]
 
@@ -73,6 +73,14 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     cost_matrix : array-like of shape (n_classes, n_classes), default=None
         ``cost_matrix[i, j]`` is the cost of predicting ``classes_[j]`` for a row
         of class ``classes_[i]`` (finite, >= 0). None means 0/1 loss.
+    class_weight : dict, 'balanced' or None, default=None
+        Weights per true class (finite, >= 0), as in scikit-learn: they scale the
+        rows of the loss (the cost of a row of class c is ``weight[c] *
+        cost_matrix[c, j]``, as in FastSmallTreeClassifier; the loss is still
+        divided by the number of rows, or the sum of ``sample_weight``) and the
+        class counts of the generating CART's impurities (as in sklearn's
+        ``DecisionTreeClassifier(class_weight=...)``). The rows reaching a test,
+        its price under ``complexity='tests'``, are not class-weighted.
     n_jobs : int, default=1
         Threads for the scans of the last test level (over columns; None means
         1, -1 all cores). The result does not depend on it: each column's best
@@ -143,13 +151,15 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "greedy_below": [Interval(numbers.Integral, 0, None, closed="left"), None],
         "cost_matrix": ["array-like", None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
     }
 
     def __init__(self, max_depth=3, *, cart_depth=4, criterion="entropy",
                  cart_growth="depth", complexity="tests", alphas=1000, alpha=0.0,
-                 greedy_below=None, cost_matrix=None, n_jobs=1, verbose=0):
+                 greedy_below=None, cost_matrix=None, class_weight=None, n_jobs=1,
+                 verbose=0):
         self.max_depth = max_depth
         self.cart_depth = cart_depth
         self.criterion = criterion
@@ -159,6 +169,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.alpha = alpha
         self.greedy_below = greedy_below
         self.cost_matrix = cost_matrix
+        self.class_weight = class_weight
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -262,7 +273,11 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.classes_, y_idx = np.unique(y, return_inverse=True)
         y_idx = y_idx.reshape(-1)
         K = len(self.classes_)
-        cost = check_cost_matrix(self.cost_matrix, K, type(self).__name__)
+        user_cost = check_cost_matrix(self.cost_matrix, K, type(self).__name__)
+        class_w = check_class_weight(self.class_weight, self.classes_, y,
+                                     type(self).__name__)
+        # the class weights scale the rows of the loss (as in FastSmallTreeClassifier)
+        cost = class_w[:, None] * user_cost
         row_weight = check_row_weights(sample_weight, X, type(self).__name__)
         if row_weight is not None:
             keep = row_weight > 0
@@ -273,7 +288,8 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                   CRITERION_ENTROPY if self.criterion == "entropy" else CRITERION_GINI,
                   COMPLEXITY_TESTS if self.complexity == "tests" else COMPLEXITY_LEAVES,
                   GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST,
-                  effective_n_threads(self.n_jobs), weights=row_weight)
+                  effective_n_threads(self.n_jobs), weights=row_weight,
+                  class_weights=None if self.class_weight is None else class_w)
         mdp.build()
         seconds = time.perf_counter() - t0
         # the MDP's counts are sums of weights: n is their total
@@ -289,6 +305,8 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self._mdp = mdp
         self._points = points
         self._cost = cost
+        self._user_cost = user_cost
+        self._class_w = class_w
         self._y_idx = y_idx
         self._X = X
         self._w = np.ones(X.shape[0]) if row_weight is None else row_weight
@@ -306,7 +324,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.mdp_stats_ = stats
         self.n_states_ = stats["states"]
         del (self._X, self._y_idx, self._w, self._weighted, self._mdp, self._space,
-             self._points, self._cache)
+             self._points, self._cache, self._user_cost, self._class_w)
         if self.verbose:
             print(f"[dpdt] states={stats['states']} saved={stats['states_saved']} "
                   f"hull={len(points)} trees={len(self.trees_)} seconds={seconds:.3f}")
@@ -349,8 +367,11 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         tree_space = SimpleNamespace(split_col=feature, thresholds=threshold, y=sp.y)
         est = build_estimator(
             tree_space, (node_split, left, right, depth, rows), self.classes_,
-            np.arange(len(self.classes_)), np.ones(len(self.classes_)),
-            None if self.cost_matrix is None else self._cost,
+            np.arange(len(self.classes_)), self._class_w,
+            # the counts are class-weighted already: the scores take the user's
+            # costs (as in FastSmallTreeClassifier), so their argmax is the label
+            # the MDP chose
+            None if self.cost_matrix is None else self._user_cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None),
             row_weight=self._w if self._weighted else None)
         # Re-score from the raw data: the exported tree must have the loss the MDP

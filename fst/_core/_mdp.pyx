@@ -198,6 +198,7 @@ cdef class MDP:
     cdef const int32_t* y
     cdef const double* w            # (n) weight of each row (ones without weights)
     cdef int weighted               # 1: weights given (entropy from log, not xlogx)
+    cdef double* cw                 # (K) class weights of CART's impurities, or NULL
     cdef double* cost               # (K, K) row cost of class c predicted k
     cdef double* mincost            # (K) least cost of a row of class c
     cdef int32_t* cart_k            # (D) CART depth per level, 0: every split
@@ -241,6 +242,7 @@ cdef class MDP:
         self.hull_off = NULL
         self.hull_len = NULL
         self.cost = NULL
+        self.cw = NULL
         self.mincost = NULL
         self.cart_k = NULL
         self.xlogx = NULL
@@ -265,7 +267,7 @@ cdef class MDP:
 
     def __init__(self, space, int n_classes, cost, cart_k, int criterion,
                  int complexity, int growth=1, int n_threads=1, int64_t capacity=4096,
-                 weights=None):
+                 weights=None, class_weights=None):
         cdef int d, i
         cdef cnp.ndarray[int32_t, ndim=2, mode="c"] rank = np.ascontiguousarray(
             space.row_rank, dtype=np.int32)
@@ -288,6 +290,15 @@ cdef class MDP:
             self.weighted = 1
         self._keep = (rank, order, cstart, yy, ww)
         self.w = &ww[0]
+        if class_weights is not None:
+            cwa = np.asarray(class_weights, dtype=np.float64)
+            if cwa.shape[0] != n_classes or not np.all(cwa >= 0) or not np.all(np.isfinite(cwa)):
+                raise ValueError("DPDT: class_weights must be finite and >= 0, one per class")
+            self.cw = <double*> malloc(n_classes * sizeof(double))
+            if self.cw == NULL:
+                raise MemoryError("DPDT: cannot allocate the MDP's buffers")
+            for i in range(n_classes):
+                self.cw[i] = cwa[i]
         self.n = rank.shape[1]
         if self.n >= 2147483647:
             raise ValueError("DPDT takes fewer than 2**31 - 1 rows (a state's row count "
@@ -388,6 +399,7 @@ cdef class MDP:
         free(self.tests_cap)
         free(self.cand)
         free(self.cost)
+        free(self.cw)
         free(self.mincost)
         free(self.cart_k)
         free(self.xlogx)
@@ -443,9 +455,26 @@ cdef class MDP:
         """tot * impurity (gini or entropy in nats) of class counts (whole rows,
         or sums of weights; tot their sum).  Weighted entropy takes c * log(c)
         directly, the formula of the xlogx table, so whole weights give the
-        values of repeated rows."""
+        values of repeated rows.  With class weights every count is first scaled
+        by its class's weight (tot is then recomputed), as sklearn's CART does."""
         cdef int c
-        cdef double s = 0.0
+        cdef double s = 0.0, x
+        if self.cw != NULL:
+            # class weights (sklearn's class_weight): CART's counts are cw[c] * cnt[c]
+            tot = 0.0
+            for c in range(self.K):
+                x = cnt[c] * self.cw[c]
+                tot += x
+                if self.criterion == C_ENTROPY:
+                    if x > 0:
+                        s += x * log(x)
+                else:
+                    s += x * x
+            if tot <= 0:
+                return 0.0
+            if self.criterion == C_ENTROPY:
+                return tot * log(tot) - s
+            return tot - s / tot
         if tot <= 0:
             return 0.0
         if self.criterion == C_ENTROPY:
@@ -623,10 +652,10 @@ cdef class MDP:
             tot[self.y[self.cs[i]]] += self._wt(self.cs[i])
         for c in range(self.K):
             tw += tot[c]
-            if tot[c] > 0:
+            if tot[c] > 0 and (self.cw == NULL or self.cw[c] > 0):
                 nz += 1
         if nz < 2:
-            return 0  # pure: sklearn's CART makes it a leaf
+            return 0  # pure (with class weights: of positive weight): CART's leaf
         node_imp[0] = self.impurity(tot, tw)
         return self._scan_segment(start, end, m, tw, out_f, out_t, out_v)
 
