@@ -1,7 +1,8 @@
 """fst: provably optimal sparse decision trees as native scikit-learn trees."""
 from ._classifier import FastSmallTreeClassifier
 from ._dpdt import DPDTClassifier
-from .exceptions import NotCertifiedWarning
+from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
-__all__ = ["DPDTClassifier", "FastSmallTreeClassifier", "NotCertifiedWarning"]
+__all__ = ["DPDTClassifier", "FastSmallTreeClassifier", "IncompleteMDPWarning",
+           "NotCertifiedWarning"]
 __version__ = "0.1.0"

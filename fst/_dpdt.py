@@ -1,6 +1,7 @@
 """DPDTClassifier: Dynamic Programming Decision Trees, the whole front at once."""
 import numbers
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -13,9 +14,10 @@ from types import SimpleNamespace
 from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
                          CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP, TESTS_ALL)
 from ._core._problem import build_space
-from ._core._search import effective_n_threads
+from ._core._search import STATUS_NAMES, effective_n_threads
 from ._export import build_estimator
 from ._utils import NativeTreeMixin, check_class_weight, check_cost_matrix, check_row_weights
+from .exceptions import IncompleteMDPWarning
 
 __all__ = ["DPDTClassifier"]
 
@@ -81,6 +83,14 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         class counts of the generating CART's impurities (as in sklearn's
         ``DecisionTreeClassifier(class_weight=...)``). The rows reaching a test,
         its price under ``complexity='tests'``, are not class-weighted.
+    time_limit : float, default=None
+        Seconds of building. When they run out (or on Ctrl-C) the build ends
+        early and still returns: every state not yet reached becomes a leaf and
+        every state being built keeps the tests it has tried, which is a smaller
+        MDP solved exactly, so every tree returned is real and correctly scored
+        (only the front may be worse, and Proposition 2 may not hold).
+        ``status_`` then says why and an ``IncompleteMDPWarning`` is issued.
+        None means no limit.
     n_jobs : int, default=1
         Threads for the scans of the last test level (over columns; None means
         1, -1 all cores). The result does not depend on it: each column's best
@@ -103,6 +113,9 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         ``pandas.DataFrame(pareto_front_)`` gives a table.
     n_states_ : int
         States of the MDP (distinct (row set, depth) pairs).
+    status_ : {'optimal', 'time_limit', 'interrupted'}
+        'optimal' when the whole MDP was solved (every tree of ``trees_`` is
+        optimal for it), else the stop that ended the build early.
     mdp_stats_ : dict
         Size of the MDP: states, states saved by sharing identical row sets,
         states per depth, hull points, seconds.
@@ -152,14 +165,15 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         "greedy_below": [Interval(numbers.Integral, 0, None, closed="left"), None],
         "cost_matrix": ["array-like", None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
     }
 
     def __init__(self, max_depth=3, *, cart_depth=4, criterion="entropy",
                  cart_growth="depth", complexity="tests", alphas=1000, alpha=0.0,
-                 greedy_below=None, cost_matrix=None, class_weight=None, n_jobs=1,
-                 verbose=0):
+                 greedy_below=None, cost_matrix=None, class_weight=None,
+                 time_limit=None, n_jobs=1, verbose=0):
         self.max_depth = max_depth
         self.cart_depth = cart_depth
         self.criterion = criterion
@@ -170,6 +184,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.greedy_below = greedy_below
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
+        self.time_limit = time_limit
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -290,7 +305,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                   GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST,
                   effective_n_threads(self.n_jobs), weights=row_weight,
                   class_weights=None if self.class_weight is None else class_w)
-        mdp.build()
+        code = mdp.build(-1.0 if self.time_limit is None else float(self.time_limit))
         seconds = time.perf_counter() - t0
         # the MDP's counts are sums of weights: n is their total
         n = X.shape[0] if row_weight is None else row_weight.sum()
@@ -323,11 +338,19 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         stats["seconds"] = seconds
         self.mdp_stats_ = stats
         self.n_states_ = stats["states"]
+        self.status_ = STATUS_NAMES[code]
         del (self._X, self._y_idx, self._w, self._weighted, self._mdp, self._space,
              self._points, self._cache, self._user_cost, self._class_w)
         if self.verbose:
             print(f"[dpdt] states={stats['states']} saved={stats['states_saved']} "
-                  f"hull={len(points)} trees={len(self.trees_)} seconds={seconds:.3f}")
+                  f"hull={len(points)} trees={len(self.trees_)} seconds={seconds:.3f} "
+                  f"status={self.status_}")
+        if code != 0:
+            warnings.warn(
+                f"DPDT stopped ({self.status_}) after {seconds:.3g} s, before its whole "
+                f"MDP was built: the trees returned solve the part built "
+                f"({stats['states']} states; states not reached are leaves).",
+                IncompleteMDPWarning, stacklevel=2)
         return self
 
     def _select(self, alphas):

@@ -338,6 +338,9 @@ def test_plot_front():
     ({"cost_matrix": [[0, np.inf], [1, 0]]}, "finite"),
     ({"n_jobs": 0}, "n_jobs"),
     ({"max_depth": -1}, "max_depth"),
+    ({"time_limit": -1.0}, "time_limit"),
+    ({"time_limit": np.nan}, "time_limit"),
+    ({"class_weight": "auto"}, "class_weight"),
 ])
 def test_bad_parameters_are_named(params, match):
     X, y = _continuous(0, n=30, p=2, K=2)
@@ -399,24 +402,68 @@ def test_results_do_not_depend_on_n_jobs():
         assert f.n_states_ == fits[0].n_states_
 
 
+def _check_stopped_fit(clf, X, y, status, seconds, limit):
+    """A stopped build returns within its limit, says why, and its trees are
+    real: re-scored from the raw data (also checked inside fit), a front that
+    is non-dominated, no tree worse than the leaf at alpha = 0, picklable."""
+    from fst import IncompleteMDPWarning  # noqa: F401  (exported)
+
+    assert clf.status_ == status
+    assert seconds < limit
+    classes, y_idx = np.unique(y, return_inverse=True)
+    full = _full_cost(None, classes)
+    f = clf.pareto_front_
+    for t, loss in zip(clf.trees_, f["loss"]):
+        assert tree_objective(t, X, y_idx, full, 0.0, "tests", classes) == \
+            pytest.approx(loss, abs=1e-12)
+    assert np.all(np.diff(f["loss"]) < 0) and np.all(np.diff(f["expected_tests"]) > 0)
+    assert f["loss"][-1] <= 1.0 - np.bincount(y_idx).max() / len(y) + 1e-12
+    assert pickle.loads(pickle.dumps(clf)).score(X, y) == clf.score(X, y)
+
+
 @pytest.mark.skipif(not hasattr(__import__("signal"), "SIGINT") or __import__("os").name == "nt",
                     reason="POSIX signal")
-def test_ctrl_c_stops_a_long_build():
+def test_ctrl_c_returns_the_front_built_so_far():
+    """Ctrl-C ends the build like a stop: fit returns (it raised KeyboardInterrupt
+    before) with the exact solution of the part built and a warning."""
     import os
     import signal
     import threading
     import time
+
+    from fst import IncompleteMDPWarning
 
     X, y = _continuous(40, n=20000, p=10, K=3)
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     t0 = time.perf_counter()
     timer.start()
     try:
-        with pytest.raises(KeyboardInterrupt):
-            DPDTClassifier(max_depth=6, cart_depth=3).fit(X, y)
+        with pytest.warns(IncompleteMDPWarning, match="interrupted"):
+            clf = DPDTClassifier(max_depth=6, cart_depth=3).fit(X, y)
     finally:
         timer.cancel()
-    assert time.perf_counter() - t0 < 5.0
+    _check_stopped_fit(clf, X, y, "interrupted", time.perf_counter() - t0, 5.0)
+
+
+def test_time_limit_returns_the_front_built_so_far():
+    import time
+
+    from fst import IncompleteMDPWarning
+
+    X, y = _continuous(40, n=20000, p=10, K=3)
+    t0 = time.perf_counter()
+    with pytest.warns(IncompleteMDPWarning, match="time_limit"):
+        clf = DPDTClassifier(max_depth=6, cart_depth=3, time_limit=0.3).fit(X, y)
+    _check_stopped_fit(clf, X, y, "time_limit", time.perf_counter() - t0, 3.0)
+    assert clf.n_states_ < 200000      # the whole MDP has over 500,000 states
+    # a limit the build does not reach changes nothing
+    X, y = _continuous(41, n=300, p=4, K=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", IncompleteMDPWarning)
+        a = DPDTClassifier(max_depth=3, time_limit=600).fit(X, y)
+    b = DPDTClassifier(max_depth=3).fit(X, y)
+    assert a.status_ == b.status_ == "optimal"
+    _same_trees(a, b)
 
 
 @pytest.mark.parametrize("seed", range(20))

@@ -51,8 +51,8 @@ from ._memo cimport MAX_DEPTH_LEFT, Memo, memo_init, memo_free, memo_find, memo_
 from ._openmp cimport omp_get_thread_num
 
 cdef extern from "Python.h":
-    # Declared without Cython's `except -1`: a pending KeyboardInterrupt stays set
-    # and is raised by `build` once the search has unwound.
+    # Declared without Cython's `except -1`: a KeyboardInterrupt is seen as a return
+    # value, cleared, and ends the build as a stop (`_interrupted`).
     int fst_check_signals "PyErr_CheckSignals"() noexcept
 
 cdef extern from "_platform.h":
@@ -69,6 +69,11 @@ cdef enum:
     C_ALL = 0              # cart depth 0 at a level means: offer every split
     GROW_DEPTH = 1         # CART grown depth first to depth K
     GROW_BEST_FIRST = 2    # CART grown best first to 2^K leaves
+
+cdef enum:
+    # Stops (the codes of the search's status names: fst._core._search.STATUS_NAMES)
+    STOP_TIME = 1
+    STOP_INTERRUPT = 3
 
 cdef enum:
     # Below this many (rows x columns) a scan is not worth waking threads for.
@@ -226,7 +231,8 @@ cdef class MDP:
     cdef double* pair_res           # last_pair: per column results (p * 2 * (3 + K))
     cdef double* thread_scratch     # last_pair: per thread counts (threads * 3K)
     cdef int n_threads
-    cdef int stop                   # Ctrl-C seen: unwind, then raise
+    cdef int stop                   # STOP_TIME or STOP_INTERRUPT once a stop is seen
+    cdef double deadline            # fst_now() past which the build stops (< 0: none)
     cdef double next_signal_check
     # statistics
     cdef public int64_t memo_hits, n_expanded, n_leaf_only
@@ -376,6 +382,7 @@ cdef class MDP:
             raise MemoryError("DPDT: cannot allocate the memo store")
         self.cap_states = 0
         self.stop = 0
+        self.deadline = -1.0
         self.next_signal_check = 0.0
         self.memo_hits = 0
         self.n_expanded = 0
@@ -995,19 +1002,23 @@ cdef class MDP:
             prev[sd] = rk
 
     cdef bint _interrupted(self) noexcept nogil:
-        """Ctrl-C, polled at most every 0.1 s of expansions."""
+        """The time limit, checked at every expansion, and Ctrl-C, polled at most
+        every 0.1 s of expansions; once either is seen it stays set."""
         cdef double now
         if self.stop:
             return True
         now = fst_now()
+        if self.deadline >= 0 and now >= self.deadline:
+            self.stop = STOP_TIME
+            return True
         if now < self.next_signal_check:
             return False
         self.next_signal_check = now + 0.1
         with gil:
             if fst_check_signals() != 0:
                 PyErr_Clear()
-                self.stop = 1
-        return self.stop
+                self.stop = STOP_INTERRUPT
+        return self.stop != 0
 
     cdef int _leaf_only(self, node_t sid, double leaf) noexcept nogil:
         """The state's hull is its leaf alone (optimal for every alpha >= 0)."""
@@ -1075,9 +1086,14 @@ cdef class MDP:
         # leaf's, so the leaf is optimal for every alpha >= 0.  Also covers d == D.
         if d >= self.D or leaf <= self.floor_loss(cnt):
             return self._leaf_only(sid, leaf)
-        self.n_expanded += 1
         if self._interrupted():
-            return -2
+            # Stopped (time limit or Ctrl-C): from now on every new state is a
+            # leaf and an open state tries no more tests, so the build ends fast
+            # with the exact solution of a smaller MDP (fewer actions): its hull
+            # points are real trees with their true losses, only the front may
+            # be worse than the full MDP's.
+            return self._leaf_only(sid, leaf)
+        self.n_expanded += 1
         q.c = 1.0 if self.complexity == C_LEAVES else 0.0
         q.l = leaf
         q.split = -1
@@ -1118,6 +1134,8 @@ cdef class MDP:
                     if self.best_first(m, kd, self.tests[d], &n_t) != 0:
                         return -1
             for k in range(n_t):
+                if self.stop:
+                    break      # stopped: the tests tried so far are the actions
                 f = self.tests[d][2 * k]
                 t = self.tests[d][2 * k + 1]
                 if d + 1 == self.D - 1:
@@ -1181,13 +1199,16 @@ cdef class MDP:
         q.right = self._leaf_point(self.leaf_loss(rc))
         return 0 if q.left >= 0 and q.right >= 0 else -1
 
-    def build(self):
-        """Build and solve the whole MDP from the root (all rows, depth 0)."""
+    def build(self, double time_limit=-1.0):
+        """Build and solve the whole MDP from the root (all rows, depth 0).
+        Returns 0, or the stop (STOP_TIME past `time_limit` seconds, >= 0;
+        STOP_INTERRUPT on Ctrl-C) that ended it early with a smaller MDP solved."""
         cdef word_t* key = self.keys[0]
         cdef int64_t i
         cdef uint64_t h
         cdef node_t sid
         cdef int rc
+        self.deadline = fst_now() + time_limit if time_limit >= 0 else -1.0
         with nogil:
             memcpy(self.lists[0], self.order, <int64_t> self.p * self.n * sizeof(int32_t))
             memset(key, 0, self.nw * sizeof(word_t))
@@ -1200,11 +1221,9 @@ cdef class MDP:
                 self.memo.nodes[sid].count = self.n
                 self.states_at_depth[0] = 1
                 rc = self.solve(sid, 0, self.n)
-        if self.stop:
-            # the KeyboardInterrupt set by PyErr_CheckSignals is still pending
-            raise KeyboardInterrupt
         if rc != 0:
             raise MemoryError("DPDT: out of memory while building the MDP")
+        return self.stop
 
     def generate_tests(self, int kd):
         """The tests the generating function offers at the root (all rows):
