@@ -422,8 +422,10 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # (a masked sum, not np.dot: BLAS would wake its threads for this)
             acc.append(float(self._w[right].sum() / total))
             internal = t.children_left >= 0
-            # the weight reaching each test (the rows when unweighted)
-            tests.append(float(t.weighted_n_node_samples[internal].sum()) / total)
+            # the sample weight reaching each test (the rows when unweighted; not
+            # weighted_n_node_samples, which class weights also scale)
+            through = self._w @ est.decision_path(self._X)
+            tests.append(float(through[internal].sum()) / total)
             leaves.append(int(est.get_n_leaves()))
             depth.append(int(est.get_depth()))
         return {

@@ -673,6 +673,10 @@ def test_class_weight_export_and_errors():
     paths = clf.estimator_.decision_path(X.astype(np.float32)).toarray().astype(bool)
     np.testing.assert_allclose(t.weighted_n_node_samples,
                                (np.where(y == 0, 3.0, 1.0)[:, None] * paths).sum(axis=0))
+    # expected tests: the share of rows reaching each test, not class-weighted
+    internal = t.children_left >= 0
+    assert clf.pareto_front_["expected_tests"][-1] == pytest.approx(
+        paths[:, internal].sum() / len(y), abs=1e-12)
     # a class with three times the weight wins leaves it would lose unweighted
     plain = DPDTClassifier(max_depth=2).fit(X, y)
     assert np.mean(clf.predict(X) == 0) > np.mean(plain.predict(X) == 0)
