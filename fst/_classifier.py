@@ -14,7 +14,8 @@ from sklearn.utils.validation import validate_data
 from ._core._problem import build_problem
 from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
 from ._export import build_estimator
-from ._utils import NativeTreeMixin, check_class_weight, check_cost_matrix, check_row_weights
+from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
+                     check_row_weights)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]

@@ -16,7 +16,8 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
 from ._core._problem import build_space
 from ._core._search import STATUS_NAMES, effective_n_threads
 from ._export import build_estimator
-from ._utils import NativeTreeMixin, check_class_weight, check_cost_matrix, check_row_weights
+from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
+                     check_row_weights)
 from .exceptions import IncompleteMDPWarning
 
 __all__ = ["DPDTClassifier"]
@@ -424,7 +425,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             internal = t.children_left >= 0
             # the sample weight reaching each test (the rows when unweighted; not
             # weighted_n_node_samples, which class weights also scale)
-            through = self._w @ est.decision_path(self._X)
+            through = self._w @ est.decision_path(self._X, check_input=False)
             tests.append(float(through[internal].sum()) / total)
             leaves.append(int(est.get_n_leaves()))
             depth.append(int(est.get_depth()))

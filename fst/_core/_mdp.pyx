@@ -13,7 +13,9 @@ through the memo store (key: the row bitset, salt: the depth).
 #   is the expected number of tests, the paper's measure) or its number of
 #   leaves ('leaves').  With row weights every count is a sum of weights (a
 #   leaf's cost, CART's impurities, the rows reaching a test), and n is their
-#   total: a whole weight is that many copies of the row.  So V(s, alpha) = min over subtrees T of
+#   total: a whole weight is that many copies of the row.  Class weights scale
+#   the cost matrix's rows and CART's class counts, not the rows reaching a test.
+#   So V(s, alpha) = min over subtrees T of
 #   (loss(T) + alpha * c(T)) / n is the lower envelope of lines, concave and
 #   piecewise linear in alpha, and it is determined by the subtrees on the lower
 #   convex hull of the points (c(T), loss(T)).  Bellman's equation
@@ -291,15 +293,18 @@ cdef class MDP:
             self.weighted = 0
         else:
             ww = np.ascontiguousarray(weights, dtype=np.float64)
-            if ww.shape[0] != rank.shape[1] or not np.all(ww > 0) or not np.all(np.isfinite(ww)):
+            if (ww.shape[0] != rank.shape[1] or not np.all(ww > 0)
+                    or not np.all(np.isfinite(ww))):
                 raise ValueError("DPDT: weights must be finite and > 0, one per row")
             self.weighted = 1
         self._keep = (rank, order, cstart, yy, ww)
         self.w = &ww[0]
         if class_weights is not None:
             cwa = np.asarray(class_weights, dtype=np.float64)
-            if cwa.shape[0] != n_classes or not np.all(cwa >= 0) or not np.all(np.isfinite(cwa)):
-                raise ValueError("DPDT: class_weights must be finite and >= 0, one per class")
+            if (cwa.shape[0] != n_classes or not np.all(cwa >= 0)
+                    or not np.all(np.isfinite(cwa))):
+                raise ValueError(
+                    "DPDT: class_weights must be finite and >= 0, one per class")
             self.cw = <double*> malloc(n_classes * sizeof(double))
             if self.cw == NULL:
                 raise MemoryError("DPDT: cannot allocate the MDP's buffers")
