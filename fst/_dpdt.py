@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
                          CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP, TESTS_ALL)
+from . import _classifier
 from ._core._problem import build_space
 from ._core._search import STATUS_NAMES, effective_n_threads
 from ._export import build_estimator
@@ -92,6 +93,14 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         (only the front may be worse, and Proposition 2 may not hold).
         ``status_`` then says why and an ``IncompleteMDPWarning`` is issued.
         None means no limit.
+    memory_limit : int, 'auto' or None, default='auto'
+        Bytes of resident memory of the whole process. Past them the build ends
+        early as for ``time_limit`` (the state store also refuses to grow past
+        them; the process is polled every 0.1 s). 'auto' is three quarters of
+        the memory the process may use (the machine's, or its container's limit
+        when lower), as in FastSmallTreeClassifier; None sets no limit, and
+        running out of memory then raises MemoryError. The bytes in effect are
+        ``mdp_stats_['memory_limit']``.
     n_jobs : int, default=1
         Threads for the scans of the last test level (over columns; None means
         1, -1 all cores). The result does not depend on it: each column's best
@@ -114,12 +123,13 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         ``pandas.DataFrame(pareto_front_)`` gives a table.
     n_states_ : int
         States of the MDP (distinct (row set, depth) pairs).
-    status_ : {'optimal', 'time_limit', 'interrupted'}
+    status_ : {'optimal', 'time_limit', 'memory_limit', 'interrupted'}
         'optimal' when the whole MDP was solved (every tree of ``trees_`` is
         optimal for it), else the stop that ended the build early.
     mdp_stats_ : dict
         Size of the MDP: states, states saved by sharing identical row sets,
-        states per depth, hull points, seconds.
+        states per depth, hull points, seconds, the memory limit in effect and
+        the process's peak resident bytes seen.
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -167,6 +177,8 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         "cost_matrix": ["array-like", None],
         "class_weight": [dict, StrOptions({"balanced"}), None],
         "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"),
+                         StrOptions({"auto"}), None],
         "n_jobs": [numbers.Integral, None],
         "verbose": ["verbose"],
     }
@@ -174,7 +186,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     def __init__(self, max_depth=3, *, cart_depth=4, criterion="entropy",
                  cart_growth="depth", complexity="tests", alphas=1000, alpha=0.0,
                  greedy_below=None, cost_matrix=None, class_weight=None,
-                 time_limit=None, n_jobs=1, verbose=0):
+                 time_limit=None, memory_limit="auto", n_jobs=1, verbose=0):
         self.max_depth = max_depth
         self.cart_depth = cart_depth
         self.criterion = criterion
@@ -186,6 +198,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
         self.time_limit = time_limit
+        self.memory_limit = memory_limit
         self.n_jobs = n_jobs
         self.verbose = verbose
 
@@ -306,7 +319,10 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                   GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST,
                   effective_n_threads(self.n_jobs), weights=row_weight,
                   class_weights=None if self.class_weight is None else class_w)
-        code = mdp.build(-1.0 if self.time_limit is None else float(self.time_limit))
+        memory_limit = (_classifier._auto_memory_limit() if self.memory_limit == "auto"
+                        else 0 if self.memory_limit is None else int(self.memory_limit))
+        code = mdp.build(-1.0 if self.time_limit is None else float(self.time_limit),
+                         memory_limit)
         seconds = time.perf_counter() - t0
         # the MDP's counts are sums of weights: n is their total
         n = X.shape[0] if row_weight is None else row_weight.sum()
@@ -337,6 +353,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.pareto_front_ = self._front(chosen)
         stats = mdp.stats()
         stats["seconds"] = seconds
+        stats["memory_limit"] = memory_limit
         self.mdp_stats_ = stats
         self.n_states_ = stats["states"]
         self.status_ = STATUS_NAMES[code]

@@ -340,6 +340,8 @@ def test_plot_front():
     ({"max_depth": -1}, "max_depth"),
     ({"time_limit": -1.0}, "time_limit"),
     ({"time_limit": np.nan}, "time_limit"),
+    ({"memory_limit": 0}, "memory_limit"),
+    ({"memory_limit": "lots"}, "memory_limit"),
     ({"class_weight": "auto"}, "class_weight"),
 ])
 def test_bad_parameters_are_named(params, match):
@@ -443,6 +445,44 @@ def test_ctrl_c_returns_the_front_built_so_far():
     finally:
         timer.cancel()
     _check_stopped_fit(clf, X, y, "interrupted", time.perf_counter() - t0, 5.0)
+
+
+def _process_rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * __import__("os").sysconf("SC_PAGE_SIZE")
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/statm"),
+                    reason="reads the process size from /proc")
+def test_memory_limit_returns_the_front_built_so_far(monkeypatch):
+    """Past the memory limit the build ends like a time stop; the state store
+    never grows past it (a child it has no room for is a leaf), so the process
+    stays within it, and the front keeps the tests tried before the stop."""
+    import time
+
+    import fst._classifier as fc
+    from fst import IncompleteMDPWarning
+
+    X, y = _continuous(40, n=20000, p=10, K=3)
+    limit = _process_rss() + 80_000_000
+    t0 = time.perf_counter()
+    with pytest.warns(IncompleteMDPWarning, match="memory_limit"):
+        clf = DPDTClassifier(max_depth=6, cart_depth=3, memory_limit=limit,
+                             time_limit=60).fit(X, y)
+    _check_stopped_fit(clf, X, y, "memory_limit", time.perf_counter() - t0, 60.0)
+    assert clf.mdp_stats_["memory_limit"] == limit
+    assert clf.mdp_stats_["peak_rss_bytes"] <= limit
+    assert len(clf.trees_) >= 3          # not just the leaf: the tests tried are kept
+    # 'auto' is FastSmallTreeClassifier's share of the machine; None no limit
+    small_X, small_y = _continuous(42, n=200, p=3, K=2)
+    auto = DPDTClassifier(max_depth=2).fit(small_X, small_y)
+    assert auto.mdp_stats_["memory_limit"] == fc._auto_memory_limit() > 0
+    assert DPDTClassifier(max_depth=2, memory_limit=None).fit(
+        small_X, small_y).mdp_stats_["memory_limit"] == 0
+    monkeypatch.setattr(fc, "_memory_available", lambda: 4)   # 'auto' of 3 bytes
+    with pytest.warns(IncompleteMDPWarning, match="memory_limit"):
+        tiny = DPDTClassifier(max_depth=2).fit(small_X, small_y)
+    assert tiny.status_ == "memory_limit" and tiny.estimator_.get_n_leaves() == 1
 
 
 def test_time_limit_returns_the_front_built_so_far():

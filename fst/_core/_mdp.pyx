@@ -59,6 +59,7 @@ cdef extern from "Python.h":
 
 cdef extern from "_platform.h":
     double fst_now() noexcept nogil
+    long long fst_process_rss() noexcept nogil
 from cython.parallel cimport prange
 
 cnp.import_array()
@@ -75,6 +76,7 @@ cdef enum:
 cdef enum:
     # Stops (the codes of the search's status names: fst._core._search.STATUS_NAMES)
     STOP_TIME = 1
+    STOP_MEMORY = 2
     STOP_INTERRUPT = 3
 
 cdef enum:
@@ -233,8 +235,10 @@ cdef class MDP:
     cdef double* pair_res           # last_pair: per column results (p * 2 * (3 + K))
     cdef double* thread_scratch     # last_pair: per thread counts (threads * 3K)
     cdef int n_threads
-    cdef int stop                   # STOP_TIME or STOP_INTERRUPT once a stop is seen
+    cdef int stop                   # STOP_TIME, _MEMORY or _INTERRUPT once a stop is seen
     cdef double deadline            # fst_now() past which the build stops (< 0: none)
+    cdef int64_t memory_limit       # bytes of the process (<= 0: none)
+    cdef public int64_t peak_rss    # largest process size seen at a poll
     cdef double next_signal_check
     # statistics
     cdef public int64_t memo_hits, n_expanded, n_leaf_only
@@ -388,6 +392,8 @@ cdef class MDP:
         self.cap_states = 0
         self.stop = 0
         self.deadline = -1.0
+        self.memory_limit = 0
+        self.peak_rss = 0
         self.next_signal_check = 0.0
         self.memo_hits = 0
         self.n_expanded = 0
@@ -775,7 +781,8 @@ cdef class MDP:
                       int64_t* m_child) noexcept nogil:
         """Build the child (rows of level d's state with rank[f] <= t if side == 0,
         > t if side == 1) into level d + 1, find or create and solve its state.
-        Returns its id, or -1 when out of memory."""
+        Returns its id, -1 when out of memory, or -2 when the store had no room
+        under the memory limit (a memory stop: `_memory_refused`)."""
         cdef const int32_t* src = self.lists[d]
         cdef int32_t* dst = self.lists[d + 1]
         cdef const int32_t* rf = self.rank + <int64_t> f * self.n
@@ -798,7 +805,9 @@ cdef class MDP:
             self.memo_hits += 1
             return sid
         sid = memo_insert(&self.memo, key, d + 1, h)
-        if sid < 0 or self._reserve_states(sid + 1) != 0:
+        if sid < 0:
+            return -2 if self._memory_refused() else -1
+        if self._reserve_states(sid + 1) != 0:
             return -1
         self.memo.nodes[sid].count = mc
         self.states_at_depth[d + 1] += 1
@@ -949,7 +958,12 @@ cdef class MDP:
             if need[sd] == 0:
                 continue
             sid[sd] = memo_insert(&self.memo, key[sd], d + 1, h[sd])
-            if sid[sd] < 0 or self._reserve_states(sid[sd] + 1) != 0:
+            if sid[sd] < 0:
+                if self._memory_refused():
+                    sid[sd] = -2        # no room (memory stop): the caller's leaf
+                    continue
+                return -1
+            if self._reserve_states(sid[sd] + 1) != 0:
                 return -1
             self.memo.nodes[sid[sd]].count = mc[sd]
             self.states_at_depth[d + 1] += 1
@@ -1007,9 +1021,12 @@ cdef class MDP:
             prev[sd] = rk
 
     cdef bint _interrupted(self) noexcept nogil:
-        """The time limit, checked at every expansion, and Ctrl-C, polled at most
-        every 0.1 s of expansions; once either is seen it stays set."""
+        """The time limit, checked at every expansion, and the memory limit and
+        Ctrl-C, polled at most every 0.1 s of expansions; once a stop is seen it
+        stays set.  (The state store refuses to grow past the memory limit too:
+        `_memory_refused`.)"""
         cdef double now
+        cdef long long rss
         if self.stop:
             return True
         now = fst_now()
@@ -1019,11 +1036,44 @@ cdef class MDP:
         if now < self.next_signal_check:
             return False
         self.next_signal_check = now + 0.1
+        rss = fst_process_rss()
+        if rss > self.peak_rss:
+            self.peak_rss = rss
+        if self.memory_limit > 0 and rss > self.memory_limit:
+            self.stop = STOP_MEMORY
+            return True
         with gil:
             if fst_check_signals() != 0:
                 PyErr_Clear()
                 self.stop = STOP_INTERRUPT
         return self.stop != 0
+
+    cdef int64_t _side_leaf(self, int d, int64_t m, int32_t f, int32_t t,
+                            int side) noexcept nogil:
+        """Pool index of the leaf point of one side of test (f, t) of level d's
+        state (a child the store had no room for), or -1 when out of memory."""
+        cdef const int32_t* L = self.lists[d]
+        cdef const int32_t* rf = self.rank + <int64_t> f * self.n
+        cdef double* cnt = self.counts
+        cdef int64_t i
+        cdef int32_t r
+        memset(cnt, 0, self.K * sizeof(double))
+        for i in range(m):
+            r = L[i]
+            if (rf[r] <= t) == (side == 0):
+                cnt[self.y[r]] += self._wt(r)
+        return self._leaf_point(self.leaf_loss(cnt))
+
+    cdef bint _memory_refused(self) noexcept nogil:
+        """After a failed insert (neither the store nor any state changed): under a
+        memory limit, a memory stop -- the store refused to grow past the limit,
+        or the system had no more -- and True, so the caller makes that child a
+        leaf outside the store (`_side_leaf`); without a limit False, and the
+        build ends with MemoryError."""
+        if self.memory_limit > 0:
+            self.stop = STOP_MEMORY
+            return True
+        return False
 
     cdef int _leaf_only(self, node_t sid, double leaf) noexcept nogil:
         """The state's hull is its leaf alone (optimal for every alpha >= 0)."""
@@ -1076,7 +1126,10 @@ cdef class MDP:
         cdef int64_t i, n_t, k, mc
         cdef int32_t f, t
         cdef int kd
-        cdef node_t cl, cr
+        cdef node_t cl, cr = -1
+        cdef int rc
+        cdef int64_t ol, orr
+        cdef int32_t nl, nr
         cdef Buf* cb = &self.cand[d]
         cdef Point q
         cdef double shift
@@ -1144,18 +1197,32 @@ cdef class MDP:
                 f = self.tests[d][2 * k]
                 t = self.tests[d][2 * k + 1]
                 if d + 1 == self.D - 1:
-                    if self.last_pair(d, m, f, t, &cl, &cr) != 0:
-                        return -1
+                    rc = self.last_pair(d, m, f, t, &cl, &cr)
                 else:
+                    rc = 0
                     cl = self.child(d, m, f, t, 0, &mc)
-                    if cl < 0:
-                        return -1
-                    cr = self.child(d, m, f, t, 1, &mc)
-                    if cr < 0:
-                        return -1
-                if self.minkowski(d, self.hull_off[cl], self.hull_len[cl],
-                                  self.hull_off[cr], self.hull_len[cr], shift,
-                                  self.col_start[f] + t) != 0:
+                    cr = self.child(d, m, f, t, 1, &mc) if cl != -1 else -1
+                    if cl == -1 or cr == -1:
+                        rc = -1
+                if rc != 0:
+                    return -1
+                # A side the store had no room for (-2, a memory stop) is a leaf:
+                # its leaf point is made here, outside the store.
+                if cl >= 0:
+                    ol = self.hull_off[cl]
+                    nl = self.hull_len[cl]
+                else:
+                    ol = self._side_leaf(d, m, f, t, 0)
+                    nl = 1
+                if cr >= 0:
+                    orr = self.hull_off[cr]
+                    nr = self.hull_len[cr]
+                else:
+                    orr = self._side_leaf(d, m, f, t, 1)
+                    nr = 1
+                if ol < 0 or orr < 0:
+                    return -1
+                if self.minkowski(d, ol, nl, orr, nr, shift, self.col_start[f] + t) != 0:
                     return -1
         # the hull of the leaf and every action's chain
         if self.sort_tmp_cap < cb.n:
@@ -1204,16 +1271,19 @@ cdef class MDP:
         q.right = self._leaf_point(self.leaf_loss(rc))
         return 0 if q.left >= 0 and q.right >= 0 else -1
 
-    def build(self, double time_limit=-1.0):
+    def build(self, double time_limit=-1.0, int64_t memory_limit=0):
         """Build and solve the whole MDP from the root (all rows, depth 0).
         Returns 0, or the stop (STOP_TIME past `time_limit` seconds, >= 0;
-        STOP_INTERRUPT on Ctrl-C) that ended it early with a smaller MDP solved."""
+        STOP_MEMORY past `memory_limit` bytes of the process, > 0; STOP_INTERRUPT
+        on Ctrl-C) that ended it early with a smaller MDP solved."""
         cdef word_t* key = self.keys[0]
         cdef int64_t i
         cdef uint64_t h
         cdef node_t sid
         cdef int rc
         self.deadline = fst_now() + time_limit if time_limit >= 0 else -1.0
+        self.memory_limit = memory_limit
+        self.memo.memory_limit = memory_limit
         with nogil:
             memcpy(self.lists[0], self.order, <int64_t> self.p * self.n * sizeof(int32_t))
             memset(key, 0, self.nw * sizeof(word_t))
@@ -1226,6 +1296,7 @@ cdef class MDP:
                 self.memo.nodes[sid].count = self.n
                 self.states_at_depth[0] = 1
                 rc = self.solve(sid, 0, self.n)
+        self.peak_rss = max(self.peak_rss, fst_process_rss())
         if rc != 0:
             raise MemoryError("DPDT: out of memory while building the MDP")
         return self.stop
@@ -1291,4 +1362,5 @@ cdef class MDP:
             "states_per_depth": [int(self.states_at_depth[d]) for d in range(self.D + 1)],
             "hull_points": int(self.pool.n),
             "memo_bytes": int(memo_bytes(&self.memo)),
+            "peak_rss_bytes": int(self.peak_rss),
         }
