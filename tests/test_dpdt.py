@@ -42,6 +42,25 @@ def _full_cost(cost, classes):
     return (np.ones((K, K)) - np.eye(K)) if cost is None else cost[np.ix_(classes, classes)]
 
 
+def _optimal_objective(X, y_idx, full, a, max_depth, complexity, weights=None):
+    if complexity == "tests":
+        return optimal_objective_tests(X, y_idx, full, a, max_depth, weights=weights)
+    return optimal_objective(X, y_idx, full, a, max_depth, weights=weights)
+
+
+def _assert_optimal_at_every_alpha(clf, X, y_idx, full, max_depth, complexity,
+                                   weights=None):
+    """For every alpha of ALPHAS the tree returned has the brute-force optimum,
+    re-scored from the raw data."""
+    for a in ALPHAS:
+        expected = _optimal_objective(X, y_idx, full, a, max_depth, complexity, weights)
+        tree = clf.tree_at(a)
+        assert tree.get_depth() <= max_depth
+        got = tree_objective(tree, X, y_idx, full, a, complexity, clf.classes_,
+                             weights=weights)
+        assert got == pytest.approx(expected, abs=1e-9), (a, got, expected)
+
+
 @pytest.mark.parametrize("seed", range(120))
 def test_all_tests_equals_exhaustive_oracle(seed):
     """cart_depth='all' spans every depth-limited tree: for every alpha the tree
@@ -53,23 +72,12 @@ def test_all_tests_equals_exhaustive_oracle(seed):
                          alphas=ALPHAS, cost_matrix=cost).fit(X, y)
     classes, y_idx = np.unique(y, return_inverse=True)
     full = _full_cost(cost, classes)
-    for a in ALPHAS:
-        if complexity == "tests":
-            expected = optimal_objective_tests(X, y_idx, full, a, max_depth)
-        else:
-            expected = optimal_objective(X, y_idx, full, a, max_depth)
-        tree = clf.tree_at(a)
-        assert tree.get_depth() <= max_depth
-        got = tree_objective(tree, X, y_idx, full, a, complexity, clf.classes_)
-        assert got == pytest.approx(expected, abs=1e-9), (a, got, expected)
+    _assert_optimal_at_every_alpha(clf, X, y_idx, full, max_depth, complexity)
     # every tree of the front is optimal at both ends of its interval
     f = clf.pareto_front_
     for t, lo, hi in zip(clf.trees_, f["alpha_min"], f["alpha_max"]):
         for a in (lo, hi if np.isfinite(hi) else lo + 1.0):
-            if complexity == "tests":
-                expected = optimal_objective_tests(X, y_idx, full, a, max_depth)
-            else:
-                expected = optimal_objective(X, y_idx, full, a, max_depth)
+            expected = _optimal_objective(X, y_idx, full, a, max_depth, complexity)
             assert tree_objective(t, X, y_idx, full, a, complexity, clf.classes_) == \
                 pytest.approx(expected, abs=1e-9)
 
@@ -557,14 +565,7 @@ def test_sample_weight_matches_exhaustive_oracle(seed):
                          alphas=ALPHAS, cost_matrix=cost).fit(X, y, sample_weight=w)
     classes, y_idx = np.unique(y, return_inverse=True)
     full = _full_cost(cost, classes)
-    for a in ALPHAS:
-        if complexity == "tests":
-            expected = optimal_objective_tests(X, y_idx, full, a, max_depth, weights=w)
-        else:
-            expected = optimal_objective(X, y_idx, full, a, max_depth, weights=w)
-        got = tree_objective(clf.tree_at(a), X, y_idx, full, a, complexity, clf.classes_,
-                             weights=w)
-        assert got == pytest.approx(expected, abs=1e-9), (a, got, expected)
+    _assert_optimal_at_every_alpha(clf, X, y_idx, full, max_depth, complexity, weights=w)
     f = clf.pareto_front_
     for t, loss, acc in zip(clf.trees_, f["loss"], f["accuracy"]):
         pred = np.searchsorted(clf.classes_, t.predict(X.astype(np.float32)))
@@ -667,14 +668,7 @@ def test_class_weight_matches_exhaustive_oracle(seed):
                          class_weight=dict(zip(classes.tolist(), cw))).fit(
                              X, y, sample_weight=w)
     full = cw[:, None] * _full_cost(cost, classes)
-    for a in ALPHAS:
-        if complexity == "tests":
-            expected = optimal_objective_tests(X, y_idx, full, a, max_depth, weights=w)
-        else:
-            expected = optimal_objective(X, y_idx, full, a, max_depth, weights=w)
-        got = tree_objective(clf.tree_at(a), X, y_idx, full, a, complexity, clf.classes_,
-                             weights=w)
-        assert got == pytest.approx(expected, abs=1e-9), (a, got, expected)
+    _assert_optimal_at_every_alpha(clf, X, y_idx, full, max_depth, complexity, weights=w)
 
 
 @pytest.mark.parametrize("seed", range(6))

@@ -1048,6 +1048,20 @@ cdef class MDP:
                 self.stop = STOP_INTERRUPT
         return self.stop != 0
 
+    cdef int _side_hull(self, node_t sid, int d, int64_t m, int32_t f, int32_t t,
+                        int side, int64_t* off, int32_t* n) noexcept nogil:
+        """The hull chain (pool offset, length) of one side of test (f, t) of
+        level d's state: its state's, or, for a side the store had no room for
+        (sid -2, a memory stop), a leaf point made outside the store.  Returns
+        -1 when out of memory."""
+        if sid >= 0:
+            off[0] = self.hull_off[sid]
+            n[0] = self.hull_len[sid]
+            return 0
+        off[0] = self._side_leaf(d, m, f, t, side)
+        n[0] = 1
+        return 0 if off[0] >= 0 else -1
+
     cdef int64_t _side_leaf(self, int d, int64_t m, int32_t f, int32_t t,
                             int side) noexcept nogil:
         """Pool index of the leaf point of one side of test (f, t) of level d's
@@ -1206,21 +1220,8 @@ cdef class MDP:
                         rc = -1
                 if rc != 0:
                     return -1
-                # A side the store had no room for (-2, a memory stop) is a leaf:
-                # its leaf point is made here, outside the store.
-                if cl >= 0:
-                    ol = self.hull_off[cl]
-                    nl = self.hull_len[cl]
-                else:
-                    ol = self._side_leaf(d, m, f, t, 0)
-                    nl = 1
-                if cr >= 0:
-                    orr = self.hull_off[cr]
-                    nr = self.hull_len[cr]
-                else:
-                    orr = self._side_leaf(d, m, f, t, 1)
-                    nr = 1
-                if ol < 0 or orr < 0:
+                if (self._side_hull(cl, d, m, f, t, 0, &ol, &nl) != 0
+                        or self._side_hull(cr, d, m, f, t, 1, &orr, &nr) != 0):
                     return -1
                 if self.minkowski(d, ol, nl, orr, nr, shift, self.col_start[f] + t) != 0:
                     return -1
