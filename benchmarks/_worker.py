@@ -5,7 +5,9 @@
 Solvers: fst, imodels (the reference FastSmallTree, numba), gosdt (exact mode on
 the exact binarisation), streed (pystreed, cost-complex-accuracy on the exact
 binarisation with a depth cap, recorded as `depth_cap`: its certificate is for the
-depth-capped problem only), cart (sklearn, for scale).  Every returned tree is
+depth-capped problem only), contree (pycontree's ConTree on the raw features, NaN
+above each column's maximum as in fst, complexity_cost = lambda, with a depth cap
+recorded likewise), cart (sklearn, for scale).  Every returned tree is
 re-scored here from the raw data: loss/n + lambda * leaves.  Only fst's own code
 is part of fst; the peers are imported from their installed packages.
 """
@@ -23,6 +25,7 @@ from _data import load_gosdt14  # noqa: E402
 
 
 STREED_DEPTH_CAP = int(os.environ.get("FST_STREED_DEPTH", "6"))
+CONTREE_DEPTH_CAP = int(os.environ.get("FST_CONTREE_DEPTH", "4"))
 
 
 def _peak_rss():
@@ -152,6 +155,25 @@ def run(solver, name, lam, time_limit, memory_limit):
         pred = m.predict(Xb)
         leaves = m.get_n_leaves()
         out.update(certified=bool(m.fit_result.is_optimal()), reported=np.nan,
+                   lower_bound=np.nan, status="depth<=%d" % cap, depth_cap=cap)
+    elif solver == "contree":
+        from pycontree import ConTree
+
+        t0 = time.perf_counter()
+        Xn = nan_above_max(X)
+        # ConTree searches every threshold of the raw features (fst's split space,
+        # with NaN above the maximum as fst sends it right); its complexity_cost
+        # prices a branch node as a fraction of n, so its objective is fst's minus
+        # lambda (the same trees are optimal)
+        cap = CONTREE_DEPTH_CAP
+        m = ConTree(max_depth=cap, complexity_cost=lam, time_limit=max(1.0, time_limit))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m.fit(Xn, y_idx)
+        fit_s = time.perf_counter() - t0
+        pred = m.predict(Xn)
+        leaves = m.get_num_leaf_nodes()
+        out.update(certified=bool(m._config.is_within_time_limit()), reported=np.nan,
                    lower_bound=np.nan, status="depth<=%d" % cap, depth_cap=cap)
     elif solver == "cart":
         from sklearn.tree import DecisionTreeClassifier
