@@ -86,6 +86,20 @@ def _gosdt_leaves(node):
     return 1
 
 
+def _fit_quietly(m, X, y, t0):
+    """Fit a peer with its warnings silenced; the seconds since t0."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m.fit(X, y)
+    return time.perf_counter() - t0
+
+
+def _depth_capped(out, cap, certified):
+    """A depth-capped peer's result: its certificate is for the capped problem."""
+    out.update(certified=bool(certified), reported=np.nan, lower_bound=np.nan,
+               status="depth<=%d" % cap, depth_cap=cap)
+
+
 def run(solver, name, lam, time_limit, memory_limit):
     X, y = load_gosdt14(name)
     classes, y_idx = np.unique(y, return_inverse=True)
@@ -148,14 +162,10 @@ def run(solver, name, lam, time_limit, memory_limit):
         cap = STREED_DEPTH_CAP
         m = STreeDClassifier(optimization_task="cost-complex-accuracy", max_depth=cap,
                              cost_complexity=lam, time_limit=max(1.0, time_limit))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            m.fit(Xb, y_idx)
-        fit_s = time.perf_counter() - t0
+        fit_s = _fit_quietly(m, Xb, y_idx, t0)
         pred = m.predict(Xb)
         leaves = m.get_n_leaves()
-        out.update(certified=bool(m.fit_result.is_optimal()), reported=np.nan,
-                   lower_bound=np.nan, status="depth<=%d" % cap, depth_cap=cap)
+        _depth_capped(out, cap, m.fit_result.is_optimal())
     elif solver == "contree":
         from pycontree import ConTree
 
@@ -167,14 +177,10 @@ def run(solver, name, lam, time_limit, memory_limit):
         # lambda (the same trees are optimal)
         cap = CONTREE_DEPTH_CAP
         m = ConTree(max_depth=cap, complexity_cost=lam, time_limit=max(1.0, time_limit))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            m.fit(Xn, y_idx)
-        fit_s = time.perf_counter() - t0
+        fit_s = _fit_quietly(m, Xn, y_idx, t0)
         pred = m.predict(Xn)
         leaves = m.get_num_leaf_nodes()
-        out.update(certified=bool(m._config.is_within_time_limit()), reported=np.nan,
-                   lower_bound=np.nan, status="depth<=%d" % cap, depth_cap=cap)
+        _depth_capped(out, cap, m._config.is_within_time_limit())
     elif solver == "cart":
         from sklearn.tree import DecisionTreeClassifier
 
