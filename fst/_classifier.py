@@ -1,6 +1,5 @@
 """FastSmallTreeClassifier: the certified sparse decision tree."""
 import numbers
-import os
 import threading
 import time
 import warnings
@@ -15,7 +14,7 @@ from ._core._problem import build_problem
 from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
 from ._export import build_estimator
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
-                     check_row_weights)
+                     check_row_weights, resolve_memory_limit)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -45,35 +44,6 @@ _LEVELS_DEFAULT_STACK = 2_000    # when a big stack cannot be had
 # turn gets twice as much, and each later turn (of the ladder and of deepening)
 # twice the last.  See _search.run.
 _SWITCH_WORK = 3_000_000_000
-
-
-# Share of the memory the process may use that memory_limit='auto' allows.
-_AUTO_MEMORY_SHARE = 0.75
-
-
-def _memory_available():
-    """Bytes of memory this process may use: the machine's physical memory, or
-    its cgroup's limit (v2, then v1) when lower; 0 when it cannot be read."""
-    try:
-        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        total = 0
-    for path in ("/sys/fs/cgroup/memory.max",
-                 "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            with open(path) as f:
-                text = f.read().strip()
-        except OSError:
-            continue
-        if text.isdigit() and int(text) > 0 and (total <= 0 or int(text) < total):
-            total = int(text)
-    return max(int(total), 0)
-
-
-def _auto_memory_limit():
-    """memory_limit='auto': a share of `_memory_available`, or 0 (no limit) when
-    that cannot be read."""
-    return int(_AUTO_MEMORY_SHARE * _memory_available())
 
 
 # Seconds between progress lines at verbose >= 2.
@@ -348,8 +318,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             search.set_keep_pair_words(self._keep_pair_words)
         if hasattr(self, "_staging"):   # test hook: (rows from which, rounds) a stage is staged
             search.set_staging(*self._staging)
-        memory_limit = (_auto_memory_limit() if self.memory_limit == "auto"
-                        else 0 if self.memory_limit is None else int(self.memory_limit))
+        memory_limit = resolve_memory_limit(self.memory_limit)
         if self.memory_limit == "auto" and len(getattr(self, "_ladder", ())) < 3:
             # The ladder's end at half the memory limit would make the default
             # search's path depend on the machine's memory: under 'auto' the path

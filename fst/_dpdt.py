@@ -13,12 +13,11 @@ from types import SimpleNamespace
 
 from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
                          CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP, TESTS_ALL)
-from . import _classifier
 from ._core._problem import build_space
 from ._core._search import STATUS_NAMES, effective_n_threads
 from ._export import build_estimator
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
-                     check_row_weights)
+                     check_row_weights, resolve_memory_limit)
 from .exceptions import IncompleteMDPWarning
 
 __all__ = ["DPDTClassifier"]
@@ -319,8 +318,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                   GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST,
                   effective_n_threads(self.n_jobs), weights=row_weight,
                   class_weights=None if self.class_weight is None else class_w)
-        memory_limit = (_classifier._auto_memory_limit() if self.memory_limit == "auto"
-                        else 0 if self.memory_limit is None else int(self.memory_limit))
+        memory_limit = resolve_memory_limit(self.memory_limit)
         code = mdp.build(-1.0 if self.time_limit is None else float(self.time_limit),
                          memory_limit)
         seconds = time.perf_counter() - t0
@@ -341,8 +339,9 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self._class_w = class_w
         self._y_idx = y_idx
         self._X = X
+        # the rows' weights (ones without sample weights: every sum below is then
+        # of whole numbers, the unweighted values exactly)
         self._w = np.ones(X.shape[0]) if row_weight is None else row_weight
-        self._weighted = row_weight is not None
         self._cache = {}
         # Every tree of the root's hull is exported (and re-scored) now, so the
         # fitted estimator keeps no MDP and no training data, and pickles.
@@ -357,7 +356,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.mdp_stats_ = stats
         self.n_states_ = stats["states"]
         self.status_ = STATUS_NAMES[code]
-        del (self._X, self._y_idx, self._w, self._weighted, self._mdp, self._space,
+        del (self._X, self._y_idx, self._w, self._mdp, self._space,
              self._points, self._cache, self._user_cost, self._class_w)
         if self.verbose:
             print(f"[dpdt] states={stats['states']} saved={stats['states_saved']} "
@@ -414,14 +413,11 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # the MDP chose
             None if self.cost_matrix is None else self._user_cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None),
-            row_weight=self._w if self._weighted else None)
+            row_weight=self._w)
         # Re-score from the raw data: the exported tree must have the loss the MDP
         # recorded for it.
         pred = np.searchsorted(self.classes_, est.predict(self._X, check_input=False))
-        if self._weighted:
-            loss = (self._w * self._cost[self._y_idx, pred]).sum() / self._w.sum()
-        else:
-            loss = self._cost[self._y_idx, pred].sum() / sp.n_rows
+        loss = (self._w * self._cost[self._y_idx, pred]).sum() / self._w.sum()
         if abs(loss - self._hull_loss[i]) > _RESCORE_TOL * max(1.0, self._cost.max()):
             raise RuntimeError(
                 f"fst internal error: a DPDT tree scores {loss!r} but the MDP "

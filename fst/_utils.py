@@ -1,7 +1,46 @@
 """Validation shared by the estimators."""
+import os
+
 import numpy as np
 from sklearn.utils import compute_class_weight
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+
+# Share of the memory the process may use that memory_limit='auto' allows.
+_AUTO_MEMORY_SHARE = 0.75
+
+
+def _memory_available():
+    """Bytes of memory this process may use: the machine's physical memory, or
+    its cgroup's limit (v2, then v1) when lower; 0 when it cannot be read."""
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        total = 0
+    for path in ("/sys/fs/cgroup/memory.max",
+                 "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            with open(path) as f:
+                text = f.read().strip()
+        except OSError:
+            continue
+        if text.isdigit() and int(text) > 0 and (total <= 0 or int(text) < total):
+            total = int(text)
+    return max(int(total), 0)
+
+
+def _auto_memory_limit():
+    """memory_limit='auto': a share of `_memory_available`, or 0 (no limit) when
+    that cannot be read."""
+    return int(_AUTO_MEMORY_SHARE * _memory_available())
+
+
+def resolve_memory_limit(memory_limit):
+    """The bytes of an estimator's ``memory_limit``: 'auto' (`_auto_memory_limit`),
+    None (0: no limit) or a number of bytes."""
+    if isinstance(memory_limit, str) and memory_limit == "auto":
+        return _auto_memory_limit()
+    return 0 if memory_limit is None else int(memory_limit)
 
 
 def check_cost_matrix(cost_matrix, n_classes, owner):

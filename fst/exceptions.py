@@ -12,7 +12,8 @@ class NotCertifiedWarning(UserWarning):
 
 
 class IncompleteMDPWarning(UserWarning):
-    """DPDTClassifier stopped (time limit or Ctrl-C) before building its whole MDP.
+    """DPDTClassifier stopped (time or memory limit, or Ctrl-C) before building its
+    whole MDP.
 
     The trees returned are the exact solution of the part built (states not
     reached are leaves, and states being built keep the tests they had tried),

@@ -468,7 +468,7 @@ def test_memory_limit_returns_the_front_built_so_far(monkeypatch):
     stays within it, and the front keeps the tests tried before the stop."""
     import time
 
-    import fst._classifier as fc
+    import fst._utils as fc
     from fst import IncompleteMDPWarning
 
     X, y = _continuous(40, n=20000, p=10, K=3)

@@ -101,7 +101,7 @@ def test_memory_limit_auto_is_the_default_and_stops(monkeypatch):
     """The default 'auto' limit is three quarters of the memory the process may
     use (0, no limit, where it cannot be read); it is in effect in every fit, and
     a search past it stops as an explicit limit does.  None sets no limit."""
-    import fst._classifier as fc
+    import fst._utils as fc
 
     assert FastSmallTreeClassifier().memory_limit == "auto"
     available = fc._memory_available()
@@ -129,7 +129,7 @@ def test_memory_limit_auto_walks_the_unlimited_path(monkeypatch):
     a first pass cut at once (the ladder and deepening run), a fit under a small
     'auto' limit walks the path of a fit without one.  (The store here stays a few
     MB, below half the limit, so this checks the paths agree, not that branch.)"""
-    import fst._classifier as fc
+    import fst._utils as fc
 
     rng = np.random.RandomState(3)
     X = rng.randint(0, 6, size=(400, 5)).astype(float)

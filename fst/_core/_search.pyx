@@ -237,12 +237,6 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
     cdef double now = fst_now()
     cdef long long rss
     c.ticks += 1
-    if c.prog_root >= 0:
-        # Copies for `Search.progress`, which reads them from another thread
-        # (never the memo itself, which may move as it grows): aligned 8-byte
-        # stores, so a reader sees an old or a new value, not a mix.
-        c.prog_lb = c.memo.nodes[c.prog_root].lb
-        c.prog_ub = c.memo.nodes[c.prog_root].ub
     if c.deadline >= 0 and now > c.deadline:
         c.stop = STOP_TIME
         return
@@ -251,6 +245,13 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
         return
     if (c.ticks & 63) != 0 and now < c.next_signal_check:
         return
+    if c.prog_root >= 0:
+        # Copies for `Search.progress`, which reads them from another thread
+        # (never the memo itself, which may move as it grows): aligned 8-byte
+        # stores, so a reader sees an old or a new value, not a mix.  Taken at
+        # the polls (every 64 expansions or 0.1 s), not at every expansion.
+        c.prog_lb = c.memo.nodes[c.prog_root].lb
+        c.prog_ub = c.memo.nodes[c.prog_root].ub
     rss = fst_process_rss()
     if rss > c.peak_rss:
         c.peak_rss = rss
