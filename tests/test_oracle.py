@@ -235,12 +235,14 @@ def test_parity_below_a_split():
         assert clf.objective_ == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("rules", range(1024))
+@pytest.mark.parametrize("rules", range(2048))
 def test_every_rule_switch_combination_matches_brute_force(rules):
     """Each optional rule (equivalent points, leaf support, segmentation, superset,
     threshold exchange, column transfer, greedy seed, pair stage with the shape
-    relaxation, leaf capacity) switched off or on: the certified optimum is the same, exactly the
-    oracle's."""
+    relaxation, leaf capacity, side worth, depth two over sorted columns) switched
+    off or on: the certified optimum is the same, exactly the oracle's.  The
+    depth-two solver, when on, takes every node of depth two left (these columns
+    have too few thresholds for its default threshold)."""
     for seed in range(2000 + rules % 7, 2060, 5):
         X, y, cost, lam, max_depth = _random_problem(seed)
         classes, y_idx = np.unique(y, return_inverse=True)
@@ -252,6 +254,7 @@ def test_every_rule_switch_combination_matches_brute_force(rules):
             clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
                                           max_depth=max_depth)
             clf._rules = rules  # test hook: RULE_* bits of fst._core._search
+            clf._depth_two_min = 0.0  # test hook: sorted columns whenever depth two is left
             if staging is not None:
                 clf._staging = staging  # test hook: (rows, rounds, rows a run)
             clf.fit(X, y)
@@ -607,7 +610,9 @@ def test_root_pair_stage_cap(root_cap):
     children without pair values, a complete stage at the root values every child
     of a depth-2 problem exactly (each child is a leaf or a stump), so one
     expansion certifies it; with the node cap at the root too, children must be
-    searched.  Either way the certified optimum is the brute-force one."""
+    searched.  Either way the certified optimum is the brute-force one.  (The
+    sorted-column solver of depth-two nodes, which would take this node, is off:
+    this is a test of the pair stage.)"""
     rng = np.random.default_rng(7)
     X = rng.normal(size=(120, 6)).round(2)
     y = ((X[:, 0] > 0.3) ^ (X[:, 1] > -0.2)).astype(int)
@@ -615,6 +620,7 @@ def test_root_pair_stage_cap(root_cap):
     lam = 0.01
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=2)
     clf._pair_cap = (10_000, 10**9 if root_cap == "complete" else 10_000)  # word-work
+    clf._depth_two_min = np.inf  # test hook: depth-two nodes never go to sorted columns
     clf.fit(X, y)
     expected = _best_depth2_objective(X, y, lam)
     assert clf.optimal_

@@ -73,9 +73,11 @@ cdef enum:
     RULE_PAIRS = 128      # row-count pair stage and shape relaxation
     RULE_CAPACITY = 256   # leaf capacity: a set of potential p holds < p / lam + 1 leaves
     RULE_WORTH = 512      # a split with a side worth less than misclassifying it is out
-    RULE_ALL = 1023
+    RULE_DEPTH_TWO = 1024 # depth-two nodes solved over sorted columns (`solve_depth_two`)
+    RULE_ALL = 2047
 RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8, "exchange": 16,
-         "transfer": 32, "greedy": 64, "pairs": 128, "capacity": 256, "worth": 512}
+         "transfer": 32, "greedy": 64, "pairs": 128, "capacity": 256, "worth": 512,
+         "depth_two": 1024}
 RULE_ALL_ON = RULE_ALL
 # The depth ladder ends once the root's bound is within this many leaves' worth of
 # lambda of its incumbent (see `run`).  Measured at 60 s (benchmarks/RESULTS.md,
@@ -93,6 +95,10 @@ DEEPENING_CLOSE = 1.0
 ROOT_PAIR_SHARE = 16
 
 cdef double INF = float("inf")
+# A node of depth two left is solved over sorted columns (`solve_depth_two`) when
+# its columns hold at least this many thresholds on average; below that the pair
+# stage's word-parallel counts are cheaper (binary columns: one threshold each).
+DEPTH_TWO_MIN = 8.0
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
 
 cdef extern from "_simd.h":
@@ -195,6 +201,12 @@ cdef struct Ctx:
     int stage_min_run        # ... when its rows are at least this many a run on average
     int64_t pair_rows        # rows of pair stages valued (stats)
     int64_t pair_rows_left   # rows left out by stages in rounds (stats)
+    int n_cols               # columns of the split space
+    double depth_two_min     # a depth-two node goes to `solve_depth_two` when its
+                             # columns have at least this many thresholds on average
+    int64_t depth_two_solves # depth-two nodes solved over sorted columns (stats)
+    int64_t depth_two_evals  # root splits whose sides were valued there (stats)
+    int64_t depth_two_skips  # root splits set aside by the neighbour bound (stats)
     # --- state ---
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
@@ -1660,6 +1672,333 @@ cdef inline void threshold_exchange(Ctx* c, Cand* cands, int n) noexcept nogil:
         last = i
 
 
+cdef struct DepthTwo:
+    # Scratch of `solve_depth_two`, one allocation per call.
+    int m                  # rows of the node
+    int ncu                # columns with a candidate split
+    int32_t* cols          # ncu: those columns, increasing
+    int32_t* order         # ncu x m: the node's rows sorted on each column
+    int32_t* rank          # ncu x m: the rank of each of those rows' value
+    uint8_t* side          # n: 0 left of the root split, 1 right (node rows only)
+    int32_t* ycls          # ncu x m: the class of each of those rows
+    double* stot           # 2 K: each side's cost if labelled k, per label k
+    double* sc             # 2 K: the same up to a threshold
+
+
+cdef void _depth_two_free(DepthTwo* d) noexcept nogil:
+    free(d.cols); free(d.order); free(d.rank); free(d.ycls); free(d.side)
+    free(d.stot); free(d.sc)
+
+
+cdef inline double _leaf_min(Ctx* c, const double* score) noexcept nogil:
+    """The least of a leaf's costs per label (`score[k]`: its cost if labelled k)."""
+    cdef double a = INF
+    cdef int t
+    for t in range(c.n_pcols):
+        if score[c.pcols[t]] < a:
+            a = score[c.pcols[t]]
+    return a
+
+
+cdef void _depth_one_sides(Ctx* c, DepthTwo* d, const int64_t* ntot, double* best,
+                           int32_t* arg) noexcept nogil:
+    """R(S, 1) of both sides S of the root split in `d.side`: best[s] is the least
+    of S's leaf and of every split's two leaves, arg[s] that split (-1: the leaf).
+
+    One pass per column over the node's rows sorted on it: each side's costs per
+    label up to a threshold give its left leaf, the side's totals less them its
+    right leaf.  Every partition of a side by one split is a prefix of this
+    order at a change of rank (split k of a column sends ranks <= k left), so
+    the least over them is R(S, 1).  The costs per label are summed row by row,
+    so a value may differ from the stored nodes' (`leaf_loss` over counts) by
+    rounding only, far inside TOL; the realised tree is scored by the nodes."""
+    cdef int K = c.K
+    cdef int m = d.m
+    cdef int u, s, k, t
+    cdef int64_t i
+    cdef int64_t nacc[2]
+    cdef bint changed[2]
+    cdef const int32_t* order
+    cdef const int32_t* rank
+    cdef const int32_t* ycls
+    cdef const double* crow
+    cdef double* sc
+    cdef const double* st
+    cdef int32_t row
+    cdef int32_t base
+    cdef double v, a, b, x
+    for s in range(2):
+        arg[s] = -1
+        best[s] = INF
+        if ntot[s] > 0:
+            best[s] = _leaf_min(c, d.stot + s * K) + c.lam
+    for u in range(d.ncu):
+        order = d.order + <int64_t> u * m
+        rank = d.rank + <int64_t> u * m
+        ycls = d.ycls + <int64_t> u * m
+        base = c.col_start[d.cols[u]]
+        for k in range(2 * K):
+            d.sc[k] = 0.0
+        nacc[0] = 0
+        nacc[1] = 0
+        changed[0] = False
+        changed[1] = False
+        for i in range(m - 1):
+            s = d.side[order[i]]
+            sc = d.sc + s * K
+            crow = c.cost + ycls[i] * K
+            for k in range(K):
+                sc[k] += crow[k]
+            nacc[s] += 1
+            changed[s] = True
+            if rank[i + 1] == rank[i]:
+                continue
+            for s in range(2):
+                if changed[s] and nacc[s] < ntot[s]:
+                    changed[s] = False
+                    sc = d.sc + s * K
+                    st = d.stot + s * K
+                    a = INF
+                    b = INF
+                    for t in range(c.n_pcols):
+                        k = c.pcols[t]
+                        if sc[k] < a:
+                            a = sc[k]
+                        x = st[k] - sc[k]
+                        if x < b:
+                            b = x
+                    v = (a + c.lam) + (b + c.lam)
+                    if v < best[s]:
+                        best[s] = v
+                        arg[s] = base + rank[i]
+
+
+cdef int _realise_depth_one(Ctx* c, node_t parent, const word_t* X, int32_t s1, int right,
+                            int32_t s2, double value, word_t* T) noexcept nogil:
+    """Store one side of root split s1 (depth one left) with the tree `solve_depth_two`
+    found for it: split s2 over two leaves, or a leaf (s2 < 0), of objective
+    `value` = R(side, 1).  Returns -1 on a memory stop."""
+    cdef int nw = c.nw
+    cdef node_t ch
+    cdef Node* nd
+    if right:
+        bs_andnot(T, X, c.split_bits + <int64_t> s1 * nw, nw)
+    else:
+        bs_and(T, X, c.split_bits + <int64_t> s1 * nw, nw)
+    ch = node_get(c, T, 1, parent, s1, right)
+    if ch < 0:
+        return -1
+    if s2 >= 0 and _install_two_leaf(c, ch, T, s2, value, T + nw) < 0:
+        return -1
+    nd = &c.memo.nodes[ch]
+    if not nd.solved:
+        # value = R(side, 1), computed over every split of the side
+        # (`_depth_one_sides`), and the incumbent realises it: solved.
+        if nd.lb < value and value <= nd.ub:
+            nd.lb = value
+        if nd.ub <= nd.lb + TOL:
+            nd.lb = nd.ub
+            nd.solved = 1
+    return ch
+
+
+cdef int solve_depth_two(Ctx* c, node_t nid, const word_t* X, const double* cnt,
+                         const int32_t* cand, int ncand, double B) noexcept nogil:
+    """Solve a node of depth two left over its rows sorted on each column.
+
+    R(X, 2) = min(leaf, min over root splits s of R(L_s, 1) + R(R_s, 1)), and
+    `_depth_one_sides` gives both R(., 1) of a root split in one pass over the
+    node's rows per column: about m * columns steps a root split, where the pair
+    stage spends nw words on every pair of splits.  On columns of many thresholds
+    (continuous features) this is far cheaper.
+
+    Root splits are swept in threshold order along each column.  Moving rows D
+    from the right side to the left can only raise R(L, 1) (a tree of the larger
+    set, applied to the smaller, costs no more: costs are nonnegative) and
+    lowers R(R, 1) by at most worst(D), the cost of D's rows each at its class's
+    largest cost (the right side's optimal tree, applied to R plus D, costs at
+    most that much more).  So a root split t after a valued one t' on the same
+    column has R(t) >= R(L_t', 1) + R(R_t', 1) - worst(D), and is set aside, with
+    that bound, while the bound is above min(B, incumbent).
+
+    Columns are those of `cand` (a superset of X's valid splits: a column with
+    none has no split useful at X, see `solve`); every threshold of such a
+    column at a change of rank in X is tried.
+
+    Returns 1 when done (the node solved, or its bound raised above B, or a
+    stop), 0 when the node's columns are too few thresholds apiece for this to
+    pay (the caller expands it), -1 on a memory stop."""
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef int K = c.K
+    cdef int nw = c.nw
+    cdef int m = <int> nd.count
+    cdef DepthTwo d
+    cdef uint8_t* seen = NULL
+    cdef int u, k, j
+    cdef int64_t i, p, nthr = 0, gthr = 0
+    cdef int64_t ntot[2]
+    cdef int32_t row, arg1 = -1, argL = -1, argR = -1
+    cdef int32_t s2[2]
+    cdef double v2[2]
+    cdef double best, cap, lbmin, lbt, refv = 0.0, wD, vL = 0.0, vR = 0.0, v
+    cdef bint have_ref, stopped
+    cdef double* tot0 = NULL
+    cdef const double* crow
+    cdef const int32_t* gorder
+    cdef const int32_t* grank
+    cdef int32_t* order
+    cdef int32_t* rank
+    cdef word_t* T = NULL
+    cdef node_t chl, chr = -1
+    memset(&d, 0, sizeof(DepthTwo))
+    seen = <uint8_t*> calloc(c.n_cols + 1, 1)
+    d.cols = <int32_t*> malloc((c.n_cols + 1) * sizeof(int32_t))
+    if seen == NULL or d.cols == NULL:
+        free(seen)
+        _depth_two_free(&d)
+        c.stop = STOP_MEMORY
+        return -1
+    for i in range(ncand):
+        seen[c.split_col[cand[i]]] = 1
+    for j in range(c.n_cols):
+        if seen[j]:
+            d.cols[d.ncu] = j
+            d.ncu += 1
+            gthr += c.col_start[j + 1] - c.col_start[j]
+    free(seen)
+    if d.ncu == 0 or gthr < c.depth_two_min * d.ncu:
+        _depth_two_free(&d)
+        return 0
+    d.m = m
+    d.order = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
+    d.rank = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
+    d.side = <uint8_t*> malloc(c.n + 1)
+    d.ycls = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
+    d.stot = <double*> malloc(2 * K * sizeof(double))
+    d.sc = <double*> malloc(2 * K * sizeof(double))
+    tot0 = <double*> malloc(K * sizeof(double))
+    if (d.order == NULL or d.rank == NULL or d.side == NULL or d.ycls == NULL
+            or d.stot == NULL or d.sc == NULL or tot0 == NULL):
+        free(tot0)
+        _depth_two_free(&d)
+        c.stop = STOP_MEMORY
+        return -1
+    for u in range(d.ncu):
+        gorder = c.col_order + <int64_t> d.cols[u] * c.n
+        grank = c.row_rank + <int64_t> d.cols[u] * c.n
+        order = d.order + <int64_t> u * m
+        rank = d.rank + <int64_t> u * m
+        p = 0
+        for i in range(c.n):
+            row = gorder[i]
+            if bs_test(X, row):
+                order[p] = row
+                rank[p] = grank[row]
+                d.ycls[<int64_t> u * m + p] = c.y[row]
+                if p > 0 and rank[p] != rank[p - 1]:
+                    nthr += 1
+                p += 1
+    c.work += <int64_t> d.ncu * c.n
+    if nthr < c.depth_two_min * d.ncu:
+        _depth_two_free(&d)
+        free(tot0)
+        return 0
+    c.depth_two_solves += 1
+    # the node's cost per label k: sum over classes of count * cost[class, k]
+    for k in range(K):
+        tot0[k] = 0.0
+        for j in range(K):
+            tot0[k] += cnt[j] * c.cost[j * K + k]
+
+    best = nd.ub
+    lbmin = nd.leaf
+    for u in range(d.ncu):
+        check_limits(c)
+        if c.stop:
+            break
+        cap = B if B < best else best
+        order = d.order + <int64_t> u * m
+        rank = d.rank + <int64_t> u * m
+        for i in range(m):
+            d.side[order[i]] = 1
+        for k in range(K):
+            d.stot[k] = 0.0
+            d.stot[K + k] = tot0[k]
+        ntot[0] = 0
+        ntot[1] = m
+        have_ref = False
+        wD = 0.0
+        for i in range(m - 1):
+            row = order[i]
+            d.side[row] = 0
+            crow = c.cost + c.y[row] * K
+            for k in range(K):
+                d.stot[k] += crow[k]
+                d.stot[K + k] -= crow[k]
+            ntot[0] += 1
+            ntot[1] -= 1
+            wD += c.maxcost[c.y[row]]
+            if rank[i + 1] == rank[i]:
+                continue
+            if have_ref:
+                # Neighbour bound (see above): R(t) >= R(L_t', 1) + R(R_t', 1) - worst(D).
+                lbt = refv - wD
+                if lbt > cap + TOL:
+                    c.depth_two_skips += 1
+                    if lbt < lbmin:
+                        lbmin = lbt
+                    continue
+            _depth_one_sides(c, &d, ntot, v2, s2)
+            c.depth_two_evals += 1
+            c.work += <int64_t> d.ncu * m
+            v = v2[0] + v2[1]
+            if v < lbmin:
+                lbmin = v
+            if v < best:
+                best = v
+                arg1 = c.col_start[d.cols[u]] + rank[i]
+                argL = s2[0]
+                argR = s2[1]
+                vL = v2[0]
+                vR = v2[1]
+                cap = B if B < best else best
+            have_ref = True
+            refv = v
+            wD = 0.0
+    stopped = c.stop != RUNNING
+    _depth_two_free(&d)
+    free(tot0)
+    if arg1 >= 0:
+        # (ii) a real tree: root split arg1 over the sides' trees, stored with their
+        # grandchildren so that extraction rebuilds it.
+        T = <word_t*> malloc(2 * nw * sizeof(word_t))
+        if T == NULL:
+            c.stop = STOP_MEMORY
+            return -1
+        chl = _realise_depth_one(c, nid, X, arg1, 0, argL, vL, T)
+        if chl >= 0:
+            chr = _realise_depth_one(c, nid, X, arg1, 1, argR, vR, T)
+        free(T)
+        if chl < 0 or chr < 0:
+            return -1
+        nd = &c.memo.nodes[nid]
+        v = c.memo.nodes[chl].ub + c.memo.nodes[chr].ub
+        if v < nd.ub:
+            nd.ub = v
+            nd.best_split = arg1
+    if stopped:
+        return 1     # a stop: the incumbent is flushed, no bound is claimed
+    nd = &c.memo.nodes[nid]
+    # R(X, 2) >= min(leaf, every root split's value or neighbour bound) = lbmin:
+    # every root split of X is on a column of `cand` and was valued or set aside.
+    if lbmin > nd.lb:
+        nd.lb = lbmin
+    if nd.ub <= nd.lb + TOL:
+        nd.lb = nd.ub
+        nd.solved = 1
+    return 1
+
+
 cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
                   word_t* X, int32_t* valid, double* cnt, Cand* cands,
                   int* n_cands) noexcept nogil:
@@ -1684,6 +2023,10 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef node_t first, second
     memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
     class_counts(c, X, total, cnt)
+    if depth == 2 and (c.rules & RULE_DEPTH_TWO):
+        # Depth two left on columns of many thresholds: solved over sorted columns.
+        if solve_depth_two(c, nid, X, cnt, cand, ncand, B) != 0:
+            return
 
     nvalid = gather_valid(c, X, total, cnt, child_depth, cand, ncand, valid, cands,
                           &one_column)
@@ -2092,6 +2435,8 @@ cdef class Search:
         c.K = problem.n_classes
         c.n_splits = problem.n_splits
         c.split_bits = &split_bits[0, 0] if c.n_splits > 0 else NULL
+        c.n_cols = col_start.shape[0] - 1
+        c.depth_two_min = DEPTH_TWO_MIN
         c.class_bits = &class_bits[0, 0]
         c.split_col = &split_col[0] if c.n_splits > 0 else NULL
         c.col_start = &col_start[0]
@@ -2175,6 +2520,13 @@ cdef class Search:
         self.c.stage_min_rows = min_rows
         self.c.stage_rounds = rounds
         self.c.stage_min_run = min_run
+
+    def set_depth_two_min(self, double thresholds):
+        """A node of depth two left goes to the sorted-column solver when its columns
+        have at least `thresholds` thresholds each on average (default
+        DEPTH_TWO_MIN; 0: always; inf: never).  Changes the work, never a bound's
+        soundness (the oracle tests run both ways)."""
+        self.c.depth_two_min = thresholds
 
     def set_keep_pair_words(self, int64_t words):
         """A pair stage of at least `words` words a row stores the children it
@@ -2369,6 +2721,9 @@ cdef class Search:
             "whole_keys": int(self.c.memo.n_keys),  # the other nodes' keys are paths
             "pair_rows": int(self.c.pair_rows),            # rows of pair stages valued
             "pair_rows_left_out": int(self.c.pair_rows_left),  # by stages in rounds
+            "depth_two_solves": int(self.c.depth_two_solves),
+            "depth_two_evals": int(self.c.depth_two_evals),
+            "depth_two_skips": int(self.c.depth_two_skips),
         }
 
     def check_keys(self):
