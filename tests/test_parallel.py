@@ -34,16 +34,28 @@ def test_effective_n_threads():
         effective_n_threads(0)
 
 
-def test_threaded_pair_stage_matches_serial():
-    """A stage large enough for the threads (2000 rows x 500 splits at the root)."""
+@pytest.mark.parametrize("depth_two_min", [np.inf, None])
+def test_threaded_pair_stage_matches_serial(depth_two_min):
+    """A stage large enough for the threads (2000 rows x 500 splits at the root);
+    and the same problem solved by the sorted-column solver of depth-two nodes
+    (its default on 50 thresholds a column), with the same tree for any n_jobs."""
     rng = np.random.default_rng(7)
     X = rng.integers(0, 51, size=(2000, 10)).astype(float)
     y = ((X[:, 0] > 20) ^ (X[:, 3] > 35) | (rng.random(2000) < 0.1)).astype(int)
-    serial = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=1).fit(X, y)
-    threaded = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=2).fit(X, y)
+    fits = []
+    for n_jobs in (1, 2):
+        clf = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=n_jobs)
+        if depth_two_min is not None:
+            clf._depth_two_min = depth_two_min  # test hook: pin the pair stage
+        fits.append(clf.fit(X, y))
+    serial, threaded = fits
     assert serial.optimal_ and threaded.optimal_
     assert threaded.search_stats_["threads"] in (1, 2)
-    assert serial.search_stats_["pair_stages"] > 0
+    if depth_two_min is None:
+        assert serial.search_stats_["depth_two_solves"] == 1
+        assert serial.search_stats_["pair_stages"] == 0
+    else:
+        assert serial.search_stats_["pair_stages"] > 0
     assert threaded.objective_ == serial.objective_
     np.testing.assert_array_equal(threaded.estimator_.tree_.threshold,
                                   serial.estimator_.tree_.threshold)

@@ -1,3 +1,4 @@
+# cython: wraparound=True, boundscheck=True
 """The split space of a fit: sorted columns, thresholds and row bitsets.
 
 # Notes:
@@ -13,6 +14,11 @@
 # - Bit i of word i // 64 of a bitset is row i; bits past n are zero.
 """
 import numpy as np
+cimport cython
+cimport numpy as cnp
+from libc.stdint cimport int32_t, uint64_t
+
+cnp.import_array()
 
 
 class Problem:
@@ -65,6 +71,29 @@ def _column_space(pr, X32):
     pr.col_order = col_order
 
 
+@cython.boundscheck(False)
+@cython.wraparound(False)
+def _fill_split_bits(const int32_t[:, ::1] row_rank, const int32_t[:, ::1] col_order,
+                     const int32_t[::1] col_start, uint64_t[:, ::1] out):
+    """Row bitsets of every split: split k of column j holds the rows of rank <= k.
+    Along a column each split's set is the previous one's plus the rows of the
+    next rank, so one walk of the column's sorted rows fills all its splits."""
+    cdef Py_ssize_t p = row_rank.shape[0], n = row_rank.shape[1], nw = out.shape[1]
+    cdef Py_ssize_t j, k, i, w, s
+    cdef int32_t row
+    for j in range(p):
+        i = 0
+        for k in range(col_start[j + 1] - col_start[j]):
+            s = col_start[j] + k
+            if k > 0:
+                for w in range(nw):
+                    out[s, w] = out[s - 1, w]
+            while i < n and row_rank[j, col_order[j, i]] <= k:
+                row = col_order[j, i]
+                out[s, row >> 6] |= (<uint64_t> 1) << (row & 63)
+                i += 1
+
+
 def build_space(X32, y):
     """The split space without row bitsets (DPDT): rows stay in the caller's order."""
     pr = Problem()
@@ -108,16 +137,8 @@ def build_problem(X32, y, n_classes, cost):
     pr.n_classes = int(n_classes)
     pr.n_features = p
     _column_space(pr, X32)
-    bits = []
-    for j in range(p):
-        rank = pr.row_rank[j]
-        n_thr = int(pr.col_start[j + 1] - pr.col_start[j])
-        for k0 in range(0, n_thr, 256):
-            ks = np.arange(k0, min(k0 + 256, n_thr))
-            bits.append(_pack_rows(rank[None, :] <= ks[:, None], nw))
-    pr.split_bits = (np.concatenate(bits, axis=0) if bits
-                     else np.zeros((0, nw), dtype=np.uint64))
-    pr.split_bits = np.ascontiguousarray(pr.split_bits)
+    pr.split_bits = np.zeros((pr.n_splits, nw), dtype=np.uint64)
+    _fill_split_bits(pr.row_rank, pr.col_order, pr.col_start, pr.split_bits)
     pr.y = np.ascontiguousarray(y.astype(np.int32))
     pr.class_bits = _pack_rows(pr.y[None, :] == np.arange(n_classes)[:, None], nw)
     pr.group = np.ascontiguousarray(group.astype(np.int32))

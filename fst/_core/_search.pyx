@@ -1683,11 +1683,15 @@ cdef struct DepthTwo:
     int32_t* ycls          # ncu x m: the class of each of those rows
     double* stot           # 2 K: each side's cost if labelled k, per label k
     double* sc             # 2 K: the same up to a threshold
+    int32_t* tpos          # m: a column's thresholds (last row left of each)
+    double* evl            # m: R(L, 1) of each valued threshold of the column
+    double* evr            # m: R(R, 1) likewise
+    int32_t* stack         # 2 m: intervals of thresholds still open
 
 
 cdef void _depth_two_free(DepthTwo* d) noexcept nogil:
     free(d.cols); free(d.order); free(d.rank); free(d.ycls); free(d.side)
-    free(d.stot); free(d.sc)
+    free(d.stot); free(d.sc); free(d.tpos); free(d.evl); free(d.evr); free(d.stack)
 
 
 cdef inline double _leaf_min(Ctx* c, const double* score) noexcept nogil:
@@ -1773,6 +1777,39 @@ cdef void _depth_one_sides(Ctx* c, DepthTwo* d, const int64_t* ntot, double* bes
                         arg[s] = base + rank[i]
 
 
+cdef int _depth_two_value(Ctx* c, DepthTwo* d, const int32_t* order, int64_t* ntot,
+                          int64_t nleft, double* v2, int32_t* s2) noexcept nogil:
+    """Move the root split to "the first `nleft` rows of `order` left" (rows cross
+    one by one, their costs per label moving between the sides' totals) and
+    value both sides (`_depth_one_sides`)."""
+    cdef int K = c.K
+    cdef int k
+    cdef int32_t row
+    cdef const double* crow
+    while ntot[0] < nleft:
+        row = order[ntot[0]]
+        d.side[row] = 0
+        crow = c.cost + c.y[row] * K
+        for k in range(K):
+            d.stot[k] += crow[k]
+            d.stot[K + k] -= crow[k]
+        ntot[0] += 1
+        ntot[1] -= 1
+    while ntot[0] > nleft:
+        ntot[0] -= 1
+        ntot[1] += 1
+        row = order[ntot[0]]
+        d.side[row] = 1
+        crow = c.cost + c.y[row] * K
+        for k in range(K):
+            d.stot[k] -= crow[k]
+            d.stot[K + k] += crow[k]
+    _depth_one_sides(c, d, ntot, v2, s2)
+    c.depth_two_evals += 1
+    c.work += <int64_t> d.ncu * d.m
+    return 0
+
+
 cdef int _realise_depth_one(Ctx* c, node_t parent, const word_t* X, int32_t s1, int right,
                             int32_t s2, double value, word_t* T) noexcept nogil:
     """Store one side of root split s1 (depth one left) with the tree `solve_depth_two`
@@ -1841,7 +1878,8 @@ cdef int solve_depth_two(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     cdef int32_t s2[2]
     cdef double v2[2]
     cdef double best, cap, lbmin, lbt, refv = 0.0, wD, vL = 0.0, vR = 0.0, v
-    cdef bint have_ref, stopped
+    cdef bint stopped
+    cdef int nt, nst, ja, jb, jm, jj
     cdef double* tot0 = NULL
     cdef const double* crow
     cdef const int32_t* gorder
@@ -1877,8 +1915,13 @@ cdef int solve_depth_two(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     d.stot = <double*> malloc(2 * K * sizeof(double))
     d.sc = <double*> malloc(2 * K * sizeof(double))
     tot0 = <double*> malloc(K * sizeof(double))
+    d.tpos = <int32_t*> malloc((m + 1) * sizeof(int32_t))
+    d.evl = <double*> malloc((m + 1) * sizeof(double))
+    d.evr = <double*> malloc((m + 1) * sizeof(double))
+    d.stack = <int32_t*> malloc((2 * m + 4) * sizeof(int32_t))
     if (d.order == NULL or d.rank == NULL or d.side == NULL or d.ycls == NULL
-            or d.stot == NULL or d.sc == NULL or tot0 == NULL):
+            or d.stot == NULL or d.sc == NULL or tot0 == NULL or d.tpos == NULL
+            or d.evl == NULL or d.evr == NULL or d.stack == NULL):
         free(tot0)
         _depth_two_free(&d)
         c.stop = STOP_MEMORY
@@ -1916,55 +1959,84 @@ cdef int solve_depth_two(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         check_limits(c)
         if c.stop:
             break
-        cap = B if B < best else best
         order = d.order + <int64_t> u * m
         rank = d.rank + <int64_t> u * m
+        # The column's thresholds in X: tpos[j] is the last row (in this order)
+        # left of threshold j.
+        nt = 0
+        for i in range(m - 1):
+            if rank[i + 1] != rank[i]:
+                d.tpos[nt] = <int32_t> i
+                nt += 1
+        if nt == 0:
+            continue
         for i in range(m):
             d.side[order[i]] = 1
         for k in range(K):
             d.stot[k] = 0.0
             d.stot[K + k] = tot0[k]
-        ntot[0] = 0
+        ntot[0] = 0     # the rows order[0 .. ntot[0] - 1] are left
         ntot[1] = m
-        have_ref = False
-        wD = 0.0
-        for i in range(m - 1):
-            row = order[i]
-            d.side[row] = 0
-            crow = c.cost + c.y[row] * K
-            for k in range(K):
-                d.stot[k] += crow[k]
-                d.stot[K + k] -= crow[k]
-            ntot[0] += 1
-            ntot[1] -= 1
-            wD += c.maxcost[c.y[row]]
-            if rank[i + 1] == rank[i]:
-                continue
-            if have_ref:
-                # Neighbour bound (see above): R(t) >= R(L_t', 1) + R(R_t', 1) - worst(D).
-                lbt = refv - wD
-                if lbt > cap + TOL:
-                    c.depth_two_skips += 1
-                    if lbt < lbmin:
-                        lbmin = lbt
-                    continue
-            _depth_one_sides(c, &d, ntot, v2, s2)
-            c.depth_two_evals += 1
-            c.work += <int64_t> d.ncu * m
+        # Threshold j is valued once: its sides' R(., 1) in d.evl[j], d.evr[j].
+        # Then intervals (a, b) of valued ends are split at their middle until
+        # their bound (below) is above min(B, incumbent).
+        nst = 0
+        d.stack[0] = 0
+        d.stack[1] = nt - 1
+        nst = 1
+        for j in range(2 if nt > 1 else 1):
+            jj = 0 if j == 0 else nt - 1
+            if _depth_two_value(c, &d, order, ntot, d.tpos[jj] + 1, v2, s2) < 0:
+                break
+            d.evl[jj] = v2[0]
+            d.evr[jj] = v2[1]
             v = v2[0] + v2[1]
             if v < lbmin:
                 lbmin = v
             if v < best:
                 best = v
-                arg1 = c.col_start[d.cols[u]] + rank[i]
+                arg1 = c.col_start[d.cols[u]] + rank[d.tpos[jj]]
                 argL = s2[0]
                 argR = s2[1]
                 vL = v2[0]
                 vR = v2[1]
-                cap = B if B < best else best
-            have_ref = True
-            refv = v
-            wD = 0.0
+        while nst > 0 and not c.stop:
+            nst -= 1
+            ja = d.stack[2 * nst]
+            jb = d.stack[2 * nst + 1]
+            if jb - ja < 2:
+                continue
+            cap = B if B < best else best
+            # Interval bound: for a threshold t between valued thresholds a < b,
+            # L_a is inside L_t and R_b inside R_t, so (monotonicity, above)
+            # R(t) >= R(L_a, 1) + R(R_b, 1).
+            lbt = d.evl[ja] + d.evr[jb]
+            if lbt > cap + TOL:
+                c.depth_two_skips += jb - ja - 1
+                if lbt < lbmin:
+                    lbmin = lbt
+                continue
+            jm = ja + (jb - ja) // 2
+            if _depth_two_value(c, &d, order, ntot, d.tpos[jm] + 1, v2, s2) < 0:
+                break
+            d.evl[jm] = v2[0]
+            d.evr[jm] = v2[1]
+            v = v2[0] + v2[1]
+            if v < lbmin:
+                lbmin = v
+            if v < best:
+                best = v
+                arg1 = c.col_start[d.cols[u]] + rank[d.tpos[jm]]
+                argL = s2[0]
+                argR = s2[1]
+                vL = v2[0]
+                vR = v2[1]
+            # the left half first: it is popped first
+            d.stack[2 * nst] = jm
+            d.stack[2 * nst + 1] = jb
+            d.stack[2 * nst + 2] = ja
+            d.stack[2 * nst + 3] = jm
+            nst += 2
     stopped = c.stop != RUNNING
     _depth_two_free(&d)
     free(tot0)
