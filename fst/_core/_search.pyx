@@ -1672,8 +1672,8 @@ cdef inline void threshold_exchange(Ctx* c, Cand* cands, int n) noexcept nogil:
         last = i
 
 
-cdef struct DepthTwo:
-    # Scratch of `solve_depth_two`, one allocation per call.
+cdef struct Sorted:
+    # Scratch of `solve_sorted`, one allocation per call.
     int m                  # rows of the node
     int ncu                # columns with a candidate split
     int32_t* cols          # ncu: those columns, increasing
@@ -1689,7 +1689,7 @@ cdef struct DepthTwo:
     int32_t* stack         # 2 m: intervals of thresholds still open
 
 
-cdef void _depth_two_free(DepthTwo* d) noexcept nogil:
+cdef void _sorted_free(Sorted* d) noexcept nogil:
     free(d.cols); free(d.order); free(d.rank); free(d.ycls); free(d.side)
     free(d.stot); free(d.sc); free(d.tpos); free(d.evl); free(d.evr); free(d.stack)
 
@@ -1704,7 +1704,7 @@ cdef inline double _leaf_min(Ctx* c, const double* score) noexcept nogil:
     return a
 
 
-cdef void _depth_one_sides(Ctx* c, DepthTwo* d, const int64_t* ntot, double* best,
+cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
                            int32_t* arg) noexcept nogil:
     """R(S, 1) of both sides S of the root split in `d.side`: best[s] is the least
     of S's leaf and of every split's two leaves, arg[s] that split (-1: the leaf).
@@ -1777,7 +1777,7 @@ cdef void _depth_one_sides(Ctx* c, DepthTwo* d, const int64_t* ntot, double* bes
                         arg[s] = base + rank[i]
 
 
-cdef int _depth_two_value(Ctx* c, DepthTwo* d, const int32_t* order, int64_t* ntot,
+cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot,
                           int64_t nleft, double* v2, int32_t* s2) noexcept nogil:
     """Move the root split to "the first `nleft` rows of `order` left" (rows cross
     one by one, their costs per label moving between the sides' totals) and
@@ -1839,61 +1839,28 @@ cdef int _realise_depth_one(Ctx* c, node_t parent, const word_t* X, int32_t s1, 
     return ch
 
 
-cdef int solve_depth_two(Ctx* c, node_t nid, const word_t* X, const double* cnt,
-                         const int32_t* cand, int ncand, double B) noexcept nogil:
-    """Solve a node of depth two left over its rows sorted on each column.
+cdef int _sorted_open(Ctx* c, const word_t* X, int m, const int32_t* cand, int ncand,
+                      bint sides, Sorted* d) noexcept nogil:
+    """The node's rows sorted on each column of `cand` (with their ranks and, for
+    depth two (`sides`), classes), and the scratch of the column sweeps.
 
-    R(X, 2) = min(leaf, min over root splits s of R(L_s, 1) + R(R_s, 1)), and
-    `_depth_one_sides` gives both R(., 1) of a root split in one pass over the
-    node's rows per column: about m * columns steps a root split, where the pair
-    stage spends nw words on every pair of splits.  On columns of many thresholds
-    (continuous features) this is far cheaper.
-
-    Root splits are swept in threshold order along each column.  Moving rows D
-    from the right side to the left can only raise R(L, 1) (a tree of the larger
-    set, applied to the smaller, costs no more: costs are nonnegative) and
-    lowers R(R, 1) by at most worst(D), the cost of D's rows each at its class's
-    largest cost (the right side's optimal tree, applied to R plus D, costs at
-    most that much more).  So a root split t after a valued one t' on the same
-    column has R(t) >= R(L_t', 1) + R(R_t', 1) - worst(D), and is set aside, with
-    that bound, while the bound is above min(B, incumbent).
-
-    Columns are those of `cand` (a superset of X's valid splits: a column with
-    none has no split useful at X, see `solve`); every threshold of such a
-    column at a change of rank in X is tried.
-
-    Returns 1 when done (the node solved, or its bound raised above B, or a
-    stop), 0 when the node's columns are too few thresholds apiece for this to
-    pay (the caller expands it), -1 on a memory stop."""
-    cdef Node* nd = &c.memo.nodes[nid]
-    cdef int K = c.K
-    cdef int nw = c.nw
-    cdef int m = <int> nd.count
-    cdef DepthTwo d
+    Returns 1 when open, 0 when those columns hold fewer than `depth_two_min`
+    thresholds apiece in X on average (nothing left allocated), -1 on a memory
+    stop."""
     cdef uint8_t* seen = NULL
-    cdef int u, k, j
+    cdef int u, j, K = c.K
     cdef int64_t i, p, nthr = 0, gthr = 0
-    cdef int64_t ntot[2]
-    cdef int32_t row, arg1 = -1, argL = -1, argR = -1
-    cdef int32_t s2[2]
-    cdef double v2[2]
-    cdef double best, cap, lbmin, lbt, refv = 0.0, wD, vL = 0.0, vR = 0.0, v
-    cdef bint stopped
-    cdef int nt, nst, ja, jb, jm, jj
-    cdef double* tot0 = NULL
-    cdef const double* crow
+    cdef int32_t row
     cdef const int32_t* gorder
     cdef const int32_t* grank
     cdef int32_t* order
     cdef int32_t* rank
-    cdef word_t* T = NULL
-    cdef node_t chl, chr = -1
-    memset(&d, 0, sizeof(DepthTwo))
+    memset(d, 0, sizeof(Sorted))
     seen = <uint8_t*> calloc(c.n_cols + 1, 1)
     d.cols = <int32_t*> malloc((c.n_cols + 1) * sizeof(int32_t))
     if seen == NULL or d.cols == NULL:
         free(seen)
-        _depth_two_free(&d)
+        _sorted_free(d)
         c.stop = STOP_MEMORY
         return -1
     for i in range(ncand):
@@ -1905,25 +1872,25 @@ cdef int solve_depth_two(Ctx* c, node_t nid, const word_t* X, const double* cnt,
             gthr += c.col_start[j + 1] - c.col_start[j]
     free(seen)
     if d.ncu == 0 or gthr < c.depth_two_min * d.ncu:
-        _depth_two_free(&d)
+        _sorted_free(d)
         return 0
     d.m = m
     d.order = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
     d.rank = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
-    d.side = <uint8_t*> malloc(c.n + 1)
-    d.ycls = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
-    d.stot = <double*> malloc(2 * K * sizeof(double))
-    d.sc = <double*> malloc(2 * K * sizeof(double))
-    tot0 = <double*> malloc(K * sizeof(double))
     d.tpos = <int32_t*> malloc((m + 1) * sizeof(int32_t))
     d.evl = <double*> malloc((m + 1) * sizeof(double))
     d.evr = <double*> malloc((m + 1) * sizeof(double))
     d.stack = <int32_t*> malloc((2 * m + 4) * sizeof(int32_t))
-    if (d.order == NULL or d.rank == NULL or d.side == NULL or d.ycls == NULL
-            or d.stot == NULL or d.sc == NULL or tot0 == NULL or d.tpos == NULL
-            or d.evl == NULL or d.evr == NULL or d.stack == NULL):
-        free(tot0)
-        _depth_two_free(&d)
+    if sides:
+        d.side = <uint8_t*> malloc(c.n + 1)
+        d.ycls = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
+        d.stot = <double*> malloc(3 * K * sizeof(double))
+        d.sc = <double*> malloc(2 * K * sizeof(double))
+    if (d.order == NULL or d.rank == NULL or d.tpos == NULL or d.evl == NULL
+            or d.evr == NULL or d.stack == NULL
+            or (sides and (d.side == NULL or d.ycls == NULL or d.stot == NULL
+                           or d.sc == NULL))):
+        _sorted_free(d)
         c.stop = STOP_MEMORY
         return -1
     for u in range(d.ncu):
@@ -1937,21 +1904,122 @@ cdef int solve_depth_two(Ctx* c, node_t nid, const word_t* X, const double* cnt,
             if bs_test(X, row):
                 order[p] = row
                 rank[p] = grank[row]
-                d.ycls[<int64_t> u * m + p] = c.y[row]
+                if sides:
+                    d.ycls[<int64_t> u * m + p] = c.y[row]
                 if p > 0 and rank[p] != rank[p - 1]:
                     nthr += 1
                 p += 1
     c.work += <int64_t> d.ncu * c.n
     if nthr < c.depth_two_min * d.ncu:
-        _depth_two_free(&d)
-        free(tot0)
+        _sorted_free(d)
         return 0
+    return 1
+
+
+cdef int _sweep_value(Ctx* c, Sorted* d, node_t nid, const word_t* X, int depth,
+                      const int32_t* cand, int ncand, int32_t s, double cap,
+                      word_t* T, double* lbs) noexcept nogil:
+    """Value root split s of a node of depth >= 3 left: both children (stored)
+    searched as `_expand` searches a candidate -- the smaller first, within what
+    the other's bound leaves of `cap`, the other within what the first's optimum
+    leaves.  lbs[0], lbs[1] receive the children's bounds afterwards (their
+    optima when solved).  Returns 1 when both are solved (the split's value is
+    exact), 0 otherwise, -1 on a stop."""
+    cdef int nw = c.nw
+    cdef node_t l, r, first, second
+    cdef double bl
+    bs_and(T, X, c.split_bits + <int64_t> s * nw, nw)
+    l = node_get(c, T, depth - 1, nid, s, 0)
+    if l < 0:
+        return -1
+    bs_andnot(T, X, c.split_bits + <int64_t> s * nw, nw)
+    r = node_get(c, T, depth - 1, nid, s, 1)
+    if r < 0:
+        return -1
+    c.depth_two_evals += 1
+    if c.memo.nodes[l].lb + c.memo.nodes[r].lb <= cap + TOL:
+        if c.memo.nodes[r].count < c.memo.nodes[l].count:
+            first = r
+            second = l
+        else:
+            first = l
+            second = r
+        bl = cap - c.memo.nodes[second].lb
+        solve(c, first, cand, ncand, bl)
+        if c.stop:
+            return -1
+        if c.memo.nodes[first].solved and c.memo.nodes[first].ub <= bl + TOL:
+            solve(c, second, cand, ncand, cap - c.memo.nodes[first].ub)
+            if c.stop:
+                return -1
+    lbs[0] = c.memo.nodes[l].lb
+    lbs[1] = c.memo.nodes[r].lb
+    return 1 if c.memo.nodes[l].solved and c.memo.nodes[r].solved else 0
+
+
+cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
+                      const int32_t* cand, int ncand, double B) noexcept nogil:
+    """Search a depth-limited node (depth d >= 2 left) over its rows sorted on
+    each column, one column at a time, its thresholds by bisection.
+
+    R(X, d) = min(leaf, min over root splits t of R(L_t, d - 1) + R(R_t, d - 1)).
+    Along a column, L_t grows and R_t shrinks with the threshold, and a tree of
+    a set, applied to a subset, costs no more (costs are nonnegative; its empty
+    leaves could only be merged away, saving lambda).  So for thresholds a < t < b
+    of one column, R(L_t) >= R(L_a) and R(R_t) >= R(R_b): every root split
+    strictly between two valued ones has R(t) >= lb(L_a) + lb(R_b) (the interval
+    bound).  Each column's first and last thresholds are valued; an interval
+    whose bound is above min(B, incumbent) is set aside with that bound, any
+    other is split at its middle threshold, which is valued.
+
+    Valuing a root split: at depth two, R(L, 1) and R(R, 1) exactly, in one pass
+    over the node's rows per column (`_depth_one_sides`): about m * columns steps,
+    where the pair stage spends nw words on every pair of splits.  Deeper, its
+    children are stored and searched within the budget (`_sweep_value`).  On
+    columns of many thresholds (continuous features) this is far cheaper than
+    `_expand`, which values every root split.
+
+    Columns are those of `cand` (a superset of X's valid splits: a column with
+    none has no split useful at X, see `solve`); every threshold of such a
+    column at a change of rank in X is a root split here.
+
+    Returns 1 when done (the node solved, or its bound raised above B, or a
+    stop), 0 when the node's columns are too few thresholds apiece for this to
+    pay (the caller expands it), -1 on a memory stop."""
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef int K = c.K
+    cdef int nw = c.nw
+    cdef int m = <int> nd.count
+    cdef int depth = nd.depth
+    cdef bint two = depth == 2
+    cdef Sorted d
+    cdef int u, k, j, ret, nt, nst, ja, jb, jm, step
+    cdef int64_t i
+    cdef int64_t ntot[2]
+    cdef int32_t arg1 = -1, argL = -1, argR = -1, s
+    cdef int32_t s2[2]
+    cdef double v2[2]
+    cdef double best, cap, lbmin, lbt, vL = 0.0, vR = 0.0, v
+    cdef bint stopped
+    cdef int32_t* order
+    cdef int32_t* rank
+    cdef word_t* T = NULL
+    cdef node_t chl, chr = -1
+    ret = _sorted_open(c, X, m, cand, ncand, two, &d)
+    if ret <= 0:
+        return ret
+    T = <word_t*> malloc(2 * nw * sizeof(word_t))
+    if T == NULL:
+        _sorted_free(&d)
+        c.stop = STOP_MEMORY
+        return -1
     c.depth_two_solves += 1
-    # the node's cost per label k: sum over classes of count * cost[class, k]
-    for k in range(K):
-        tot0[k] = 0.0
-        for j in range(K):
-            tot0[k] += cnt[j] * c.cost[j * K + k]
+    if two:
+        # the node's cost per label k: sum over classes of count * cost[class, k]
+        for k in range(K):
+            d.stot[2 * K + k] = 0.0
+            for j in range(K):
+                d.stot[2 * K + k] += cnt[j] * c.cost[j * K + k]
 
     best = nd.ub
     lbmin = nd.leaf
@@ -1970,99 +2038,104 @@ cdef int solve_depth_two(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 nt += 1
         if nt == 0:
             continue
-        for i in range(m):
-            d.side[order[i]] = 1
-        for k in range(K):
-            d.stot[k] = 0.0
-            d.stot[K + k] = tot0[k]
-        ntot[0] = 0     # the rows order[0 .. ntot[0] - 1] are left
-        ntot[1] = m
-        # Threshold j is valued once: its sides' R(., 1) in d.evl[j], d.evr[j].
-        # Then intervals (a, b) of valued ends are split at their middle until
-        # their bound (below) is above min(B, incumbent).
-        nst = 0
+        if two:
+            for i in range(m):
+                d.side[order[i]] = 1
+            for k in range(K):
+                d.stot[k] = 0.0
+                d.stot[K + k] = d.stot[2 * K + k]
+            ntot[0] = 0     # the rows order[0 .. ntot[0] - 1] are left
+            ntot[1] = m
+        # Stack of intervals (a, b) of valued ends; (0, nt - 1) once its ends are.
         d.stack[0] = 0
         d.stack[1] = nt - 1
         nst = 1
-        for j in range(2 if nt > 1 else 1):
-            jj = 0 if j == 0 else nt - 1
-            if _depth_two_value(c, &d, order, ntot, d.tpos[jj] + 1, v2, s2) < 0:
-                break
-            d.evl[jj] = v2[0]
-            d.evr[jj] = v2[1]
-            v = v2[0] + v2[1]
-            if v < lbmin:
-                lbmin = v
-            if v < best:
-                best = v
-                arg1 = c.col_start[d.cols[u]] + rank[d.tpos[jj]]
-                argL = s2[0]
-                argR = s2[1]
-                vL = v2[0]
-                vR = v2[1]
-        while nst > 0 and not c.stop:
-            nst -= 1
-            ja = d.stack[2 * nst]
-            jb = d.stack[2 * nst + 1]
-            if jb - ja < 2:
-                continue
-            cap = B if B < best else best
-            # Interval bound: for a threshold t between valued thresholds a < b,
-            # L_a is inside L_t and R_b inside R_t, so (monotonicity, above)
-            # R(t) >= R(L_a, 1) + R(R_b, 1).
-            lbt = d.evl[ja] + d.evr[jb]
-            if lbt > cap + TOL:
-                c.depth_two_skips += jb - ja - 1
-                if lbt < lbmin:
-                    lbmin = lbt
-                continue
-            jm = ja + (jb - ja) // 2
-            if _depth_two_value(c, &d, order, ntot, d.tpos[jm] + 1, v2, s2) < 0:
-                break
+        step = 0
+        jm = 0
+        while True:
+            if step == 0:
+                jm = 0
+            elif step == 1:
+                if nt == 1:
+                    step = 2
+                    continue
+                jm = nt - 1
+            else:
+                if nst == 0:
+                    break
+                nst -= 1
+                ja = d.stack[2 * nst]
+                jb = d.stack[2 * nst + 1]
+                if jb - ja < 2:
+                    continue
+                cap = B if B < best else best
+                # Interval bound (see above): R(t) >= lb(L_a) + lb(R_b).
+                lbt = d.evl[ja] + d.evr[jb]
+                if lbt > cap + TOL:
+                    c.depth_two_skips += jb - ja - 1
+                    if lbt < lbmin:
+                        lbmin = lbt
+                    continue
+                jm = ja + (jb - ja) // 2
+                # the left half first: it is popped first
+                d.stack[2 * nst] = jm
+                d.stack[2 * nst + 1] = jb
+                d.stack[2 * nst + 2] = ja
+                d.stack[2 * nst + 3] = jm
+                nst += 2
+            step += 1 if step < 2 else 0
+            s = c.col_start[d.cols[u]] + rank[d.tpos[jm]]
+            if two:
+                _depth_two_value(c, &d, order, ntot, d.tpos[jm] + 1, v2, s2)
+                ret = 1
+            else:
+                cap = B if B < best else best
+                ret = _sweep_value(c, &d, nid, X, depth, cand, ncand, s, cap, T, v2)
+                if ret < 0:
+                    break
             d.evl[jm] = v2[0]
             d.evr[jm] = v2[1]
             v = v2[0] + v2[1]
             if v < lbmin:
                 lbmin = v
-            if v < best:
+            if ret == 1 and v < best:
                 best = v
-                arg1 = c.col_start[d.cols[u]] + rank[d.tpos[jm]]
-                argL = s2[0]
-                argR = s2[1]
-                vL = v2[0]
-                vR = v2[1]
-            # the left half first: it is popped first
-            d.stack[2 * nst] = jm
-            d.stack[2 * nst + 1] = jb
-            d.stack[2 * nst + 2] = ja
-            d.stack[2 * nst + 3] = jm
-            nst += 2
+                if two:
+                    arg1 = s
+                    argL = s2[0]
+                    argR = s2[1]
+                    vL = v2[0]
+                    vR = v2[1]
+                else:
+                    # (ii) a real tree: split s over its children's solved trees
+                    nd = &c.memo.nodes[nid]
+                    if v < nd.ub:
+                        nd.ub = v
+                        nd.best_split = s
+        if c.stop:
+            break
     stopped = c.stop != RUNNING
-    _depth_two_free(&d)
-    free(tot0)
+    _sorted_free(&d)
     if arg1 >= 0:
         # (ii) a real tree: root split arg1 over the sides' trees, stored with their
         # grandchildren so that extraction rebuilds it.
-        T = <word_t*> malloc(2 * nw * sizeof(word_t))
-        if T == NULL:
-            c.stop = STOP_MEMORY
-            return -1
         chl = _realise_depth_one(c, nid, X, arg1, 0, argL, vL, T)
         if chl >= 0:
             chr = _realise_depth_one(c, nid, X, arg1, 1, argR, vR, T)
-        free(T)
         if chl < 0 or chr < 0:
+            free(T)
             return -1
         nd = &c.memo.nodes[nid]
         v = c.memo.nodes[chl].ub + c.memo.nodes[chr].ub
         if v < nd.ub:
             nd.ub = v
             nd.best_split = arg1
+    free(T)
     if stopped:
-        return 1     # a stop: the incumbent is flushed, no bound is claimed
+        return 1     # a stop: the incumbent is recorded, no bound is claimed
     nd = &c.memo.nodes[nid]
-    # R(X, 2) >= min(leaf, every root split's value or neighbour bound) = lbmin:
-    # every root split of X is on a column of `cand` and was valued or set aside.
+    # R(X, d) >= min(leaf, every root split's value or bound) = lbmin: every root
+    # split of X is on a column of `cand` and was valued or set aside.
     if lbmin > nd.lb:
         nd.lb = lbmin
     if nd.ub <= nd.lb + TOL:
@@ -2095,9 +2168,9 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef node_t first, second
     memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
     class_counts(c, X, total, cnt)
-    if depth == 2 and (c.rules & RULE_DEPTH_TWO):
-        # Depth two left on columns of many thresholds: solved over sorted columns.
-        if solve_depth_two(c, nid, X, cnt, cand, ncand, B) != 0:
+    if depth >= 2 and (c.rules & RULE_DEPTH_TWO):
+        # Depth two or more left on columns of many thresholds: over sorted columns.
+        if solve_sorted(c, nid, X, cnt, cand, ncand, B) != 0:
             return
 
     nvalid = gather_valid(c, X, total, cnt, child_depth, cand, ncand, valid, cands,
