@@ -1687,11 +1687,12 @@ cdef struct Sorted:
     double* evl            # m: R(L, 1) of each valued threshold of the column
     double* evr            # m: R(R, 1) likewise
     int32_t* stack         # 2 m: intervals of thresholds still open
+    double* worst          # m + 1: worst cost of a column's first rows
 
 
 cdef void _sorted_free(Sorted* d) noexcept nogil:
     free(d.cols); free(d.order); free(d.rank); free(d.ycls); free(d.side)
-    free(d.stot); free(d.sc); free(d.tpos); free(d.evl); free(d.evr); free(d.stack)
+    free(d.stot); free(d.sc); free(d.tpos); free(d.evl); free(d.evr); free(d.stack); free(d.worst)
 
 
 cdef inline double _leaf_min(Ctx* c, const double* score) noexcept nogil:
@@ -1881,13 +1882,14 @@ cdef int _sorted_open(Ctx* c, const word_t* X, int m, const int32_t* cand, int n
     d.evl = <double*> malloc((m + 1) * sizeof(double))
     d.evr = <double*> malloc((m + 1) * sizeof(double))
     d.stack = <int32_t*> malloc((2 * m + 4) * sizeof(int32_t))
+    d.worst = <double*> malloc((m + 1) * sizeof(double))
     if sides:
         d.side = <uint8_t*> malloc(c.n + 1)
         d.ycls = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
         d.stot = <double*> malloc(3 * K * sizeof(double))
         d.sc = <double*> malloc(2 * K * sizeof(double))
     if (d.order == NULL or d.rank == NULL or d.tpos == NULL or d.evl == NULL
-            or d.evr == NULL or d.stack == NULL
+            or d.evr == NULL or d.stack == NULL or d.worst == NULL
             or (sides and (d.side == NULL or d.ycls == NULL or d.stot == NULL
                            or d.sc == NULL))):
         _sorted_free(d)
@@ -1999,7 +2001,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     cdef int32_t arg1 = -1, argL = -1, argR = -1, s
     cdef int32_t s2[2]
     cdef double v2[2]
-    cdef double best, cap, lbmin, lbt, vL = 0.0, vR = 0.0, v
+    cdef double best, cap, lbmin, lbt, vL = 0.0, vR = 0.0, v, wab, wh = 0.0
     cdef bint stopped
     cdef int32_t* order
     cdef int32_t* rank
@@ -2046,6 +2048,10 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 d.stot[K + k] = d.stot[2 * K + k]
             ntot[0] = 0     # the rows order[0 .. ntot[0] - 1] are left
             ntot[1] = m
+        # worst[i]: the worst cost of the column's first i rows (`worst_loss`)
+        d.worst[0] = 0.0
+        for i in range(m):
+            d.worst[i + 1] = d.worst[i] + c.maxcost[c.y[order[i]]]
         # Stack of intervals (a, b) of valued ends; (0, nt - 1) once its ends are.
         d.stack[0] = 0
         d.stack[1] = nt - 1
@@ -2053,6 +2059,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         step = 0
         jm = 0
         while True:
+            wh = 0.0
             if step == 0:
                 jm = 0
             elif step == 1:
@@ -2069,8 +2076,18 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 if jb - ja < 2:
                     continue
                 cap = B if B < best else best
-                # Interval bound (see above): R(t) >= lb(L_a) + lb(R_b).
+                # Interval bound (see above): R(t) >= lb(L_a) + lb(R_b).  And the
+                # neighbour bound: R(t) >= lb(a) - worst(rows between a and t),
+                # likewise from b (rows crossing from the right side to the left
+                # lower R(R) by at most their worst cost and only raise R(L)).
+                wab = d.worst[d.tpos[jb] + 1] - d.worst[d.tpos[ja] + 1]
                 lbt = d.evl[ja] + d.evr[jb]
+                v = d.evl[ja] + d.evr[ja] - wab
+                if v > lbt:
+                    lbt = v
+                v = d.evl[jb] + d.evr[jb] - wab
+                if v > lbt:
+                    lbt = v
                 if lbt > cap + TOL:
                     c.depth_two_skips += jb - ja - 1
                     if lbt < lbmin:
@@ -2083,6 +2100,12 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 d.stack[2 * nst + 2] = ja
                 d.stack[2 * nst + 3] = jm
                 nst += 2
+                # Children searched within cap plus the worst cost of the rows
+                # to the farther end: a split proved above that puts the whole
+                # interval above cap by the neighbour bound.
+                wh = d.worst[d.tpos[jm] + 1] - d.worst[d.tpos[ja] + 1]
+                if wab - wh > wh:
+                    wh = wab - wh
             step += 1 if step < 2 else 0
             s = c.col_start[d.cols[u]] + rank[d.tpos[jm]]
             if two:
@@ -2090,7 +2113,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 ret = 1
             else:
                 cap = B if B < best else best
-                ret = _sweep_value(c, &d, nid, X, depth, cand, ncand, s, cap, T, v2)
+                ret = _sweep_value(c, &d, nid, X, depth, cand, ncand, s, cap + wh, T, v2)
                 if ret < 0:
                     break
             d.evl[jm] = v2[0]
