@@ -1683,6 +1683,8 @@ cdef struct Sorted:
     int32_t* ycls          # ncu x m: the class of each of those rows
     double* stot           # 2 K: each side's cost if labelled k, per label k
     double* sc             # 2 K: the same up to a threshold
+    double spot[2]         # the two sides' potentials
+    int64_t tcls1[2]       # rows of class 1 on each side (two classes)
     int32_t* tpos          # m: a column's thresholds (last row left of each)
     double* evl            # m: R(L, 1) of each valued threshold of the column
     double* evr            # m: R(R, 1) likewise
@@ -1723,6 +1725,12 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
     cdef int64_t i
     cdef int64_t nacc[2]
     cdef bint changed[2]
+    cdef bint done[2]
+    cdef double gain[2]
+    cdef double need[2]
+    cdef double passed[2]
+    cdef int ndone
+    cdef int32_t y
     cdef const int32_t* order
     cdef const int32_t* rank
     cdef const int32_t* ycls
@@ -1744,23 +1752,44 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
         base = c.col_start[d.cols[u]]
         for k in range(2 * K):
             d.sc[k] = 0.0
-        nacc[0] = 0
-        nacc[1] = 0
-        changed[0] = False
-        changed[1] = False
+        ndone = 0
+        for s in range(2):
+            nacc[s] = 0
+            changed[s] = False
+            gain[s] = 0.0
+            need[s] = 0.0
+            passed[s] = 0.0
+            done[s] = ntot[s] < 2
+            ndone += done[s]
         for i in range(m - 1):
+            if ndone == 2:
+                break
             s = d.side[order[i]]
-            sc = d.sc + s * K
-            crow = c.cost + ycls[i] * K
-            for k in range(K):
-                sc[k] += crow[k]
-            nacc[s] += 1
-            changed[s] = True
-            if rank[i + 1] == rank[i]:
-                continue
+            if done[s]:
+                # nothing to count for a finished side, but a change of rank
+                # here may end a threshold of the other
+                if rank[i + 1] == rank[i]:
+                    continue
+                s = 1 - s
+                if done[s] or not changed[s]:
+                    continue
+            else:
+                y = ycls[i]
+                sc = d.sc + s * K
+                crow = c.cost + y * K
+                for k in range(K):
+                    sc[k] += crow[k]
+                nacc[s] += 1
+                gain[s] += c.potc[y]
+                passed[s] += c.potc[y]
+                changed[s] = True
+                if rank[i + 1] == rank[i]:
+                    continue
             for s in range(2):
-                if changed[s] and nacc[s] < ntot[s]:
+                if changed[s] and not done[s] and nacc[s] < ntot[s]:
                     changed[s] = False
+                    if gain[s] < need[s]:
+                        continue    # row bound: below best is out of reach
                     sc = d.sc + s * K
                     st = d.stot + s * K
                     a = INF
@@ -1773,9 +1802,115 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
                         if x < b:
                             b = x
                     v = (a + c.lam) + (b + c.lam)
+                    gain[s] = 0.0
                     if v < best[s]:
                         best[s] = v
                         arg[s] = base + rank[i]
+                        need[s] = 0.0
+                    else:
+                        need[s] = v - best[s]
+                        if d.spot[s] - passed[s] < need[s]:
+                            done[s] = True   # row bound for every later threshold
+                            ndone += 1
+
+
+cdef inline double _leaf2(Ctx* c, int64_t n0, int64_t n1) noexcept nogil:
+    """`leaf_loss` of two classes with whole counts n0, n1, in its arithmetic (the
+    same sums in the same order, so the same value to the last bit)."""
+    cdef double best = 0.0, s
+    cdef int t, k
+    for t in range(c.n_pcols):
+        k = c.pcols[t]
+        s = 0.0
+        s += (<double> n0) * c.cost[k]
+        s += (<double> n1) * c.cost[2 + k]
+        if t == 0 or s < best:
+            best = s
+    return best
+
+
+cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
+                            int32_t* arg) noexcept nogil:
+    """`_depth_one_sides` for two classes: the counts of a pass live in registers
+    (a side's rows and its rows of class 1), with no chain of stores through
+    memory from row to row, and every leaf is valued from whole counts exactly
+    as the stored nodes value it."""
+    cdef int m = d.m
+    cdef int u, s
+    cdef int64_t i
+    cdef int64_t n0, q0, n1, q1, e0n, e0q, e1n, e1q, l0n, l1n
+    cdef int64_t T0 = ntot[0], T1 = ntot[1]
+    cdef int64_t Q0 = d.tcls1[0], Q1 = d.tcls1[1]
+    cdef double p0 = c.potc[0], p1 = c.potc[1]
+    cdef bint done0, done1, ev0, ev1
+    cdef double need0, need1, v, g0, g1
+    cdef const int32_t* order
+    cdef const int32_t* rank
+    cdef const int32_t* ycls
+    cdef int32_t base, sv, yv
+    for s in range(2):
+        arg[s] = -1
+        best[s] = INF
+    if T0 > 0:
+        best[0] = _leaf2(c, T0 - Q0, Q0) + c.lam
+    if T1 > 0:
+        best[1] = _leaf2(c, T1 - Q1, Q1) + c.lam
+    for u in range(d.ncu):
+        order = d.order + <int64_t> u * m
+        rank = d.rank + <int64_t> u * m
+        ycls = d.ycls + <int64_t> u * m
+        base = c.col_start[d.cols[u]]
+        n0 = 0; q0 = 0; n1 = 0; q1 = 0
+        e0n = 0; e0q = 0; e1n = 0; e1q = 0     # counts at each side's last valuation
+        l0n = 0; l1n = 0                       # rows at each side's last threshold
+        need0 = 0.0; need1 = 0.0
+        done0 = T0 < 2
+        done1 = T1 < 2
+        for i in range(m - 1):
+            sv = d.side[order[i]]
+            yv = ycls[i]
+            n1 += sv
+            q1 += sv & yv
+            n0 += 1 - sv
+            q0 += yv - (sv & yv)
+            if rank[i + 1] == rank[i]:
+                continue
+            # Which sides to value here, worked out without branching on the
+            # side of each row (a coin toss to the branch predictor): a side
+            # whose rows changed since its last threshold, not done, with the
+            # row bound (see `_depth_one_sides`) not ruling it out.
+            g0 = (n0 - q0 - e0n + e0q) * p0 + (q0 - e0q) * p1
+            g1 = (n1 - q1 - e1n + e1q) * p0 + (q1 - e1q) * p1
+            ev0 = n0 != l0n and n0 < T0 and g0 >= need0 and not done0
+            ev1 = n1 != l1n and n1 < T1 and g1 >= need1 and not done1
+            l0n = n0
+            l1n = n1
+            if ev0:
+                v = (_leaf2(c, n0 - q0, q0) + c.lam) + (_leaf2(c, T0 - n0 - Q0 + q0, Q0 - q0) + c.lam)
+                e0n = n0
+                e0q = q0
+                if v < best[0]:
+                    best[0] = v
+                    arg[0] = base + rank[i]
+                    need0 = 0.0
+                else:
+                    need0 = v - best[0]
+                    if (T0 - n0 - Q0 + q0) * p0 + (Q0 - q0) * p1 < need0:
+                        done0 = True
+            if ev1:
+                v = (_leaf2(c, n1 - q1, q1) + c.lam) + (_leaf2(c, T1 - n1 - Q1 + q1, Q1 - q1) + c.lam)
+                e1n = n1
+                e1q = q1
+                if v < best[1]:
+                    best[1] = v
+                    arg[1] = base + rank[i]
+                    need1 = 0.0
+                else:
+                    need1 = v - best[1]
+                    if (T1 - n1 - Q1 + q1) * p0 + (Q1 - q1) * p1 < need1:
+                        done1 = True
+            if done0 and done1:
+                break
 
 
 cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot,
@@ -1794,6 +1929,10 @@ cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot
         for k in range(K):
             d.stot[k] += crow[k]
             d.stot[K + k] -= crow[k]
+        d.spot[0] += c.potc[c.y[row]]
+        d.spot[1] -= c.potc[c.y[row]]
+        d.tcls1[0] += c.y[row]
+        d.tcls1[1] -= c.y[row]
         ntot[0] += 1
         ntot[1] -= 1
     while ntot[0] > nleft:
@@ -1805,7 +1944,14 @@ cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot
         for k in range(K):
             d.stot[k] -= crow[k]
             d.stot[K + k] += crow[k]
-    _depth_one_sides(c, d, ntot, v2, s2)
+        d.spot[0] -= c.potc[c.y[row]]
+        d.spot[1] += c.potc[c.y[row]]
+        d.tcls1[0] -= c.y[row]
+        d.tcls1[1] += c.y[row]
+    if K == 2:
+        _depth_one_sides2(c, d, ntot, v2, s2)
+    else:
+        _depth_one_sides(c, d, ntot, v2, s2)
     c.depth_two_evals += 1
     c.work += <int64_t> d.ncu * d.m
     return 0
@@ -2046,6 +2192,10 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
             for k in range(K):
                 d.stot[k] = 0.0
                 d.stot[K + k] = d.stot[2 * K + k]
+            d.spot[0] = 0.0
+            d.spot[1] = potential(cnt, K, c.potc)
+            d.tcls1[0] = 0
+            d.tcls1[1] = <int64_t> cnt[1] if K == 2 else 0
             ntot[0] = 0     # the rows order[0 .. ntot[0] - 1] are left
             ntot[1] = m
         # worst[i]: the worst cost of the column's first i rows (`worst_loss`)
