@@ -32,6 +32,9 @@ def main():
                     help="share of the gap per pass, then optionally the share once "
                          "the gap is small (one value sets both)")
     ap.add_argument("--switch-work", type=float, default=None)
+    ap.add_argument("--sorted-min", type=float, default=None,
+                    help="thresholds a column from which depth-limited nodes are searched "
+                         "over sorted columns (inf: never)")
     ap.add_argument("--ladder", type=float, nargs="+", default=None,
                     help="deepest rung, then optionally rung work, ladder bytes and the "
                          "gap (in lambdas) that ends the ladder")
@@ -47,6 +50,8 @@ def main():
                           else args.deepening[0])
     if args.switch_work is not None:
         clf._switch_work = int(args.switch_work)
+    if args.sorted_min is not None:
+        clf._depth_two_min = args.sorted_min
     if args.ladder is not None:
         clf._ladder = (tuple(int(v) for v in args.ladder[:3])
                        + tuple(float(v) for v in args.ladder[3:]))

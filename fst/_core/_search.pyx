@@ -2341,8 +2341,13 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef node_t first, second
     memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
     class_counts(c, X, total, cnt)
-    if depth >= 2 and (c.rules & RULE_DEPTH_TWO):
-        # Depth two or more left on columns of many thresholds: over sorted columns.
+    if depth >= 2 and c.max_depth >= 0 and (c.rules & RULE_DEPTH_TWO):
+        # Depth two or more left on columns of many thresholds: over sorted
+        # columns.  Only under the caller's max_depth: in the depth ladder's
+        # rungs (incumbents for a search without a limit, cut off by work) it
+        # cost time, measured side by side at 60 s: broward 0.05 certified in
+        # 29.6 s against 14.6 s, fico 0.05 in 58.2 s against 41.2 s, and
+        # compas 0.02's bound 0.211 against 0.243.
         if solve_sorted(c, nid, X, cnt, cand, ncand, B) != 0:
             return
 

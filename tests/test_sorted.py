@@ -1,0 +1,193 @@
+"""The sorted-column search of depth-limited nodes (`solve_sorted` in _search.pyx).
+
+A node with depth d >= 2 left, on columns of many thresholds, is searched over its
+rows sorted on each column: root splits by bisection along a column, set aside by
+the interval and neighbour bounds, each valued exactly at depth two
+(`_depth_one_sides`, `_depth_one_sides2` for two classes) or by searching its
+children deeper.  Its certified optimum must be brute force's, on every kind of
+problem the general search takes; `_depth_two_min = 0` sends every such node
+there, `inf` none.
+"""
+import warnings
+
+import numpy as np
+import pytest
+
+from fst import FastSmallTreeClassifier
+from fst._core._problem import _pack_rows, build_problem
+from oracle import optimal_objective, rescore
+
+
+def _continuous_problem(seed):
+    """Up to 30 rows, one to three columns of many distinct values (some
+    repeated, some NaN), two or three classes, a cost matrix on odd seeds."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 31))
+    p = int(rng.integers(1, 4))
+    K = 2 if seed % 3 else 3
+    X = rng.integers(0, int(rng.integers(3, 25)), size=(n, p)).astype(float)
+    if seed % 4 == 0:
+        X[rng.random((n, p)) < 0.15] = np.nan
+    score = np.nan_to_num(X) @ rng.normal(size=p)
+    y = (score > np.median(score)).astype(int)
+    if K == 3:
+        y = y + (rng.random(n) < 0.3)
+    flip = rng.random(n) < 0.25
+    y[flip] = rng.integers(0, K, size=flip.sum())
+    y[:K] = np.arange(K)
+    cost = rng.uniform(0, 3, size=(K, K)) if seed % 2 else None
+    lam = [0.0, 0.005, 0.02, 0.05, 0.1][seed % 5]
+    max_depth = [2, 3, 2, 3, 4, 1][seed % 6]
+    return X, y, cost, lam, max_depth
+
+
+def _check(clf, X, y, cost, lam, max_depth, weights=None):
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full_cost = np.ones((K, K)) - np.eye(K) if cost is None else cost
+    expected = optimal_objective(X, y_idx, full_cost, lam, max_depth, weights=weights)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y_idx, full_cost, lam, weights=weights) == pytest.approx(
+        expected, abs=1e-9)
+    assert clf.estimator_.get_depth() <= max_depth
+
+
+@pytest.mark.parametrize("depth_two_min", [0.0, None])
+@pytest.mark.parametrize("seed", range(150))
+def test_sorted_search_matches_brute_force(seed, depth_two_min):
+    """Forced on every depth-limited node of depth two or more, and at its
+    default threshold: the certified optimum, its bound and the re-scored tree
+    are brute force's, with costs, three classes, NaN and lambda 0."""
+    X, y, cost, lam, max_depth = _continuous_problem(seed)
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    if depth_two_min is not None:
+        clf._depth_two_min = depth_two_min  # test hook
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, y)
+    _check(clf, X, y, cost, lam, max_depth)
+
+
+def test_the_oracle_problems_reach_the_sorted_search():
+    """The problems above exercise the sorted search: forced, it searches a node
+    in most of those with a depth limit of two or more (the others are settled
+    before any expansion: a leaf at creation, or the greedy seed certified)."""
+    reached = total = 0
+    for seed in range(150):
+        X, y, cost, lam, max_depth = _continuous_problem(seed)
+        if max_depth < 2:
+            continue
+        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+        clf._depth_two_min = 0.0  # test hook
+        clf.fit(X, y)
+        total += 1
+        reached += clf.search_stats_["depth_two_solves"] > 0
+    assert reached >= 0.6 * total, (reached, total)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_sorted_search_with_weights_matches_brute_force(seed):
+    """Sample and class weights make each (class, weight) pair a class of the
+    search: the general depth-two pass, never the two-class one, values them."""
+    X, y, cost, lam, max_depth = _continuous_problem(500 + seed)
+    max_depth = max(max_depth, 2)
+    rng = np.random.default_rng(seed)
+    w = rng.choice([0.0, 0.5, 1.0, 2.5, 3.0], size=len(y))
+    w[0] = 1.0
+    class_weight = {0: 2.0, 1: 0.5} if seed % 2 else None
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth,
+                                  class_weight=class_weight)
+    clf._depth_two_min = 0.0  # test hook
+    clf.fit(X, y, sample_weight=w)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full_cost = np.ones((K, K)) - np.eye(K) if cost is None else cost
+    if class_weight is not None:
+        full_cost = np.array([class_weight.get(k, 1.0) for k in range(K)])[:, None] * full_cost
+    _check(clf, X, y, full_cost, lam, max_depth, weights=w)
+
+
+@pytest.mark.parametrize("max_depth", [2, 3])
+@pytest.mark.parametrize("seed", range(6))
+def test_sorted_search_equals_general_search(seed, max_depth):
+    """On 300 rows of continuous columns (too many for brute force) the sorted
+    search and the general one (pair stage) certify the same optimum."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 4)).round(2)
+    y = ((X[:, 0] > 0.2) ^ (X[:, 1] * X[:, 2] > 0.1)).astype(int)
+    y[rng.random(300) < 0.15] ^= 1
+    if seed % 2:
+        y[rng.random(300) < 0.2] = 2
+    lam = [0.005, 0.01, 0.02][seed % 3]
+    fits = []
+    for depth_two_min in (None, np.inf):
+        clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
+        if depth_two_min is not None:
+            clf._depth_two_min = depth_two_min  # test hook
+        fits.append(clf.fit(X, y))
+    sorted_fit, general = fits
+    assert sorted_fit.search_stats_["depth_two_solves"] > 0
+    assert general.search_stats_["depth_two_solves"] == 0
+    assert sorted_fit.optimal_ and general.optimal_
+    assert sorted_fit.objective_ == pytest.approx(general.objective_, abs=1e-12)
+    cost = np.ones((3, 3)) - np.eye(3)
+    _, y_idx = np.unique(y, return_inverse=True)
+    assert rescore(sorted_fit, X, y_idx, cost, lam) == pytest.approx(sorted_fit.objective_,
+                                                                     abs=1e-12)
+
+
+def test_sorted_search_ignores_row_order_and_n_jobs():
+    """The same tree for the rows permuted and for two threads (the sorted search
+    runs in one thread; its tie-breaks follow columns and thresholds)."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 5)).round(2)
+    y = ((X[:, 0] + X[:, 1] > 0.3) ^ (X[:, 2] > 0.5)).astype(int)
+    y[rng.random(400) < 0.1] ^= 1
+    perm = rng.permutation(400)
+    ref = FastSmallTreeClassifier(regularization=0.005, max_depth=3).fit(X, y)
+    assert ref.search_stats_["depth_two_solves"] > 0
+    for clf, (Xf, yf) in [(FastSmallTreeClassifier(regularization=0.005, max_depth=3),
+                           (X[perm], y[perm])),
+                          (FastSmallTreeClassifier(regularization=0.005, max_depth=3, n_jobs=2),
+                           (X, y))]:
+        clf.fit(Xf, yf)
+        assert clf.objective_ == ref.objective_
+        np.testing.assert_array_equal(clf.estimator_.tree_.feature, ref.estimator_.tree_.feature)
+        np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
+                                      ref.estimator_.tree_.threshold)
+
+
+def test_time_limit_inside_sorted_search_returns_a_real_tree():
+    """A time stop while depth-three nodes are being searched over sorted columns
+    returns the best tree found, its objective re-scored, with optimal_ False and
+    a warning; no bound above the objective."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6000, 12))
+    y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=6000) > 0).astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.001, max_depth=4, time_limit=0.5)
+    with pytest.warns(UserWarning):
+        clf.fit(X, y)
+    assert not clf.optimal_
+    assert clf.search_stats_["depth_two_solves"] > 0
+    assert clf.lower_bound_ <= clf.objective_ + 1e-12
+    cost = np.ones((2, 2)) - np.eye(2)
+    assert rescore(clf, X, y, cost, 0.001) == pytest.approx(clf.objective_, abs=1e-12)
+    assert clf.estimator_.get_depth() <= 4
+
+
+def test_split_bits_hold_the_rows_of_each_threshold():
+    """`_fill_split_bits` (one walk per column) against the definition: split k
+    of column j holds the rows of rank <= k, NaN ranking above every number."""
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        n = int(rng.integers(1, 300))
+        p = int(rng.integers(1, 5))
+        X = rng.integers(0, int(rng.integers(1, 50)), size=(n, p)).astype(np.float32)
+        X[rng.random((n, p)) < 0.1] = np.nan
+        pr = build_problem(X, rng.integers(0, 2, n), 2, np.ones((2, 2)) - np.eye(2))
+        for j in range(p):
+            for k in range(pr.col_start[j + 1] - pr.col_start[j]):
+                expected = _pack_rows((pr.row_rank[j] <= k)[None, :], pr.n_words)[0]
+                np.testing.assert_array_equal(pr.split_bits[pr.col_start[j] + k], expected)
