@@ -51,7 +51,7 @@ def main():
     if args.switch_work is not None:
         clf._switch_work = int(args.switch_work)
     if args.sorted_min is not None:
-        clf._depth_two_min = args.sorted_min
+        clf._sorted_min = args.sorted_min
     if args.ladder is not None:
         clf._ladder = (tuple(int(v) for v in args.ladder[:3])
                        + tuple(float(v) for v in args.ladder[3:]))

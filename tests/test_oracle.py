@@ -254,7 +254,7 @@ def test_every_rule_switch_combination_matches_brute_force(rules):
             clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
                                           max_depth=max_depth)
             clf._rules = rules  # test hook: RULE_* bits of fst._core._search
-            clf._depth_two_min = 0.0  # test hook: sorted columns whenever depth two is left
+            clf._sorted_min = 0.0  # test hook: sorted columns whenever depth two is left
             if staging is not None:
                 clf._staging = staging  # test hook: (rows, rounds, rows a run)
             clf.fit(X, y)
@@ -620,7 +620,7 @@ def test_root_pair_stage_cap(root_cap):
     lam = 0.01
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=2)
     clf._pair_cap = (10_000, 10**9 if root_cap == "complete" else 10_000)  # word-work
-    clf._depth_two_min = np.inf  # test hook: depth-two nodes never go to sorted columns
+    clf._sorted_min = np.inf  # test hook: depth-two nodes never go to sorted columns
     clf.fit(X, y)
     expected = _best_depth2_objective(X, y, lam)
     assert clf.optimal_

@@ -34,8 +34,8 @@ def test_effective_n_threads():
         effective_n_threads(0)
 
 
-@pytest.mark.parametrize("depth_two_min", [np.inf, None])
-def test_threaded_pair_stage_matches_serial(depth_two_min):
+@pytest.mark.parametrize("sorted_min", [np.inf, None])
+def test_threaded_pair_stage_matches_serial(sorted_min):
     """A stage large enough for the threads (2000 rows x 500 splits at the root);
     and the same problem solved by the sorted-column solver of depth-two nodes
     (its default on 50 thresholds a column), with the same tree for any n_jobs."""
@@ -45,14 +45,14 @@ def test_threaded_pair_stage_matches_serial(depth_two_min):
     fits = []
     for n_jobs in (1, 2):
         clf = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=n_jobs)
-        if depth_two_min is not None:
-            clf._depth_two_min = depth_two_min  # test hook: pin the pair stage
+        if sorted_min is not None:
+            clf._sorted_min = sorted_min  # test hook: pin the pair stage
         fits.append(clf.fit(X, y))
     serial, threaded = fits
     assert serial.optimal_ and threaded.optimal_
     assert threaded.search_stats_["threads"] in (1, 2)
-    if depth_two_min is None:
-        assert serial.search_stats_["depth_two_solves"] == 1
+    if sorted_min is None:
+        assert serial.search_stats_["sorted_nodes"] == 1
         assert serial.search_stats_["pair_stages"] == 0
     else:
         assert serial.search_stats_["pair_stages"] > 0

@@ -5,7 +5,7 @@ rows sorted on each column: root splits by bisection along a column, set aside b
 the interval and neighbour bounds, each valued exactly at depth two
 (`_depth_one_sides`, `_depth_one_sides2` for two classes) or by searching its
 children deeper.  Its certified optimum must be brute force's, on every kind of
-problem the general search takes; `_depth_two_min = 0` sends every such node
+problem the general search takes; `_sorted_min = 0` sends every such node
 there, `inf` none.
 """
 import warnings
@@ -54,16 +54,16 @@ def _check(clf, X, y, cost, lam, max_depth, weights=None):
     assert clf.estimator_.get_depth() <= max_depth
 
 
-@pytest.mark.parametrize("depth_two_min", [0.0, None])
+@pytest.mark.parametrize("sorted_min", [0.0, None])
 @pytest.mark.parametrize("seed", range(150))
-def test_sorted_search_matches_brute_force(seed, depth_two_min):
+def test_sorted_search_matches_brute_force(seed, sorted_min):
     """Forced on every depth-limited node of depth two or more, and at its
     default threshold: the certified optimum, its bound and the re-scored tree
     are brute force's, with costs, three classes, NaN and lambda 0."""
     X, y, cost, lam, max_depth = _continuous_problem(seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
-    if depth_two_min is not None:
-        clf._depth_two_min = depth_two_min  # test hook
+    if sorted_min is not None:
+        clf._sorted_min = sorted_min  # test hook
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf.fit(X, y)
@@ -80,10 +80,10 @@ def test_the_oracle_problems_reach_the_sorted_search():
         if max_depth < 2:
             continue
         clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
-        clf._depth_two_min = 0.0  # test hook
+        clf._sorted_min = 0.0  # test hook
         clf.fit(X, y)
         total += 1
-        reached += clf.search_stats_["depth_two_solves"] > 0
+        reached += clf.search_stats_["sorted_nodes"] > 0
     assert reached >= 0.6 * total, (reached, total)
 
 
@@ -99,7 +99,7 @@ def test_sorted_search_with_weights_matches_brute_force(seed):
     class_weight = {0: 2.0, 1: 0.5} if seed % 2 else None
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth,
                                   class_weight=class_weight)
-    clf._depth_two_min = 0.0  # test hook
+    clf._sorted_min = 0.0  # test hook
     clf.fit(X, y, sample_weight=w)
     classes, y_idx = np.unique(y, return_inverse=True)
     K = len(classes)
@@ -122,14 +122,14 @@ def test_sorted_search_equals_general_search(seed, max_depth):
         y[rng.random(300) < 0.2] = 2
     lam = [0.005, 0.01, 0.02][seed % 3]
     fits = []
-    for depth_two_min in (None, np.inf):
+    for sorted_min in (None, np.inf):
         clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
-        if depth_two_min is not None:
-            clf._depth_two_min = depth_two_min  # test hook
+        if sorted_min is not None:
+            clf._sorted_min = sorted_min  # test hook
         fits.append(clf.fit(X, y))
     sorted_fit, general = fits
-    assert sorted_fit.search_stats_["depth_two_solves"] > 0
-    assert general.search_stats_["depth_two_solves"] == 0
+    assert sorted_fit.search_stats_["sorted_nodes"] > 0
+    assert general.search_stats_["sorted_nodes"] == 0
     assert sorted_fit.optimal_ and general.optimal_
     assert sorted_fit.objective_ == pytest.approx(general.objective_, abs=1e-12)
     cost = np.ones((3, 3)) - np.eye(3)
@@ -147,7 +147,7 @@ def test_sorted_search_ignores_row_order_and_n_jobs():
     y[rng.random(400) < 0.1] ^= 1
     perm = rng.permutation(400)
     ref = FastSmallTreeClassifier(regularization=0.005, max_depth=3).fit(X, y)
-    assert ref.search_stats_["depth_two_solves"] > 0
+    assert ref.search_stats_["sorted_nodes"] > 0
     for clf, (Xf, yf) in [(FastSmallTreeClassifier(regularization=0.005, max_depth=3),
                            (X[perm], y[perm])),
                           (FastSmallTreeClassifier(regularization=0.005, max_depth=3, n_jobs=2),
@@ -170,7 +170,7 @@ def test_time_limit_inside_sorted_search_returns_a_real_tree():
     with pytest.warns(UserWarning):
         clf.fit(X, y)
     assert not clf.optimal_
-    assert clf.search_stats_["depth_two_solves"] > 0
+    assert clf.search_stats_["sorted_nodes"] > 0
     assert clf.lower_bound_ <= clf.objective_ + 1e-12
     cost = np.ones((2, 2)) - np.eye(2)
     assert rescore(clf, X, y, cost, 0.001) == pytest.approx(clf.objective_, abs=1e-12)

@@ -73,11 +73,11 @@ cdef enum:
     RULE_PAIRS = 128      # row-count pair stage and shape relaxation
     RULE_CAPACITY = 256   # leaf capacity: a set of potential p holds < p / lam + 1 leaves
     RULE_WORTH = 512      # a split with a side worth less than misclassifying it is out
-    RULE_DEPTH_TWO = 1024 # depth-two nodes solved over sorted columns (`solve_depth_two`)
+    RULE_SORTED = 1024    # depth-limited nodes searched over sorted columns (`solve_sorted`)
     RULE_ALL = 2047
 RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8, "exchange": 16,
          "transfer": 32, "greedy": 64, "pairs": 128, "capacity": 256, "worth": 512,
-         "depth_two": 1024}
+         "sorted": 1024}
 RULE_ALL_ON = RULE_ALL
 # The depth ladder ends once the root's bound is within this many leaves' worth of
 # lambda of its incumbent (see `run`).  Measured at 60 s (benchmarks/RESULTS.md,
@@ -95,10 +95,11 @@ DEEPENING_CLOSE = 1.0
 ROOT_PAIR_SHARE = 16
 
 cdef double INF = float("inf")
-# A node of depth two left is solved over sorted columns (`solve_depth_two`) when
-# its columns hold at least this many thresholds on average; below that the pair
-# stage's word-parallel counts are cheaper (binary columns: one threshold each).
-DEPTH_TWO_MIN = 8.0
+# A node of depth two or more left, under the caller's max_depth, is searched over
+# sorted columns (`solve_sorted`) when its columns hold at least this many
+# thresholds on average; below that the pair stage's word-parallel counts are
+# cheaper (binary columns: one threshold each).
+SORTED_MIN = 8.0
 STATUS_NAMES = {0: "optimal", 1: "time_limit", 2: "memory_limit", 3: "interrupted"}
 
 cdef extern from "_simd.h":
@@ -202,11 +203,11 @@ cdef struct Ctx:
     int64_t pair_rows        # rows of pair stages valued (stats)
     int64_t pair_rows_left   # rows left out by stages in rounds (stats)
     int n_cols               # columns of the split space
-    double depth_two_min     # a depth-two node goes to `solve_depth_two` when its
+    double sorted_min        # a depth-limited node goes to `solve_sorted` when its
                              # columns have at least this many thresholds on average
-    int64_t depth_two_solves # depth-two nodes solved over sorted columns (stats)
-    int64_t depth_two_evals  # root splits whose sides were valued there (stats)
-    int64_t depth_two_skips  # root splits set aside by the neighbour bound (stats)
+    int64_t sorted_nodes     # calls of `solve_sorted` that searched a node (stats)
+    int64_t sorted_splits_valued     # root splits valued there (stats)
+    int64_t sorted_splits_set_aside  # root splits set aside by its bounds (stats)
     # --- state ---
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
@@ -1952,14 +1953,14 @@ cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot
         _depth_one_sides2(c, d, ntot, v2, s2)
     else:
         _depth_one_sides(c, d, ntot, v2, s2)
-    c.depth_two_evals += 1
+    c.sorted_splits_valued += 1
     c.work += <int64_t> d.ncu * d.m
     return 0
 
 
 cdef int _realise_depth_one(Ctx* c, node_t parent, const word_t* X, int32_t s1, int right,
                             int32_t s2, double value, word_t* T) noexcept nogil:
-    """Store one side of root split s1 (depth one left) with the tree `solve_depth_two`
+    """Store one side of root split s1 (depth one left) with the tree `solve_sorted`
     found for it: split s2 over two leaves, or a leaf (s2 < 0), of objective
     `value` = R(side, 1).  Returns -1 on a memory stop."""
     cdef int nw = c.nw
@@ -1991,7 +1992,7 @@ cdef int _sorted_open(Ctx* c, const word_t* X, int m, const int32_t* cand, int n
     """The node's rows sorted on each column of `cand` (with their ranks and, for
     depth two (`sides`), classes), and the scratch of the column sweeps.
 
-    Returns 1 when open, 0 when those columns hold fewer than `depth_two_min`
+    Returns 1 when open, 0 when those columns hold fewer than `sorted_min`
     thresholds apiece in X on average (nothing left allocated), -1 on a memory
     stop."""
     cdef uint8_t* seen = NULL
@@ -2018,7 +2019,7 @@ cdef int _sorted_open(Ctx* c, const word_t* X, int m, const int32_t* cand, int n
             d.ncu += 1
             gthr += c.col_start[j + 1] - c.col_start[j]
     free(seen)
-    if d.ncu == 0 or gthr < c.depth_two_min * d.ncu:
+    if d.ncu == 0 or gthr < c.sorted_min * d.ncu:
         _sorted_free(d)
         return 0
     d.m = m
@@ -2058,7 +2059,7 @@ cdef int _sorted_open(Ctx* c, const word_t* X, int m, const int32_t* cand, int n
                     nthr += 1
                 p += 1
     c.work += <int64_t> d.ncu * c.n
-    if nthr < c.depth_two_min * d.ncu:
+    if nthr < c.sorted_min * d.ncu:
         _sorted_free(d)
         return 0
     return 1
@@ -2084,7 +2085,7 @@ cdef int _sweep_value(Ctx* c, Sorted* d, node_t nid, const word_t* X, int depth,
     r = node_get(c, T, depth - 1, nid, s, 1)
     if r < 0:
         return -1
-    c.depth_two_evals += 1
+    c.sorted_splits_valued += 1
     if c.memo.nodes[l].lb + c.memo.nodes[r].lb <= cap + TOL:
         if c.memo.nodes[r].count < c.memo.nodes[l].count:
             first = r
@@ -2116,16 +2117,22 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     leaves could only be merged away, saving lambda).  So for thresholds a < t < b
     of one column, R(L_t) >= R(L_a) and R(R_t) >= R(R_b): every root split
     strictly between two valued ones has R(t) >= lb(L_a) + lb(R_b) (the interval
-    bound).  Each column's first and last thresholds are valued; an interval
-    whose bound is above min(B, incumbent) is set aside with that bound, any
-    other is split at its middle threshold, which is valued.
+    bound).  And rows D crossing from the right side to the left lower R(R) by
+    at most worst(D), their cost each at its class's largest (the smaller set's
+    optimal tree, applied to it plus D, costs at most that more), so also
+    R(t) >= lb(a) - worst(rows between a and t), and likewise from b (the
+    neighbour bound).  Each column's first and last thresholds are valued; an
+    interval whose bounds put it above min(B, incumbent) is set aside with that
+    bound, any other is split at its middle threshold, which is valued.
 
     Valuing a root split: at depth two, R(L, 1) and R(R, 1) exactly, in one pass
-    over the node's rows per column (`_depth_one_sides`): about m * columns steps,
-    where the pair stage spends nw words on every pair of splits.  Deeper, its
-    children are stored and searched within the budget (`_sweep_value`).  On
-    columns of many thresholds (continuous features) this is far cheaper than
-    `_expand`, which values every root split.
+    over the node's rows per column (`_depth_one_sides`, `_depth_one_sides2`):
+    about m * columns steps, where the pair stage spends nw words on every pair
+    of splits.  Deeper, its children are stored and searched (`_sweep_value`)
+    within min(B, incumbent) plus the worst cost of the rows to the interval's
+    farther end: a split proved above that puts the whole interval above the
+    cap by the neighbour bound.  On columns of many thresholds (continuous
+    features) this is far cheaper than `_expand`, which values every root split.
 
     Columns are those of `cand` (a superset of X's valid splits: a column with
     none has no split useful at X, see `solve`); every threshold of such a
@@ -2161,7 +2168,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         _sorted_free(&d)
         c.stop = STOP_MEMORY
         return -1
-    c.depth_two_solves += 1
+    c.sorted_nodes += 1
     if two:
         # the node's cost per label k: sum over classes of count * cost[class, k]
         for k in range(K):
@@ -2239,7 +2246,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 if v > lbt:
                     lbt = v
                 if lbt > cap + TOL:
-                    c.depth_two_skips += jb - ja - 1
+                    c.sorted_splits_set_aside += jb - ja - 1
                     if lbt < lbmin:
                         lbmin = lbt
                     continue
@@ -2259,6 +2266,9 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
             step += 1 if step < 2 else 0
             s = c.col_start[d.cols[u]] + rank[d.tpos[jm]]
             if two:
+                check_limits(c)    # a valuation may take long on a large node
+                if c.stop:
+                    break
                 _depth_two_value(c, &d, order, ntot, d.tpos[jm] + 1, v2, s2)
                 ret = 1
             else:
@@ -2341,7 +2351,7 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
     cdef node_t first, second
     memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
     class_counts(c, X, total, cnt)
-    if depth >= 2 and c.max_depth >= 0 and (c.rules & RULE_DEPTH_TWO):
+    if depth >= 2 and c.max_depth >= 0 and (c.rules & RULE_SORTED):
         # Depth two or more left on columns of many thresholds: over sorted
         # columns.  Only under the caller's max_depth: in the depth ladder's
         # rungs (incumbents for a search without a limit, cut off by work) it
@@ -2759,7 +2769,7 @@ cdef class Search:
         c.n_splits = problem.n_splits
         c.split_bits = &split_bits[0, 0] if c.n_splits > 0 else NULL
         c.n_cols = col_start.shape[0] - 1
-        c.depth_two_min = DEPTH_TWO_MIN
+        c.sorted_min = SORTED_MIN
         c.class_bits = &class_bits[0, 0]
         c.split_col = &split_col[0] if c.n_splits > 0 else NULL
         c.col_start = &col_start[0]
@@ -2844,12 +2854,12 @@ cdef class Search:
         self.c.stage_rounds = rounds
         self.c.stage_min_run = min_run
 
-    def set_depth_two_min(self, double thresholds):
-        """A node of depth two left goes to the sorted-column solver when its columns
-        have at least `thresholds` thresholds each on average (default
-        DEPTH_TWO_MIN; 0: always; inf: never).  Changes the work, never a bound's
+    def set_sorted_min(self, double thresholds):
+        """A node of depth two or more left (under max_depth) goes to the sorted-column
+        search when its columns have at least `thresholds` thresholds each on average (default
+        SORTED_MIN; 0: always; inf: never).  Changes the work, never a bound's
         soundness (the oracle tests run both ways)."""
-        self.c.depth_two_min = thresholds
+        self.c.sorted_min = thresholds
 
     def set_keep_pair_words(self, int64_t words):
         """A pair stage of at least `words` words a row stores the children it
@@ -3044,9 +3054,9 @@ cdef class Search:
             "whole_keys": int(self.c.memo.n_keys),  # the other nodes' keys are paths
             "pair_rows": int(self.c.pair_rows),            # rows of pair stages valued
             "pair_rows_left_out": int(self.c.pair_rows_left),  # by stages in rounds
-            "depth_two_solves": int(self.c.depth_two_solves),
-            "depth_two_evals": int(self.c.depth_two_evals),
-            "depth_two_skips": int(self.c.depth_two_skips),
+            "sorted_nodes": int(self.c.sorted_nodes),
+            "sorted_splits_valued": int(self.c.sorted_splits_valued),
+            "sorted_splits_set_aside": int(self.c.sorted_splits_set_aside),
         }
 
     def check_keys(self):
