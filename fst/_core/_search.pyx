@@ -1682,9 +1682,10 @@ cdef struct Sorted:
     int32_t* rank          # ncu x m: the rank of each of those rows' value
     uint8_t* side          # n: 0 left of the root split, 1 right (node rows only)
     int32_t* ycls          # ncu x m: the class of each of those rows
-    double* stot           # 2 K: each side's cost if labelled k, per label k
-    double* sc             # 2 K: the same up to a threshold
-    double spot[2]         # the two sides' potentials
+    double* tcnt           # 2 K: class counts of the two sides
+    int64_t* icnt          # 2 K: the counts of each side up to a threshold
+    double* dcnt           # K: scratch, those counts as doubles
+    double* rest           # K: scratch, a side's counts beyond a threshold
     int64_t tcls1[2]       # rows of class 1 on each side (two classes)
     int32_t* tpos          # m: a column's thresholds (last row left of each)
     double* evl            # m: R(L, 1) of each valued threshold of the column
@@ -1695,7 +1696,8 @@ cdef struct Sorted:
 
 cdef void _sorted_free(Sorted* d) noexcept nogil:
     free(d.cols); free(d.order); free(d.rank); free(d.ycls); free(d.side)
-    free(d.stot); free(d.sc); free(d.tpos); free(d.evl); free(d.evr); free(d.stack); free(d.worst)
+    free(d.tpos); free(d.evl); free(d.evr); free(d.stack); free(d.worst)
+    free(d.tcnt); free(d.icnt); free(d.dcnt); free(d.rest)
 
 
 cdef inline double _leaf_min(Ctx* c, const double* score) noexcept nogil:
@@ -1713,106 +1715,96 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
     """R(S, 1) of both sides S of the root split in `d.side`: best[s] is the least
     of S's leaf and of every split's two leaves, arg[s] that split (-1: the leaf).
 
-    One pass per column over the node's rows sorted on it: each side's costs per
-    label up to a threshold give its left leaf, the side's totals less them its
-    right leaf.  Every partition of a side by one split is a prefix of this
+    One pass per column over the node's rows sorted on it, counting each side's
+    classes up to a threshold (its left leaf; the side's counts less them, its
+    right leaf).  Every partition of a side by one split is a prefix of this
     order at a change of rank (split k of a column sends ranks <= k left), so
-    the least over them is R(S, 1).  The costs per label are summed row by row,
-    so a value may differ from the stored nodes' (`leaf_loss` over counts) by
-    rounding only, far inside TOL; the realised tree is scored by the nodes."""
+    the least over them is R(S, 1).  Leaves are valued from whole counts by
+    `leaf_loss`, as the stored nodes value them, so a realised tree scores the
+    same to the last bit.
+
+    Row bound: moving a row of class y from a split's right leaf to its left
+    raises the left leaf's least cost by at least mincost[y] and lowers the
+    right's by at most maxcost[y], so the split's value falls by at most
+    potc[y] <= max potc a row.  After valuing v at a threshold, a side's later
+    thresholds are skipped until that many rows times max potc reaches
+    v - best[s]; once its rows left to pass cannot, its pass ends."""
     cdef int K = c.K
     cdef int m = d.m
-    cdef int u, s, k, t
+    cdef int u, s, k
     cdef int64_t i
-    cdef int64_t nacc[2]
-    cdef bint changed[2]
-    cdef bint done[2]
-    cdef double gain[2]
-    cdef double need[2]
-    cdef double passed[2]
-    cdef int ndone
-    cdef int32_t y
+    cdef int64_t n0, n1, e0, e1, l0, l1
+    cdef int64_t T0 = ntot[0], T1 = ntot[1]
+    cdef bint done0, done1
+    cdef double need0, need1, pmax = 0.0
     cdef const int32_t* order
     cdef const int32_t* rank
     cdef const int32_t* ycls
-    cdef const double* crow
-    cdef double* sc
-    cdef const double* st
-    cdef int32_t row
-    cdef int32_t base
-    cdef double v, a, b, x
+    cdef int64_t* ic = d.icnt
+    cdef int32_t base, sv
+    for k in range(K):
+        if c.potc[k] > pmax:
+            pmax = c.potc[k]
     for s in range(2):
         arg[s] = -1
         best[s] = INF
         if ntot[s] > 0:
-            best[s] = _leaf_min(c, d.stot + s * K) + c.lam
+            best[s] = leaf_loss(d.tcnt + s * K, K, c.cost, c.pcols, c.n_pcols, NULL) + c.lam
     for u in range(d.ncu):
         order = d.order + <int64_t> u * m
         rank = d.rank + <int64_t> u * m
         ycls = d.ycls + <int64_t> u * m
         base = c.col_start[d.cols[u]]
         for k in range(2 * K):
-            d.sc[k] = 0.0
-        ndone = 0
-        for s in range(2):
-            nacc[s] = 0
-            changed[s] = False
-            gain[s] = 0.0
-            need[s] = 0.0
-            passed[s] = 0.0
-            done[s] = ntot[s] < 2
-            ndone += done[s]
+            ic[k] = 0
+        n0 = 0; n1 = 0
+        e0 = 0; e1 = 0     # rows at each side's last valuation
+        l0 = 0; l1 = 0     # rows at each side's last threshold
+        need0 = 0.0; need1 = 0.0
+        done0 = T0 < 2
+        done1 = T1 < 2
         for i in range(m - 1):
-            if ndone == 2:
+            sv = d.side[order[i]]
+            ic[sv * K + ycls[i]] += 1
+            n1 += sv
+            n0 += 1 - sv
+            if rank[i + 1] == rank[i]:
+                continue
+            if n0 != l0 and not done0 and n0 < T0 and (n0 - e0) * pmax >= need0:
+                _depth_one_value(c, d, 0, n0, T0, base + rank[i], best, arg, &need0, &done0)
+                e0 = n0
+            l0 = n0
+            if n1 != l1 and not done1 and n1 < T1 and (n1 - e1) * pmax >= need1:
+                _depth_one_value(c, d, 1, n1, T1, base + rank[i], best, arg, &need1, &done1)
+                e1 = n1
+            l1 = n1
+            if done0 and done1:
                 break
-            s = d.side[order[i]]
-            if done[s]:
-                # nothing to count for a finished side, but a change of rank
-                # here may end a threshold of the other
-                if rank[i + 1] == rank[i]:
-                    continue
-                s = 1 - s
-                if done[s] or not changed[s]:
-                    continue
-            else:
-                y = ycls[i]
-                sc = d.sc + s * K
-                crow = c.cost + y * K
-                for k in range(K):
-                    sc[k] += crow[k]
-                nacc[s] += 1
-                gain[s] += c.potc[y]
-                passed[s] += c.potc[y]
-                changed[s] = True
-                if rank[i + 1] == rank[i]:
-                    continue
-            for s in range(2):
-                if changed[s] and not done[s] and nacc[s] < ntot[s]:
-                    changed[s] = False
-                    if gain[s] < need[s]:
-                        continue    # row bound: below best is out of reach
-                    sc = d.sc + s * K
-                    st = d.stot + s * K
-                    a = INF
-                    b = INF
-                    for t in range(c.n_pcols):
-                        k = c.pcols[t]
-                        if sc[k] < a:
-                            a = sc[k]
-                        x = st[k] - sc[k]
-                        if x < b:
-                            b = x
-                    v = (a + c.lam) + (b + c.lam)
-                    gain[s] = 0.0
-                    if v < best[s]:
-                        best[s] = v
-                        arg[s] = base + rank[i]
-                        need[s] = 0.0
-                    else:
-                        need[s] = v - best[s]
-                        if d.spot[s] - passed[s] < need[s]:
-                            done[s] = True   # row bound for every later threshold
-                            ndone += 1
+
+
+cdef inline void _depth_one_value(Ctx* c, Sorted* d, int s, int64_t n, int64_t T, int32_t split,
+                                  double* best, int32_t* arg, double* need,
+                                  bint* done) noexcept nogil:
+    """Value side s's split at the current threshold of `_depth_one_sides` (its
+    first n of T rows left) and update its best, need and end of pass."""
+    cdef int K = c.K
+    cdef int k
+    cdef double v, pmax = 0.0
+    for k in range(K):
+        d.dcnt[k] = <double> d.icnt[s * K + k]
+        d.rest[k] = d.tcnt[s * K + k] - d.dcnt[k]
+        if c.potc[k] > pmax:
+            pmax = c.potc[k]
+    v = ((leaf_loss(d.dcnt, K, c.cost, c.pcols, c.n_pcols, NULL) + c.lam)
+         + (leaf_loss(d.rest, K, c.cost, c.pcols, c.n_pcols, NULL) + c.lam))
+    if v < best[s]:
+        best[s] = v
+        arg[s] = split
+        need[0] = 0.0
+    else:
+        need[0] = v - best[s]
+        if (T - n) * pmax < need[0]:
+            done[0] = True
 
 
 cdef inline double _leaf2(Ctx* c, int64_t n0, int64_t n1) noexcept nogil:
@@ -1922,18 +1914,13 @@ cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot
     cdef int K = c.K
     cdef int k
     cdef int32_t row
-    cdef const double* crow
     while ntot[0] < nleft:
         row = order[ntot[0]]
         d.side[row] = 0
-        crow = c.cost + c.y[row] * K
-        for k in range(K):
-            d.stot[k] += crow[k]
-            d.stot[K + k] -= crow[k]
-        d.spot[0] += c.potc[c.y[row]]
-        d.spot[1] -= c.potc[c.y[row]]
         d.tcls1[0] += c.y[row]
         d.tcls1[1] -= c.y[row]
+        d.tcnt[c.y[row]] += 1.0
+        d.tcnt[K + c.y[row]] -= 1.0
         ntot[0] += 1
         ntot[1] -= 1
     while ntot[0] > nleft:
@@ -1941,14 +1928,10 @@ cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot
         ntot[1] += 1
         row = order[ntot[0]]
         d.side[row] = 1
-        crow = c.cost + c.y[row] * K
-        for k in range(K):
-            d.stot[k] -= crow[k]
-            d.stot[K + k] += crow[k]
-        d.spot[0] -= c.potc[c.y[row]]
-        d.spot[1] += c.potc[c.y[row]]
         d.tcls1[0] -= c.y[row]
         d.tcls1[1] += c.y[row]
+        d.tcnt[c.y[row]] -= 1.0
+        d.tcnt[K + c.y[row]] += 1.0
     if K == 2:
         _depth_one_sides2(c, d, ntot, v2, s2)
     else:
@@ -2033,12 +2016,14 @@ cdef int _sorted_open(Ctx* c, const word_t* X, int m, const int32_t* cand, int n
     if sides:
         d.side = <uint8_t*> malloc(c.n + 1)
         d.ycls = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
-        d.stot = <double*> malloc(3 * K * sizeof(double))
-        d.sc = <double*> malloc(2 * K * sizeof(double))
+        d.tcnt = <double*> malloc(2 * K * sizeof(double))
+        d.icnt = <int64_t*> malloc(2 * K * sizeof(int64_t))
+        d.dcnt = <double*> malloc(K * sizeof(double))
+        d.rest = <double*> malloc(K * sizeof(double))
     if (d.order == NULL or d.rank == NULL or d.tpos == NULL or d.evl == NULL
             or d.evr == NULL or d.stack == NULL or d.worst == NULL
-            or (sides and (d.side == NULL or d.ycls == NULL or d.stot == NULL
-                           or d.sc == NULL))):
+            or (sides and (d.side == NULL or d.ycls == NULL or d.tcnt == NULL
+                           or d.icnt == NULL or d.dcnt == NULL or d.rest == NULL))):
         _sorted_free(d)
         c.stop = STOP_MEMORY
         return -1
@@ -2169,12 +2154,6 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         c.stop = STOP_MEMORY
         return -1
     c.sorted_nodes += 1
-    if two:
-        # the node's cost per label k: sum over classes of count * cost[class, k]
-        for k in range(K):
-            d.stot[2 * K + k] = 0.0
-            for j in range(K):
-                d.stot[2 * K + k] += cnt[j] * c.cost[j * K + k]
 
     best = nd.ub
     lbmin = nd.leaf
@@ -2196,13 +2175,11 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         if two:
             for i in range(m):
                 d.side[order[i]] = 1
-            for k in range(K):
-                d.stot[k] = 0.0
-                d.stot[K + k] = d.stot[2 * K + k]
-            d.spot[0] = 0.0
-            d.spot[1] = potential(cnt, K, c.potc)
             d.tcls1[0] = 0
             d.tcls1[1] = <int64_t> cnt[1] if K == 2 else 0
+            for k in range(K):
+                d.tcnt[k] = 0.0
+                d.tcnt[K + k] = cnt[k]
             ntot[0] = 0     # the rows order[0 .. ntot[0] - 1] are left
             ntot[1] = m
         # worst[i]: the worst cost of the column's first i rows (`worst_loss`)
