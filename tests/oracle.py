@@ -77,6 +77,18 @@ def optimal_objective(X, y, cost, lam, max_depth=None, weights=None):
     return solve((1 << n) - 1, max_depth)
 
 
+def problem_cost(y, cost=None, class_weight=None):
+    """(class index of each row, the K x K cost matrix the search minimises): unit
+    costs without `cost`, each class's row scaled by its weight in the dict
+    `class_weight`."""
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full_cost = np.ones((K, K)) - np.eye(K) if cost is None else np.asarray(cost, dtype=float)
+    if class_weight is not None:
+        full_cost = np.array([class_weight.get(k, 1.0) for k in range(K)])[:, None] * full_cost
+    return y_idx, full_cost
+
+
 def rescore(clf, X, y_idx, cost, lam, weights=None):
     """Objective of a fitted fst estimator's exported tree, from the raw data."""
     est = clf.estimator_

@@ -6,7 +6,7 @@ import pytest
 
 from fst import FastSmallTreeClassifier
 from fst._core import _search
-from oracle import optimal_objective, rescore
+from oracle import optimal_objective, problem_cost, rescore
 
 
 def _random_problem(seed):
@@ -126,11 +126,7 @@ def test_sample_weight_matches_brute_force(seed):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf.fit(X, y, sample_weight=w)
-    classes, y_idx = np.unique(y, return_inverse=True)
-    K = len(classes)
-    full_cost = np.ones((K, K)) - np.eye(K) if cost is None else cost
-    if class_weight is not None:
-        full_cost = np.array([class_weight.get(k, 1.0) for k in range(K)])[:, None] * full_cost
+    y_idx, full_cost = problem_cost(y, cost, class_weight)
     expected = optimal_objective(X, y_idx, full_cost, lam, max_depth, weights=w)
     assert clf.optimal_
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)

@@ -15,7 +15,7 @@ import pytest
 
 from fst import FastSmallTreeClassifier
 from fst._core._problem import _pack_rows, build_problem
-from oracle import optimal_objective, rescore
+from oracle import optimal_objective, problem_cost, rescore
 
 
 def _continuous_problem(seed):
@@ -42,9 +42,7 @@ def _continuous_problem(seed):
 
 
 def _check(clf, X, y, cost, lam, max_depth, weights=None):
-    classes, y_idx = np.unique(y, return_inverse=True)
-    K = len(classes)
-    full_cost = np.ones((K, K)) - np.eye(K) if cost is None else cost
+    y_idx, full_cost = problem_cost(y, cost)
     expected = optimal_objective(X, y_idx, full_cost, lam, max_depth, weights=weights)
     assert clf.optimal_
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
@@ -101,12 +99,7 @@ def test_sorted_search_with_weights_matches_brute_force(seed):
                                   class_weight=class_weight)
     clf._sorted_min = 0.0  # test hook
     clf.fit(X, y, sample_weight=w)
-    classes, y_idx = np.unique(y, return_inverse=True)
-    K = len(classes)
-    full_cost = np.ones((K, K)) - np.eye(K) if cost is None else cost
-    if class_weight is not None:
-        full_cost = np.array([class_weight.get(k, 1.0) for k in range(K)])[:, None] * full_cost
-    _check(clf, X, y, full_cost, lam, max_depth, weights=w)
+    _check(clf, X, y, problem_cost(y, cost, class_weight)[1], lam, max_depth, weights=w)
 
 
 @pytest.mark.parametrize("max_depth", [2, 3])

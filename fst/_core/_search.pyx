@@ -1822,6 +1822,24 @@ cdef inline double _leaf2(Ctx* c, int64_t n0, int64_t n1) noexcept nogil:
     return best
 
 
+cdef inline void _side2_value(Ctx* c, int64_t n, int64_t q, int64_t T, int64_t Q,
+                              int32_t split, double* best, int32_t* arg, double* need,
+                              bint* done) noexcept nogil:
+    """Value a side of two classes at a threshold of `_depth_one_sides2` (its first
+    n of T rows left, q and Q of them of class 1) and update its best, need and
+    end of pass."""
+    cdef double v = ((_leaf2(c, n - q, q) + c.lam)
+                     + (_leaf2(c, T - n - Q + q, Q - q) + c.lam))
+    if v < best[0]:
+        best[0] = v
+        arg[0] = split
+        need[0] = 0.0
+    else:
+        need[0] = v - best[0]
+        if (T - n - Q + q) * c.potc[0] + (Q - q) * c.potc[1] < need[0]:
+            done[0] = True
+
+
 cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
                             int32_t* arg) noexcept nogil:
     """`_depth_one_sides` for two classes: the counts of a pass live in registers
@@ -1835,8 +1853,8 @@ cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best
     cdef int64_t T0 = ntot[0], T1 = ntot[1]
     cdef int64_t Q0 = d.tcls1[0], Q1 = d.tcls1[1]
     cdef double p0 = c.potc[0], p1 = c.potc[1]
-    cdef bint done0, done1, ev0, ev1
-    cdef double need0, need1, v, g0, g1
+    cdef bint done0, done1
+    cdef double need0, need1
     cdef const int32_t* order
     cdef const int32_t* rank
     cdef const int32_t* ycls
@@ -1868,40 +1886,23 @@ cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best
             q0 += yv - (sv & yv)
             if rank[i + 1] == rank[i]:
                 continue
-            # Which sides to value here, worked out without branching on the
-            # side of each row (a coin toss to the branch predictor): a side
-            # whose rows changed since its last threshold, not done, with the
-            # row bound (see `_depth_one_sides`) not ruling it out.
-            g0 = (n0 - q0 - e0n + e0q) * p0 + (q0 - e0q) * p1
-            g1 = (n1 - q1 - e1n + e1q) * p0 + (q1 - e1q) * p1
-            ev0 = n0 != l0n and n0 < T0 and g0 >= need0 and not done0
-            ev1 = n1 != l1n and n1 < T1 and g1 >= need1 and not done1
-            l0n = n0
-            l1n = n1
-            if ev0:
-                v = (_leaf2(c, n0 - q0, q0) + c.lam) + (_leaf2(c, T0 - n0 - Q0 + q0, Q0 - q0) + c.lam)
+            # Value a side here when its rows changed since its last threshold,
+            # its pass is not done and the row bound (see `_depth_one_sides`)
+            # does not rule its split out.
+            if (n0 != l0n and not done0 and n0 < T0
+                    and (n0 - q0 - e0n + e0q) * p0 + (q0 - e0q) * p1 >= need0):
+                _side2_value(c, n0, q0, T0, Q0, base + rank[i], &best[0], &arg[0],
+                             &need0, &done0)
                 e0n = n0
                 e0q = q0
-                if v < best[0]:
-                    best[0] = v
-                    arg[0] = base + rank[i]
-                    need0 = 0.0
-                else:
-                    need0 = v - best[0]
-                    if (T0 - n0 - Q0 + q0) * p0 + (Q0 - q0) * p1 < need0:
-                        done0 = True
-            if ev1:
-                v = (_leaf2(c, n1 - q1, q1) + c.lam) + (_leaf2(c, T1 - n1 - Q1 + q1, Q1 - q1) + c.lam)
+            l0n = n0
+            if (n1 != l1n and not done1 and n1 < T1
+                    and (n1 - q1 - e1n + e1q) * p0 + (q1 - e1q) * p1 >= need1):
+                _side2_value(c, n1, q1, T1, Q1, base + rank[i], &best[1], &arg[1],
+                             &need1, &done1)
                 e1n = n1
                 e1q = q1
-                if v < best[1]:
-                    best[1] = v
-                    arg[1] = base + rank[i]
-                    need1 = 0.0
-                else:
-                    need1 = v - best[1]
-                    if (T1 - n1 - Q1 + q1) * p0 + (Q1 - q1) * p1 < need1:
-                        done1 = True
+            l1n = n1
             if done0 and done1:
                 break
 
