@@ -316,7 +316,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             search.set_pair_cap(*self._pair_cap)
         if hasattr(self, "_keep_pair_words"):   # test hook: pair stages storing children
             search.set_keep_pair_words(self._keep_pair_words)
-        if hasattr(self, "_sorted_min"):   # test hook: when sorted columns solve depth two
+        if hasattr(self, "_sorted_min"):   # test hook: which depth-limited nodes go to sorted columns
             search.set_sorted_min(self._sorted_min)
         if hasattr(self, "_staging"):   # test hook: (rows from which, rounds) a stage is staged
             search.set_staging(*self._staging)

@@ -1961,8 +1961,10 @@ cdef int _realise_depth_one(Ctx* c, node_t parent, const word_t* X, int32_t s1, 
         return -1
     nd = &c.memo.nodes[ch]
     if not nd.solved:
-        # value = R(side, 1), computed over every split of the side
-        # (`_depth_one_sides`), and the incumbent realises it: solved.
+        # value = R(side, 1): the least over the leaf and every split of the
+        # side on the columns of `cand` (`_depth_one_sides`, `_depth_one_sides2`;
+        # thresholds skipped only by the row bound), which hold a minimiser (see
+        # `solve_sorted`); the incumbent realises it: solved.
         if nd.lb < value and value <= nd.ub:
             nd.lb = value
         if nd.ub <= nd.lb + TOL:
