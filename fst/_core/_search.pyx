@@ -1686,7 +1686,6 @@ cdef struct Sorted:
     int64_t* icnt          # 2 K: the counts of each side up to a threshold
     double* dcnt           # K: scratch, those counts as doubles
     double* rest           # K: scratch, a side's counts beyond a threshold
-    int64_t tcls1[2]       # rows of class 1 on each side (two classes)
     int32_t* tpos          # m: a column's thresholds (last row left of each)
     double* evl            # m: R(L, 1) of each valued threshold of the column
     double* evr            # m: R(R, 1) likewise
@@ -1698,16 +1697,6 @@ cdef void _sorted_free(Sorted* d) noexcept nogil:
     free(d.cols); free(d.order); free(d.rank); free(d.ycls); free(d.side)
     free(d.tpos); free(d.evl); free(d.evr); free(d.stack); free(d.worst)
     free(d.tcnt); free(d.icnt); free(d.dcnt); free(d.rest)
-
-
-cdef inline double _leaf_min(Ctx* c, const double* score) noexcept nogil:
-    """The least of a leaf's costs per label (`score[k]`: its cost if labelled k)."""
-    cdef double a = INF
-    cdef int t
-    for t in range(c.n_pcols):
-        if score[c.pcols[t]] < a:
-            a = score[c.pcols[t]]
-    return a
 
 
 cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
@@ -1771,11 +1760,11 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
             if rank[i + 1] == rank[i]:
                 continue
             if n0 != l0 and not done0 and n0 < T0 and (n0 - e0) * pmax >= need0:
-                _depth_one_value(c, d, 0, n0, T0, base + rank[i], best, arg, &need0, &done0)
+                _depth_one_value(c, d, 0, n0, T0, base + rank[i], pmax, best, arg, &need0, &done0)
                 e0 = n0
             l0 = n0
             if n1 != l1 and not done1 and n1 < T1 and (n1 - e1) * pmax >= need1:
-                _depth_one_value(c, d, 1, n1, T1, base + rank[i], best, arg, &need1, &done1)
+                _depth_one_value(c, d, 1, n1, T1, base + rank[i], pmax, best, arg, &need1, &done1)
                 e1 = n1
             l1 = n1
             if done0 and done1:
@@ -1783,18 +1772,17 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
 
 
 cdef inline void _depth_one_value(Ctx* c, Sorted* d, int s, int64_t n, int64_t T, int32_t split,
-                                  double* best, int32_t* arg, double* need,
+                                  double pmax, double* best, int32_t* arg, double* need,
                                   bint* done) noexcept nogil:
     """Value side s's split at the current threshold of `_depth_one_sides` (its
-    first n of T rows left) and update its best, need and end of pass."""
+    first n of T rows left; pmax the largest potential of a row) and update its
+    best, need and end of pass."""
     cdef int K = c.K
     cdef int k
-    cdef double v, pmax = 0.0
+    cdef double v
     for k in range(K):
         d.dcnt[k] = <double> d.icnt[s * K + k]
         d.rest[k] = d.tcnt[s * K + k] - d.dcnt[k]
-        if c.potc[k] > pmax:
-            pmax = c.potc[k]
     v = ((leaf_loss(d.dcnt, K, c.cost, c.pcols, c.n_pcols, NULL) + c.lam)
          + (leaf_loss(d.rest, K, c.cost, c.pcols, c.n_pcols, NULL) + c.lam))
     if v < best[s]:
@@ -1808,18 +1796,12 @@ cdef inline void _depth_one_value(Ctx* c, Sorted* d, int s, int64_t n, int64_t T
 
 
 cdef inline double _leaf2(Ctx* c, int64_t n0, int64_t n1) noexcept nogil:
-    """`leaf_loss` of two classes with whole counts n0, n1, in its arithmetic (the
-    same sums in the same order, so the same value to the last bit)."""
-    cdef double best = 0.0, s
-    cdef int t, k
-    for t in range(c.n_pcols):
-        k = c.pcols[t]
-        s = 0.0
-        s += (<double> n0) * c.cost[k]
-        s += (<double> n1) * c.cost[2 + k]
-        if t == 0 or s < best:
-            best = s
-    return best
+    """`leaf_loss` of two classes with whole counts n0, n1 (the counts the stored
+    nodes value, so the same value to the last bit)."""
+    cdef double counts[2]
+    counts[0] = <double> n0
+    counts[1] = <double> n1
+    return leaf_loss(counts, 2, c.cost, c.pcols, c.n_pcols, NULL)
 
 
 cdef inline void _side2_value(Ctx* c, int64_t n, int64_t q, int64_t T, int64_t Q,
@@ -1851,7 +1833,7 @@ cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best
     cdef int64_t i
     cdef int64_t n0, q0, n1, q1, e0n, e0q, e1n, e1q, l0n, l1n
     cdef int64_t T0 = ntot[0], T1 = ntot[1]
-    cdef int64_t Q0 = d.tcls1[0], Q1 = d.tcls1[1]
+    cdef int64_t Q0 = <int64_t> d.tcnt[1], Q1 = <int64_t> d.tcnt[3]   # rows of class 1
     cdef double p0 = c.potc[0], p1 = c.potc[1]
     cdef bint done0, done1
     cdef double need0, need1
@@ -1918,8 +1900,6 @@ cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot
     while ntot[0] < nleft:
         row = order[ntot[0]]
         d.side[row] = 0
-        d.tcls1[0] += c.y[row]
-        d.tcls1[1] -= c.y[row]
         d.tcnt[c.y[row]] += 1.0
         d.tcnt[K + c.y[row]] -= 1.0
         ntot[0] += 1
@@ -1929,8 +1909,6 @@ cdef int _depth_two_value(Ctx* c, Sorted* d, const int32_t* order, int64_t* ntot
         ntot[1] += 1
         row = order[ntot[0]]
         d.side[row] = 1
-        d.tcls1[0] -= c.y[row]
-        d.tcls1[1] += c.y[row]
         d.tcnt[c.y[row]] -= 1.0
         d.tcnt[K + c.y[row]] += 1.0
     if K == 2:
@@ -2136,7 +2114,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     cdef int depth = nd.depth
     cdef bint two = depth == 2
     cdef Sorted d
-    cdef int u, k, j, ret, nt, nst, head, ja, jb, jm, step
+    cdef int u, k, ret, nt, nst, head, ja, jb, jm, step
     cdef int64_t i
     cdef int64_t ntot[2]
     cdef int32_t arg1 = -1, argL = -1, argR = -1, s
@@ -2178,8 +2156,6 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         if two:
             for i in range(m):
                 d.side[order[i]] = 1
-            d.tcls1[0] = 0
-            d.tcls1[1] = <int64_t> cnt[1] if K == 2 else 0
             for k in range(K):
                 d.tcnt[k] = 0.0
                 d.tcnt[K + k] = cnt[k]
