@@ -231,12 +231,13 @@ def test_parity_below_a_split():
         assert clf.objective_ == pytest.approx(expected, abs=1e-12)
 
 
-@pytest.mark.parametrize("rules", range(2048))
+@pytest.mark.parametrize("rules", range(4096))
 def test_every_rule_switch_combination_matches_brute_force(rules):
     """Each optional rule (equivalent points, leaf support, segmentation, superset,
     threshold exchange, column transfer, greedy seed, pair stage with the shape
-    relaxation, leaf capacity, side worth, depth two over sorted columns) switched
-    off or on: the certified optimum is the same, exactly the oracle's.  The
+    relaxation, leaf capacity, side worth, depth two over sorted columns, the
+    pair stage's three-leaf bound) switched off or on: the certified optimum is
+    the same, exactly the oracle's.  The
     depth-two solver, when on, takes every node of depth two left (these columns
     have too few thresholds for its default threshold)."""
     for seed in range(2000 + rules % 7, 2060, 5):

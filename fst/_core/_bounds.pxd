@@ -92,3 +92,25 @@ cdef inline bint side_not_worth(double lb_side, double worst_side, double tol) n
     classify lam * n rows correctly) is the case where S is a leaf, for 0/1 loss.
     lb(S) > worst(S) + tol gives R(s) > R(X) + tol."""
     return lb_side > worst_side + tol
+
+
+cdef inline double three_leaf_peel(double peel_loss, double best2, double worst_peel) noexcept nogil:
+    """A lower bound on the loss of every three-leaf tree on a set X that peels
+    off the cell A as its leaf at depth one (its root split t cuts X into A and
+    C; a split u cuts C into two leaves): loss(A) + max(0, best2(X) - worst(A)),
+    where best2(X) is X's best two-leaf loss over a set of splits holding u and
+    worst(A) is the cost of A's rows each at its class's largest cost.
+
+    Monotonicity over rows: send all of X through C's two-leaf tree (split u,
+    its two labels).  On C it loses loss_u(C); on A each row costs at most its
+    class's largest cost, so X's tree loses at most loss_u(C) + worst(A), and
+    X's best two-leaf tree over splits holding u loses no more:
+    best2(X) <= loss_u(C) + worst(A).  Hence loss_u(C) >= best2(X) - worst(A),
+    and loss_u(C) >= 0.  The three-leaf tree loses loss(A) + loss_u(C).
+
+    The trees this bounds are those whose every leaf has potential >= lam, which
+    attain R (leaf support): u then splits C into sides of potential >= lam, so
+    u is valid at C, at X and at every superset of X, and the pair stage's row
+    over the parent's valid splits holds it."""
+    cdef double rest = best2 - worst_peel
+    return peel_loss + rest if rest > 0.0 else peel_loss

@@ -43,6 +43,7 @@ from ._memo cimport (MAX_DEPTH_LEFT, Node, Slot, Memo, memo_init, memo_free, mem
                      memo_bytes, slot_tag)
 from libc.stdint cimport uint32_t
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
+                       three_leaf_peel, worst_loss,
                        split_supported, worst_loss, side_not_worth)
 from ._segment cimport segment_blocks
 from ._pairs cimport pair_counts, pair_counts_xt, transposed_splits, TRANSPOSE_ROWS
@@ -74,10 +75,11 @@ cdef enum:
     RULE_CAPACITY = 256   # leaf capacity: a set of potential p holds < p / lam + 1 leaves
     RULE_WORTH = 512      # a split with a side worth less than misclassifying it is out
     RULE_SORTED = 1024    # depth-limited nodes searched over sorted columns (`solve_sorted`)
-    RULE_ALL = 2047
+    RULE_PEEL3 = 2048     # the pair stage's three-leaf bound (`three_leaf_peel`)
+    RULE_ALL = 4095
 RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8, "exchange": 16,
          "transfer": 32, "greedy": 64, "pairs": 128, "capacity": 256, "worth": 512,
-         "sorted": 1024}
+         "sorted": 1024, "peel3": 2048}
 RULE_ALL_ON = RULE_ALL
 # The depth ladder ends once the root's bound is within this many leaves' worth of
 # lambda of its incumbent (see `run`).  Measured at 60 s (benchmarks/RESULTS.md,
@@ -114,6 +116,9 @@ cdef extern from "_simd.h":
     int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli, int right,
                           int32_t c0, int32_t ct, int32_t t1, int32_t t2, int32_t* best2,
                           int32_t* peel, int* arg) noexcept nogil
+    int fst_peel3_2u(const int32_t* A, int m, const int32_t* cli, int right, int32_t c0,
+                     int32_t ct, int32_t t1, int32_t t2, int32_t ib, int32_t low,
+                     int32_t* out) noexcept nogil
     int fst_pair_values_ku(const int32_t* A, int m, int K, const int32_t* cli, int right,
                            const int32_t* cc, int32_t ct, int32_t t1, int32_t t2,
                            int32_t* best2, int32_t* peel, int* arg) noexcept nogil
@@ -1180,6 +1185,113 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
                    best2, peel, arg)
 
 
+cdef double _peel_bound(Ctx* c, const double* cc, const int32_t* A, int m,
+                        const double* cl, const int32_t* cli, bint right, double best2,
+                        double peel) noexcept nogil:
+    """The three-leaf bound of one child of split i from its row of pair counts
+    (as `_pair_values` reads them; best2 and peel are what it returned): the least
+    over the cells A that may peel off (the same capacity tests) of
+    `three_leaf_peel`: loss(A) + max(0, best2 - worst(A)).  Never below peel
+    (each cell's value is at least its loss), so the loops end once they reach
+    it.  INF when no cell peels off."""
+    cdef int K = c.K
+    cdef int j, k
+    cdef double t1 = capacity_lam(c)
+    cdef double t2 = 2.0 * t1
+    cdef double u = c.unit
+    cdef double c1[64]
+    cdef double c2[64]
+    cdef double n1, n2, l1, l2, q1, q2, v, best = INF
+    cdef int32_t ci[64]
+    cdef int32_t ct = 0, ib, T1, T2, ip, xt, yt, sx, mx, my, xk, w1, w2
+    cdef const int32_t* a
+    if not (best2 < INF and peel < INF):
+        return peel
+    if u > 0.0:
+        # Whole rows, as `_pair_values_u`: a cell loses u * (its rows - its
+        # largest class) and worst(A) = u * its rows.
+        T1 = rows_reaching(t1, u)
+        T2 = rows_reaching(2.0 * t1, u)
+        ib = <int32_t> (best2 / u + 0.5)     # best2 = u * ib, rounded back to rows
+        ip = <int32_t> (peel / u + 0.5)
+        for k in range(K):
+            ci[k] = <int32_t> cc[k]
+            ct += ci[k]
+        if K == 2 and fst_peel3_2u(A, m, cli, right, ci[0], ct, T1, T2, ib, ip, &ip):
+            return u * ip if ip < 2147483647 else INF
+        w1 = 2147483647
+        for j in range(m):
+            xt = A[j * K + K - 1]
+            if right:
+                xt = cli[j * K + K - 1] - xt
+            yt = ct - xt
+            if xt == 0 or yt == 0:
+                continue                 # s_j does not separate this child
+            sx = 0
+            mx = 0
+            my = 0
+            for k in range(K - 1):
+                xk = A[j * K + k]
+                if right:
+                    xk = cli[j * K + k] - xk
+                sx += xk
+                if xk > mx:
+                    mx = xk
+                if ci[k] - xk > my:
+                    my = ci[k] - xk
+            xk = xt - sx                 # the last class: the rows less the others
+            if xk > mx:
+                mx = xk
+            if ci[K - 1] - xk > my:
+                my = ci[K - 1] - xk
+            if xt >= T1 and yt >= T2:
+                w2 = xt - mx + (ib - xt if ib > xt else 0)
+                if w2 < w1:
+                    w1 = w2
+            if yt >= T1 and xt >= T2:
+                w2 = yt - my + (ib - yt if ib > yt else 0)
+                if w2 < w1:
+                    w1 = w2
+            if w1 <= ip:
+                break                    # no cell goes below the cheapest peel
+        return u * w1 if w1 < 2147483647 else INF
+    for j in range(m):
+        a = A + <int64_t> j * K
+        n1 = 0.0
+        for k in range(K - 1):
+            c1[k] = a[k]
+            n1 += a[k]
+        c1[K - 1] = a[K - 1] - n1       # the total minus the other classes
+        if right:                        # R_i & s_j = (X & s_j) - (X & s_i & s_j)
+            for k in range(K):
+                c1[k] = cl[j * K + k] - c1[k]
+        n1 = 0.0
+        n2 = 0.0
+        for k in range(K):
+            c2[k] = cc[k] - c1[k]
+            n1 += c1[k]
+            n2 += c2[k]
+        if n1 == 0.0 or n2 == 0.0:
+            continue                     # s_j does not separate this child
+        q1 = potential(c1, K, c.potc)
+        q2 = potential(c2, K, c.potc)
+        if q1 >= t1 and q2 >= t2:
+            l1 = leaf_loss(c1, K, c.cost, c.pcols, c.n_pcols, NULL)
+            v = three_leaf_peel(l1, best2, worst_loss(c1, K, c.maxcost))
+            if v < best:
+                best = v
+        if q2 >= t1 and q1 >= t2:
+            l2 = leaf_loss(c2, K, c.cost, c.pcols, c.n_pcols, NULL)
+            v = three_leaf_peel(l2, best2, worst_loss(c2, K, c.maxcost))
+            if v < best:
+                best = v
+        if best <= peel:
+            break                        # no cell goes below the cheapest peel
+    # Both are bounds on the same trees; the larger stands (the loop's sums may
+    # differ from `_pair_values`'s in the last bit).
+    return best if best > peel else peel
+
+
 cdef inline void child_shapes(const Node* ch, double lam, double cap,
                               double* g) noexcept nogil:
     """g[a], a = 1..4: lower bounds on the trees with exactly a leaves (a >= 4 for
@@ -1309,9 +1421,15 @@ cdef void _pair_values_row(Ctx* c, int i, int r, const int32_t* A, int m, int K,
     if NEED[2 * r]:
         _pair_values(c, cl + i * K, A + <int64_t> r * m * K, m, cl, cli, False,
                      &VAL[4 * r], &VAL[4 * r + 1], &ARG[2 * r])
+        if c.rules & RULE_PEEL3:
+            VAL[4 * r + 1] = _peel_bound(c, cl + i * K, A + <int64_t> r * m * K, m, cl,
+                                         cli, False, VAL[4 * r], VAL[4 * r + 1])
     if NEED[2 * r + 1]:
         _pair_values(c, CR + <int64_t> r * K, A + <int64_t> r * m * K, m, cl, cli, True,
                      &VAL[4 * r + 2], &VAL[4 * r + 3], &ARG[2 * r + 1])
+        if c.rules & RULE_PEEL3:
+            VAL[4 * r + 3] = _peel_bound(c, CR + <int64_t> r * K, A + <int64_t> r * m * K, m,
+                                         cl, cli, True, VAL[4 * r + 2], VAL[4 * r + 3])
 
 
 cdef struct PairStage:
@@ -3159,11 +3277,12 @@ def distinct_columns(cost):
 
 def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bint right,
                            const double[::1] cc, const double[:, ::1] cost,
-                           const double[::1] potc, double lam):
+                           const double[::1] potc, double lam, bint three_leaf=False):
     """Test hook: the values of one row of pair counts (`_pair_values`) for K
     classes under the loops chosen by `set_simd`, with the leaf-capacity rule at
     `lam` (off when lam is 0); A is m x K (classes 0..K-2, then the total), cl is
-    m x K; returns (best2, peel, arg)."""
+    m x K; returns (best2, peel, arg).  With three_leaf, peel is the three-leaf
+    bound the search stores (`_peel_bound`) instead of the cheapest peel."""
     cdef Ctx c
     cdef double b2 = 0.0, pl = 0.0
     cdef int arg = -2
@@ -3189,8 +3308,12 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
             if k < K - 1:
                 cli[j * K + k] = <int32_t> cl[j, k]
             cli[j * K + K - 1] += <int32_t> cl[j, k]
+    cdef double[::1] maxcost = np.max(np.asarray(cost), axis=1)
+    c.maxcost = &maxcost[0]
     with nogil:
         _pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], &cli[0], right, &b2, &pl, &arg)
+        if three_leaf:
+            pl = _peel_bound(&c, &cc[0], &A[0, 0], m, &cl[0, 0], &cli[0], right, b2, pl)
     return b2, pl, arg
 
 

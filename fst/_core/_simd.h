@@ -695,6 +695,84 @@ static void fst_pair_values2u_avx512(const int32_t* A, int m, const int32_t* cli
 #endif
 
 #if FST_HAVE_AVX512
+/* The three-leaf bound of fst_pair_values2u's child (two classes, whole rows):
+   the least, over the cells A that may peel off as the leaf of a three-leaf tree
+   (the same capacity masks), of loss(A) + max(0, ib - rows(A)), ib being the
+   child's best two-leaf loss.  Every cell's value is at least its loss, so the
+   loop ends once the least reaches `low`, the cheapest peel (the caller's).
+   INT32_MAX: no cell peels off.  The argument is at `_peel_bound`. */
+__attribute__((target("avx512f")))
+static int32_t fst_peel3_2u_avx512(const int32_t* A, int m, const int32_t* cli,
+                                   int right, int32_t c0, int32_t ct, int32_t t1,
+                                   int32_t t2, int32_t ib, int32_t low)
+{
+    const __m512i zero = _mm512_setzero_si512();
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16,
+                                          14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17,
+                                         15, 13, 11, 9, 7, 5, 3, 1);
+    const __m512i vc0 = _mm512_set1_epi32(c0), vct = _mm512_set1_epi32(ct);
+    const __m512i vt1 = _mm512_set1_epi32(t1), vt2 = _mm512_set1_epi32(t2);
+    const __m512i vib = _mm512_set1_epi32(ib);
+    __m512i vpeel = _mm512_set1_epi32(INT32_MAX);
+    for (int j = 0; j < m; j += 16) {
+        int rest = m - j;
+        int ints = rest >= 16 ? 32 : 2 * rest;
+        __mmask16 live = (__mmask16)(rest >= 16 ? 0xFFFF : ((1u << rest) - 1u));
+        __mmask16 lo = (__mmask16)(ints >= 16 ? 0xFFFF : ((1u << ints) - 1u));
+        __mmask16 hi = (__mmask16)(ints >= 32 ? 0xFFFF : (ints <= 16 ? 0 : ((1u << (ints - 16)) - 1u)));
+        const int32_t* p = A + 2 * (int64_t)j;
+        __m512i a = _mm512_maskz_loadu_epi32(lo, (const void*)p);
+        __m512i b = _mm512_maskz_loadu_epi32(hi, (const void*)(p + 16));
+        __m512i x0 = _mm512_permutex2var_epi32(a, even, b);
+        __m512i xt = _mm512_permutex2var_epi32(a, odd, b);
+        if (right) {
+            const int32_t* q = cli + 2 * (int64_t)j;
+            __m512i ca = _mm512_maskz_loadu_epi32(lo, (const void*)q);
+            __m512i cb = _mm512_maskz_loadu_epi32(hi, (const void*)(q + 16));
+            x0 = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, even, cb), x0);
+            xt = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, odd, cb), xt);
+        }
+        __m512i x1 = _mm512_sub_epi32(xt, x0);
+        __m512i y0 = _mm512_sub_epi32(vc0, x0);
+        __m512i yt = _mm512_sub_epi32(vct, xt);
+        __m512i y1 = _mm512_sub_epi32(yt, y0);
+        __mmask16 sep = live & _mm512_cmpneq_epi32_mask(xt, zero)
+                             & _mm512_cmpneq_epi32_mask(yt, zero);
+        __mmask16 one1 = _mm512_cmpge_epi32_mask(xt, vt1);
+        __mmask16 two1 = _mm512_cmpge_epi32_mask(xt, vt2);
+        __mmask16 one2 = _mm512_cmpge_epi32_mask(yt, vt1);
+        __mmask16 two2 = _mm512_cmpge_epi32_mask(yt, vt2);
+        __m512i v1 = _mm512_add_epi32(_mm512_min_epi32(x0, x1),
+                                      _mm512_max_epi32(zero, _mm512_sub_epi32(vib, xt)));
+        __m512i v2 = _mm512_add_epi32(_mm512_min_epi32(y0, y1),
+                                      _mm512_max_epi32(zero, _mm512_sub_epi32(vib, yt)));
+        vpeel = _mm512_mask_min_epi32(vpeel, sep & one1 & two2, v1, vpeel);
+        vpeel = _mm512_mask_min_epi32(vpeel, sep & one2 & two1, v2, vpeel);
+        if (_mm512_reduce_min_epi32(vpeel) <= low)
+            break;
+    }
+    return _mm512_reduce_min_epi32(vpeel);
+}
+#endif
+
+/* 1 when the vector version ran (*out set), else 0: the caller's scalar loop. */
+static inline int fst_peel3_2u(const int32_t* A, int m, const int32_t* cli, int right,
+                               int32_t c0, int32_t ct, int32_t t1, int32_t t2,
+                               int32_t ib, int32_t low, int32_t* out)
+{
+#if FST_HAVE_AVX512
+    if (fst_simd_mode == 1) {
+        *out = fst_peel3_2u_avx512(A, m, cli, right, c0, ct, t1, t2, ib, low);
+        return 1;
+    }
+#endif
+    (void)A; (void)m; (void)cli; (void)right; (void)c0; (void)ct; (void)t1; (void)t2;
+    (void)ib; (void)low; (void)out;
+    return 0;
+}
+
+#if FST_HAVE_AVX512
 /* fst_pair_values2u for 3 or more classes: A and cli hold K counts per split
    (classes 0..K-2, then the rows), gathered 16 splits at a time; a cell loses its
    rows less its largest class.  cc: the child's K class counts, ct their sum. */
