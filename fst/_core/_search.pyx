@@ -43,8 +43,7 @@ from ._memo cimport (MAX_DEPTH_LEFT, Node, Slot, Memo, memo_init, memo_free, mem
                      memo_bytes, slot_tag)
 from libc.stdint cimport uint32_t
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
-                       three_leaf_peel, worst_loss,
-                       split_supported, worst_loss, side_not_worth)
+                       three_leaf_peel, split_supported, worst_loss, side_not_worth)
 from ._segment cimport segment_blocks
 from ._pairs cimport pair_counts, pair_counts_xt, transposed_splits, TRANSPOSE_ROWS
 from ._openmp cimport omp_get_max_threads, FST_OPENMP
@@ -1039,6 +1038,63 @@ cdef inline int32_t rows_reaching(double t, double u) noexcept nogil:
     return <int32_t> r
 
 
+cdef inline bint _unit_cells(const int32_t* A, const int32_t* cli, bint right,
+                             const int32_t* ci, int32_t ct, int K, int j, int32_t* xt,
+                             int32_t* yt, int32_t* l1, int32_t* l2) noexcept nogil:
+    """Under a unit cost, the two cells split j cuts a child of class counts ci
+    (ct rows) into, from its row of pair counts A (cli: the counts of X & s_j):
+    their rows xt, yt and their losses in rows l1, l2 (rows less the largest
+    class).  Returns False when s_j does not separate the child."""
+    cdef int32_t sx = 0, mx = 0, my = 0, xk
+    cdef int k
+    xt[0] = A[j * K + K - 1]
+    if right:
+        xt[0] = cli[j * K + K - 1] - xt[0]
+    yt[0] = ct - xt[0]
+    if xt[0] == 0 or yt[0] == 0:
+        return False
+    for k in range(K - 1):
+        xk = A[j * K + k]
+        if right:
+            xk = cli[j * K + k] - xk
+        sx += xk
+        if xk > mx:
+            mx = xk
+        if ci[k] - xk > my:
+            my = ci[k] - xk
+    xk = xt[0] - sx                      # the last class: the rows less the others
+    if xk > mx:
+        mx = xk
+    if ci[K - 1] - xk > my:
+        my = ci[K - 1] - xk
+    l1[0] = xt[0] - mx
+    l2[0] = yt[0] - my
+    return True
+
+
+cdef inline bint _cells(const int32_t* A, const double* cl, bint right, const double* cc,
+                        int K, int j, double* c1, double* c2) noexcept nogil:
+    """The class counts c1, c2 of the two cells split j cuts a child of class
+    counts cc into, from its row of pair counts A (cl: the counts of X & s_j).
+    Returns False when s_j does not separate the child."""
+    cdef const int32_t* a = A + <int64_t> j * K
+    cdef double n1 = 0.0, n2 = 0.0
+    cdef int k
+    for k in range(K - 1):
+        c1[k] = a[k]
+        n1 += a[k]
+    c1[K - 1] = a[K - 1] - n1           # the total minus the other classes
+    if right:                            # R_i & s_j = (X & s_j) - (X & s_i & s_j)
+        for k in range(K):
+            c1[k] = cl[j * K + k] - c1[k]
+    n1 = 0.0
+    for k in range(K):
+        c2[k] = cc[k] - c1[k]
+        n1 += c1[k]
+        n2 += c2[k]
+    return n1 != 0.0 and n2 != 0.0
+
+
 cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
                          const int32_t* cli, bint right, double* best2, double* peel,
                          int* arg) noexcept nogil:
@@ -1055,7 +1111,7 @@ cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
     cdef int32_t ci[64]
     cdef int32_t ct = 0
     cdef int32_t ib = 2147483647, ip = 2147483647
-    cdef int32_t x0, xt, y0, yt, l1, l2, xk, sx, mx, my
+    cdef int32_t xt, yt, l1, l2
     cdef int j, k, ia = -1
     cdef bint ran
     for k in range(K):
@@ -1067,31 +1123,8 @@ cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
         ran = fst_pair_values_ku(A, m, K, cli, right, ci, ct, T1, T2, &ib, &ip, &ia)
     if not ran:
         for j in range(m):
-            xt = A[j * K + K - 1]
-            if right:
-                xt = cli[j * K + K - 1] - xt
-            yt = ct - xt
-            if xt == 0 or yt == 0:
+            if not _unit_cells(A, cli, right, ci, ct, K, j, &xt, &yt, &l1, &l2):
                 continue                 # s_j does not separate this child
-            sx = 0
-            mx = 0
-            my = 0
-            for k in range(K - 1):
-                xk = A[j * K + k]
-                if right:
-                    xk = cli[j * K + k] - xk
-                sx += xk
-                if xk > mx:
-                    mx = xk
-                if ci[k] - xk > my:
-                    my = ci[k] - xk
-            xk = xt - sx                 # the last class: the rows less the others
-            if xk > mx:
-                mx = xk
-            if ci[K - 1] - xk > my:
-                my = ci[K - 1] - xk
-            l1 = xt - mx
-            l2 = yt - my
             if l1 + l2 < ib:
                 ib = l1 + l2
                 ia = j
@@ -1115,8 +1148,7 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
     cdef int j, k
     cdef double c1[64]
     cdef double c2[64]
-    cdef double n1, n2, l1, l2
-    cdef const int32_t* a
+    cdef double l1, l2
     cdef double x0, x1, y0, y1, s0, s1, q1, q2
     cdef double k00 = c.cost[0], k01, k10, k11
     cdef double t1 = capacity_lam(c)
@@ -1160,22 +1192,7 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
                          t2, best2, peel, arg):
         return                           # the vector loop, same values (_simd.h)
     for j in range(m):
-        a = A + <int64_t> j * K
-        n1 = 0.0
-        for k in range(K - 1):
-            c1[k] = a[k]
-            n1 += a[k]
-        c1[K - 1] = a[K - 1] - n1       # the total minus the other classes
-        if right:                        # R_i & s_j = (X & s_j) - (X & s_i & s_j)
-            for k in range(K):
-                c1[k] = cl[j * K + k] - c1[k]
-        n1 = 0.0
-        n2 = 0.0
-        for k in range(K):
-            c2[k] = cc[k] - c1[k]
-            n1 += c1[k]
-            n2 += c2[k]
-        if n1 == 0.0 or n2 == 0.0:
+        if not _cells(A, cl, right, cc, K, j, c1, c2):
             continue                     # s_j does not separate this child
         l1 = leaf_loss(c1, K, c.cost, c.pcols, c.n_pcols, NULL)
         l2 = leaf_loss(c2, K, c.cost, c.pcols, c.n_pcols, NULL)
@@ -1201,10 +1218,9 @@ cdef double _peel_bound(Ctx* c, const double* cc, const int32_t* A, int m,
     cdef double u = c.unit
     cdef double c1[64]
     cdef double c2[64]
-    cdef double n1, n2, l1, l2, q1, q2, v, best = INF
+    cdef double l1, l2, q1, q2, v, best = INF
     cdef int32_t ci[64]
-    cdef int32_t ct = 0, ib, T1, T2, ip, xt, yt, sx, mx, my, xk, w1, w2
-    cdef const int32_t* a
+    cdef int32_t ct = 0, ib, T1, T2, ip, xt, yt, l1i, l2i, w1, w2
     if not (best2 < INF and peel < INF):
         return peel
     if u > 0.0:
@@ -1221,57 +1237,21 @@ cdef double _peel_bound(Ctx* c, const double* cc, const int32_t* A, int m,
             return u * ip if ip < 2147483647 else INF
         w1 = 2147483647
         for j in range(m):
-            xt = A[j * K + K - 1]
-            if right:
-                xt = cli[j * K + K - 1] - xt
-            yt = ct - xt
-            if xt == 0 or yt == 0:
+            if not _unit_cells(A, cli, right, ci, ct, K, j, &xt, &yt, &l1i, &l2i):
                 continue                 # s_j does not separate this child
-            sx = 0
-            mx = 0
-            my = 0
-            for k in range(K - 1):
-                xk = A[j * K + k]
-                if right:
-                    xk = cli[j * K + k] - xk
-                sx += xk
-                if xk > mx:
-                    mx = xk
-                if ci[k] - xk > my:
-                    my = ci[k] - xk
-            xk = xt - sx                 # the last class: the rows less the others
-            if xk > mx:
-                mx = xk
-            if ci[K - 1] - xk > my:
-                my = ci[K - 1] - xk
             if xt >= T1 and yt >= T2:
-                w2 = xt - mx + (ib - xt if ib > xt else 0)
+                w2 = l1i + (ib - xt if ib > xt else 0)
                 if w2 < w1:
                     w1 = w2
             if yt >= T1 and xt >= T2:
-                w2 = yt - my + (ib - yt if ib > yt else 0)
+                w2 = l2i + (ib - yt if ib > yt else 0)
                 if w2 < w1:
                     w1 = w2
             if w1 <= ip:
                 break                    # no cell goes below the cheapest peel
         return u * w1 if w1 < 2147483647 else INF
     for j in range(m):
-        a = A + <int64_t> j * K
-        n1 = 0.0
-        for k in range(K - 1):
-            c1[k] = a[k]
-            n1 += a[k]
-        c1[K - 1] = a[K - 1] - n1       # the total minus the other classes
-        if right:                        # R_i & s_j = (X & s_j) - (X & s_i & s_j)
-            for k in range(K):
-                c1[k] = cl[j * K + k] - c1[k]
-        n1 = 0.0
-        n2 = 0.0
-        for k in range(K):
-            c2[k] = cc[k] - c1[k]
-            n1 += c1[k]
-            n2 += c2[k]
-        if n1 == 0.0 or n2 == 0.0:
+        if not _cells(A, cl, right, cc, K, j, c1, c2):
             continue                     # s_j does not separate this child
         q1 = potential(c1, K, c.potc)
         q2 = potential(c2, K, c.potc)
@@ -1299,8 +1279,9 @@ cdef inline void child_shapes(const Node* ch, double lam, double cap,
     always attained by one: `capacity_lam`); infinite when its depth left or its
     potential cannot hold them (cap: `capacity_lam`, 0 when that rule is off).
     g1 = leaf (exact); g2 = 2 lam + m, or the exact best two-leaf value once the
-    pair stage has run; g3 = 3 lam + m, or 3 lam + the cheapest peeled cell when
-    larger (a three-leaf tree has a leaf at depth one); g4 = 4 lam + m.  Here m is
+    pair stage has run; g3 = 3 lam + m, or 3 lam + the pair stage's three-leaf
+    bound when larger (a three-leaf tree has a leaf at depth one: the cheapest
+    peeled cell, raised by `three_leaf_peel` under RULE_PEEL3); g4 = 4 lam + m.  Here m is
     the child's equivalent-points floor (`Node.floor`): a tree with a leaves costs
     a * lam plus its loss, and its loss is at least m, since rows with identical
     features share every leaf (fastsmalltree-notes, "Equivalent points"; the
