@@ -640,6 +640,47 @@ static inline void fst_finish_pairs_u(__m512i vbest, __m512i vidx, __m512i vpeel
     *arg = ii;
 }
 
+/* Block j (16 splits) of a two-class row of pair counts in whole rows: the rows
+   and losses of the two cells each split cuts the child into (class-0 count c0,
+   ct rows), as 32-bit lanes; *live masks the splits that exist.  A holds (class-0
+   count, row count) per split, cli the same for X & s_j. */
+__attribute__((target("avx512f")))
+static inline void fst_cells2u_block(const int32_t* A, const int32_t* cli, int right,
+                                     int m, int j, __m512i vc0, __m512i vct,
+                                     __m512i* xt, __m512i* yt, __m512i* l1,
+                                     __m512i* l2, __mmask16* live)
+{
+    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16,
+                                          14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17,
+                                         15, 13, 11, 9, 7, 5, 3, 1);
+    int rest = m - j;
+    int ints = rest >= 16 ? 32 : 2 * rest;
+    *live = (__mmask16)(rest >= 16 ? 0xFFFF : ((1u << rest) - 1u));
+    __mmask16 lo = (__mmask16)(ints >= 16 ? 0xFFFF : ((1u << ints) - 1u));
+    __mmask16 hi = (__mmask16)(ints >= 32 ? 0xFFFF : (ints <= 16 ? 0 : ((1u << (ints - 16)) - 1u)));
+    const int32_t* p = A + 2 * (int64_t)j;
+    __m512i a = _mm512_maskz_loadu_epi32(lo, (const void*)p);
+    __m512i b = _mm512_maskz_loadu_epi32(hi, (const void*)(p + 16));
+    __m512i x0 = _mm512_permutex2var_epi32(a, even, b);
+    __m512i xr = _mm512_permutex2var_epi32(a, odd, b);
+    if (right) {
+        const int32_t* q = cli + 2 * (int64_t)j;
+        __m512i ca = _mm512_maskz_loadu_epi32(lo, (const void*)q);
+        __m512i cb = _mm512_maskz_loadu_epi32(hi, (const void*)(q + 16));
+        x0 = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, even, cb), x0);
+        xr = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, odd, cb), xr);
+    }
+    __m512i x1 = _mm512_sub_epi32(xr, x0);
+    __m512i y0 = _mm512_sub_epi32(vc0, x0);
+    __m512i yr = _mm512_sub_epi32(vct, xr);
+    __m512i y1 = _mm512_sub_epi32(yr, y0);
+    *xt = xr;
+    *yt = yr;
+    *l1 = _mm512_min_epi32(x0, x1);
+    *l2 = _mm512_min_epi32(y0, y1);
+}
+
 /* Two classes under a symmetric 0/1-type cost (u for an error, 0 on the diagonal):
    fst_pair_values2's values counted in whole rows (the caller multiplies by u;
    the doubles may differ from its sums in the last bit).  A cell's loss is the
@@ -655,39 +696,16 @@ static void fst_pair_values2u_avx512(const int32_t* A, int m, const int32_t* cli
                                      int* arg)
 {
     const __m512i big = _mm512_set1_epi32(INT32_MAX);
-    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16,
-                                          14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17,
-                                         15, 13, 11, 9, 7, 5, 3, 1);
     const __m512i vc0 = _mm512_set1_epi32(c0), vct = _mm512_set1_epi32(ct);
     const __m512i vt1 = _mm512_set1_epi32(t1), vt2 = _mm512_set1_epi32(t2);
     const __m512i sixteen = _mm512_set1_epi32(16);
     __m512i vbest = big, vpeel = big, vidx = _mm512_set1_epi32(-1);
     __m512i lane = _mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     for (int j = 0; j < m; j += 16) {
-        int rest = m - j;
-        int ints = rest >= 16 ? 32 : 2 * rest;
-        __mmask16 live = (__mmask16)(rest >= 16 ? 0xFFFF : ((1u << rest) - 1u));
-        __mmask16 lo = (__mmask16)(ints >= 16 ? 0xFFFF : ((1u << ints) - 1u));
-        __mmask16 hi = (__mmask16)(ints >= 32 ? 0xFFFF : (ints <= 16 ? 0 : ((1u << (ints - 16)) - 1u)));
-        const int32_t* p = A + 2 * (int64_t)j;
-        __m512i a = _mm512_maskz_loadu_epi32(lo, (const void*)p);
-        __m512i b = _mm512_maskz_loadu_epi32(hi, (const void*)(p + 16));
-        __m512i x0 = _mm512_permutex2var_epi32(a, even, b);
-        __m512i xt = _mm512_permutex2var_epi32(a, odd, b);
-        if (right) {
-            const int32_t* q = cli + 2 * (int64_t)j;
-            __m512i ca = _mm512_maskz_loadu_epi32(lo, (const void*)q);
-            __m512i cb = _mm512_maskz_loadu_epi32(hi, (const void*)(q + 16));
-            x0 = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, even, cb), x0);
-            xt = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, odd, cb), xt);
-        }
-        __m512i x1 = _mm512_sub_epi32(xt, x0);
-        __m512i y0 = _mm512_sub_epi32(vc0, x0);
-        __m512i yt = _mm512_sub_epi32(vct, xt);
-        __m512i y1 = _mm512_sub_epi32(yt, y0);
-        fst_take_pairs_u(_mm512_min_epi32(x0, x1), _mm512_min_epi32(y0, y1), xt, yt,
-                         live, vt1, vt2, lane, &vbest, &vidx, &vpeel);
+        __m512i xt, yt, l1, l2;
+        __mmask16 live;
+        fst_cells2u_block(A, cli, right, m, j, vc0, vct, &xt, &yt, &l1, &l2, &live);
+        fst_take_pairs_u(l1, l2, xt, yt, live, vt1, vt2, lane, &vbest, &vidx, &vpeel);
         lane = _mm512_add_epi32(lane, sixteen);
     }
     fst_finish_pairs_u(vbest, vidx, vpeel, best2, peel, arg);
@@ -707,46 +725,22 @@ static int32_t fst_peel3_2u_avx512(const int32_t* A, int m, const int32_t* cli,
                                    int32_t t2, int32_t ib, int32_t low)
 {
     const __m512i zero = _mm512_setzero_si512();
-    const __m512i even = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16,
-                                          14, 12, 10, 8, 6, 4, 2, 0);
-    const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17,
-                                         15, 13, 11, 9, 7, 5, 3, 1);
     const __m512i vc0 = _mm512_set1_epi32(c0), vct = _mm512_set1_epi32(ct);
     const __m512i vt1 = _mm512_set1_epi32(t1), vt2 = _mm512_set1_epi32(t2);
     const __m512i vib = _mm512_set1_epi32(ib);
     __m512i vpeel = _mm512_set1_epi32(INT32_MAX);
     for (int j = 0; j < m; j += 16) {
-        int rest = m - j;
-        int ints = rest >= 16 ? 32 : 2 * rest;
-        __mmask16 live = (__mmask16)(rest >= 16 ? 0xFFFF : ((1u << rest) - 1u));
-        __mmask16 lo = (__mmask16)(ints >= 16 ? 0xFFFF : ((1u << ints) - 1u));
-        __mmask16 hi = (__mmask16)(ints >= 32 ? 0xFFFF : (ints <= 16 ? 0 : ((1u << (ints - 16)) - 1u)));
-        const int32_t* p = A + 2 * (int64_t)j;
-        __m512i a = _mm512_maskz_loadu_epi32(lo, (const void*)p);
-        __m512i b = _mm512_maskz_loadu_epi32(hi, (const void*)(p + 16));
-        __m512i x0 = _mm512_permutex2var_epi32(a, even, b);
-        __m512i xt = _mm512_permutex2var_epi32(a, odd, b);
-        if (right) {
-            const int32_t* q = cli + 2 * (int64_t)j;
-            __m512i ca = _mm512_maskz_loadu_epi32(lo, (const void*)q);
-            __m512i cb = _mm512_maskz_loadu_epi32(hi, (const void*)(q + 16));
-            x0 = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, even, cb), x0);
-            xt = _mm512_sub_epi32(_mm512_permutex2var_epi32(ca, odd, cb), xt);
-        }
-        __m512i x1 = _mm512_sub_epi32(xt, x0);
-        __m512i y0 = _mm512_sub_epi32(vc0, x0);
-        __m512i yt = _mm512_sub_epi32(vct, xt);
-        __m512i y1 = _mm512_sub_epi32(yt, y0);
+        __m512i xt, yt, l1, l2;
+        __mmask16 live;
+        fst_cells2u_block(A, cli, right, m, j, vc0, vct, &xt, &yt, &l1, &l2, &live);
         __mmask16 sep = live & _mm512_cmpneq_epi32_mask(xt, zero)
                              & _mm512_cmpneq_epi32_mask(yt, zero);
         __mmask16 one1 = _mm512_cmpge_epi32_mask(xt, vt1);
         __mmask16 two1 = _mm512_cmpge_epi32_mask(xt, vt2);
         __mmask16 one2 = _mm512_cmpge_epi32_mask(yt, vt1);
         __mmask16 two2 = _mm512_cmpge_epi32_mask(yt, vt2);
-        __m512i v1 = _mm512_add_epi32(_mm512_min_epi32(x0, x1),
-                                      _mm512_max_epi32(zero, _mm512_sub_epi32(vib, xt)));
-        __m512i v2 = _mm512_add_epi32(_mm512_min_epi32(y0, y1),
-                                      _mm512_max_epi32(zero, _mm512_sub_epi32(vib, yt)));
+        __m512i v1 = _mm512_add_epi32(l1, _mm512_max_epi32(zero, _mm512_sub_epi32(vib, xt)));
+        __m512i v2 = _mm512_add_epi32(l2, _mm512_max_epi32(zero, _mm512_sub_epi32(vib, yt)));
         vpeel = _mm512_mask_min_epi32(vpeel, sep & one1 & two2, v1, vpeel);
         vpeel = _mm512_mask_min_epi32(vpeel, sep & one2 & two1, v2, vpeel);
         if (_mm512_reduce_min_epi32(vpeel) <= low)
