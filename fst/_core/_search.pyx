@@ -1102,7 +1102,8 @@ cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
     loses u * (its rows - its largest class) and has potential u * its rows, so
     every comparison is on integers (ties exact) and the values are u times
     integer sums.  cli holds the counts of X & s_j as A does (classes 0..K-2,
-    then the rows)."""
+    then the rows).  Under RULE_PEEL3 the peel is the three-leaf bound
+    (`_peel3_rows`)."""
     cdef double u = c.unit
     cdef double t1 = capacity_lam(c)
     cdef int32_t T1 = rows_reaching(t1, u)
@@ -1132,6 +1133,8 @@ cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
                 ip = l1
             if yt >= T1 and xt >= T2 and l2 < ip:
                 ip = l2
+    if (c.rules & RULE_PEEL3) and ia >= 0 and ip < 2147483647:
+        ip = _peel3_rows(A, m, cli, right, ci, ct, K, T1, T2, ib, ip)
     arg[0] = ia
     best2[0] = u * ib if ia >= 0 else INF
     peel[0] = u * ip if ip < 2147483647 else INF
@@ -1143,7 +1146,20 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
     """From one row of pair counts (split i against every split j), for one child of
     split i with class counts cc: the best two-leaf loss (and the split position
     achieving it, -1 if none separates the child) and the cheapest cell any split
-    peels off the child.  cli: cl in whole rows, when `c.unit` > 0."""
+    peels off the child, raised to the three-leaf bound under RULE_PEEL3
+    (`_peel3_rows`, `_peel_bound`).  cli: cl in whole rows, when `c.unit` > 0."""
+    if c.unit > 0.0:
+        _pair_values_u(c, cc, A, m, cli, right, best2, peel, arg)
+        return
+    _pair_values_d(c, cc, A, m, cl, right, best2, peel, arg)
+    if (c.rules & RULE_PEEL3) and best2[0] < INF and peel[0] < INF:
+        peel[0] = _peel_bound(c, cc, A, m, cl, right, best2[0], peel[0])
+
+
+cdef inline void _pair_values_d(Ctx* c, const double* cc, const int32_t* A, int m,
+                                const double* cl, bint right, double* best2, double* peel,
+                                int* arg) noexcept nogil:
+    """`_pair_values` in doubles (no unit cost)."""
     cdef int K = c.K
     cdef int j, k
     cdef double c1[64]
@@ -1153,9 +1169,6 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
     cdef double k00 = c.cost[0], k01, k10, k11
     cdef double t1 = capacity_lam(c)
     cdef double t2 = 2.0 * t1
-    if c.unit > 0.0:
-        _pair_values_u(c, cc, A, m, cli, right, best2, peel, arg)
-        return
     arg[0] = -1
     best2[0] = INF
     peel[0] = INF
@@ -1202,54 +1215,51 @@ cdef inline void _pair_values(Ctx* c, const double* cc, const int32_t* A,
                    best2, peel, arg)
 
 
-cdef double _peel_bound(Ctx* c, const double* cc, const int32_t* A, int m,
-                        const double* cl, const int32_t* cli, bint right, double best2,
-                        double peel) noexcept nogil:
-    """The three-leaf bound of one child of split i from its row of pair counts
-    (as `_pair_values` reads them; best2 and peel are what it returned): the least
-    over the cells A that may peel off (the same capacity tests) of
-    `three_leaf_peel`: loss(A) + max(0, best2 - worst(A)).  Never below peel
+cdef int32_t _peel3_rows(const int32_t* A, int m, const int32_t* cli, bint right,
+                        const int32_t* ci, int32_t ct, int K, int32_t T1, int32_t T2,
+                        int32_t ib, int32_t ip) noexcept nogil:
+    """The three-leaf bound in whole rows (`_pair_values_u`'s child, best two-leaf
+    loss ib, cheapest peel ip): the least over the cells that may peel off (the
+    same capacity tests, T1 and T2 rows) of `three_leaf_peel`, a cell losing its
+    rows less its largest class and worst(A) being its rows.  Never below ip
     (each cell's value is at least its loss), so the loops end once they reach
-    it.  INF when no cell peels off."""
+    it."""
+    cdef int j
+    cdef int32_t xt, yt, l1, l2, w1 = 2147483647, w2
+    if K == 2 and fst_peel3_2u(A, m, cli, right, ci[0], ct, T1, T2, ib, ip, &w1):
+        return w1
+    for j in range(m):
+        if not _unit_cells(A, cli, right, ci, ct, K, j, &xt, &yt, &l1, &l2):
+            continue                     # s_j does not separate this child
+        if xt >= T1 and yt >= T2:
+            w2 = l1 + (ib - xt if ib > xt else 0)
+            if w2 < w1:
+                w1 = w2
+        if yt >= T1 and xt >= T2:
+            w2 = l2 + (ib - yt if ib > yt else 0)
+            if w2 < w1:
+                w1 = w2
+        if w1 <= ip:
+            break                        # no cell goes below the cheapest peel
+    return w1
+
+
+cdef double _peel_bound(Ctx* c, const double* cc, const int32_t* A, int m,
+                        const double* cl, bint right, double best2,
+                        double peel) noexcept nogil:
+    """The three-leaf bound of one child of split i from its row of pair counts,
+    in doubles (`_pair_values_d`'s child; best2 and peel are what it returned):
+    the least over the cells A that may peel off (the same capacity tests) of
+    `three_leaf_peel`: loss(A) + max(0, best2 - worst(A)).  Never below peel
+    (each cell's value is at least its loss), so the loop ends once it reaches
+    it."""
     cdef int K = c.K
-    cdef int j, k
+    cdef int j
     cdef double t1 = capacity_lam(c)
     cdef double t2 = 2.0 * t1
-    cdef double u = c.unit
     cdef double c1[64]
     cdef double c2[64]
     cdef double l1, l2, q1, q2, v, best = INF
-    cdef int32_t ci[64]
-    cdef int32_t ct = 0, ib, T1, T2, ip, xt, yt, l1i, l2i, w1, w2
-    if not (best2 < INF and peel < INF):
-        return peel
-    if u > 0.0:
-        # Whole rows, as `_pair_values_u`: a cell loses u * (its rows - its
-        # largest class) and worst(A) = u * its rows.
-        T1 = rows_reaching(t1, u)
-        T2 = rows_reaching(2.0 * t1, u)
-        ib = <int32_t> (best2 / u + 0.5)     # best2 = u * ib, rounded back to rows
-        ip = <int32_t> (peel / u + 0.5)
-        for k in range(K):
-            ci[k] = <int32_t> cc[k]
-            ct += ci[k]
-        if K == 2 and fst_peel3_2u(A, m, cli, right, ci[0], ct, T1, T2, ib, ip, &ip):
-            return u * ip if ip < 2147483647 else INF
-        w1 = 2147483647
-        for j in range(m):
-            if not _unit_cells(A, cli, right, ci, ct, K, j, &xt, &yt, &l1i, &l2i):
-                continue                 # s_j does not separate this child
-            if xt >= T1 and yt >= T2:
-                w2 = l1i + (ib - xt if ib > xt else 0)
-                if w2 < w1:
-                    w1 = w2
-            if yt >= T1 and xt >= T2:
-                w2 = l2i + (ib - yt if ib > yt else 0)
-                if w2 < w1:
-                    w1 = w2
-            if w1 <= ip:
-                break                    # no cell goes below the cheapest peel
-        return u * w1 if w1 < 2147483647 else INF
     for j in range(m):
         if not _cells(A, cl, right, cc, K, j, c1, c2):
             continue                     # s_j does not separate this child
@@ -1268,7 +1278,7 @@ cdef double _peel_bound(Ctx* c, const double* cc, const int32_t* A, int m,
         if best <= peel:
             break                        # no cell goes below the cheapest peel
     # Both are bounds on the same trees; the larger stands (the loop's sums may
-    # differ from `_pair_values`'s in the last bit).
+    # differ from `_pair_values_d`'s in the last bit).
     return best if best > peel else peel
 
 
@@ -1402,15 +1412,9 @@ cdef void _pair_values_row(Ctx* c, int i, int r, const int32_t* A, int m, int K,
     if NEED[2 * r]:
         _pair_values(c, cl + i * K, A + <int64_t> r * m * K, m, cl, cli, False,
                      &VAL[4 * r], &VAL[4 * r + 1], &ARG[2 * r])
-        if c.rules & RULE_PEEL3:
-            VAL[4 * r + 1] = _peel_bound(c, cl + i * K, A + <int64_t> r * m * K, m, cl,
-                                         cli, False, VAL[4 * r], VAL[4 * r + 1])
     if NEED[2 * r + 1]:
         _pair_values(c, CR + <int64_t> r * K, A + <int64_t> r * m * K, m, cl, cli, True,
                      &VAL[4 * r + 2], &VAL[4 * r + 3], &ARG[2 * r + 1])
-        if c.rules & RULE_PEEL3:
-            VAL[4 * r + 3] = _peel_bound(c, CR + <int64_t> r * K, A + <int64_t> r * m * K, m,
-                                         cl, cli, True, VAL[4 * r + 2], VAL[4 * r + 3])
 
 
 cdef struct PairStage:
@@ -3263,7 +3267,7 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
     classes under the loops chosen by `set_simd`, with the leaf-capacity rule at
     `lam` (off when lam is 0); A is m x K (classes 0..K-2, then the total), cl is
     m x K; returns (best2, peel, arg).  With three_leaf, peel is the three-leaf
-    bound the search stores (`_peel_bound`) instead of the cheapest peel."""
+    bound the search stores (RULE_PEEL3) instead of the cheapest peel."""
     cdef Ctx c
     cdef double b2 = 0.0, pl = 0.0
     cdef int arg = -2
@@ -3291,10 +3295,10 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
             cli[j * K + K - 1] += <int32_t> cl[j, k]
     cdef double[::1] maxcost = np.max(np.asarray(cost), axis=1)
     c.maxcost = &maxcost[0]
+    if three_leaf:
+        c.rules |= RULE_PEEL3
     with nogil:
         _pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], &cli[0], right, &b2, &pl, &arg)
-        if three_leaf:
-            pl = _peel_bound(&c, &cc[0], &A[0, 0], m, &cl[0, 0], &cli[0], right, b2, pl)
     return b2, pl, arg
 
 
