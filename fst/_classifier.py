@@ -10,8 +10,9 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ._core._problem import build_problem
-from ._core._search import RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads
+from ._core._problem import build_problem, column_split_counts
+from ._core._search import (RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads,
+                            process_rss)
 from ._export import build_estimator
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
                      check_row_weights, resolve_memory_limit)
@@ -135,7 +136,14 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         (0: none). Under 'auto' the search takes the path it takes without a
         limit (an explicit limit also ends the depth ladder once the store
         passes half of it), so results do not depend on the machine's memory
-        unless the limit stops the search.
+        unless the limit stops the search. The search keeps a row bitset per
+        threshold (``n_thresholds * n_samples / 8`` bytes, counted in
+        ``search_stats_['n_splits']``): when those would take more than half of
+        what the limit leaves above the process's present size, only some
+        thresholds of each column are searched (row quantiles, as many as fit;
+        ``search_stats_['n_splits_searched']``) and the fit ends as a memory stop,
+        with that search's best tree, ``optimal_ = False`` and a lower bound valid
+        for the whole space.
     n_jobs : int, default=1
         Threads for the row-count pair stage (None means 1, -1 all cores). The
         results do not depend on it: threads fill disjoint cells and ties are
@@ -167,7 +175,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     status_ : {'optimal', 'time_limit', 'memory_limit', 'interrupted'}
     search_stats_ : dict
         Nodes created, expansions, memo size and capacity, peak resident memory
-        of the process and seconds of search.
+        of the process and seconds of search; ``n_splits``, the thresholds of the
+        full space, and ``n_splits_searched``, those searched (fewer only when
+        their row bitsets do not fit ``memory_limit``).
 
     See Also
     --------
@@ -289,8 +299,13 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 "regularization.", UserWarning, stacklevel=2)
         weighted_cost = weights[:, None] * cost
         row_weight = check_row_weights(sample_weight, X, type(self).__name__)
+        memory_limit = resolve_memory_limit(self.memory_limit)
+        X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
+        n_splits = int(column_split_counts(X_search).sum())
+        max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
+                                 getattr(self, "_split_bytes", None))  # test hook: bytes
         if row_weight is None:
-            problem = build_problem(X, y_idx, n_classes, weighted_cost)
+            problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits)
             pc_label, pc_weight = np.arange(n_classes), weights
         else:
             keep = row_weight > 0
@@ -301,8 +316,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # build_problem divides by its row count, so the scale is applied here.
             scale = keep.sum() / row_weight.sum()
             pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
-            problem = build_problem(np.ascontiguousarray(X[keep]), pc_of_row,
-                                    len(pc_label), pc_cost)
+            problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits)
         search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
                         getattr(self, "_memo_capacity", 1 << 12),
                         getattr(self, "_rules", RULE_ALL_ON),
@@ -320,7 +334,6 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             search.set_sorted_min(self._sorted_min)
         if hasattr(self, "_staging"):   # test hook: (rows from which, rounds) a stage is staged
             search.set_staging(*self._staging)
-        memory_limit = resolve_memory_limit(self.memory_limit)
         if self.memory_limit == "auto" and len(getattr(self, "_ladder", ())) < 3:
             # The ladder's end at half the memory limit would make the default
             # search's path depend on the machine's memory: under 'auto' the path
@@ -339,6 +352,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             self.n_features_in_, getattr(self, "feature_names_in_", None))
         self.status_ = STATUS_NAMES[code]
         self.optimal_ = bool(search.solved)
+        if max_splits is not None:
+            # Only part of the split space was searched: its tree is a real tree on
+            # the raw features, but neither its certificate nor its bound holds
+            # for the whole space.
+            self.status_, self.optimal_ = "memory_limit", False
         self.n_leaves_ = int(self.estimator_.get_n_leaves())
         self.objective_ = self._score_objective(X, y_idx, weighted_cost, lam, row_weight)
         # Invariant (ii): the recorded value is that of a real tree; descendants may
@@ -350,10 +368,14 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             raise RuntimeError(
                 "fst internal error: the exported tree scores "
                 f"{self.objective_!r} but the search recorded {recorded!r}.")
-        self.lower_bound_ = min(float(search.lower_bound), self.objective_)
+        bound = (float(search.lower_bound) if max_splits is None
+                 else _creation_bound(problem, lam, self.max_depth))
+        self.lower_bound_ = min(bound, self.objective_)
         self.gap_ = self.objective_ - self.lower_bound_
         self.search_stats_ = search.stats()
         self.search_stats_["memory_limit"] = memory_limit
+        self.search_stats_["n_splits"] = n_splits
+        self.search_stats_["n_splits_searched"] = int(problem.n_splits)
         if getattr(self, "_check_keys", False):   # test hook: every stored key rebuilt
             self.search_stats_["key_check"] = search.check_keys()
         if self.verbose:
@@ -361,7 +383,17 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                   f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
                   f"nodes={self.search_stats_['nodes_created']} "
                   f"seconds={self.search_stats_['seconds']:.3f}")
-        if not self.optimal_:
+        if max_splits is not None:
+            warnings.warn(
+                f"fst: the {n_splits:,} thresholds of X need "
+                f"{_split_space_bytes(n_splits, X_search.shape[0]) / 1e9:.3g} GB of row "
+                f"bitsets, more than memory_limit leaves room for; searched "
+                f"{problem.n_splits:,} of them (row quantiles of each column) instead. "
+                f"Returning that search's best tree, not certified (objective "
+                f"{self.objective_:.6g}, lower bound {self.lower_bound_:.6g}); raise "
+                "memory_limit (None: no limit) for the full search.",
+                NotCertifiedWarning, stacklevel=2)
+        elif not self.optimal_:
             warnings.warn(
                 f"fst stopped ({self.status_}) before proving optimality: returning the "
                 f"best tree found (objective {self.objective_:.6g}, lower bound "
@@ -377,6 +409,44 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         else:
             loss = (row_weight * weighted_cost[y_idx, pred]).sum() / row_weight.sum()
         return float(loss + lam * self.n_leaves_)
+
+
+def _split_space_bytes(n_splits, n_rows):
+    """Bytes of the row bitsets of n_splits thresholds over n_rows rows."""
+    return int(n_splits) * ((int(n_rows) + 63) // 64) * 8
+
+
+def _max_splits(n_splits, n_rows, memory_limit, split_bytes=None):
+    """None when the row bitsets of all n_splits thresholds fit, else how many fit.
+
+    They fit when they take at most half of what memory_limit (bytes of the
+    process, 0: none) leaves above the memory the process already holds; the
+    other half is for the search's store.  `split_bytes` (a test hook) replaces
+    that share by a fixed number of bytes."""
+    if split_bytes is None:
+        if memory_limit <= 0:
+            return None
+        rss = process_rss()
+        split_bytes = (memory_limit - max(rss, 0)) // 2
+    per_split = _split_space_bytes(1, n_rows)
+    if _split_space_bytes(n_splits, n_rows) <= split_bytes or per_split == 0:
+        return None
+    return max(int(split_bytes) // per_split, 0)
+
+
+def _creation_bound(problem, lam, max_depth):
+    """min(leaf, m + 2 lam) of all the rows (a single leaf's value without depth to
+    split): a lower bound on every tree, whatever its thresholds, since any tree
+    with a split has >= 2 leaves and loses at least the equivalent-points floor m
+    (rows with identical features share a leaf).  Computed as the search's
+    node creation does (`_search.node_fill_counts`)."""
+    counts = np.bincount(problem.y, minlength=problem.n_classes).astype(np.float64)
+    leaf = float((counts @ problem.cost).min()) + lam
+    if max_depth == 0 or problem.n_rows <= 1:
+        return leaf
+    floor = float(counts @ problem.mincost) + float(np.sum(problem.row_excess))
+    floor = float(np.nextafter(floor, -np.inf))   # a rounding may not raise it
+    return min(leaf, floor + 2.0 * lam)
 
 
 def _progress_printer(lam):

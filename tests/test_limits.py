@@ -89,12 +89,20 @@ def test_verbose_progress_lines(monkeypatch, capsys):
     assert "lower bound" not in capsys.readouterr().out
 
 
-def test_memory_limit_returns_best_tree_with_warning():
+@pytest.mark.parametrize("split_bytes", [None, 1 << 30])
+def test_memory_limit_returns_best_tree_with_warning(split_bytes):
+    """A limit below the process's size: no room for the split space (None: a
+    leaf, `test_split_space.py`), or with room made for it by the test hook, the
+    search itself stops at once."""
     X, y = _hard_problem()
     clf = FastSmallTreeClassifier(regularization=0.005, memory_limit=1, time_limit=30)
+    if split_bytes is not None:
+        clf._split_bytes = split_bytes
     with pytest.warns(NotCertifiedWarning, match="memory_limit"):
         clf.fit(X, y)
     _check_stopped(clf, X, y, "memory_limit")
+    searched = clf.search_stats_["n_splits_searched"]
+    assert searched == (0 if split_bytes is None else clf.search_stats_["n_splits"])
 
 
 def test_memory_limit_auto_is_the_default_and_stops(monkeypatch):

@@ -34,7 +34,60 @@ def _pack_rows(masks, n_words):
     return np.ascontiguousarray(out.view("<u8").astype(np.uint64, copy=False))
 
 
-def _column_space(pr, X32):
+def column_split_counts(X32):
+    """Thresholds of each column of the full split space: one between each pair of
+    consecutive distinct float32 values, plus "finite left, NaN right" when the
+    column holds both.  Cheap (no row bitsets): it sizes the space before
+    `build_problem` allocates n_splits x n_words words for it."""
+    counts = np.zeros(X32.shape[1], dtype=np.int64)
+    for j in range(X32.shape[1]):
+        col = X32[:, j]
+        nan = np.isnan(col)
+        n_values = len(np.unique(col[~nan]))
+        counts[j] = max(n_values - 1, 0) + (1 if nan.any() and n_values > 0 else 0)
+    return counts
+
+
+def _quota(counts, max_splits):
+    """Thresholds kept per column when the space holds at most max_splits.  Every
+    column with thresholds keeps one while the total allows (else the columns
+    with the most keep one each); the rest are shared in proportion to what
+    each column has beyond that, by largest remainders."""
+    counts = np.asarray(counts, dtype=np.int64)
+    max_splits = int(max_splits)
+    if int(counts.sum()) <= max_splits:
+        return counts.copy()
+    base = np.minimum(counts, 1)
+    if int(base.sum()) > max_splits:
+        keep = np.zeros_like(counts)
+        keep[np.argsort(-counts, kind="stable")[:max_splits]] = 1
+        return keep
+    more = counts - base
+    share = more * (max_splits - int(base.sum())) / max(int(more.sum()), 1)
+    extra = np.floor(share).astype(np.int64)
+    left = max_splits - int(base.sum()) - int(extra.sum())
+    extra[np.argsort(-(share - extra), kind="stable")[:left]] += 1
+    return base + np.minimum(extra, more)
+
+
+def _kept_gaps(rank, n_values, k):
+    """k of the n_values - 1 gaps between a column's consecutive distinct values,
+    at row quantiles: gap g (between values g and g + 1) is the first whose rows
+    at or below it reach i / (k + 1) of the column's finite rows, i = 1..k."""
+    finite = rank[rank < n_values]
+    if k >= n_values - 1:
+        return np.arange(n_values - 1)
+    cum = np.cumsum(np.bincount(finite, minlength=n_values))[:-1]   # rows <= gap g
+    targets = (np.arange(1, k + 1) * len(finite)) / (k + 1)
+    gaps = np.unique(np.minimum(np.searchsorted(cum, targets, side="left"),
+                                n_values - 2))
+    if len(gaps) < k:      # ties of the quantiles: fill with the gaps left, in order
+        rest = np.setdiff1d(np.arange(n_values - 1), gaps)
+        gaps = np.sort(np.concatenate([gaps, rest[: k - len(gaps)]]))
+    return gaps
+
+
+def _column_space(pr, X32, max_splits=None):
     """Per column: value ranks of the rows, rows sorted by rank, thresholds.
 
     Sets on `pr`: row_rank (p, n) int32 (NaN ranks above every number),
@@ -42,23 +95,46 @@ def _column_space(pr, X32):
     midpoints, +inf for "finite left, NaN right"), split_col, col_start (p + 1)
     and n_splits.  Split k of column j is global split col_start[j] + k and sends
     ranks <= k left.
+
+    With max_splits below the full space's size, each column keeps only some of
+    its thresholds (`_quota`; the NaN split first, then gaps at row quantiles,
+    `_kept_gaps`), each still the midpoint of two consecutive distinct values,
+    and a row's rank is then the number of kept gaps below its value: the
+    search sees the columns binned, and every tree it returns routes the
+    training rows on the raw values exactly as it scored them.
     """
     n, p = X32.shape
     row_rank = np.empty((p, n), dtype=np.int32)
     col_order = np.empty((p, n), dtype=np.int32)
     thresholds, split_col = [], []
     col_start = np.zeros(p + 1, dtype=np.int32)
+    quota = None
+    if max_splits is not None:
+        quota = _quota(column_split_counts(X32), max_splits)
     for j in range(p):
         col = X32[:, j]
         nan = np.isnan(col)
         values = np.unique(col[~nan])
         rank = np.searchsorted(values, col).astype(np.int32)
         rank[nan] = len(values)
-        row_rank[j] = rank
-        col_order[j] = np.argsort(rank, kind="stable")
         v64 = values.astype(np.float64)
         thr = v64[:-1] / 2.0 + v64[1:] / 2.0
-        if nan.any() and len(values) > 0:
+        nan_split = bool(nan.any() and len(values) > 0)
+        if quota is not None and quota[j] < len(thr) + nan_split:
+            k = int(quota[j]) - nan_split
+            if k < 0:          # no room even for the NaN split: no threshold at all
+                k, nan_split = 0, False
+            gaps = _kept_gaps(rank, len(values), k)
+            thr = thr[gaps]
+            # finite rows: kept gaps strictly below the value; NaN rows above all
+            coarse = np.searchsorted(gaps, rank, side="left").astype(np.int32)
+            coarse[nan] = len(gaps) + 1 if nan_split else 0
+            if not nan_split:
+                coarse[nan] = len(gaps)
+            rank = coarse
+        row_rank[j] = rank
+        col_order[j] = np.argsort(rank, kind="stable")
+        if nan_split:
             thr = np.append(thr, np.inf)
         col_start[j + 1] = col_start[j] + len(thr)
         thresholds.append(thr)
@@ -104,8 +180,9 @@ def build_space(X32, y):
     return pr
 
 
-def build_problem(X32, y, n_classes, cost):
-    """Prepare the split space.
+def build_problem(X32, y, n_classes, cost, max_splits=None):
+    """Prepare the split space (at most max_splits thresholds when given:
+    `_column_space`).
 
     Parameters
     ----------
@@ -136,7 +213,7 @@ def build_problem(X32, y, n_classes, cost):
     pr.n_words = nw
     pr.n_classes = int(n_classes)
     pr.n_features = p
-    _column_space(pr, X32)
+    _column_space(pr, X32, max_splits)
     pr.split_bits = np.zeros((pr.n_splits, nw), dtype=np.uint64)
     _fill_split_bits(pr.row_rank, pr.col_order, pr.col_start, pr.split_bits)
     pr.y = np.ascontiguousarray(y.astype(np.int32))

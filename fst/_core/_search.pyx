@@ -3123,6 +3123,20 @@ cdef class Search:
             "sorted_splits_set_aside": int(self.c.sorted_splits_set_aside),
         }
 
+    def _lookup(self, const word_t[::1] X, int depth=-1):
+        """The stored record of the row set X (packed words) at `depth` left, as a
+        dict, or None when it is not stored; for tests and experiments."""
+        cdef uint64_t h = bs_hash(&X[0], self.c.nw, depth)
+        cdef node_t i = memo_find(&self.c.memo, &X[0], depth, h)
+        cdef Node* nd
+        if i < 0:
+            return None
+        nd = &self.c.memo.nodes[i]
+        return {"lb": nd.lb, "ub": nd.ub, "leaf": nd.leaf, "floor": nd.floor,
+                "g2": nd.g2, "g3": nd.g3, "solved": bool(nd.solved),
+                "pair_done": bool(nd.pair_done), "count": int(nd.count),
+                "best_split": int(nd.best_split)}
+
     def check_keys(self):
         """Rebuild every stored node's key and check it against the record: its row
         count and its hash (of the key and depth), and that a lookup finds it at its
@@ -3321,6 +3335,12 @@ def _and_count_for_tests(const word_t[::1] X, const word_t[::1] S):
     if X.shape[0] != S.shape[0] or X.shape[0] < 1:
         raise ValueError("X and S must be bitsets of the same positive width")
     return fst_and_count(&X[0], &S[0], <int> X.shape[0])
+
+
+def process_rss():
+    """Resident bytes of the whole process (what memory_limit is measured on), or
+    -1 where the platform does not tell."""
+    return int(fst_process_rss())
 
 
 def effective_n_threads(n_jobs):
