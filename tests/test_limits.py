@@ -257,3 +257,25 @@ def test_recursion_guard_counts_levels_not_expansions(monkeypatch):
     assert clf.search_stats_["expansions"] > 40
     assert clf.optimal_ and clf.status_ == "optimal"
     assert clf.search_stats_["open_levels"] == 0
+
+
+def test_a_pass_without_progress_is_reported_not_repeated(monkeypatch):
+    """Contract (iii): a complete pass solves the root or proves it above its
+    budget.  A pass that does neither (simulated by the test hook) would make
+    deepening spin without end; the search raises an internal error instead."""
+    import fst._classifier as fc
+
+    run = fc._run_search
+
+    def broken(search, *args, **kwargs):
+        search._break_contract_for_tests()
+        return run(search, *args, **kwargs)
+
+    X, y = _hard_problem()
+    monkeypatch.setattr(fc, "_run_search", broken)
+    clf = FastSmallTreeClassifier(regularization=0.02, max_depth=3)
+    clf._switch_work = 0          # deepening from the first pass
+    with pytest.raises(RuntimeError, match=r"contract \(iii\)"):
+        clf.fit(X, y)
+    monkeypatch.setattr(fc, "_run_search", run)
+    assert clf.fit(X, y).optimal_     # the same fit without the hook certifies

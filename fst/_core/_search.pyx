@@ -231,6 +231,8 @@ cdef struct Ctx:
     int stop                 # RUNNING or a STOP_* code
     int64_t expansions
     int64_t peak_rss
+    int contract_broken      # a complete pass left the root unsolved at or below its budget
+    int test_break_contract  # test hook: the root's bound is lowered to the budget after a pass
     # --- progress, read by the caller's thread while the search runs ---
     node_t prog_root         # the root once made, else -1 (then the bounds are 0, inf)
     double prog_t0           # when the run started (fst_now)
@@ -3007,6 +3009,15 @@ cdef class Search:
                     c.passes += 1
                     solve(c, self.root, self.all_splits, c.n_splits, B)
                     root = &c.memo.nodes[self.root]
+                    if c.test_break_contract and not root.solved and not c.stop:
+                        root.lb = B if B < root.lb else root.lb   # simulates the bug below
+                    if not c.stop and not root.solved and not (root.lb > B):
+                        # Contract (iii) broken: a complete pass must solve the root
+                        # or prove it above B.  Deepening would then run pass after
+                        # pass without progress (forever, without a time limit):
+                        # report the bug instead (raised below, outside nogil).
+                        c.contract_broken = 1
+                        break
                     if c.stop == STOP_SWITCH:
                         # The pass was cut at its work (the first pass, or a
                         # deepening pass whose share ran out): run the ladder --
@@ -3074,7 +3085,17 @@ cdef class Search:
         self.seconds = fst_now() - t0
         if self.root < 0:
             raise MemoryError("fst could not allocate the root of the search")
+        if c.contract_broken:
+            raise RuntimeError(
+                f"fst internal error: a search pass at budget {B!r} left the root "
+                f"unsolved with lower bound {c.memo.nodes[self.root].lb!r}, not above "
+                "the budget (search contract (iii)). Please report it with the data.")
         return c.stop
+
+    def _break_contract_for_tests(self):
+        """Test hook: after each complete pass the root's bound is lowered to the
+        pass's budget, as a broken rule would leave it, so `run` must report it."""
+        self.c.test_break_contract = 1
 
     def progress(self):
         """(seconds since the run started, the root's lower bound and incumbent
