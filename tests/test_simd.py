@@ -273,3 +273,65 @@ def test_identical_fits_with_and_without_vector_loops(seed, restore_simd):
     cost = None if seed % 2 == 0 else rng.random((K, K)) + 1.0 - np.eye(K)
     _assert_same_path_under_both_loops(
         lambda: FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost).fit(X, y))
+
+
+@pytest.fixture
+def restore_compact():
+    yield
+    _search.set_compact_rows(True)
+
+
+@pytest.mark.parametrize("nw", [1, 2, 3, 7, 20])
+@pytest.mark.parametrize("density", [0.02, 0.3, 0.9, 1.0])
+def test_compacted_rows_hold_the_bits_at_the_rows_of_x(nw, density):
+    """`fst_compact_bits` against its definition: bit c of the result is the bit
+    of src at the c-th row of X (and every bit past |X| is zero)."""
+    rng = np.random.default_rng(nw * 100 + int(density * 10))
+    for _ in range(20):
+        xb = rng.random(64 * nw) < density
+        xb[rng.integers(0, 64 * nw)] = True
+        sb = rng.random(64 * nw) < 0.5
+        X = np.packbits(xb, bitorder="little").view(np.uint64).copy()
+        src = np.packbits(sb, bitorder="little").view(np.uint64).copy()
+        out = _search._compact_for_tests(src, X)
+        if out is None:
+            pytest.skip("the CPU has no BMI2: pair stages keep full words")
+        bits = np.unpackbits(out.view(np.uint8), bitorder="little")
+        k = int(xb.sum())
+        np.testing.assert_array_equal(bits[:k], sb[xb])
+        assert not bits[k:].any()
+        assert len(out) == (k + 63) // 64
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_identical_fits_with_and_without_compacted_rows(seed, restore_compact):
+    """Pair stages over their node's rows compacted or over full words count the
+    same cells: the same path, bound and tree (two to four classes, unit and
+    random costs, with and without a depth limit)."""
+    rng = np.random.default_rng(300 + seed)
+    n = int(rng.integers(400, 900))
+    depth = None if seed < 4 else 3
+    # under a depth limit, few thresholds a column: the pair stage, not the
+    # sorted-column search, takes those nodes (`SORTED_MIN`)
+    X = rng.integers(0, 12 if depth is None else 6, size=(n, 5)).astype(float)
+    y = ((X[:, 0] > 2) ^ (X[:, 2] > 3) | (rng.random(n) < 0.15)).astype(int)
+    K = 2 + seed % 3
+    if K > 2:
+        y = (y + (X[:, 1] > 3) + (K == 4) * (X[:, 3] > 2) * 2) % K
+    K = len(np.unique(y))
+    cost = None if seed % 2 == 0 else rng.random((K, K)) + 1.0 - np.eye(K)
+    fits = []
+    for on in (False, True):
+        _search.set_compact_rows(on)
+        fits.append(FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost,
+                                            max_depth=depth).fit(X, y))
+    base, other = fits
+    assert base.optimal_ and other.optimal_
+    assert base.search_stats_["pair_stages"] > 0
+    assert other.objective_ == base.objective_
+    assert other.lower_bound_ == base.lower_bound_
+    for key in ("nodes_created", "expansions", "work", "pair_stages"):
+        assert other.search_stats_[key] == base.search_stats_[key]
+    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+        np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
+                                      getattr(base.estimator_.tree_, attr))

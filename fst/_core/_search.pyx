@@ -127,6 +127,9 @@ cdef extern from "_simd.h":
     void fst_and_counts2(const word_t* X, const word_t* S, const word_t* cb0, int nw,
                          word_t* out, int64_t* sums) noexcept nogil
     int64_t fst_and_count(const word_t* X, const word_t* S, int nw) noexcept nogil
+    int fst_compact_ok() noexcept nogil
+    void fst_compact_bits(const word_t* src, const word_t* X, int nw, word_t* out,
+                          int nwc) noexcept nogil
 
 cdef extern from "_platform.h":
     double fst_now() noexcept nogil
@@ -1402,6 +1405,12 @@ cdef void _pair_child(Ctx* c, Node* ch, double best2, double peel) noexcept nogi
 
 cdef enum:
     PAR_VALUES_MIN = 1 << 14   # rows x splits of a chunk that pays for threads
+    # A pair stage counts over the rows of its node compacted (`pair_open`) when
+    # that leaves fewer than (COMPACT_SHARE - 1) / COMPACT_SHARE of the words.
+    COMPACT_SHARE = 8
+
+# Test hook (`set_compact_rows`): 0 keeps the pair stage on full words.
+cdef bint COMPACT_ROWS = True
 
 
 cdef void _pair_values_row(Ctx* c, int i, int r, const int32_t* A, int m, int K,
@@ -1422,9 +1431,11 @@ cdef void _pair_values_row(Ctx* c, int i, int r, const int32_t* A, int m, int K,
 cdef struct PairStage:
     # The buffers of one node's pair stage, set up once for all its rounds.
     int64_t chunk    # rows counted at once
-    word_t* XS       # m x nw: X & s_j
+    int nwc          # words of a row set in XS and XC: nw, or ceil(|X| / 64) when
+                     # the rows of X are compacted (`fst_compact_bits`)
+    word_t* XS       # m x nwc: X & s_j
     word_t* XT       # XS transposed (`transposed_splits`), or NULL: row kernels
-    word_t* XC       # (K - 1) x nw: X & class k
+    word_t* XC       # (K - 1) x nwc: X & class k
     int32_t* A       # chunk x m x K: the counts
     double* cl       # m x K: class counts of X & s_j
     int32_t* cli     # cl in whole rows (classes 0..K-2, rows), for a unit cost
@@ -1451,16 +1462,25 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
     `pair_close`)."""
     cdef int K = c.K
     cdef int nw = c.nw
-    cdef int i, k
+    cdef int i, k, nwc
     cdef int64_t sums[2]
+    cdef bint compact
+    cdef word_t* xs
     memset(ps, 0, sizeof(PairStage))
     if K > 64 or m < 1 or n_rows < 1:
         return 0
     ps.chunk = (<int64_t> 1 << 22) // (<int64_t> m * K) + 1
     if ps.chunk > n_rows:
         ps.chunk = n_rows
-    ps.XS = <word_t*> malloc(<int64_t> m * nw * sizeof(word_t))
-    ps.XC = <word_t*> malloc((<int64_t> K * nw + 1) * sizeof(word_t))
+    # Compaction: the counts are the same over the rows of X renumbered 0 .. |X|-1
+    # (every set counted is inside X), in fewer words when X is sparse.
+    nwc = <int> ((bs_count(X, nw) + 63) // 64)
+    compact = COMPACT_ROWS and nwc * COMPACT_SHARE < nw * (COMPACT_SHARE - 1) and fst_compact_ok()
+    if not compact:
+        nwc = nw
+    ps.nwc = nwc
+    ps.XS = <word_t*> malloc(<int64_t> m * nwc * sizeof(word_t))
+    ps.XC = <word_t*> malloc((<int64_t> K * nwc + 1) * sizeof(word_t))
     ps.A = <int32_t*> malloc(ps.chunk * m * K * sizeof(int32_t))
     ps.cl = <double*> malloc(<int64_t> m * K * sizeof(double))
     if c.unit > 0.0:
@@ -1476,16 +1496,18 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
             or ps.CR == NULL or (c.unit > 0.0 and ps.cli == NULL)):
         return -1
     for i in range(m):
+        xs = ps.T if compact else ps.XS + <int64_t> i * nw
         if K == 2:
             # one pass: the row set, its rows and its rows of class 0
             fst_and_counts2(X, c.split_bits + <int64_t> valid[i] * nw, c.class_bits,
-                            nw, ps.XS + <int64_t> i * nw, sums)
+                            nw, xs, sums)
             ps.cl[2 * i] = <double> sums[1]
             ps.cl[2 * i + 1] = <double> (sums[0] - sums[1])
         else:
-            bs_and(ps.XS + <int64_t> i * nw, X, c.split_bits + <int64_t> valid[i] * nw, nw)
-            class_counts(c, ps.XS + <int64_t> i * nw, bs_count(ps.XS + <int64_t> i * nw, nw),
-                         ps.cl + i * K)
+            bs_and(xs, X, c.split_bits + <int64_t> valid[i] * nw, nw)
+            class_counts(c, xs, bs_count(xs, nw), ps.cl + i * K)
+        if compact:
+            fst_compact_bits(xs, X, nw, ps.XS + <int64_t> i * nwc, nwc)
         if c.unit > 0.0:
             ps.cli[i * K + K - 1] = 0
             for k in range(K):
@@ -1493,9 +1515,12 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
                     ps.cli[i * K + k] = <int32_t> ps.cl[i * K + k]
                 ps.cli[i * K + K - 1] += <int32_t> ps.cl[i * K + k]
     for k in range(K - 1):
-        bs_and(ps.XC + k * nw, X, c.class_bits + k * nw, nw)
+        if compact:
+            fst_compact_bits(c.class_bits + k * nw, X, nw, ps.XC + k * nwc, nwc)
+        else:
+            bs_and(ps.XC + k * nw, X, c.class_bits + k * nw, nw)
     if rounds and n_rows >= TRANSPOSE_ROWS:
-        ps.XT = transposed_splits(ps.XS, m, K, nw)   # NULL: the row kernels
+        ps.XT = transposed_splits(ps.XS, m, K, nwc)   # NULL: the row kernels
     return 1
 
 
@@ -1514,9 +1539,10 @@ cdef int pair_run(Ctx* c, PairStage* ps, const word_t* X, const double* cnt,
     while r0 < n_rows and ret == 0:
         nr = <int> (ps.chunk if r0 + ps.chunk <= n_rows else n_rows - r0)
         if ps.XT != NULL:
-            pair_counts_xt(ps.XS, ps.XT, rows + r0, nr, m, K, ps.XC, nw, ps.A, c.n_threads)
+            pair_counts_xt(ps.XS, ps.XT, rows + r0, nr, m, K, ps.XC, ps.nwc, ps.A,
+                           c.n_threads)
         else:
-            pair_counts(ps.XS, rows + r0, nr, m, K, ps.XC, nw, ps.A, c.n_threads)
+            pair_counts(ps.XS, rows + r0, nr, m, K, ps.XC, ps.nwc, ps.A, c.n_threads)
         c.pair_stages += 1
         # The values of each row are a pure function of its counts: computed for
         # every side still lacking them (in parallel on a large stage, each row
@@ -1542,11 +1568,13 @@ cdef int pair_run(Ctx* c, PairStage* ps, const word_t* X, const double* cnt,
             # (a pointer into the memo is taken after an install, which may grow it)
             if not cand_node(c, &cands[i], 0).pair_done:
                 argl = ps.ARG[2 * r]
-                if argl >= 0 and _install_side(c, &cands[i], 0, ps.XS + <int64_t> i * nw,
-                                               valid[argl], 2.0 * c.lam + ps.VAL[4 * r],
-                                               ps.T) < 0:
-                    ret = -1
-                    break
+                if argl >= 0:
+                    if cands[i].left >= 0:
+                        bs_and(ps.RW, X, c.split_bits + <int64_t> valid[i] * nw, nw)
+                    if _install_side(c, &cands[i], 0, ps.RW, valid[argl],
+                                     2.0 * c.lam + ps.VAL[4 * r], ps.T) < 0:
+                        ret = -1
+                        break
                 _pair_child(c, cand_node(c, &cands[i], 0), ps.VAL[4 * r], ps.VAL[4 * r + 1])
             if not cand_node(c, &cands[i], 1).pair_done:
                 argr = ps.ARG[2 * r + 1]
@@ -2966,7 +2994,7 @@ cdef class Search:
         cdef Ctx* c = &self.c
         cdef word_t* full
         cdef int64_t i
-        cdef double B, t0
+        cdef double B = 0.0, t0
         cdef Node* root
         cdef int depth = c.max_depth
         cdef int ladder_next = 0     # the next rung of the ladder to run, or 0: none
@@ -3335,6 +3363,28 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
     with nogil:
         _pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], &cli[0], right, &b2, &pl, &arg)
     return b2, pl, arg
+
+
+def _compact_for_tests(const word_t[::1] src, const word_t[::1] X):
+    """`fst_compact_bits`: the bits of src at the rows of X, renumbered 0 ..
+    |X| - 1 (None where the CPU lacks BMI2)."""
+    cdef int nw = X.shape[0]
+    cdef int nwc = <int> ((bs_count(&X[0], nw) + 63) // 64)
+    out = np.full(max(nwc, 1), 0xFFFF, dtype=np.uint64)   # not zero: the tail is written
+    cdef word_t[::1] o = out
+    if not fst_compact_ok():
+        return None
+    fst_compact_bits(&src[0], &X[0], nw, &o[0], nwc)
+    return out[:nwc]
+
+
+def set_compact_rows(bint on=True):
+    """Test hook: whether pair stages count over their node's rows compacted (the
+    default, where the CPU has BMI2) or over full words; the counts, and so every
+    result, are the same.  Returns whether compaction can run on this CPU."""
+    global COMPACT_ROWS
+    COMPACT_ROWS = on
+    return bool(fst_compact_ok())
 
 
 def set_simd(int mode=-1):

@@ -121,6 +121,56 @@ static inline int fst_set_simd(int mode)
     return fst_simd_mode;
 }
 
+/* Compaction of a node's row sets for the pair stage: the rows of X become bits
+ * 0 .. |X| - 1 in row order, and a subset S of X the bits of its rows, so every
+ * count of an intersection of such sets is the same over ceil(|X| / 64) words as
+ * over the nw words of all rows.  With BMI2's PEXT, one instruction a word; where
+ * the CPU lacks it the pair stage keeps the full words (fst_compact_ok 0). */
+static inline int fst_compact_ok(void)
+{
+#if FST_HAVE_AVX512
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("bmi2");
+#else
+    return 0;
+#endif
+}
+
+#if FST_HAVE_AVX512
+__attribute__((target("bmi2")))
+static inline void fst_compact_bits(const uint64_t* src, const uint64_t* X, int nw,
+                             uint64_t* out, int nwc)
+{
+    uint64_t acc = 0;
+    int nb = 0, o = 0;          /* bits held in acc (< 64), words written */
+    for (int w = 0; w < nw; w++) {
+        uint64_t x = X[w];
+        if (x == 0)
+            continue;
+        uint64_t v = _pext_u64(src[w], x);
+        int k = (int)FST_POPCNT64(x);
+        acc |= v << nb;
+        if (nb + k >= 64) {
+            out[o++] = acc;
+            acc = nb ? (v >> (64 - nb)) : 0;
+            nb = nb + k - 64;
+        } else {
+            nb += k;
+        }
+    }
+    if (nb > 0)
+        out[o++] = acc;
+    while (o < nwc)
+        out[o++] = 0;
+}
+#else
+static inline void fst_compact_bits(const uint64_t* src, const uint64_t* X, int nw,
+                             uint64_t* out, int nwc)
+{
+    (void)src; (void)X; (void)nw; (void)out; (void)nwc;   /* never called */
+}
+#endif
+
 /* One side of a split in one pass over its words, for two classes and marked rows
  * (the search's common case: `scan_counts`): of a = X & S, the rows, the rows of
  * class 0, the marked rows (out[0..2]) and the linear hash (bs_hash_linear: the sum
