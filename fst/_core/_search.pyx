@@ -3175,9 +3175,14 @@ cdef class Search:
     def _lookup(self, const word_t[::1] X, int depth=-1):
         """The stored record of the row set X (packed words) at `depth` left, as a
         dict, or None when it is not stored; for tests and experiments."""
-        cdef uint64_t h = bs_hash(&X[0], self.c.nw, depth)
-        cdef node_t i = memo_find(&self.c.memo, &X[0], depth, h)
+        cdef uint64_t h
+        cdef node_t i
         cdef Node* nd
+        if X.shape[0] != self.c.nw:
+            raise ValueError(f"a row set of this search has {self.c.nw} words, not "
+                             f"{X.shape[0]}")
+        h = bs_hash(&X[0], self.c.nw, depth)
+        i = memo_find(&self.c.memo, &X[0], depth, h)
         if i < 0:
             return None
         nd = &self.c.memo.nodes[i]

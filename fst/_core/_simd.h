@@ -126,11 +126,16 @@ static inline int fst_set_simd(int mode)
  * count of an intersection of such sets is the same over ceil(|X| / 64) words as
  * over the nw words of all rows.  With BMI2's PEXT, one instruction a word; where
  * the CPU lacks it the pair stage keeps the full words (fst_compact_ok 0). */
+static int fst_compact_cpu = -1;    /* -1: not asked yet */
+
 static inline int fst_compact_ok(void)
 {
 #if FST_HAVE_AVX512
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("bmi2");
+    if (fst_compact_cpu < 0) {
+        __builtin_cpu_init();
+        fst_compact_cpu = __builtin_cpu_supports("bmi2") ? 1 : 0;
+    }
+    return fst_compact_cpu;
 #else
     return 0;
 #endif
