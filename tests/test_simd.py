@@ -226,12 +226,13 @@ def test_pair_values_identical_doubles_many_classes(seed, K, right, lam, restore
     _assert_pair_values(A, cl, right, cc, cost, potc, lam)
 
 
-def _assert_same_path_under_both_loops(fit):
-    """`fit()` under the scalar and the vector loops: the same certified optimum,
-    reached by the same path, and the same tree."""
+def _assert_same_path_under_both_loops(fit, switch=None):
+    """`fit()` under the scalar and the vector loops (or under `switch(0)` and
+    `switch(1)`): the same certified optimum, reached by the same path, and the
+    same tree."""
     fits = []
     for mode in (0, 1):
-        _search.set_simd(mode)
+        (switch or _search.set_simd)(mode)
         fits.append(fit())
     base, other = fits
     assert base.optimal_ and other.optimal_
@@ -320,18 +321,7 @@ def test_identical_fits_with_and_without_compacted_rows(seed, restore_compact):
         y = (y + (X[:, 1] > 3) + (K == 4) * (X[:, 3] > 2) * 2) % K
     K = len(np.unique(y))
     cost = None if seed % 2 == 0 else rng.random((K, K)) + 1.0 - np.eye(K)
-    fits = []
-    for on in (False, True):
-        _search.set_compact_rows(on)
-        fits.append(FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost,
-                                            max_depth=depth).fit(X, y))
-    base, other = fits
-    assert base.optimal_ and other.optimal_
-    assert base.search_stats_["pair_stages"] > 0
-    assert other.objective_ == base.objective_
-    assert other.lower_bound_ == base.lower_bound_
-    for key in ("nodes_created", "expansions", "work", "pair_stages"):
-        assert other.search_stats_[key] == base.search_stats_[key]
-    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
-        np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
-                                      getattr(base.estimator_.tree_, attr))
+    _assert_same_path_under_both_loops(
+        lambda: FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost,
+                                        max_depth=depth).fit(X, y),
+        switch=_search.set_compact_rows)
