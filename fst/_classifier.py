@@ -301,11 +301,13 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         row_weight = check_row_weights(sample_weight, X, type(self).__name__)
         memory_limit = resolve_memory_limit(self.memory_limit)
         X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
-        n_splits = int(column_split_counts(X_search).sum())
+        split_counts = column_split_counts(X_search)
+        n_splits = int(split_counts.sum())
         max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
                                  getattr(self, "_split_bytes", None))  # test hook: bytes
         if row_weight is None:
-            problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits)
+            problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits,
+                                    split_counts)
             pc_label, pc_weight = np.arange(n_classes), weights
         else:
             keep = row_weight > 0
@@ -316,7 +318,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # build_problem divides by its row count, so the scale is applied here.
             scale = keep.sum() / row_weight.sum()
             pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
-            problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits)
+            problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
+                                    split_counts)
         search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
                         getattr(self, "_memo_capacity", 1 << 12),
                         getattr(self, "_rules", RULE_ALL_ON),

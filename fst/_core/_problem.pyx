@@ -87,7 +87,7 @@ def _kept_gaps(rank, n_values, k):
     return gaps
 
 
-def _column_space(pr, X32, max_splits=None):
+def _column_space(pr, X32, max_splits=None, split_counts=None):
     """Per column: value ranks of the rows, rows sorted by rank, thresholds.
 
     Sets on `pr`: row_rank (p, n) int32 (NaN ranks above every number),
@@ -110,7 +110,8 @@ def _column_space(pr, X32, max_splits=None):
     col_start = np.zeros(p + 1, dtype=np.int32)
     quota = None
     if max_splits is not None:
-        quota = _quota(column_split_counts(X32), max_splits)
+        quota = _quota(column_split_counts(X32) if split_counts is None else split_counts,
+                       max_splits)
     for j in range(p):
         col = X32[:, j]
         nan = np.isnan(col)
@@ -128,9 +129,7 @@ def _column_space(pr, X32, max_splits=None):
             thr = thr[gaps]
             # finite rows: kept gaps strictly below the value; NaN rows above all
             coarse = np.searchsorted(gaps, rank, side="left").astype(np.int32)
-            coarse[nan] = len(gaps) + 1 if nan_split else 0
-            if not nan_split:
-                coarse[nan] = len(gaps)
+            coarse[nan] = len(gaps) + 1 if nan_split else len(gaps)
             rank = coarse
         row_rank[j] = rank
         col_order[j] = np.argsort(rank, kind="stable")
@@ -180,9 +179,10 @@ def build_space(X32, y):
     return pr
 
 
-def build_problem(X32, y, n_classes, cost, max_splits=None):
+def build_problem(X32, y, n_classes, cost, max_splits=None, split_counts=None):
     """Prepare the split space (at most max_splits thresholds when given:
-    `_column_space`).
+    `_column_space`; split_counts, `column_split_counts(X32)` when the caller
+    has them).
 
     Parameters
     ----------
@@ -213,7 +213,7 @@ def build_problem(X32, y, n_classes, cost, max_splits=None):
     pr.n_words = nw
     pr.n_classes = int(n_classes)
     pr.n_features = p
-    _column_space(pr, X32, max_splits)
+    _column_space(pr, X32, max_splits, split_counts)
     pr.split_bits = np.zeros((pr.n_splits, nw), dtype=np.uint64)
     _fill_split_bits(pr.row_rank, pr.col_order, pr.col_start, pr.split_bits)
     pr.y = np.ascontiguousarray(y.astype(np.int32))
