@@ -12,9 +12,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from types import SimpleNamespace
 
 from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
-                         CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP, TESTS_ALL)
+                         CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP,
+                         STOP_MEMORY_CODE, TESTS_ALL, fixed_bytes, store_capacity)
 from ._core._problem import build_space
-from ._core._search import STATUS_NAMES, effective_n_threads
+from ._core._search import STATUS_NAMES, effective_n_threads, process_rss
 from ._export import build_estimator
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
                      check_row_weights, resolve_memory_limit)
@@ -93,9 +94,14 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         ``status_`` then says why and an ``IncompleteMDPWarning`` is issued.
         None means no limit.
     memory_limit : int, 'auto' or None, default='auto'
-        Bytes of resident memory of the whole process. Past them the build ends
-        early as for ``time_limit`` (the state store also refuses to grow past
-        them; the process is polled every 0.1 s). 'auto' is three quarters of
+        Bytes of resident memory of the whole process, which the build keeps
+        within: it ends early as for ``time_limit`` a little below them (by a
+        sixteenth of the room left when it starts, at most 32 MB; the process
+        is polled every 0.1 s), and every array it grows asks first. A growth
+        refused at the limit itself makes the build wind down without it (a
+        child becomes a leaf, a state keeps fewer candidate trees), so every
+        tree returned is still real and correctly scored; only the front may
+        be worse. 'auto' is three quarters of
         the memory the process may use (the machine's, or its container's limit
         when lower), as in FastSmallTreeClassifier; None sets no limit, and
         running out of memory then raises MemoryError. The bytes in effect are
@@ -127,8 +133,10 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         optimal for it), else the stop that ended the build early.
     mdp_stats_ : dict
         Size of the MDP: states, states saved by sharing identical row sets,
-        states per depth, hull points, seconds, the memory limit in effect and
-        the process's peak resident bytes seen.
+        states per depth, hull points, seconds, the memory limit in effect,
+        the process's peak resident bytes seen, and the growths refused under
+        the memory limit (each made a child a leaf, cut a state's candidates
+        short or made its hull its leaf alone).
     classes_ : ndarray of shape (n_classes,)
     n_features_in_ : int
     feature_names_in_ : ndarray of shape (n_features_in_,)
@@ -312,15 +320,25 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             X, y_idx, row_weight = np.ascontiguousarray(X[keep]), y_idx[keep], row_weight[keep]
         t0 = time.perf_counter()
         space = build_space(X, y_idx)
-        mdp = MDP(space, K, cost, cart_k,
+        memory_limit = resolve_memory_limit(self.memory_limit)
+        n_threads = effective_n_threads(self.n_jobs)
+        capacity = store_capacity(X.shape[0])
+        # The MDP's fixed buffers are allocated before its build can stop:
+        # when they do not fit under the limit, only the root's leaf is built
+        # (an MDP of depth 0) and the fit is a memory stop.
+        no_room = memory_limit > 0 and process_rss() + fixed_bytes(
+            X.shape[0], X.shape[1], cart_k, capacity, K, n_threads) > memory_limit
+        mdp = MDP(space, K, cost, [] if no_room else cart_k,
                   CRITERION_ENTROPY if self.criterion == "entropy" else CRITERION_GINI,
                   COMPLEXITY_TESTS if self.complexity == "tests" else COMPLEXITY_LEAVES,
                   GROWTH_DEPTH if self.cart_growth == "depth" else GROWTH_BEST_FIRST,
-                  effective_n_threads(self.n_jobs), weights=row_weight,
+                  n_threads, capacity=capacity, weights=row_weight,
                   class_weights=None if self.class_weight is None else class_w)
-        memory_limit = resolve_memory_limit(self.memory_limit)
+        mdp.refuse_after = getattr(self, "_refuse_growth_after", -1)   # test hook
         code = mdp.build(-1.0 if self.time_limit is None else float(self.time_limit),
-                         memory_limit)
+                         memory_limit, getattr(self, "_memory_reserve", -1))
+        if no_room:
+            code = STOP_MEMORY_CODE
         seconds = time.perf_counter() - t0
         # the MDP's counts are sums of weights: n is their total
         n = X.shape[0] if row_weight is None else row_weight.sum()

@@ -8,7 +8,7 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fst import DPDTClassifier
+from fst import DPDTClassifier, IncompleteMDPWarning
 from oracle import optimal_objective, optimal_objective_tests, tree_objective
 
 ALPHAS = [0.0, 0.001, 0.01, 0.03, 0.07, 0.15, 0.4, 1.0, 3.0]
@@ -491,6 +491,59 @@ def test_memory_limit_returns_the_front_built_so_far(monkeypatch):
     with pytest.warns(IncompleteMDPWarning, match="memory_limit"):
         tiny = DPDTClassifier(max_depth=2).fit(small_X, small_y)
     assert tiny.status_ == "memory_limit" and tiny.estimator_.get_n_leaves() == 1
+
+
+@pytest.mark.parametrize("after", range(8))
+def test_refused_growth_winds_down_with_real_trees(after):
+    """A growth refused at the memory limit (simulated by a test hook after
+    `after` growths, so on any machine) ends the build as a memory stop, and
+    each refusal is wound down without it -- a child made a leaf, a state's
+    candidates cut short, a hull made its leaf alone, the pool's spare leaves
+    used -- so every tree returned is real and correctly scored."""
+    X, y = _continuous(41, n=600, p=4, K=3)
+    clf = DPDTClassifier(max_depth=4, cart_depth=2, memory_limit=None)
+    clf._refuse_growth_after = after
+    with pytest.warns(IncompleteMDPWarning, match="memory_limit"):
+        clf.fit(X, y)
+    assert clf.mdp_stats_["growth_refused"] > 0
+    _check_stopped_fit(clf, X, y, "memory_limit", 0.0, 60.0)
+    full = DPDTClassifier(max_depth=4, cart_depth=2, memory_limit=None).fit(X, y)
+    assert full.status_ == "optimal" and full.mdp_stats_["growth_refused"] == 0
+    # a smaller MDP: never below the whole MDP's least loss (exact at alpha = 0)
+    assert clf.pareto_front_["loss"].min() >= full.pareto_front_["loss"].min() - 1e-12
+
+
+@pytest.mark.skipif(not __import__("os").path.exists("/proc/self/statm"),
+                    reason="reads the process size from /proc")
+def test_fixed_bytes_bound_what_the_mdp_allocates():
+    """`fixed_bytes` (what the fit checks against the limit before it builds)
+    is at least what constructing the MDP adds to a fresh process, which
+    writes everything it allocates."""
+    import subprocess
+    import sys
+
+    code = """
+import numpy as np
+from fst._core._mdp import MDP, fixed_bytes, store_capacity
+from fst._core._problem import build_space
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * __import__("os").sysconf("SC_PAGE_SIZE")
+n, p, ck = %d, %d, %r
+rng = np.random.default_rng(0)
+X = rng.normal(size=(n, p)).astype(np.float32)
+y = rng.integers(0, 3, n).astype(np.intp)
+space = build_space(X, y)
+cap = store_capacity(n)
+r0 = rss()
+m = MDP(space, 3, 1.0 - np.eye(3), ck, 0, 0, 1, 1, capacity=cap)
+print(rss() - r0, fixed_bytes(n, p, ck, cap, 3, 1))
+"""
+    for n, p, ck in [(20000, 10, [3] * 6), (50000, 5, [2] * 4), (3000, 20, [0, 0, 1])]:
+        out = subprocess.run([sys.executable, "-c", code % (n, p, ck)], check=True,
+                             capture_output=True, text=True).stdout.split()
+        grown, fixed = int(out[0]), int(out[1])
+        assert 0 < grown <= fixed + (1 << 20), (n, p, ck, grown, fixed)
 
 
 def test_time_limit_returns_the_front_built_so_far():

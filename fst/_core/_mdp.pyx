@@ -49,7 +49,8 @@ from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport bs_set, bs_hash
-from ._memo cimport MAX_DEPTH_LEFT, Memo, memo_init, memo_free, memo_find, memo_insert, memo_bytes
+from ._memo cimport (MAX_DEPTH_LEFT, REALLOC_COPY_MAX, Memo, Node, memo_init, memo_free,
+                     memo_find, memo_insert, memo_bytes, memo_touch, growth_cost)
 from ._openmp cimport omp_get_thread_num
 
 cdef extern from "Python.h":
@@ -94,6 +95,7 @@ COMPLEXITY_LEAVES = C_LEAVES
 TESTS_ALL = C_ALL
 GROWTH_DEPTH = GROW_DEPTH
 GROWTH_BEST_FIRST = GROW_BEST_FIRST
+STOP_MEMORY_CODE = STOP_MEMORY
 
 
 cdef struct Point:
@@ -112,19 +114,42 @@ cdef struct Buf:
     int64_t cap
 
 
-cdef int buf_push(Buf* b, Point* q) noexcept nogil:
-    cdef int64_t cap
-    cdef Point* np_
-    if b.n == b.cap:
-        cap = b.cap * 2 if b.cap > 0 else 64
-        np_ = <Point*> realloc(b.p, cap * sizeof(Point))
-        if np_ == NULL:
-            return -1
-        b.p = np_
-        b.cap = cap
-    b.p[b.n] = q[0]
-    b.n += 1
-    return 0
+cdef inline int64_t _spare_points(int64_t D) noexcept nogil:
+    """Pool points kept free for the leaves a memory stop still makes
+    (`MDP._leaf_point`): 8 per level, and 16 more."""
+    return 8 * (D + 2) + 16
+
+
+def store_capacity(int64_t n):
+    """Nodes the state store starts with for n rows: 4096, fewer when their keys
+    (n bits each) would take more than 4 MB; it grows by doubling."""
+    cdef int64_t per_key = ((n + 63) // 64) * 8
+    return int(max(64, min(4096, (4 << 20) // per_key)))
+
+
+def fixed_bytes(int64_t n, int64_t p, cart_k, int64_t capacity, int n_classes,
+                int n_threads=1):
+    """Bytes an MDP on n rows and p columns allocates before it builds (written
+    at once, see `MDP._room`): the sorted lists and keys of every level, the
+    tests' buffers, CART's scratch, the store's first `capacity` nodes and the
+    first hull slots and pool points.  Its caller checks them against the
+    memory limit before constructing it."""
+    cdef int64_t D = len(cart_k)
+    cdef int64_t nw = (n + 63) // 64
+    cdef int64_t total = 0, ts = 8, tests_cap
+    cdef int K = n_classes
+    for k in cart_k:
+        tests_cap = p * n + 1 if (k == C_ALL or k >= 20) else 2 * (1 << k)
+        total += 2 * tests_cap * 4
+    total += (D + 1) * (p * n * 4 + 4 + nw * 8 + 8)     # lists, keys
+    total += p * n * 4 + 4 + n * 4 + 4 + n + 1 + nw * 8 + 8   # cs, ctmp, side, key2
+    total += (n + 1) * 8 + (K * K + K) * 8 + 11 * K * 8       # xlogx, costs, counts
+    total += p * 2 * (3 + K) * 8 + n_threads * 3 * K * 8 + 16
+    while ts < 2 * capacity:
+        ts *= 2
+    total += capacity * (sizeof(Node) + nw * 8) + ts * 8 + nw * 8 + 8   # the store
+    total += 1024 * 12 + (64 + _spare_points(D)) * sizeof(Point)         # hulls, pool
+    return int(total)
 
 
 cdef inline bint _before(const Point* a, const Point* b) noexcept nogil:
@@ -238,10 +263,15 @@ cdef class MDP:
     cdef int stop                   # STOP_TIME, _MEMORY or _INTERRUPT once a stop is seen
     cdef double deadline            # fst_now() past which the build stops (< 0: none)
     cdef int64_t memory_limit       # bytes of the process (<= 0: none)
+    cdef int64_t reserve            # bytes below it where a memory stop begins
+    cdef bint auto_reserve          # and below that by the pool's copy (`_stop_line`)
+    cdef public int64_t refuse_after  # test hook (`_room`): < 0 none
+    cdef int64_t spare              # pool points kept free for a stop's last leaves
     cdef public int64_t peak_rss    # largest process size seen at a poll
     cdef double next_signal_check
     # statistics
     cdef public int64_t memo_hits, n_expanded, n_leaf_only
+    cdef public int64_t n_refused   # growths refused under the memory limit
     cdef object _keep               # numpy arrays whose memory the pointers use
     cdef int64_t* states_at_depth
 
@@ -393,11 +423,32 @@ cdef class MDP:
         self.stop = 0
         self.deadline = -1.0
         self.memory_limit = 0
+        self.reserve = 0
+        self.auto_reserve = False
+        self.refuse_after = -1
+        self.spare = _spare_points(self.D)
+        # Everything allocated is resident before the build measures anything
+        # (see `_room`): the fixed buffers written once, the store and the
+        # first hull slots and pool points allocated written.
+        memo_touch(&self.memo)
+        for d in range(self.D + 1):
+            memset(self.lists[d], 0, <int64_t> self.p * self.n * sizeof(int32_t) + 4)
+            memset(self.keys[d], 0, self.nw * sizeof(word_t) + 8)
+            if d < self.D:
+                memset(self.tests[d], 0, 2 * self.tests_cap[d] * sizeof(int32_t))
+        memset(self.cs, 0, <int64_t> self.p * self.n * sizeof(int32_t) + 4)
+        memset(self.ctmp, 0, <int64_t> self.n * sizeof(int32_t) + 4)
+        memset(self.side, 0, self.n + 1)
+        memset(self.key2, 0, self.nw * sizeof(word_t) + 8)
+        if (self._reserve_states(1024) != 0
+                or self._buf_room(&self.pool, 64 + self.spare) != 0):
+            raise MemoryError("DPDT: cannot allocate the MDP's buffers")
         self.peak_rss = 0
         self.next_signal_check = 0.0
         self.memo_hits = 0
         self.n_expanded = 0
         self.n_leaf_only = 0
+        self.n_refused = 0
 
     def __dealloc__(self):
         cdef int d
@@ -743,9 +794,106 @@ cdef class MDP:
                     n_t += 1
         return n_t
 
+    # ------------------------------------------------- growth under the limit
+    #
+    # Every array the build grows asks `_room` first, so the process stays within
+    # memory_limit (measured on its resident size, as the polls are): the state
+    # store (its own check, `_memo._growth_allowed`, against the limit less the
+    # reserve), the hull arrays, the pool, the candidate lists and the sort
+    # buffer.  The first growth past the limit less the reserve is a memory
+    # stop; past the limit itself a growth is refused (-2) and its caller
+    # winds down without it: a child becomes a leaf (`_side_leaf`), a candidate
+    # chain is cut short (its points are still real trees), a hull becomes its
+    # leaf (`_leaf_only`, from the pool's spare points).  What is allocated is
+    # written at once (the fixed buffers at construction, the new part of a
+    # grown array when it grows, the store's with `memo_touch`): the resident
+    # size then counts every allocated byte, and no page becomes resident
+    # later, unseen by the checks.
+
+    cdef int64_t _stop_line(self) noexcept nogil:
+        """The process size where a memory stop begins: the limit less the
+        reserve and, with the automatic reserve, less what the pool's next
+        growth may copy, so that winding down (which makes the open states'
+        hulls, and may grow the pool once more) still fits."""
+        return self.memory_limit - self.reserve - (
+            growth_cost(self.pool.cap * <int64_t> sizeof(Point), 0)
+            if self.auto_reserve else 0)
+
+    cdef bint _room(self, int64_t old_bytes, int64_t extra) noexcept nogil:
+        """May a malloc'ed block of `old_bytes` grow by `extra` bytes: the
+        process's resident size plus what the growth can add (`growth_cost`)
+        within the memory limit?  Past the limit less the reserve, a memory
+        stop.  Without a limit, or where the size cannot be read, True."""
+        cdef long long rss, after
+        if self.refuse_after >= 0:
+            # test hook: the limit is reached after that many growths asked
+            if self.refuse_after == 0:
+                if self.stop == 0:
+                    self.stop = STOP_MEMORY
+                self.n_refused += 1
+                return False
+            self.refuse_after -= 1
+        if self.memory_limit <= 0:
+            return True
+        rss = fst_process_rss()
+        if rss < 0:
+            return True
+        if rss > self.peak_rss:
+            self.peak_rss = rss
+        after = rss + growth_cost(old_bytes, extra)
+        if after > self._stop_line() and self.stop == 0:
+            self.stop = STOP_MEMORY
+        if after > self.memory_limit:
+            self.n_refused += 1
+            return False
+        return True
+
+    cdef int _buf_room(self, Buf* b, int64_t need, bint force=False) noexcept nogil:
+        """Capacity for `need` points in b: 0, -1 out of memory, or -2 refused
+        under the memory limit (unless `force`).  Grows by doubling; near the
+        limit by what still fits, down to what is needed."""
+        cdef int64_t least = need - b.cap
+        cdef int64_t step
+        cdef Point* np_
+        if least <= 0:
+            return 0
+        step = b.cap if b.cap >= 64 else 64
+        if step < least:
+            step = least
+        while not force and not self._room(b.cap * <int64_t> sizeof(Point),
+                                           step * <int64_t> sizeof(Point)):
+            if step == least:
+                return -2
+            step = step // 2 if step // 2 > least else least
+        np_ = <Point*> realloc(b.p, (b.cap + step) * sizeof(Point))
+        if np_ == NULL:
+            return -1
+        memset(np_ + b.cap, 0, step * sizeof(Point))     # resident now (see above)
+        b.p = np_
+        b.cap += step
+        return 0
+
+    cdef int _push(self, Buf* b, const Point* q) noexcept nogil:
+        """Append q to b: 0, -1 out of memory, -2 refused (`_buf_room`)."""
+        cdef int rc
+        if b.n == b.cap:
+            rc = self._buf_room(b, b.n + 1)
+            if rc != 0:
+                return rc
+        b.p[b.n] = q[0]
+        b.n += 1
+        return 0
+
+    cdef int _pool_room(self, int64_t k) noexcept nogil:
+        """Capacity for k more pool points besides the spare (`_leaf_point`)."""
+        return self._buf_room(&self.pool, self.pool.n + k + self.spare)
+
     # ------------------------------------------------------------ the states
 
     cdef int _reserve_states(self, int64_t need) noexcept nogil:
+        """Hull slots for `need` states: 0, -1 out of memory, -2 refused under the
+        memory limit (asked before the store takes the state, so a refusal
+        leaves both unchanged and the caller makes the child a leaf)."""
         cdef int64_t cap
         cdef int64_t* off
         cdef int32_t* ln
@@ -754,6 +902,11 @@ cdef class MDP:
         cap = self.cap_states * 2 if self.cap_states > 0 else 1024
         while cap < need:
             cap *= 2
+        while not self._room(0, growth_cost(self.cap_states * 8, (cap - self.cap_states) * 8)
+                             + growth_cost(self.cap_states * 4, (cap - self.cap_states) * 4)):
+            if cap == need:
+                return -2
+            cap = (self.cap_states + cap) // 2 if (self.cap_states + cap) // 2 > need else need
         off = <int64_t*> realloc(self.hull_off, cap * sizeof(int64_t))
         if off == NULL:
             return -1
@@ -762,18 +915,29 @@ cdef class MDP:
         if ln == NULL:
             return -1
         self.hull_len = ln
+        memset(off + self.cap_states, 0, (cap - self.cap_states) * sizeof(int64_t))
+        memset(ln + self.cap_states, 0, (cap - self.cap_states) * sizeof(int32_t))
         self.cap_states = cap
         return 0
 
     cdef int64_t _leaf_point(self, double loss) noexcept nogil:
         cdef Point q
+        cdef int rc
         q.c = 1.0 if self.complexity == C_LEAVES else 0.0
         q.l = loss
         q.split = -1
         q.pad = 0
         q.left = -1
         q.right = -1
-        if buf_push(&self.pool, &q) != 0:
+        # The pool keeps `spare` points free: after a refusal (a memory stop)
+        # each level of the depth-first build makes at most a few more leaves
+        # (its open test's two sides, its last level's split leaves, its own
+        # leaf-only hull), and `spare` is 8 per level (`_spare_points`).  Only if that count were wrong would it grow past
+        # the limit, rather than fail.
+        rc = self._buf_room(&self.pool, self.pool.n + 1 + self.spare)
+        if rc == -2:
+            rc = self._buf_room(&self.pool, self.pool.n + 1, True)
+        if rc != 0 or self._push(&self.pool, &q) != 0:
             return -1
         return self.pool.n - 1
 
@@ -790,6 +954,7 @@ cdef class MDP:
         cdef int64_t i, mc = 0
         cdef uint64_t h
         cdef node_t sid
+        cdef int rc
         # its size from column 0 (every column lists every row of the state)
         for i in range(m):
             if (rf[src[i]] <= t) == (side == 0):
@@ -804,11 +969,12 @@ cdef class MDP:
         if sid >= 0:
             self.memo_hits += 1
             return sid
+        rc = self._reserve_states(self.memo.n_nodes + 1)
+        if rc != 0:
+            return rc           # -2: no room (memory stop), the caller's leaf
         sid = memo_insert(&self.memo, key, d + 1, h)
         if sid < 0:
             return -2 if self._memory_refused() else -1
-        if self._reserve_states(sid + 1) != 0:
-            return -1
         self.memo.nodes[sid].count = mc
         self.states_at_depth[d + 1] += 1
         if self.solve(sid, d + 1, mc) != 0:
@@ -849,6 +1015,7 @@ cdef class MDP:
         cdef Point q
         cdef Point* P
         cdef double dla, dca, dlb, dcb
+        cdef int rc
         q.split = split
         q.pad = 0
         while True:
@@ -857,8 +1024,9 @@ cdef class MDP:
             q.l = P[a + i].l + P[b + j].l
             q.left = a + i
             q.right = b + j
-            if buf_push(&self.cand[d], &q) != 0:
-                return -1
+            rc = self._push(&self.cand[d], &q)
+            if rc != 0:
+                return rc       # -2: refused, the chain is cut short
             if i == na - 1 and j == nb - 1:
                 return 0
             if i == na - 1:
@@ -903,7 +1071,7 @@ cdef class MDP:
         cdef double* res
         cdef double mass
         cdef int64_t stride
-        cdef int nt
+        cdef int nt, rc
         key[0] = self.keys[d + 1]
         key[1] = self.key2
         memset(key[0], 0, self.nw * sizeof(word_t))
@@ -957,13 +1125,14 @@ cdef class MDP:
         for sd in range(2):
             if need[sd] == 0:
                 continue
-            sid[sd] = memo_insert(&self.memo, key[sd], d + 1, h[sd])
+            rc = self._reserve_states(self.memo.n_nodes + 1)
+            if rc == -1:
+                return -1
+            sid[sd] = memo_insert(&self.memo, key[sd], d + 1, h[sd]) if rc == 0 else -1
             if sid[sd] < 0:
-                if self._memory_refused():
+                if rc == -2 or self._memory_refused():
                     sid[sd] = -2        # no room (memory stop): the caller's leaf
                     continue
-                return -1
-            if self._reserve_states(sid[sd] + 1) != 0:
                 return -1
             self.memo.nodes[sid[sd]].count = mc[sd]
             self.states_at_depth[d + 1] += 1
@@ -1021,10 +1190,9 @@ cdef class MDP:
             prev[sd] = rk
 
     cdef bint _interrupted(self) noexcept nogil:
-        """The time limit, checked at every expansion, and the memory limit and
-        Ctrl-C, polled at most every 0.1 s of expansions; once a stop is seen it
-        stays set.  (The state store refuses to grow past the memory limit too:
-        `_memory_refused`.)"""
+        """The time limit, checked at every expansion, and the memory limit (less
+        the reserve) and Ctrl-C, polled at most every 0.1 s of expansions; once
+        a stop is seen it stays set.  (Every growth asks the limit too: `_room`.)"""
         cdef double now
         cdef long long rss
         if self.stop:
@@ -1039,7 +1207,7 @@ cdef class MDP:
         rss = fst_process_rss()
         if rss > self.peak_rss:
             self.peak_rss = rss
-        if self.memory_limit > 0 and rss > self.memory_limit:
+        if self.memory_limit > 0 and rss > self._stop_line():
             self.stop = STOP_MEMORY
             return True
         with gil:
@@ -1108,10 +1276,15 @@ cdef class MDP:
         the 'tests' complexity."""
         cdef Point q
         cdef int64_t pl, pr_, lp
+        cdef int room
         if not has_split or v >= leaf:
             # no split, the leaf floor, or a split that does not lower the loss:
             # the leaf is optimal for every alpha >= 0
             return self._leaf_only(sid, leaf)
+        room = self._pool_room(4)
+        if room != 0:
+            # -2: no room for the split (memory stop): the leaf, from the spare
+            return self._leaf_only(sid, leaf) if room == -2 else -1
         self.n_expanded += 1
         pl = self._leaf_point(self.leaf_loss(lc))
         pr_ = self._leaf_point(self.leaf_loss(rc))
@@ -1125,7 +1298,7 @@ cdef class MDP:
         q.pad = 0
         q.left = pl
         q.right = pr_
-        if buf_push(&self.pool, &q) != 0:
+        if self._push(&self.pool, &q) != 0:
             return -1
         self.hull_off[sid] = lp
         self.hull_len[sid] = 2
@@ -1172,8 +1345,10 @@ cdef class MDP:
         q.pad = 0
         q.left = -1
         q.right = -1
-        if buf_push(cb, &q) != 0:
-            return -1
+        rc = self._push(cb, &q)
+        if rc != 0:
+            # -2: no room for the candidates (memory stop): the leaf alone
+            return self._leaf_only(sid, leaf) if rc == -2 else -1
         # the test's complexity under 'tests': the rows reaching it (their weight)
         shift = 0.0
         if self.complexity == C_TESTS:
@@ -1190,8 +1365,8 @@ cdef class MDP:
                 # the two leaves are made only if the split is on the hull
                 q.left = -2
                 q.right = -2
-                if buf_push(cb, &q) != 0:
-                    return -1
+                if self._push(cb, &q) == -1:
+                    return -1   # -2: refused (memory stop), the leaf alone
         else:
             kd = self.cart_k[d]
             if kd == C_ALL:
@@ -1223,18 +1398,32 @@ cdef class MDP:
                 if (self._side_hull(cl, d, m, f, t, 0, &ol, &nl) != 0
                         or self._side_hull(cr, d, m, f, t, 1, &orr, &nr) != 0):
                     return -1
-                if self.minkowski(d, ol, nl, orr, nr, shift, self.col_start[f] + t) != 0:
+                rc = self.minkowski(d, ol, nl, orr, nr, shift, self.col_start[f] + t)
+                if rc == -1:
                     return -1
+                # -2: refused (memory stop), the chain cut short; the loop ends
         # the hull of the leaf and every action's chain
         if self.sort_tmp_cap < cb.n:
             free(self.sort_tmp)
-            self.sort_tmp_cap = cb.n * 2
-            self.sort_tmp = <Point*> malloc(self.sort_tmp_cap * sizeof(Point))
+            self.sort_tmp = NULL
+            self.sort_tmp_cap = 0
+            k = cb.n * 2
+            if not self._room(0, k * <int64_t> sizeof(Point)):
+                k = cb.n
+                if not self._room(0, k * <int64_t> sizeof(Point)):
+                    return self._leaf_only(sid, leaf)   # memory stop: the leaf alone
+            self.sort_tmp = <Point*> malloc(k * sizeof(Point))
             if self.sort_tmp == NULL:
-                self.sort_tmp_cap = 0
                 return -1
+            memset(self.sort_tmp, 0, k * sizeof(Point))   # resident now
+            self.sort_tmp_cap = k
         _sort_points(cb.p, cb.n, self.sort_tmp)
         k = _lower_hull(cb.p, cb.n)
+        # room for the hull and the last level's two leaves, so that the hull
+        # is contiguous in the pool
+        rc = self._pool_room(k + 2)
+        if rc != 0:
+            return self._leaf_only(sid, leaf) if rc == -2 else -1
         for i in range(k):
             if cb.p[i].left == -2:
                 # the last level's split: make its two leaves now (before the
@@ -1244,7 +1433,7 @@ cdef class MDP:
         self.hull_off[sid] = self.pool.n
         self.hull_len[sid] = <int32_t> k
         for i in range(k):
-            if buf_push(&self.pool, &cb.p[i]) != 0:
+            if self._push(&self.pool, &cb.p[i]) != 0:
                 return -1
         return 0
 
@@ -1272,19 +1461,32 @@ cdef class MDP:
         q.right = self._leaf_point(self.leaf_loss(rc))
         return 0 if q.left >= 0 and q.right >= 0 else -1
 
-    def build(self, double time_limit=-1.0, int64_t memory_limit=0):
+    def build(self, double time_limit=-1.0, int64_t memory_limit=0, int64_t reserve=-1):
         """Build and solve the whole MDP from the root (all rows, depth 0).
         Returns 0, or the stop (STOP_TIME past `time_limit` seconds, >= 0;
         STOP_MEMORY past `memory_limit` bytes of the process, > 0; STOP_INTERRUPT
-        on Ctrl-C) that ended it early with a smaller MDP solved."""
+        on Ctrl-C) that ended it early with a smaller MDP solved.  `reserve`
+        >= 0 replaces the automatic one (tests: 0 makes every growth past the
+        limit a refusal)."""
         cdef word_t* key = self.keys[0]
         cdef int64_t i
         cdef uint64_t h
         cdef node_t sid
         cdef int rc
+        cdef long long rss
         self.deadline = fst_now() + time_limit if time_limit >= 0 else -1.0
+        # The stop begins below the limit by the reserve, a sixteenth of the room
+        # left (at most 32 MB): a build winding down after it rarely has to
+        # cut a hull short (`_room`).
+        rss = fst_process_rss()
+        self.reserve = 0
+        if memory_limit > 0 and rss >= 0 and memory_limit > rss:
+            self.reserve = min(<int64_t> REALLOC_COPY_MAX, (memory_limit - rss) // 16)
+        self.auto_reserve = reserve < 0
+        if reserve >= 0:
+            self.reserve = reserve
         self.memory_limit = memory_limit
-        self.memo.memory_limit = memory_limit
+        self.memo.memory_limit = memory_limit - self.reserve if memory_limit > 0 else 0
         with nogil:
             memcpy(self.lists[0], self.order, <int64_t> self.p * self.n * sizeof(int32_t))
             memset(key, 0, self.nw * sizeof(word_t))
@@ -1364,4 +1566,5 @@ cdef class MDP:
             "hull_points": int(self.pool.n),
             "memo_bytes": int(memo_bytes(&self.memo)),
             "peak_rss_bytes": int(self.peak_rss),
+            "growth_refused": int(self.n_refused),
         }

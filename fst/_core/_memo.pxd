@@ -47,6 +47,7 @@ cdef struct Memo:
     int nwords          # words per key
     int64_t memory_limit  # bytes of the process a growth may not pass (<= 0: none)
     int table_frozen    # the table may not grow any more (memory limit near)
+    int touch           # write new capacity at once (`memo_touch`)
     int64_t n_keys      # whole keys stored
     int64_t cap_keys    # allocated whole keys
     const word_t* split_bits  # rows of each split, for path keys (NULL: none used)
@@ -68,6 +69,20 @@ cdef bint memo_key_is(Memo* m, node_t nid, const word_t* X, const word_t* S,
                       bint right) noexcept nogil
 cdef int memo_make_whole(Memo* m, node_t nid) noexcept nogil
 cdef int64_t memo_bytes(const Memo* m) noexcept nogil
+cdef void memo_touch(Memo* m) noexcept nogil
+
+# glibc's largest mmap threshold on 64-bit (DEFAULT_MMAP_THRESHOLD_MAX): a block
+# below it may live in the heap, where realloc moves it by copying.
+cdef enum:
+    REALLOC_COPY_MAX = 33554432
+
+
+cdef inline int64_t growth_cost(int64_t old_bytes, int64_t extra) noexcept nogil:
+    """Resident bytes that growing a malloc'ed block of `old_bytes` by `extra` can
+    add to the process: a heap block is moved by copying into fresh pages (the
+    old ones stay with the allocator), so its whole new size; a block above the
+    largest mmap threshold is remapped in place, so the growth alone."""
+    return extra + (old_bytes if old_bytes < REALLOC_COPY_MAX else 0)
 
 
 cdef inline uint32_t slot_tag(uint64_t h) noexcept nogil:

@@ -41,6 +41,7 @@ cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil:
     m.nwords = nwords
     m.memory_limit = 0
     m.table_frozen = 0
+    m.touch = 0
     m.n_nodes = 0
     m.cap_nodes = capacity
     m.n_keys = 0
@@ -71,6 +72,17 @@ cdef void memo_free(Memo* m) noexcept nogil:
     m.cap_nodes = 0
     m.n_keys = 0
     m.cap_keys = 0
+
+
+cdef void memo_touch(Memo* m) noexcept nogil:
+    """From now on write every array's capacity when it is allocated, this one's
+    now: its pages are then resident at once, so the process's resident size,
+    which growth is checked against (`_growth_allowed`), already counts the
+    capacity not yet used (otherwise it would become resident later, unseen by
+    any check, and could take the process past the limit)."""
+    m.touch = 1
+    memset(m.nodes, 0, m.cap_nodes * sizeof(Node))
+    memset(m.keys, 0, m.cap_keys * m.nwords * sizeof(word_t))
 
 
 cdef int64_t memo_bytes(const Memo* m) noexcept nogil:
@@ -164,7 +176,7 @@ cdef int64_t _growth_step(Memo* m, int64_t cap, int64_t per_item) noexcept nogil
     """How many items an array of `cap` items of `per_item` bytes grows by: double;
     near the memory limit, what still fits, down to 1/16; 0 if not even that."""
     cdef int64_t step = cap
-    while step > 0 and not _growth_allowed(m, step * per_item):
+    while step > 0 and not _growth_allowed(m, growth_cost(cap * per_item, step * per_item)):
         step = step // 2 if step > cap // 16 else 0
     return step
 
@@ -183,6 +195,8 @@ cdef int _reserve_key(Memo* m) noexcept nogil:
     nk = <word_t*> realloc(m.keys, cap * per_key)
     if nk == NULL:
         return -1
+    if m.touch:
+        memset(nk + m.cap_keys * m.nwords, 0, step * per_key)
     m.keys = nk
     m.cap_keys = cap
     return 0
@@ -256,6 +270,8 @@ cdef node_t _new_node(Memo* m, int depth, uint64_t h) noexcept nogil:
         nn = <Node*> realloc(m.nodes, cap * sizeof(Node))
         if nn == NULL:
             return -1
+        if m.touch:
+            memset(nn + m.cap_nodes, 0, step * sizeof(Node))
         m.nodes = nn
         m.cap_nodes = cap
     if 2 * (m.n_nodes + 1) > m.table_size:
