@@ -95,16 +95,19 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         None means no limit.
     memory_limit : int, 'auto' or None, default='auto'
         Bytes of resident memory of the whole process, which the build keeps
-        within: it ends early as for ``time_limit`` a little below them (by a
+        within: its fixed buffers are checked before they are allocated (when
+        they do not fit, the fit returns the single leaf as a memory stop); it
+        ends early as for ``time_limit`` a little below the limit (by a
         sixteenth of the room left when it starts, at most 32 MB; the process
-        is polled every 0.1 s), and every array it grows asks first. A growth
+        is polled every 0.1 s); and every array it grows asks first. A growth
         refused at the limit itself makes the build wind down without it (a
         child becomes a leaf, a state keeps fewer candidate trees), so every
         tree returned is still real and correctly scored; only the front may
-        be worse. 'auto' is three quarters of
-        the memory the process may use (the machine's, or its container's limit
-        when lower), as in FastSmallTreeClassifier; None sets no limit, and
-        running out of memory then raises MemoryError. The bytes in effect are
+        be worse. The copies of X that fit makes before the build are not
+        checked. 'auto' is three quarters of the memory the process may use
+        (the machine's, or its container's limit when lower), as in
+        FastSmallTreeClassifier; None sets no limit, and running out of memory
+        then raises MemoryError. The bytes in effect are
         ``mdp_stats_['memory_limit']``.
     n_jobs : int, default=1
         Threads for the scans of the last test level (over columns; None means

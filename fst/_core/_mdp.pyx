@@ -932,8 +932,9 @@ cdef class MDP:
         # The pool keeps `spare` points free: after a refusal (a memory stop)
         # each level of the depth-first build makes at most a few more leaves
         # (its open test's two sides, its last level's split leaves, its own
-        # leaf-only hull), and `spare` is 8 per level (`_spare_points`).  Only if that count were wrong would it grow past
-        # the limit, rather than fail.
+        # leaf-only hull), and `spare` is 8 per level (`_spare_points`).  Only
+        # if that count were wrong would it grow past the limit, rather than
+        # fail.
         rc = self._buf_room(&self.pool, self.pool.n + 1 + self.spare)
         if rc == -2:
             rc = self._buf_room(&self.pool, self.pool.n + 1, True)
