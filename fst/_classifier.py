@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
-from ._core._problem import build_problem, column_split_counts
+from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._search import (RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads,
                             process_rss)
 from ._export import build_estimator
@@ -301,13 +301,13 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         row_weight = check_row_weights(sample_weight, X, type(self).__name__)
         memory_limit = resolve_memory_limit(self.memory_limit)
         X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
-        split_counts = column_split_counts(X_search)
-        n_splits = int(split_counts.sum())
+        col_values = column_values(X_search)
+        n_splits = int(column_split_counts(X_search, col_values).sum())
         max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
                                  getattr(self, "_split_bytes", None))  # test hook: bytes
         if row_weight is None:
             problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits,
-                                    split_counts)
+                                    col_values)
             pc_label, pc_weight = np.arange(n_classes), weights
         else:
             keep = row_weight > 0
@@ -319,7 +319,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             scale = keep.sum() / row_weight.sum()
             pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
             problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
-                                    split_counts)
+                                    col_values)
         search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
                         getattr(self, "_memo_capacity", 1 << 12),
                         getattr(self, "_rules", RULE_ALL_ON),

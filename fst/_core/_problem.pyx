@@ -34,18 +34,28 @@ def _pack_rows(masks, n_words):
     return np.ascontiguousarray(out.view("<u8").astype(np.uint64, copy=False))
 
 
-def column_split_counts(X32):
-    """Thresholds of each column of the full split space: one between each pair of
-    consecutive distinct float32 values, plus "finite left, NaN right" when the
-    column holds both.  Cheap (no row bitsets): it sizes the space before
-    `build_problem` allocates n_splits x n_words words for it."""
-    counts = np.zeros(X32.shape[1], dtype=np.int64)
+def column_values(X32):
+    """Per column, its distinct finite values (sorted) and whether it holds NaN:
+    what the column's thresholds are made of (`column_split_counts`,
+    `_column_space`), found once per fit."""
+    out = []
     for j in range(X32.shape[1]):
         col = X32[:, j]
         nan = np.isnan(col)
-        n_values = len(np.unique(col[~nan]))
-        counts[j] = max(n_values - 1, 0) + (1 if nan.any() and n_values > 0 else 0)
-    return counts
+        out.append((np.unique(col[~nan]), bool(nan.any())))
+    return out
+
+
+def column_split_counts(X32, values=None):
+    """Thresholds of each column of the full split space: one between each pair of
+    consecutive distinct float32 values, plus "finite left, NaN right" when the
+    column holds both (values: `column_values(X32)` when the caller has them).
+    Cheap (no row bitsets): it sizes the space before `build_problem` allocates
+    n_splits x n_words words for it."""
+    if values is None:
+        values = column_values(X32)
+    return np.array([max(len(v) - 1, 0) + (1 if has_nan and len(v) > 0 else 0)
+                     for v, has_nan in values], dtype=np.int64)
 
 
 def _quota(counts, max_splits):
@@ -87,7 +97,7 @@ def _kept_gaps(rank, n_values, k):
     return gaps
 
 
-def _column_space(pr, X32, max_splits=None, split_counts=None):
+def _column_space(pr, X32, max_splits=None, values=None):
     """Per column: value ranks of the rows, rows sorted by rank, thresholds.
 
     Sets on `pr`: row_rank (p, n) int32 (NaN ranks above every number),
@@ -108,24 +118,25 @@ def _column_space(pr, X32, max_splits=None, split_counts=None):
     col_order = np.empty((p, n), dtype=np.int32)
     thresholds, split_col = [], []
     col_start = np.zeros(p + 1, dtype=np.int32)
+    if values is None:
+        values = column_values(X32)
     quota = None
     if max_splits is not None:
-        quota = _quota(column_split_counts(X32) if split_counts is None else split_counts,
-                       max_splits)
+        quota = _quota(column_split_counts(X32, values), max_splits)
     for j in range(p):
         col = X32[:, j]
         nan = np.isnan(col)
-        values = np.unique(col[~nan])
-        rank = np.searchsorted(values, col).astype(np.int32)
-        rank[nan] = len(values)
-        v64 = values.astype(np.float64)
+        uniq, has_nan = values[j]
+        rank = np.searchsorted(uniq, col).astype(np.int32)
+        rank[nan] = len(uniq)
+        v64 = uniq.astype(np.float64)
         thr = v64[:-1] / 2.0 + v64[1:] / 2.0
-        nan_split = bool(nan.any() and len(values) > 0)
+        nan_split = bool(has_nan and len(uniq) > 0)
         if quota is not None and quota[j] < len(thr) + nan_split:
             k = int(quota[j]) - nan_split
             if k < 0:          # no room even for the NaN split: no threshold at all
                 k, nan_split = 0, False
-            gaps = _kept_gaps(rank, len(values), k)
+            gaps = _kept_gaps(rank, len(uniq), k)
             thr = thr[gaps]
             # finite rows: kept gaps strictly below the value; NaN rows above all
             coarse = np.searchsorted(gaps, rank, side="left").astype(np.int32)
@@ -179,10 +190,9 @@ def build_space(X32, y):
     return pr
 
 
-def build_problem(X32, y, n_classes, cost, max_splits=None, split_counts=None):
+def build_problem(X32, y, n_classes, cost, max_splits=None, values=None):
     """Prepare the split space (at most max_splits thresholds when given:
-    `_column_space`; split_counts, `column_split_counts(X32)` when the caller
-    has them).
+    `_column_space`; values, `column_values(X32)` when the caller has them).
 
     Parameters
     ----------
@@ -213,7 +223,7 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, split_counts=None):
     pr.n_words = nw
     pr.n_classes = int(n_classes)
     pr.n_features = p
-    _column_space(pr, X32, max_splits, split_counts)
+    _column_space(pr, X32, max_splits, values)
     pr.split_bits = np.zeros((pr.n_splits, nw), dtype=np.uint64)
     _fill_split_bits(pr.row_rank, pr.col_order, pr.col_start, pr.split_bits)
     pr.y = np.ascontiguousarray(y.astype(np.int32))

@@ -1364,16 +1364,21 @@ cdef int _install_two_leaf(Ctx* c, node_t child, const word_t* rows, int32_t s,
     return 0
 
 
-cdef int _install_side(Ctx* c, Cand* cd, int right, const word_t* rows, int32_t s,
-                       double value, word_t* T) noexcept nogil:
-    """`_install_two_leaf` on one side of a candidate.  A side not yet stored keeps
-    the tree in its record (ub, best_split): `store_record` creates its
-    grandchildren if the record is ever stored, and otherwise the record is
-    dropped with the candidate.  Returns -1 on a memory stop."""
+cdef int _install_side(Ctx* c, Cand* cd, int right, const word_t* X, int32_t s,
+                       double value, word_t* RW, word_t* T) noexcept nogil:
+    """`_install_two_leaf` on one side of a candidate of the node X (its rows
+    built in RW, nw words, only then).  A side not yet stored keeps the tree in
+    its record (ub, best_split): `store_record` creates its grandchildren if
+    the record is ever stored, and otherwise the record is dropped with the
+    candidate.  Returns -1 on a memory stop."""
     cdef node_t child = cd.right if right else cd.left
     cdef Node* rec
     if child >= 0:
-        return _install_two_leaf(c, child, rows, s, value, T)
+        if right:
+            bs_andnot(RW, X, c.split_bits + <int64_t> cd.split * c.nw, c.nw)
+        else:
+            bs_and(RW, X, c.split_bits + <int64_t> cd.split * c.nw, c.nw)
+        return _install_two_leaf(c, child, RW, s, value, T)
     rec = &cd.tr if right else &cd.tl
     if value < rec.ub:
         rec.ub = value      # the two leaves of split s: a real tree, built when stored
@@ -1568,23 +1573,19 @@ cdef int pair_run(Ctx* c, PairStage* ps, const word_t* X, const double* cnt,
             # (a pointer into the memo is taken after an install, which may grow it)
             if not cand_node(c, &cands[i], 0).pair_done:
                 argl = ps.ARG[2 * r]
-                if argl >= 0:
-                    if cands[i].left >= 0:
-                        bs_and(ps.RW, X, c.split_bits + <int64_t> valid[i] * nw, nw)
-                    if _install_side(c, &cands[i], 0, ps.RW, valid[argl],
-                                     2.0 * c.lam + ps.VAL[4 * r], ps.T) < 0:
-                        ret = -1
-                        break
+                if argl >= 0 and _install_side(c, &cands[i], 0, X, valid[argl],
+                                               2.0 * c.lam + ps.VAL[4 * r], ps.RW,
+                                               ps.T) < 0:
+                    ret = -1
+                    break
                 _pair_child(c, cand_node(c, &cands[i], 0), ps.VAL[4 * r], ps.VAL[4 * r + 1])
             if not cand_node(c, &cands[i], 1).pair_done:
                 argr = ps.ARG[2 * r + 1]
-                if argr >= 0:
-                    if cands[i].right >= 0:
-                        bs_andnot(ps.RW, X, c.split_bits + <int64_t> valid[i] * nw, nw)
-                    if _install_side(c, &cands[i], 1, ps.RW, valid[argr],
-                                     2.0 * c.lam + ps.VAL[4 * r + 2], ps.T) < 0:
-                        ret = -1
-                        break
+                if argr >= 0 and _install_side(c, &cands[i], 1, X, valid[argr],
+                                               2.0 * c.lam + ps.VAL[4 * r + 2], ps.RW,
+                                               ps.T) < 0:
+                    ret = -1
+                    break
                 _pair_child(c, cand_node(c, &cands[i], 1), ps.VAL[4 * r + 2],
                             ps.VAL[4 * r + 3])
         r0 += nr
