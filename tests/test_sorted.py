@@ -102,6 +102,47 @@ def test_sorted_search_with_weights_matches_brute_force(seed):
     _check(clf, X, y, problem_cost(y, cost, class_weight)[1], lam, max_depth, weights=w)
 
 
+@pytest.mark.parametrize("seed", range(150))
+def test_unshrunk_sorted_search_matches_brute_force(seed):
+    """With intervals of thresholds valued at their middle, not shrunk first by
+    their ends' neighbour bounds: still brute force's optimum (the shrinking is
+    on in every other test)."""
+    X, y, cost, lam, max_depth = _continuous_problem(seed)
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    clf._sorted_min = 0.0  # test hook
+    clf._sorted_shrink = False  # test hook
+    clf.fit(X, y)
+    _check(clf, X, y, cost, lam, max_depth)
+
+
+@pytest.mark.parametrize("max_depth", [2, 3])
+@pytest.mark.parametrize("seed", range(4))
+def test_shrinking_values_fewer_splits_for_the_same_optimum(seed, max_depth):
+    """Shrinking an interval by its ends' neighbour bounds before valuing its
+    middle sets thresholds aside that bisection would have valued: the same
+    certified optimum and bound, with fewer root splits valued."""
+    rng = np.random.default_rng(100 + seed)
+    X = rng.normal(size=(600, 3)).round(3)
+    y = ((X[:, 0] > 0.3) ^ (X[:, 1] > -0.2)).astype(int)
+    y[rng.random(600) < 0.1] ^= 1
+    if seed % 2:
+        y[(X[:, 2] > 0.8) & (rng.random(600) < 0.7)] = 2
+    fits = []
+    for shrink in (True, False):
+        clf = FastSmallTreeClassifier(regularization=0.01, max_depth=max_depth)
+        clf._sorted_shrink = shrink  # test hook
+        fits.append(clf.fit(X, y))
+    shrunk, bisected = fits
+    assert shrunk.optimal_ and bisected.optimal_
+    assert shrunk.objective_ == pytest.approx(bisected.objective_, abs=1e-12)
+    assert shrunk.lower_bound_ == pytest.approx(bisected.lower_bound_, abs=1e-12)
+    assert (shrunk.search_stats_["sorted_splits_valued"]
+            < bisected.search_stats_["sorted_splits_valued"])
+    _, y_idx = np.unique(y, return_inverse=True)
+    cost = np.ones((3, 3)) - np.eye(3)
+    assert rescore(shrunk, X, y_idx, cost, 0.01) == pytest.approx(shrunk.objective_, abs=1e-12)
+
+
 @pytest.mark.parametrize("max_depth", [2, 3])
 @pytest.mark.parametrize("seed", range(6))
 def test_sorted_search_equals_general_search(seed, max_depth):

@@ -212,6 +212,7 @@ cdef struct Ctx:
     int n_cols               # columns of the split space
     double sorted_min        # a depth-limited node goes to `solve_sorted` when its
                              # columns have at least this many thresholds on average
+    int sorted_shrink        # intervals shrunk by the neighbour bound (test hook: 0 off)
     int64_t sorted_nodes     # calls of `solve_sorted` that searched a node (stats)
     int64_t sorted_splits_valued     # root splits valued there (stats)
     int64_t sorted_splits_set_aside  # root splits set aside by its bounds (stats)
@@ -2206,6 +2207,40 @@ cdef int _sweep_value(Ctx* c, Sorted* d, node_t nid, const word_t* X, int depth,
     return 1 if c.memo.nodes[l].solved and c.memo.nodes[r].solved else 0
 
 
+cdef inline int _shrink_from_left(Sorted* d, int ja, int jb, double excess) noexcept nogil:
+    """The first threshold j in (ja, jb) whose rows since ja are worth at least
+    `excess` (worst[tpos[j] + 1] - worst[tpos[ja] + 1] >= excess), or jb: the
+    thresholds before it are within `excess` of ja.  Binary search (worst is
+    nondecreasing along the column)."""
+    cdef int lo = ja + 1, hi = jb, mid
+    cdef double base = d.worst[d.tpos[ja] + 1]
+    if excess <= 0.0:
+        return lo
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if d.worst[d.tpos[mid] + 1] - base >= excess:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef inline int _shrink_from_right(Sorted* d, int ja, int jb, double excess) noexcept nogil:
+    """The last threshold j in (ja, jb) whose rows up to jb are worth at least
+    `excess` (worst[tpos[jb] + 1] - worst[tpos[j] + 1] >= excess), or ja."""
+    cdef int lo = ja, hi = jb - 1, mid
+    cdef double top = d.worst[d.tpos[jb] + 1]
+    if excess <= 0.0:
+        return hi
+    while lo < hi:
+        mid = hi - (hi - lo) // 2
+        if top - d.worst[d.tpos[mid] + 1] >= excess:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                       const int32_t* cand, int ncand, double B) noexcept nogil:
     """Search a depth-limited node (depth d >= 2 left) over its rows sorted on
@@ -2248,7 +2283,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     cdef int depth = nd.depth
     cdef bint two = depth == 2
     cdef Sorted d
-    cdef int u, k, ret, nt, nst, head, ja, jb, jm, step
+    cdef int u, k, ret, nt, nst, head, ja, jb, jm, step, lo, hi
     cdef int64_t i
     cdef int64_t ntot[2]
     cdef int32_t arg1 = -1, argL = -1, argR = -1, s
@@ -2341,7 +2376,36 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                     if lbt < lbmin:
                         lbmin = lbt
                     continue
-                jm = ja + (jb - ja) // 2
+                # Shrink the interval by the neighbour bound: a threshold t with
+                # lb(a) - worst(rows a..t) > cap is above cap, and these t are a
+                # prefix of (a, b) (worst grows along the column); likewise a
+                # suffix from b.  They are set aside with that bound (each one's
+                # at least the bound at the prefix's last, resp. the suffix's
+                # first threshold), and the middle of what is left is valued,
+                # not the middle of (a, b): a valuation is never spent on a
+                # threshold already proved above cap.
+                if c.sorted_shrink:
+                    lo = _shrink_from_left(&d, ja, jb, d.evl[ja] + d.evr[ja] - cap - TOL)
+                    hi = _shrink_from_right(&d, ja, jb, d.evl[jb] + d.evr[jb] - cap - TOL)
+                else:
+                    lo = ja + 1
+                    hi = jb - 1
+                if lo > ja + 1:
+                    v = d.evl[ja] + d.evr[ja] - (d.worst[d.tpos[lo - 1] + 1]
+                                                 - d.worst[d.tpos[ja] + 1])
+                    if v < lbmin:
+                        lbmin = v
+                if hi < jb - 1:
+                    v = d.evl[jb] + d.evr[jb] - (d.worst[d.tpos[jb] + 1]
+                                                 - d.worst[d.tpos[hi + 1] + 1])
+                    if v < lbmin:
+                        lbmin = v
+                if lo > hi:
+                    c.sorted_splits_set_aside += jb - ja - 1
+                    continue
+                # (the prefix and suffix are counted as set aside when the halves
+                # holding them are taken from the queue and shrunk again)
+                jm = lo + (hi - lo) // 2
                 # Both halves queued: intervals are taken first in first out, so
                 # a column is sampled evenly before any part of it is refined (a
                 # good incumbent early tightens the cap; measured against last in
@@ -2353,11 +2417,13 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 d.stack[2 * nst + 3] = jb
                 nst += 2
                 # Children searched within cap plus the worst cost of the rows
-                # to the farther end: a split proved above that puts the whole
-                # interval above cap by the neighbour bound.
-                wh = d.worst[d.tpos[jm] + 1] - d.worst[d.tpos[ja] + 1]
-                if wab - wh > wh:
-                    wh = wab - wh
+                # to the farther end of what is left open, [lo, hi]: a split
+                # proved above that puts all of it above cap by the neighbour
+                # bound (the rest is above cap already).
+                wh = d.worst[d.tpos[jm] + 1] - d.worst[d.tpos[lo] + 1]
+                v = d.worst[d.tpos[hi] + 1] - d.worst[d.tpos[jm] + 1]
+                if v > wh:
+                    wh = v
             step += 1 if step < 2 else 0
             s = c.col_start[d.cols[u]] + rank[d.tpos[jm]]
             if two:
@@ -2865,6 +2931,7 @@ cdef class Search:
         c.split_bits = &split_bits[0, 0] if c.n_splits > 0 else NULL
         c.n_cols = col_start.shape[0] - 1
         c.sorted_min = SORTED_MIN
+        c.sorted_shrink = 1
         c.class_bits = &class_bits[0, 0]
         c.split_col = &split_col[0] if c.n_splits > 0 else NULL
         c.col_start = &col_start[0]
@@ -2955,6 +3022,13 @@ cdef class Search:
         SORTED_MIN; 0: always; inf: never).  Changes the work, never a bound's
         soundness (the oracle tests run both ways)."""
         self.c.sorted_min = thresholds
+
+    def set_sorted_shrink(self, bint on=True):
+        """Test hook: whether the sorted-column search shrinks an interval of
+        thresholds by its ends' neighbour bounds before valuing its middle (the
+        default) or values the middle of the whole interval.  Changes the work,
+        never a bound's soundness (the tests run both ways)."""
+        self.c.sorted_shrink = on
 
     def set_keep_pair_words(self, int64_t words):
         """A pair stage of at least `words` words a row stores the children it
