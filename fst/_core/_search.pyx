@@ -2129,17 +2129,18 @@ cdef int _sorted_open(Ctx* c, const word_t* X, int m, const int32_t* cand, int n
     d.evr = <double*> malloc((m + 1) * sizeof(double))
     d.stack = <int32_t*> malloc((4 * m + 8) * sizeof(int32_t))
     d.worst = <double*> malloc((m + 1) * sizeof(double))
+    d.dcnt = <double*> malloc(K * sizeof(double))
+    d.rest = <double*> malloc(K * sizeof(double))
     if sides:
         d.side = <uint8_t*> malloc(c.n + 1)
         d.ycls = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
         d.tcnt = <double*> malloc(2 * K * sizeof(double))
         d.icnt = <int64_t*> malloc(2 * K * sizeof(int64_t))
-        d.dcnt = <double*> malloc(K * sizeof(double))
-        d.rest = <double*> malloc(K * sizeof(double))
     if (d.order == NULL or d.rank == NULL or d.tpos == NULL or d.evl == NULL
             or d.evr == NULL or d.stack == NULL or d.worst == NULL
+            or d.dcnt == NULL or d.rest == NULL
             or (sides and (d.side == NULL or d.ycls == NULL or d.tcnt == NULL
-                           or d.icnt == NULL or d.dcnt == NULL or d.rest == NULL))):
+                           or d.icnt == NULL))):
         _sorted_free(d)
         c.stop = STOP_MEMORY
         return -1
@@ -2283,7 +2284,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     cdef int depth = nd.depth
     cdef bint two = depth == 2
     cdef Sorted d
-    cdef int u, k, ret, nt, nst, head, ja, jb, jm, step, lo, hi
+    cdef int u, k, ret, nt, nst, head, ja, jb, jm, step, lo, hi, j0, j1
     cdef int64_t i
     cdef int64_t ntot[2]
     cdef int32_t arg1 = -1, argL = -1, argR = -1, s
@@ -2334,9 +2335,38 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         d.worst[0] = 0.0
         for i in range(m):
             d.worst[i + 1] = d.worst[i] + c.maxcost[c.y[order[i]]]
-        # Queue of intervals (a, b) of valued ends; (0, nt - 1) once its ends are.
-        d.stack[0] = 0
-        d.stack[1] = nt - 1
+        j0 = 0
+        j1 = nt - 1
+        if c.rules & RULE_SUPPORT:
+            # Leaf support (`split_supported`, the test the general search applies
+            # to every split): a root split with a side of potential below lam is
+            # never needed -- deleting it and sending that side's rows through the
+            # other side's tree (of depth <= d - 1) costs at most that potential
+            # and saves a leaf's lam, so R(X, d) is the least of the leaf and the
+            # supported splits.  Along the column the left potential only grows
+            # and the right one only shrinks, so those are the thresholds j0..j1.
+            j0 = nt
+            j1 = -1
+            for k in range(K):
+                d.dcnt[k] = 0.0
+            ja = 0
+            for i in range(m - 1):
+                d.dcnt[c.y[order[i]]] += 1.0
+                if ja < nt and d.tpos[ja] == i:
+                    for k in range(K):
+                        d.rest[k] = cnt[k] - d.dcnt[k]
+                    if split_supported(potential(d.dcnt, K, c.potc),
+                                       potential(d.rest, K, c.potc), c.lam):
+                        if j0 == nt:
+                            j0 = ja
+                        j1 = ja
+                    ja += 1
+            c.sorted_splits_set_aside += nt - (j1 - j0 + 1 if j1 >= j0 else 0)
+            if j1 < j0:
+                continue
+        # Queue of intervals (a, b) of valued ends; (j0, j1) once its ends are.
+        d.stack[0] = j0
+        d.stack[1] = j1
         nst = 1     # intervals queued: d.stack[2 * head .. 2 * nst - 1]
         head = 0
         step = 0
@@ -2344,12 +2374,12 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         while True:
             wh = 0.0
             if step == 0:
-                jm = 0
+                jm = j0
             elif step == 1:
-                if nt == 1:
+                if j1 == j0:
                     step = 2
                     continue
-                jm = nt - 1
+                jm = j1
             else:
                 if head == nst:
                     break
