@@ -2330,10 +2330,21 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
             for i in range(m - 1):
                 d.dcnt[c.y[order[i]]] += 1.0
                 if rank[i + 1] != rank[i]:
-                    for k in range(K):
-                        d.rest[k] = cnt[k] - d.dcnt[k]
-                    v = (leaf_loss(d.dcnt, K, c.cost, c.pcols, c.n_pcols, NULL)
-                         + leaf_loss(d.rest, K, c.cost, c.pcols, c.n_pcols, NULL))
+                    if c.unit > 0.0:
+                        # unit cost: the two leaves' errors (a key, not a bound)
+                        v = 0.0
+                        wh = 0.0
+                        for k in range(K):
+                            if d.dcnt[k] > v:
+                                v = d.dcnt[k]
+                            if cnt[k] - d.dcnt[k] > wh:
+                                wh = cnt[k] - d.dcnt[k]
+                        v = -(v + wh)
+                    else:
+                        for k in range(K):
+                            d.rest[k] = cnt[k] - d.dcnt[k]
+                        v = (leaf_loss(d.dcnt, K, c.cost, c.pcols, c.n_pcols, NULL)
+                             + leaf_loss(d.rest, K, c.cost, c.pcols, c.n_pcols, NULL))
                     if v < key[u]:
                         key[u] = v
             # insertion: stable, so ties keep the column order
