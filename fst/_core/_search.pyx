@@ -2287,6 +2287,8 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     cdef int u, ui, k, ret, nt, nst, head, ja, jb, jm, step, lo, hi, j0, j1
     cdef int32_t* perm = NULL
     cdef double* key = NULL
+    cdef double kl, kr
+    cdef int q
     cdef int64_t i
     cdef int64_t ntot[2]
     cdef int32_t arg1 = -1, argL = -1, argR = -1, s
@@ -2331,15 +2333,16 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 d.dcnt[c.y[order[i]]] += 1.0
                 if rank[i + 1] != rank[i]:
                     if c.unit > 0.0:
-                        # unit cost: the two leaves' errors (a key, not a bound)
-                        v = 0.0
-                        wh = 0.0
+                        # unit cost: the two leaves' errors less the node's rows
+                        # (a key, not a bound)
+                        kl = 0.0
+                        kr = 0.0
                         for k in range(K):
-                            if d.dcnt[k] > v:
-                                v = d.dcnt[k]
-                            if cnt[k] - d.dcnt[k] > wh:
-                                wh = cnt[k] - d.dcnt[k]
-                        v = -(v + wh)
+                            if d.dcnt[k] > kl:
+                                kl = d.dcnt[k]
+                            if cnt[k] - d.dcnt[k] > kr:
+                                kr = cnt[k] - d.dcnt[k]
+                        v = -(kl + kr)
                     else:
                         for k in range(K):
                             d.rest[k] = cnt[k] - d.dcnt[k]
@@ -2348,11 +2351,11 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                     if v < key[u]:
                         key[u] = v
             # insertion: stable, so ties keep the column order
-            j0 = u
-            while j0 > 0 and key[perm[j0 - 1]] > key[u]:
-                perm[j0] = perm[j0 - 1]
-                j0 -= 1
-            perm[j0] = u
+            q = u
+            while q > 0 and key[perm[q - 1]] > key[u]:
+                perm[q] = perm[q - 1]
+                q -= 1
+            perm[q] = u
         c.work += <int64_t> d.ncu * m
     for ui in range(d.ncu):
         u = perm[ui] if perm != NULL and key != NULL else ui
