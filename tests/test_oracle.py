@@ -1,4 +1,5 @@
 """Exhaustive oracle tests: fst's certified optimum equals brute force exactly."""
+import functools
 import warnings
 
 import numpy as np
@@ -231,6 +232,13 @@ def test_parity_below_a_split():
         assert clf.objective_ == pytest.approx(expected, abs=1e-12)
 
 
+@functools.lru_cache(maxsize=None)
+def _random_expected(seed):
+    """`_brute_force` of `_random_problem(seed)`, computed once a session: the 4096
+    rule combinations share 60 problems (the oracle is a third of their time)."""
+    return _brute_force(*_random_problem(seed))
+
+
 @pytest.mark.parametrize("rules", range(4096))
 def test_every_rule_switch_combination_matches_brute_force(rules):
     """Each optional rule (equivalent points, leaf support, segmentation, superset,
@@ -242,10 +250,7 @@ def test_every_rule_switch_combination_matches_brute_force(rules):
     have too few thresholds for its default threshold)."""
     for seed in range(2000 + rules % 7, 2060, 5):
         X, y, cost, lam, max_depth = _random_problem(seed)
-        classes, y_idx = np.unique(y, return_inverse=True)
-        K = len(classes)
-        full_cost = (np.ones((K, K)) - np.eye(K)) if cost is None else cost
-        expected = optimal_objective(X, y_idx, full_cost, lam, max_depth)
+        expected, y_idx, full_cost = _random_expected(seed)
         # as shipped, and with every pair stage of a row or more run in rounds
         for staging in [None, (1, 2, 0)]:
             clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
@@ -274,8 +279,7 @@ def _medium_problem(seed):
 @pytest.mark.parametrize("seed", range(24))
 def test_medium_problems_match_brute_force(seed):
     X, y = _medium_problem(seed)
-    lam = [0.004, 0.01, 0.03][seed % 3]
-    max_depth = [None, None, 3][seed % 3]
+    lam, max_depth = _medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth).fit(X, y)
     cost = np.ones((2, 2)) - np.eye(2)
     expected = optimal_objective(X, y, cost, lam, max_depth)
@@ -296,19 +300,31 @@ def test_valued_children_stored_or_dropped_match_brute_force(seed, keep):
     assert clf.search_stats_["key_check"][2] == 0
 
 
+@functools.lru_cache(maxsize=None)
+def _medium_expected(seed):
+    """The brute-force optimum of medium problem `seed` at its penalty and depth
+    limit (as `_medium_matches_brute_force` sets them), computed once a session."""
+    X, y = _medium_problem(seed)
+    return optimal_objective(X, y, np.ones((2, 2)) - np.eye(2), *_medium_setting(seed))
+
+
+def _medium_setting(seed):
+    """(penalty, depth limit) of medium problem `seed`."""
+    return [0.004, 0.01, 0.03][seed % 3], [None, None, 3][seed % 3]
+
+
 def _medium_matches_brute_force(seed, **hooks):
     """Fit medium problem `seed` (penalty and depth limit by seed) with the given
     test hooks set; assert the certified optimum is brute force's and the returned
     tree scores it.  Returns the fitted classifier."""
     X, y = _medium_problem(seed)
-    lam = [0.004, 0.01, 0.03][seed % 3]
-    max_depth = [None, None, 3][seed % 3]
+    lam, max_depth = _medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
     for name, value in hooks.items():
         setattr(clf, name, value)
     clf.fit(X, y)
     cost = np.ones((2, 2)) - np.eye(2)
-    expected = optimal_objective(X, y, cost, lam, max_depth)
+    expected = _medium_expected(seed)
     assert clf.optimal_
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
@@ -373,8 +389,7 @@ def test_path_keys_rebuild_every_stored_node(seed):
     stored key rebuilds to its record's row count and hash and is found again at
     its own id, and the certified optimum is still brute force's."""
     X, y = _medium_problem(seed)
-    lam = [0.004, 0.01, 0.03][seed % 3]
-    max_depth = [None, None, 3][seed % 3]
+    lam, max_depth = _medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
     clf._memo_capacity = 4
     clf._check_keys = True            # test hook: Search.check_keys after the fit
