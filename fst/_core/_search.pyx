@@ -216,6 +216,7 @@ cdef struct Ctx:
     int64_t sorted_nodes     # calls of `solve_sorted` that searched a node (stats)
     int64_t sorted_splits_valued     # root splits valued there (stats)
     int64_t sorted_splits_set_aside  # root splits set aside by its bounds (stats)
+    int64_t sorted_leaf_pairs  # two-leaf trees valued by its depth-one passes (stats)
     # --- state ---
     Memo memo
     const word_t* rep_rows   # one representative row per group mixing labels
@@ -1819,6 +1820,7 @@ cdef struct Sorted:
     int32_t* ycls          # ncu x m: the class of each of those rows
     double* tcnt           # 2 K: class counts of the two sides
     int64_t* icnt          # 2 K: the counts of each side up to a threshold
+    int64_t* isnap         # 2 K: icnt at each side's last valuation
     double* dcnt           # K: scratch, those counts as doubles
     double* rest           # K: scratch, a side's counts beyond a threshold
     int32_t* tpos          # m: a column's thresholds (last row left of each)
@@ -1831,7 +1833,7 @@ cdef struct Sorted:
 cdef void _sorted_free(Sorted* d) noexcept nogil:
     free(d.cols); free(d.order); free(d.rank); free(d.ycls); free(d.side)
     free(d.tpos); free(d.evl); free(d.evr); free(d.stack); free(d.worst)
-    free(d.tcnt); free(d.icnt); free(d.dcnt); free(d.rest)
+    free(d.tcnt); free(d.icnt); free(d.isnap); free(d.dcnt); free(d.rest)
 
 
 cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
@@ -1847,12 +1849,16 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
     `leaf_loss`, as the stored nodes value them, so a realised tree scores the
     same to the last bit.
 
-    Row bound: moving a row of class y from a split's right leaf to its left
-    raises the left leaf's least cost by at least mincost[y] and lowers the
-    right's by at most maxcost[y], so the split's value falls by at most
-    potc[y] <= max potc a row.  After valuing v at a threshold, a side's later
-    thresholds are skipped until that many rows times max potc reaches
-    v - best[s]; once its rows left to pass cannot, its pass ends."""
+    Row bound: moving rows D (D_k of class k) from a split's right leaf to its
+    left lowers its value by at most max_j A_j(D) - min_j A_j(D), where A_j(D) =
+    sum_k D_k C[k, j] over the labels j a leaf tries: the right leaf's least cost
+    min_j (A_j(R) - A_j(D)) >= loss(R) - max_j A_j(D), and the left's
+    min_j (A_j(L) + A_j(D)) >= loss(L) + min_j A_j(D).  Under a unit cost u that
+    is u (max_k D_k - min_k D_k) <= u max_k D_k; otherwise at most D's potential
+    (rows times the largest potential of a row).  After valuing v at a
+    threshold, a side's later thresholds are skipped while that bound on the
+    rows since stays below v - best[s]; once no rows left to pass could reach
+    it, its pass ends."""
     cdef int K = c.K
     cdef int m = d.m
     cdef int u, s, k
@@ -1860,11 +1866,12 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
     cdef int64_t n0, n1, e0, e1, l0, l1
     cdef int64_t T0 = ntot[0], T1 = ntot[1]
     cdef bint done0, done1
-    cdef double need0, need1, pmax = 0.0
+    cdef double need0, need1, pmax = 0.0, unit = c.unit
     cdef const int32_t* order
     cdef const int32_t* rank
     cdef const int32_t* ycls
     cdef int64_t* ic = d.icnt
+    cdef int64_t* snap = d.isnap
     cdef int32_t base, sv
     for k in range(K):
         if c.potc[k] > pmax:
@@ -1881,6 +1888,7 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
         base = c.col_start[d.cols[u]]
         for k in range(2 * K):
             ic[k] = 0
+            snap[k] = 0
         n0 = 0; n1 = 0
         e0 = 0; e1 = 0     # rows at each side's last valuation
         l0 = 0; l1 = 0     # rows at each side's last threshold
@@ -1894,11 +1902,17 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
             n0 += 1 - sv
             if rank[i + 1] == rank[i]:
                 continue
-            if n0 != l0 and not done0 and n0 < T0 and (n0 - e0) * pmax >= need0:
+            # (the rows' potential first: O(1); under a unit cost, the most
+            # rows of one class only where that does not rule the split out)
+            if (n0 != l0 and not done0 and n0 < T0 and (n0 - e0) * pmax >= need0
+                    and (unit == 0.0 or need0 == 0.0
+                         or _most_moved(ic, snap, K) * unit >= need0)):
                 _depth_one_value(c, d, 0, n0, T0, base + rank[i], pmax, best, arg, &need0, &done0)
                 e0 = n0
             l0 = n0
-            if n1 != l1 and not done1 and n1 < T1 and (n1 - e1) * pmax >= need1:
+            if (n1 != l1 and not done1 and n1 < T1 and (n1 - e1) * pmax >= need1
+                    and (unit == 0.0 or need1 == 0.0
+                         or _most_moved(ic + K, snap + K, K) * unit >= need1)):
                 _depth_one_value(c, d, 1, n1, T1, base + rank[i], pmax, best, arg, &need1, &done1)
                 e1 = n1
             l1 = n1
@@ -1906,27 +1920,43 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
                 break
 
 
+cdef inline int64_t _most_moved(const int64_t* ic, const int64_t* snap, int K) noexcept nogil:
+    """The most rows of one class a side passed since its last valuation."""
+    cdef int64_t most = 0
+    cdef int k
+    for k in range(K):
+        if ic[k] - snap[k] > most:
+            most = ic[k] - snap[k]
+    return most
+
+
 cdef inline void _depth_one_value(Ctx* c, Sorted* d, int s, int64_t n, int64_t T, int32_t split,
                                   double pmax, double* best, int32_t* arg, double* need,
                                   bint* done) noexcept nogil:
     """Value side s's split at the current threshold of `_depth_one_sides` (its
-    first n of T rows left; pmax the largest potential of a row) and update its
-    best, need and end of pass."""
+    first n of T rows left; pmax the largest potential of a row), record its
+    counts as the side's last valuation, and update its best, need and end of
+    pass (the row bound of `_depth_one_sides` over every row still to pass:
+    under a unit cost, the most rows of one class among them)."""
     cdef int K = c.K
     cdef int k
-    cdef double v
+    cdef double v, most = 0.0
     for k in range(K):
+        d.isnap[s * K + k] = d.icnt[s * K + k]
         d.dcnt[k] = <double> d.icnt[s * K + k]
         d.rest[k] = d.tcnt[s * K + k] - d.dcnt[k]
+        if d.rest[k] > most:
+            most = d.rest[k]
     v = ((leaf_loss(d.dcnt, K, c.cost, c.pcols, c.n_pcols, NULL) + c.lam)
          + (leaf_loss(d.rest, K, c.cost, c.pcols, c.n_pcols, NULL) + c.lam))
+    c.sorted_leaf_pairs += 1
     if v < best[s]:
         best[s] = v
         arg[s] = split
         need[0] = 0.0
     else:
         need[0] = v - best[s]
-        if (T - n) * pmax < need[0]:
+        if (most * c.unit if c.unit > 0.0 else (T - n) * pmax) < need[0]:
             done[0] = True
 
 
@@ -1940,20 +1970,26 @@ cdef inline double _leaf2(Ctx* c, int64_t n0, int64_t n1) noexcept nogil:
 
 
 cdef inline void _side2_value(Ctx* c, int64_t n, int64_t q, int64_t T, int64_t Q,
-                              int32_t split, double* best, int32_t* arg, double* need,
-                              bint* done) noexcept nogil:
+                              int32_t split, double al, double be, double* best,
+                              int32_t* arg, double* need, bint* done) noexcept nogil:
     """Value a side of two classes at a threshold of `_depth_one_sides2` (its first
     n of T rows left, q and Q of them of class 1) and update its best, need and
-    end of pass."""
+    end of pass: the row bound |D_0 al + D_1 be| (see `_depth_one_sides2`) at its
+    largest over the rows still to pass, D_0 <= T - n - Q + q, D_1 <= Q - q."""
     cdef double v = ((_leaf2(c, n - q, q) + c.lam)
                      + (_leaf2(c, T - n - Q + q, Q - q) + c.lam))
+    cdef double r0 = <double> (T - n - Q + q), r1 = <double> (Q - q)
+    cdef double up, down
+    c.sorted_leaf_pairs += 1
     if v < best[0]:
         best[0] = v
         arg[0] = split
         need[0] = 0.0
     else:
         need[0] = v - best[0]
-        if (T - n - Q + q) * c.potc[0] + (Q - q) * c.potc[1] < need[0]:
+        up = (r0 * al if al > 0.0 else 0.0) + (r1 * be if be > 0.0 else 0.0)
+        down = (-r0 * al if al < 0.0 else 0.0) + (-r1 * be if be < 0.0 else 0.0)
+        if (up if up > down else down) < need[0]:
             done[0] = True
 
 
@@ -1962,20 +1998,29 @@ cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best
     """`_depth_one_sides` for two classes: the counts of a pass live in registers
     (a side's rows and its rows of class 1), with no chain of stores through
     memory from row to row, and every leaf is valued from whole counts exactly
-    as the stored nodes value it."""
+    as the stored nodes value it.
+
+    The row bound of `_depth_one_sides` with two labels a, b: rows D (D_0 of
+    class 0, D_1 of class 1) moved from the right leaf to the left lower the
+    value by at most |A_a(D) - A_b(D)| = |D_0 al + D_1 be|, al = C[0, a] -
+    C[0, b], be = C[1, a] - C[1, b] (under 0/1 loss |D_1 - D_0| / n: rows of
+    both classes offset each other); 0 with a single label."""
     cdef int m = d.m
     cdef int u, s
     cdef int64_t i
     cdef int64_t n0, q0, n1, q1, e0n, e0q, e1n, e1q, l0n, l1n
     cdef int64_t T0 = ntot[0], T1 = ntot[1]
     cdef int64_t Q0 = <int64_t> d.tcnt[1], Q1 = <int64_t> d.tcnt[3]   # rows of class 1
-    cdef double p0 = c.potc[0], p1 = c.potc[1]
+    cdef double al = 0.0, be = 0.0, x
     cdef bint done0, done1
     cdef double need0, need1
     cdef const int32_t* order
     cdef const int32_t* rank
     cdef const int32_t* ycls
     cdef int32_t base, sv, yv
+    if c.n_pcols == 2:
+        al = c.cost[c.pcols[0]] - c.cost[c.pcols[1]]
+        be = c.cost[2 + c.pcols[0]] - c.cost[2 + c.pcols[1]]
     for s in range(2):
         arg[s] = -1
         best[s] = INF
@@ -2004,21 +2049,22 @@ cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best
             if rank[i + 1] == rank[i]:
                 continue
             # Value a side here when its rows changed since its last threshold,
-            # its pass is not done and the row bound (see `_depth_one_sides`)
-            # does not rule its split out.
-            if (n0 != l0n and not done0 and n0 < T0
-                    and (n0 - q0 - e0n + e0q) * p0 + (q0 - e0q) * p1 >= need0):
-                _side2_value(c, n0, q0, T0, Q0, base + rank[i], &best[0], &arg[0],
-                             &need0, &done0)
-                e0n = n0
-                e0q = q0
+            # its pass is not done and the row bound does not rule its split out.
+            if n0 != l0n and not done0 and n0 < T0:
+                x = (n0 - q0 - e0n + e0q) * al + (q0 - e0q) * be
+                if (x if x >= 0.0 else -x) >= need0:
+                    _side2_value(c, n0, q0, T0, Q0, base + rank[i], al, be, &best[0],
+                                 &arg[0], &need0, &done0)
+                    e0n = n0
+                    e0q = q0
             l0n = n0
-            if (n1 != l1n and not done1 and n1 < T1
-                    and (n1 - q1 - e1n + e1q) * p0 + (q1 - e1q) * p1 >= need1):
-                _side2_value(c, n1, q1, T1, Q1, base + rank[i], &best[1], &arg[1],
-                             &need1, &done1)
-                e1n = n1
-                e1q = q1
+            if n1 != l1n and not done1 and n1 < T1:
+                x = (n1 - q1 - e1n + e1q) * al + (q1 - e1q) * be
+                if (x if x >= 0.0 else -x) >= need1:
+                    _side2_value(c, n1, q1, T1, Q1, base + rank[i], al, be, &best[1],
+                                 &arg[1], &need1, &done1)
+                    e1n = n1
+                    e1q = q1
             l1n = n1
             if done0 and done1:
                 break
@@ -2136,11 +2182,12 @@ cdef int _sorted_open(Ctx* c, const word_t* X, int m, const int32_t* cand, int n
         d.ycls = <int32_t*> malloc(<int64_t> d.ncu * m * sizeof(int32_t))
         d.tcnt = <double*> malloc(2 * K * sizeof(double))
         d.icnt = <int64_t*> malloc(2 * K * sizeof(int64_t))
+        d.isnap = <int64_t*> malloc(2 * K * sizeof(int64_t))
     if (d.order == NULL or d.rank == NULL or d.tpos == NULL or d.evl == NULL
             or d.evr == NULL or d.stack == NULL or d.worst == NULL
             or d.dcnt == NULL or d.rest == NULL
             or (sides and (d.side == NULL or d.ycls == NULL or d.tcnt == NULL
-                           or d.icnt == NULL))):
+                           or d.icnt == NULL or d.isnap == NULL))):
         _sorted_free(d)
         c.stop = STOP_MEMORY
         return -1
@@ -2242,6 +2289,68 @@ cdef inline int _shrink_from_right(Sorted* d, int ja, int jb, double excess) noe
     return lo
 
 
+cdef void _column_pass(Ctx* c, Sorted* d, const int32_t* order, const int32_t* rank,
+                       const double* cnt, int32_t* ends, double* key) noexcept nogil:
+    """One walk over a column's rows (in `order`, their value ranks in `rank`):
+    the column's supported root splits are its thresholds ends[0] .. ends[1]
+    (the j-th change of rank is threshold j; ends[1] < ends[0] when none is, and
+    every threshold is when leaf support is off), and, when `key` is not NULL,
+    key[0] is the least two-leaf loss over all its thresholds (under a unit cost,
+    minus the two leaves' rows of their majority classes: an order, not a bound;
+    INF when the column has no threshold in the node).
+
+    Leaf support (`split_supported`, the test the general search applies to
+    every split): a root split with a side of potential below lam is never
+    needed -- deleting it and sending that side's rows through the other side's
+    tree (of depth <= d - 1) costs at most that potential and saves a leaf's
+    lam, so R(X, d) is the least of the leaf and the supported splits.  Along
+    the column the left potential only grows and the right one only shrinks, so
+    the supported thresholds are contiguous."""
+    cdef int K = c.K
+    cdef int m = d.m
+    cdef int k, j = 0
+    cdef int64_t i
+    cdef bint support = (c.rules & RULE_SUPPORT) != 0
+    cdef double v, kl, kr
+    ends[0] = 0 if not support else m
+    ends[1] = -1
+    if key != NULL:
+        key[0] = INF
+    for k in range(K):
+        d.dcnt[k] = 0.0
+    for i in range(m - 1):
+        d.dcnt[c.y[order[i]]] += 1.0
+        if rank[i + 1] == rank[i]:
+            continue
+        if key != NULL or support:
+            for k in range(K):
+                d.rest[k] = cnt[k] - d.dcnt[k]
+        if (not support or split_supported(potential(d.dcnt, K, c.potc),
+                                           potential(d.rest, K, c.potc), c.lam)):
+            if ends[0] > j:
+                ends[0] = j
+            ends[1] = j
+        if key != NULL:
+            if c.unit > 0.0:
+                # unit cost: the two leaves' errors less the node's rows
+                kl = 0.0
+                kr = 0.0
+                for k in range(K):
+                    if d.dcnt[k] > kl:
+                        kl = d.dcnt[k]
+                    if d.rest[k] > kr:
+                        kr = d.rest[k]
+                v = -(kl + kr)
+            else:
+                v = (leaf_loss(d.dcnt, K, c.cost, c.pcols, c.n_pcols, NULL)
+                     + leaf_loss(d.rest, K, c.cost, c.pcols, c.n_pcols, NULL))
+            if v < key[0]:
+                key[0] = v
+        j += 1
+    if not support:
+        ends[1] = j - 1
+
+
 cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                       const int32_t* cand, int ncand, double B) noexcept nogil:
     """Search a depth-limited node (depth d >= 2 left) over its rows sorted on
@@ -2287,7 +2396,8 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     cdef int u, ui, k, ret, nt, nst, head, ja, jb, jm, step, lo, hi, j0, j1
     cdef int32_t* perm = NULL
     cdef double* key = NULL
-    cdef double kl, kr
+    cdef int32_t* ends = NULL
+    cdef int32_t se[2]
     cdef int q
     cdef int64_t i
     cdef int64_t ntot[2]
@@ -2322,34 +2432,11 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     if two:
         perm = <int32_t*> malloc((d.ncu + 1) * sizeof(int32_t))
         key = <double*> malloc((d.ncu + 1) * sizeof(double))
-    if perm != NULL and key != NULL:
+        ends = <int32_t*> malloc(2 * (d.ncu + 1) * sizeof(int32_t))
+    if perm != NULL and key != NULL and ends != NULL:
         for u in range(d.ncu):
-            order = d.order + <int64_t> u * m
-            rank = d.rank + <int64_t> u * m
-            for k in range(K):
-                d.dcnt[k] = 0.0
-            key[u] = INF
-            for i in range(m - 1):
-                d.dcnt[c.y[order[i]]] += 1.0
-                if rank[i + 1] != rank[i]:
-                    if c.unit > 0.0:
-                        # unit cost: the two leaves' errors less the node's rows
-                        # (a key, not a bound)
-                        kl = 0.0
-                        kr = 0.0
-                        for k in range(K):
-                            if d.dcnt[k] > kl:
-                                kl = d.dcnt[k]
-                            if cnt[k] - d.dcnt[k] > kr:
-                                kr = cnt[k] - d.dcnt[k]
-                        v = -(kl + kr)
-                    else:
-                        for k in range(K):
-                            d.rest[k] = cnt[k] - d.dcnt[k]
-                        v = (leaf_loss(d.dcnt, K, c.cost, c.pcols, c.n_pcols, NULL)
-                             + leaf_loss(d.rest, K, c.cost, c.pcols, c.n_pcols, NULL))
-                    if v < key[u]:
-                        key[u] = v
+            _column_pass(c, &d, d.order + <int64_t> u * m, d.rank + <int64_t> u * m,
+                         cnt, ends + 2 * u, key + u)
             # insertion: stable, so ties keep the column order
             q = u
             while q > 0 and key[perm[q - 1]] > key[u]:
@@ -2357,8 +2444,15 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 q -= 1
             perm[q] = u
         c.work += <int64_t> d.ncu * m
+    else:
+        free(perm)
+        free(key)
+        free(ends)
+        perm = NULL
+        key = NULL
+        ends = NULL
     for ui in range(d.ncu):
-        u = perm[ui] if perm != NULL and key != NULL else ui
+        u = perm[ui] if perm != NULL else ui
         check_limits(c)
         if c.stop:
             break
@@ -2385,35 +2479,18 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         d.worst[0] = 0.0
         for i in range(m):
             d.worst[i + 1] = d.worst[i] + c.maxcost[c.y[order[i]]]
-        j0 = 0
-        j1 = nt - 1
-        if c.rules & RULE_SUPPORT:
-            # Leaf support (`split_supported`, the test the general search applies
-            # to every split): a root split with a side of potential below lam is
-            # never needed -- deleting it and sending that side's rows through the
-            # other side's tree (of depth <= d - 1) costs at most that potential
-            # and saves a leaf's lam, so R(X, d) is the least of the leaf and the
-            # supported splits.  Along the column the left potential only grows
-            # and the right one only shrinks, so those are the thresholds j0..j1.
-            j0 = nt
-            j1 = -1
-            for k in range(K):
-                d.dcnt[k] = 0.0
-            ja = 0
-            for i in range(m - 1):
-                d.dcnt[c.y[order[i]]] += 1.0
-                if ja < nt and d.tpos[ja] == i:
-                    for k in range(K):
-                        d.rest[k] = cnt[k] - d.dcnt[k]
-                    if split_supported(potential(d.dcnt, K, c.potc),
-                                       potential(d.rest, K, c.potc), c.lam):
-                        if j0 == nt:
-                            j0 = ja
-                        j1 = ja
-                    ja += 1
-            c.sorted_splits_set_aside += nt - (j1 - j0 + 1 if j1 >= j0 else 0)
-            if j1 < j0:
-                continue
+        # The supported root splits, j0 .. j1 (`_column_pass`; at depth two
+        # found by the ordering pass above).
+        if ends == NULL:
+            _column_pass(c, &d, order, rank, cnt, se, NULL)
+            j0 = se[0]
+            j1 = se[1]
+        else:
+            j0 = ends[2 * u]
+            j1 = ends[2 * u + 1]
+        c.sorted_splits_set_aside += nt - (j1 - j0 + 1 if j1 >= j0 else 0)
+        if j1 < j0:
+            continue
         # Queue of intervals (a, b) of valued ends; (j0, j1) once its ends are.
         d.stack[0] = j0
         d.stack[1] = j1
@@ -2541,6 +2618,7 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     stopped = c.stop != RUNNING
     free(perm)
     free(key)
+    free(ends)
     _sorted_free(&d)
     if arg1 >= 0:
         # (ii) a real tree: root split arg1 over the sides' trees, stored with their
@@ -3327,6 +3405,7 @@ cdef class Search:
             "sorted_nodes": int(self.c.sorted_nodes),
             "sorted_splits_valued": int(self.c.sorted_splits_valued),
             "sorted_splits_set_aside": int(self.c.sorted_splits_set_aside),
+            "sorted_leaf_pairs": int(self.c.sorted_leaf_pairs),
         }
 
     def _lookup(self, const word_t[::1] X, int depth=-1):
