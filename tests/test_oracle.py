@@ -282,7 +282,7 @@ def test_medium_problems_match_brute_force(seed):
     lam, max_depth = _medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth).fit(X, y)
     cost = np.ones((2, 2)) - np.eye(2)
-    expected = optimal_objective(X, y, cost, lam, max_depth)
+    expected = _medium_expected(seed)
     assert clf.optimal_
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
