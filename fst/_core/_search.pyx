@@ -2459,10 +2459,13 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
         order = d.order + <int64_t> u * m
         rank = d.rank + <int64_t> u * m
         # The column's thresholds in X: tpos[j] is the last row (in this order)
-        # left of threshold j.
+        # left of threshold j.  worst[i]: the worst cost of the column's first
+        # i rows (`worst_loss`).
         nt = 0
-        for i in range(m - 1):
-            if rank[i + 1] != rank[i]:
+        d.worst[0] = 0.0
+        for i in range(m):
+            d.worst[i + 1] = d.worst[i] + c.maxcost[c.y[order[i]]]
+            if i + 1 < m and rank[i + 1] != rank[i]:
                 d.tpos[nt] = <int32_t> i
                 nt += 1
         if nt == 0:
@@ -2475,10 +2478,6 @@ cdef int solve_sorted(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 d.tcnt[K + k] = cnt[k]
             ntot[0] = 0     # the rows order[0 .. ntot[0] - 1] are left
             ntot[1] = m
-        # worst[i]: the worst cost of the column's first i rows (`worst_loss`)
-        d.worst[0] = 0.0
-        for i in range(m):
-            d.worst[i + 1] = d.worst[i] + c.maxcost[c.y[order[i]]]
         # The supported root splits, j0 .. j1 (`_column_pass`; at depth two
         # found by the ordering pass above).
         if ends == NULL:
