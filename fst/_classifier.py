@@ -305,9 +305,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         n_splits = int(column_split_counts(X_search, col_values).sum())
         max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
                                  getattr(self, "_split_bytes", None))  # test hook: bytes
+        # The splits' row bitsets are filled by the search as it reads them
+        # (`split_row`); the test hook `_eager_bits` fills them all first.
         if row_weight is None:
             problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits,
-                                    col_values)
+                                    col_values, fill=getattr(self, "_eager_bits", False))
             pc_label, pc_weight = np.arange(n_classes), weights
         else:
             keep = row_weight > 0
@@ -319,7 +321,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             scale = keep.sum() / row_weight.sum()
             pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
             problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
-                                    col_values)
+                                    col_values, fill=getattr(self, "_eager_bits", False))
         search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
                         getattr(self, "_memo_capacity", 1 << 12),
                         getattr(self, "_rules", RULE_ALL_ON),

@@ -170,3 +170,56 @@ def test_the_full_space_is_searched_when_it_fits():
     clf.fit(X, y)
     assert clf.optimal_
     assert clf.search_stats_["n_splits_searched"] == clf.search_stats_["n_splits"]
+
+
+def _fit_stats(clf):
+    """What a fit decided, without its clock and memory readings."""
+    stats = {k: v for k, v in clf.search_stats_.items()
+             if k not in ("seconds", "peak_rss_bytes", "memory_limit")}
+    tree = clf.estimator_.tree_
+    return (clf.objective_, clf.lower_bound_, clf.optimal_, stats,
+            tree.feature.tolist(), tree.threshold.tolist(), tree.value.tolist())
+
+
+@pytest.mark.parametrize("max_depth", [None, 1, 2, 3])
+@pytest.mark.parametrize("seed", range(8))
+def test_bits_filled_on_first_use_change_nothing(seed, max_depth):
+    """The search fills a split's row bitset when it first reads it (`split_row`,
+    a whole column at once in the loops over many splits): the same tree, bounds
+    and every search statistic as with every bitset filled before the search."""
+    n = int(np.random.default_rng(seed).integers(30, 400 if max_depth else 80))
+    X, y = _continuous(n, 1 + seed % 4, seed, nan=0.1 if seed % 3 == 0 else 0.0)
+    if seed % 2:
+        y = y + (X[:, 0] > 0.5)
+    fits = []
+    for eager in (False, True):
+        lam = [0.01, 0.02, 0.05][seed % 3] if max_depth else [0.05, 0.1][seed % 2]
+        clf = FastSmallTreeClassifier(regularization=lam,
+                                      max_depth=max_depth, time_limit=120)
+        clf._eager_bits = eager
+        fits.append(_fit_stats(clf.fit(X, y)))
+    assert fits[0][2]
+    assert fits[0] == fits[1]
+
+
+def test_bits_filled_on_first_use_hold_the_rows_of_each_threshold():
+    """After a search, every split it filled holds exactly the rows of its
+    threshold, and a depth-two search over sorted columns filled only the few
+    splits it realised: most of the space is never written."""
+    from fst._core._search import Search
+
+    for n, depth, lam in ((3000, 2, 0.01), (3000, 3, 0.01), (200, -1, 0.05)):
+        X, y = _continuous(n, 4, 7)
+        eager = build_problem(X, y, 2, UNIT)
+        lazy = build_problem(X, y, 2, UNIT, fill=False)
+        assert not lazy.split_filled.any() and not lazy.split_bits.any()
+        search = Search(lazy, lam, depth, 1 << 12)
+        search.run(60.0)
+        assert search.solved
+        filled = lazy.split_filled.astype(bool)
+        np.testing.assert_array_equal(lazy.split_bits[filled], eager.split_bits[filled])
+        assert not lazy.split_bits[~filled].any()
+        for j in np.flatnonzero(lazy.col_filled):
+            assert filled[lazy.col_start[j]:lazy.col_start[j + 1]].all()
+        if depth == 2:
+            assert 0 < filled.sum() <= 8 < lazy.n_splits

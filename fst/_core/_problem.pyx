@@ -190,9 +190,14 @@ def build_space(X32, y):
     return pr
 
 
-def build_problem(X32, y, n_classes, cost, max_splits=None, values=None):
+def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=True):
     """Prepare the split space (at most max_splits thresholds when given:
     `_column_space`; values, `column_values(X32)` when the caller has them).
+
+    With fill=False the row bitsets of the splits are allocated but left to the
+    search, which fills each column when it first reads one of its splits
+    (`split_row` in _search; `split_filled` and `col_filled` mark what is filled): zero pages
+    cost no memory until written.  fill=True fills them all here.
 
     Parameters
     ----------
@@ -225,7 +230,12 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None):
     pr.n_features = p
     _column_space(pr, X32, max_splits, values)
     pr.split_bits = np.zeros((pr.n_splits, nw), dtype=np.uint64)
-    _fill_split_bits(pr.row_rank, pr.col_order, pr.col_start, pr.split_bits)
+    pr.col_filled = np.zeros(p, dtype=np.uint8)
+    pr.split_filled = np.zeros(pr.n_splits, dtype=np.uint8)
+    if fill:
+        _fill_split_bits(pr.row_rank, pr.col_order, pr.col_start, pr.split_bits)
+        pr.col_filled[:] = 1
+        pr.split_filled[:] = 1
     pr.y = np.ascontiguousarray(y.astype(np.int32))
     pr.class_bits = _pack_rows(pr.y[None, :] == np.arange(n_classes)[:, None], nw)
     pr.group = np.ascontiguousarray(group.astype(np.int32))

@@ -165,7 +165,11 @@ cdef struct Ctx:
     int nw                   # words per row bitset
     int K                    # classes
     int n_splits             # splits in the split space
-    const word_t* split_bits # n_splits x nw: rows going left (x <= threshold)
+    word_t* split_bits       # n_splits x nw: rows going left (x <= threshold); read
+                             # only through `split_row`, which fills a column's rows
+                             # on its first use
+    uint8_t* split_filled    # n_splits: 1 once a split's rows are filled
+    uint8_t* col_filled      # n_cols: 1 once all of a column's splits are filled
     const word_t* class_bits # K x nw: rows of each class
     const int32_t* split_col # column of each split
     const int32_t* col_start # first split index of each column
@@ -291,6 +295,79 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
             if fst_check_signals() != 0:
                 PyErr_Clear()
                 c.stop = STOP_INTERRUPT
+
+
+cdef void fill_column(Ctx* c, int32_t j) noexcept nogil:
+    """Fill the row bitsets of every split of column j: split k of the column
+    holds the rows of rank <= k, so each is the previous one plus the rows of
+    rank k, and one walk of the column's sorted rows fills them all (as
+    `_fill_split_bits` of _problem does for every column of an eager problem)."""
+    cdef int nw = c.nw
+    cdef int64_t i = 0, k, s
+    cdef const int32_t* order = c.col_order + <int64_t> j * c.n
+    cdef const int32_t* rank = c.row_rank + <int64_t> j * c.n
+    cdef word_t* out
+    cdef int32_t row
+    for k in range(c.col_start[j + 1] - c.col_start[j]):
+        s = c.col_start[j] + k
+        out = c.split_bits + s * nw
+        if k > 0:
+            memcpy(out, out - nw, nw * sizeof(word_t))
+        else:
+            memset(out, 0, nw * sizeof(word_t))
+        while i < c.n and rank[order[i]] <= k:
+            row = order[i]
+            out[row >> 6] |= (<word_t> 1) << (row & 63)
+            i += 1
+        c.split_filled[s] = 1
+    c.col_filled[j] = 1
+
+
+cdef void fill_split(Ctx* c, int32_t s) noexcept nogil:
+    """Fill the row bitset of split s alone: the rows of rank <= k in its column
+    (it is split k there), the first rows of the column's sorted order."""
+    cdef int nw = c.nw
+    cdef int32_t j = c.split_col[s]
+    cdef int64_t i = 0, k = s - c.col_start[j]
+    cdef const int32_t* order = c.col_order + <int64_t> j * c.n
+    cdef const int32_t* rank = c.row_rank + <int64_t> j * c.n
+    cdef word_t* out = c.split_bits + <int64_t> s * nw
+    cdef int32_t row
+    memset(out, 0, nw * sizeof(word_t))
+    while i < c.n and rank[order[i]] <= k:
+        row = order[i]
+        out[row >> 6] |= (<word_t> 1) << (row & 63)
+        i += 1
+    c.split_filled[s] = 1
+
+
+cdef inline const word_t* split_row(Ctx* c, int32_t s) noexcept nogil:
+    """The rows split s sends left, filled on first use.
+
+    The bitsets of a fit are allocated as zero pages, which the system maps only
+    when written, and filled when the search first reads them: a search over
+    sorted columns (`solve_sorted` at depth two) reads only the few splits it
+    realises, so a fit of many rows never writes most of the n_splits x nw
+    words.  Every read of `split_bits` goes through here or `split_row_bulk`, the
+    memo store's path keys included (a key's splits were read here when its node
+    was made).  Never called inside a parallel region (the pair stage's threads
+    count the copies `pair_open` made), so no fill is concurrent."""
+    if not c.split_filled[s]:
+        fill_split(c, s)
+    return c.split_bits + <int64_t> s * c.nw
+
+
+cdef inline const word_t* split_row_bulk(Ctx* c, int32_t s) noexcept nogil:
+    """`split_row` for a loop over many splits: fills the whole column of s at
+    once on first use (one walk, instead of a walk of the column per split)."""
+    cdef int32_t j
+    if not c.split_filled[s]:
+        j = c.split_col[s]
+        if not c.col_filled[j]:
+            fill_column(c, j)
+        else:
+            fill_split(c, s)
+    return c.split_bits + <int64_t> s * c.nw
 
 
 cdef inline void class_counts(Ctx* c, const word_t* X, int64_t total, double* out) noexcept nogil:
@@ -594,7 +671,7 @@ cdef node_t find_child(Ctx* c, node_t xid, const word_t* X, int32_t s, bint righ
     cdef int nw = c.nw
     cdef uint64_t mask = <uint64_t> (m.table_size - 1)
     cdef uint64_t slot = rec.hash & mask
-    cdef const word_t* S = c.split_bits + <int64_t> s * nw
+    cdef const word_t* S = split_row(c, s)
     cdef int32_t path = 2 * s + (1 if right else 0)
     cdef uint32_t tag = slot_tag(rec.hash)
     cdef node_t nid
@@ -670,7 +747,7 @@ cdef int store_children(Ctx* c, node_t xid, const word_t* X, Cand* cd) noexcept 
     creation records.  Returns -1 on a memory stop."""
     cdef int nw = c.nw
     cdef word_t* T
-    cdef const word_t* S = c.split_bits + <int64_t> cd.split * nw
+    cdef const word_t* S = split_row(c, cd.split)
     if cd.left >= 0 and cd.right >= 0:
         return 0
     # the children's paths end at xid: its own key becomes whole (chains stay short)
@@ -900,7 +977,7 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     one_column[0] = True
     for i in range(ncand):
         s = cand[i]
-        S = c.split_bits + <int64_t> s * nw
+        S = split_row_bulk(c, s)
         col = c.split_col[s]
         if col == prev_col:
             nl = fst_and_count(X, S, nw)
@@ -970,9 +1047,9 @@ cdef double greedy_seed(Ctx* c, node_t nid, const int32_t* cand, int ncand) noex
                 v = cands[i].pair_leaf
                 arg = i
         if arg >= 0:
-            bs_and(X + nw, X, c.split_bits + <int64_t> valid[arg] * nw, nw)
+            bs_and(X + nw, X, split_row(c, valid[arg]), nw)
             lid = node_get(c, X + nw, nd.depth - 1 if nd.depth > 0 else -1)
-            bs_andnot(X + nw, X, c.split_bits + <int64_t> valid[arg] * nw, nw)
+            bs_andnot(X + nw, X, split_row(c, valid[arg]), nw)
             rid = node_get(c, X + nw, nd.depth - 1 if nd.depth > 0 else -1)
             if lid >= 0 and rid >= 0:
                 v = greedy_seed(c, lid, valid, nvalid) + greedy_seed(c, rid, valid, nvalid)
@@ -1352,9 +1429,9 @@ cdef int _install_two_leaf(Ctx* c, node_t child, const word_t* rows, int32_t s,
     cdef double v
     if not (value < c.memo.nodes[child].ub):
         return 0
-    bs_and(T, rows, c.split_bits + <int64_t> s * nw, nw)
+    bs_and(T, rows, split_row(c, s), nw)
     ga = node_get(c, T, gd, child, s, 0)
-    bs_andnot(T, rows, c.split_bits + <int64_t> s * nw, nw)
+    bs_andnot(T, rows, split_row(c, s), nw)
     gb = node_get(c, T, gd, child, s, 1)
     if ga < 0 or gb < 0:
         return -1
@@ -1377,9 +1454,9 @@ cdef int _install_side(Ctx* c, Cand* cd, int right, const word_t* X, int32_t s,
     cdef Node* rec
     if child >= 0:
         if right:
-            bs_andnot(RW, X, c.split_bits + <int64_t> cd.split * c.nw, c.nw)
+            bs_andnot(RW, X, split_row(c, cd.split), c.nw)
         else:
-            bs_and(RW, X, c.split_bits + <int64_t> cd.split * c.nw, c.nw)
+            bs_and(RW, X, split_row(c, cd.split), c.nw)
         return _install_two_leaf(c, child, RW, s, value, T)
     rec = &cd.tr if right else &cd.tl
     if value < rec.ub:
@@ -1506,12 +1583,12 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
         xs = ps.T if compact else ps.XS + <int64_t> i * nw
         if K == 2:
             # one pass: the row set, its rows and its rows of class 0
-            fst_and_counts2(X, c.split_bits + <int64_t> valid[i] * nw, c.class_bits,
+            fst_and_counts2(X, split_row_bulk(c, valid[i]), c.class_bits,
                             nw, xs, sums)
             ps.cl[2 * i] = <double> sums[1]
             ps.cl[2 * i + 1] = <double> (sums[0] - sums[1])
         else:
-            bs_and(xs, X, c.split_bits + <int64_t> valid[i] * nw, nw)
+            bs_and(xs, X, split_row_bulk(c, valid[i]), nw)
             class_counts(c, xs, bs_count(xs, nw), ps.cl + i * K)
         if compact:
             fst_compact_bits(xs, X, nw, ps.XS + <int64_t> i * nwc, nwc)
@@ -2110,9 +2187,9 @@ cdef int _realise_depth_one(Ctx* c, node_t parent, const word_t* X, int32_t s1, 
     cdef node_t ch
     cdef Node* nd
     if right:
-        bs_andnot(T, X, c.split_bits + <int64_t> s1 * nw, nw)
+        bs_andnot(T, X, split_row(c, s1), nw)
     else:
-        bs_and(T, X, c.split_bits + <int64_t> s1 * nw, nw)
+        bs_and(T, X, split_row(c, s1), nw)
     ch = node_get(c, T, 1, parent, s1, right)
     if ch < 0:
         return -1
@@ -2226,11 +2303,11 @@ cdef int _sweep_value(Ctx* c, Sorted* d, node_t nid, const word_t* X, int depth,
     cdef int nw = c.nw
     cdef node_t l, r, first, second
     cdef double bl
-    bs_and(T, X, c.split_bits + <int64_t> s * nw, nw)
+    bs_and(T, X, split_row(c, s), nw)
     l = node_get(c, T, depth - 1, nid, s, 0)
     if l < 0:
         return -1
-    bs_andnot(T, X, c.split_bits + <int64_t> s * nw, nw)
+    bs_andnot(T, X, split_row(c, s), nw)
     r = node_get(c, T, depth - 1, nid, s, 1)
     if r < 0:
         return -1
@@ -2965,9 +3042,9 @@ cdef double install_tree(Ctx* c, const word_t* X, int src_depth) noexcept nogil:
     if T == NULL:
         c.stop = STOP_MEMORY
         return -1.0
-    bs_and(T, X, c.split_bits + <int64_t> s * nw, nw)
+    bs_and(T, X, split_row(c, s), nw)
     vl = install_tree(c, T, src_depth - 1)
-    bs_andnot(T, X, c.split_bits + <int64_t> s * nw, nw)
+    bs_andnot(T, X, split_row(c, s), nw)
     vr = install_tree(c, T, src_depth - 1) if vl >= 0 else -1.0
     free(T)
     if vl < 0 or vr < 0:
@@ -3059,7 +3136,9 @@ cdef class Search:
 
     def __init__(self, problem, double regularization, int max_depth, int64_t memo_capacity,
                  int rules=RULE_ALL, int n_threads=1):
-        cdef const word_t[:, ::1] split_bits = problem.split_bits
+        cdef word_t[:, ::1] split_bits = problem.split_bits
+        cdef uint8_t[::1] col_filled = problem.col_filled
+        cdef uint8_t[::1] split_filled = problem.split_filled
         cdef const word_t[:, ::1] class_bits = problem.class_bits
         cdef const int32_t[::1] split_col = problem.split_col
         cdef const int32_t[::1] col_start = problem.col_start
@@ -3088,6 +3167,8 @@ cdef class Search:
         c.K = problem.n_classes
         c.n_splits = problem.n_splits
         c.split_bits = &split_bits[0, 0] if c.n_splits > 0 else NULL
+        c.col_filled = &col_filled[0] if col_filled.shape[0] > 0 else NULL
+        c.split_filled = &split_filled[0] if c.n_splits > 0 else NULL
         c.n_cols = col_start.shape[0] - 1
         c.sorted_min = SORTED_MIN
         c.sorted_shrink = 1
@@ -3503,11 +3584,11 @@ cdef class Search:
         if s < 0:
             return 0
         T = np.empty(nw, dtype=np.uint64)
-        bs_and(&T[0], &X[0], c.split_bits + <int64_t> s * nw, nw)
+        bs_and(&T[0], &X[0], split_row(c, s), nw)
         lefts[me] = len(splits)
         self._extract_rows(T, child_depth, level + 1, splits, lefts, rights, depths, rows)
         T = np.empty(nw, dtype=np.uint64)
-        bs_andnot(&T[0], &X[0], c.split_bits + <int64_t> s * nw, nw)
+        bs_andnot(&T[0], &X[0], split_row(c, s), nw)
         rights[me] = len(splits)
         self._extract_rows(T, child_depth, level + 1, splits, lefts, rights, depths, rows)
         return 0
@@ -3706,7 +3787,7 @@ def _scan_matches_node_fill(problem, double regularization, int64_t seed, int tr
             bs_set(&X[0], i)
         total = bs_count(&X[0], nw)
         class_counts(c, &X[0], total, &cnt[0])
-        S = c.split_bits + <int64_t> int(rng.integers(c.n_splits)) * nw
+        S = split_row(c, int(rng.integers(c.n_splits)))
         nl = scan_counts(c, &X[0], marked_rows(c, &X[0]), S, &cnt[0], &cl[0], &cr[0],
                          &hl, &exl, &exr)
         fill_sides(c, bs_hash_linear(&X[0], nw), hl, exl, exr, &cl[0], &cr[0], nl, total,
