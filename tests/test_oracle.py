@@ -446,7 +446,7 @@ def test_whole_unit_and_summed_excess_agree(seed):
     assert b.objective_ == pytest.approx(7 * expected, abs=1e-9)
 
 
-@pytest.mark.parametrize("simd", [0, 1])
+@pytest.mark.parametrize("simd", [0, 1, 2])
 @pytest.mark.parametrize("n", [300, 1000, 1500])
 @pytest.mark.parametrize("K", [2, 3])
 @pytest.mark.parametrize("cost", [None, "random"])

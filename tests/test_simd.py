@@ -33,9 +33,12 @@ def _brute_counts(XS, rows, K, XC):
 
 def test_set_simd_reports_the_choice(restore_simd):
     assert _search.set_simd(0) == 0
-    vector = _search.set_simd(1)
-    assert vector in (0, 1)
-    assert _search.set_simd(-1) == vector  # the default is what the CPU allows
+    avx512 = _search.set_simd(1)
+    assert avx512 in (0, 1)
+    avx2 = _search.set_simd(2)
+    assert avx2 in (0, 2)
+    # the default is the best the CPU allows: AVX-512, else AVX2, else scalar
+    assert _search.set_simd(-1) == (avx512 or avx2)
 
 
 @pytest.mark.parametrize("nw", [1, 3, 7, 8, 9, 16, 17, 31, 40, 600])
@@ -53,7 +56,7 @@ def test_pair_counts_match_brute_force(nw, K, n_rows, restore_simd):
     XC = rng.integers(0, 2**63, size=(K - 1, nw), dtype=np.uint64)
     rows = rng.permutation(m)[:n_rows].astype(np.int32)
     expected = _brute_counts(XS, rows, K, XC)
-    for mode in (0, 1):
+    for mode in (0, 1, 2):
         _search.set_simd(mode)
         for threads in (1, 2):
             got = _pairs._pair_counts_for_tests(XS, rows, K, XC, threads)
@@ -77,7 +80,7 @@ def test_pair_counts_shared_cells_match_brute_force(nw, n_rows, order, restore_s
     if order == "sorted":
         rows.sort()
     expected = _brute_counts(XS, rows, 2, XC)
-    for mode in (0, 1):
+    for mode in (0, 1, 2):
         _search.set_simd(mode)
         for threads in (1, 2):
             got = _pairs._pair_counts_for_tests(XS, rows, 2, XC, threads)
@@ -93,7 +96,7 @@ def test_and_count_matches_popcount(nw, restore_simd):
     X |= rng.integers(0, 2, size=nw, dtype=np.uint64)
     S = rng.integers(0, 2**63, size=nw, dtype=np.uint64)
     expected = int(np.unpackbits((X & S).view(np.uint8)).sum())
-    for mode in (0, 1):
+    for mode in (0, 1, 2):
         _search.set_simd(mode)
         assert _search._and_count_for_tests(X, S) == expected
 
@@ -113,14 +116,15 @@ def _assert_pair_values(A, cl, right, cc, cost, potc, lam):
     here with the same operations in the same order."""
     m, K = A.shape
     out = {}
-    for mode in (0, 1):
+    for mode in (0, 1, 2):
         _search.set_simd(mode)
         out[mode] = _search._pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost),
                                                    potc, lam)
-    (b0, p0, a0), (b1, p1, a1) = out[0], out[1]
-    assert a1 == a0
-    assert (b1 == b0) or (np.isinf(b0) and np.isinf(b1))
-    assert (p1 == p0) or (np.isinf(p0) and np.isinf(p1))
+    (b0, p0, a0) = out[0]
+    for b1, p1, a1 in (out[1], out[2]):
+        assert a1 == a0
+        assert (b1 == b0) or (np.isinf(b0) and np.isinf(b1))
+        assert (p1 == p0) or (np.isinf(p0) and np.isinf(p1))
     best, peel, arg = np.inf, np.inf, -1
     unit = lam * (1 - 1e-9)
     u = cost[0, 1]
@@ -231,12 +235,17 @@ def _assert_same_path_under_both_loops(fit, switch=None):
     `switch(1)`): the same certified optimum, reached by the same path, and the
     same tree."""
     fits = []
-    for mode in (0, 1):
+    for mode in ((0, 1) if switch else (0, 1, 2)):
         (switch or _search.set_simd)(mode)
         fits.append(fit())
-    base, other = fits
-    assert base.optimal_ and other.optimal_
+    base = fits[0]
     assert base.search_stats_["pair_stages"] > 0
+    for other in fits[1:]:
+        _assert_same_fit(base, other)
+
+
+def _assert_same_fit(base, other):
+    assert base.optimal_ and other.optimal_
     assert other.objective_ == base.objective_
     assert other.lower_bound_ == base.lower_bound_
     for key in ("nodes_created", "expansions", "work", "pair_stages"):

@@ -85,11 +85,11 @@ def test_three_leaf_bound_is_its_formula(seed, K, unit, right, lam, restore_simd
     potc = cost.max(axis=1) - cost.min(axis=1)
     best2, expected = _formula(A, cl, right, cc, cost, lam)
     got = []
-    for mode in (0, 1):
+    for mode in (0, 1, 2):
         _search.set_simd(mode)
         got.append(_search._pair_values_for_tests(A, cl, right, cc, cost, potc, lam,
                                                   three_leaf=True))
-    assert got[0] == got[1]
+    assert got[0] == got[1] == got[2]
     b2, bound, _ = got[0]
     assert b2 == pytest.approx(best2, rel=1e-12, abs=1e-15)
     if np.isinf(expected):
@@ -168,7 +168,7 @@ def test_three_leaf_bound_never_exceeds_a_three_leaf_tree(seed, restore_simd):
     cc = np.bincount(y[child], minlength=K).astype(float)
     potc = cost.max(axis=1) - cost.min(axis=1)
     truth = _best_three_leaf(child, S, y, K, cost, lam)
-    for mode in (0, 1):
+    for mode in (0, 1, 2):
         _search.set_simd(mode)
         _, bound, _ = _search._pair_values_for_tests(A, cl, right, cc, cost, potc, lam,
                                                      three_leaf=True)

@@ -95,7 +95,8 @@ static void fst_pair_row2_avx512(const uint64_t* a, const uint64_t* XS, int m,
 }
 #endif
 
-/* -1: not decided yet; 0: scalar; 1: AVX-512 */
+/* -1: not decided yet; 0: scalar; 1: AVX-512; 2: AVX2 (only the loops that have
+ * an AVX2 version: fst_pair_values2u and fst_peel3_2u; the others run scalar) */
 static int fst_simd_mode = -1;
 
 static inline int fst_cpu_has_avx512(void)
@@ -111,10 +112,30 @@ static inline int fst_cpu_has_avx512(void)
 /* 1 when the CPU also has AVX-512 DQ (64-bit products: fst_scan2) */
 static int fst_simd_dq = 0;
 
+static inline int fst_cpu_has_avx2(void)
+{
+#if FST_HAVE_AVX512
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+#else
+    return 0;
+#endif
+}
+
+/* mode -1: the best the CPU has (AVX-512, else AVX2, else scalar); 0: scalar;
+ * 1: AVX-512 and 2: AVX2, each granted only where the CPU has it (else 0). */
 static inline int fst_set_simd(int mode)
 {
     int have = fst_cpu_has_avx512();
-    fst_simd_mode = (mode < 0) ? have : (mode && have);
+    int have2 = fst_cpu_has_avx2();
+    if (mode < 0)
+        fst_simd_mode = have ? 1 : (have2 ? 2 : 0);
+    else if (mode == 1)
+        fst_simd_mode = have;
+    else if (mode == 2)
+        fst_simd_mode = have2 ? 2 : 0;
+    else
+        fst_simd_mode = 0;
 #if FST_HAVE_AVX512
     fst_simd_dq = have && __builtin_cpu_supports("avx512dq");
 #endif
@@ -805,6 +826,197 @@ static int32_t fst_peel3_2u_avx512(const int32_t* A, int m, const int32_t* cli,
 }
 #endif
 
+#if FST_HAVE_AVX512
+/* AVX2 versions of the two-class whole-row loops, for CPUs without AVX-512: 8
+   splits at a time in 32-bit lanes, with the same integer values, the same first
+   split on ties and the same peel as the scalar loops (the comparisons are exact);
+   the last m % 8 splits run the scalar steps below. */
+
+/* The scalar step of split j (`_unit_cells` for two classes): 0 when s_j does not
+   separate the child, else its cells' rows and losses. */
+static inline int fst_cells2u_one(const int32_t* A, const int32_t* cli, int right,
+                                  int j, int32_t c0, int32_t ct, int32_t* xt,
+                                  int32_t* yt, int32_t* l1, int32_t* l2)
+{
+    int32_t x0 = A[2 * (int64_t)j], xr = A[2 * (int64_t)j + 1];
+    if (right) {
+        x0 = cli[2 * (int64_t)j] - x0;
+        xr = cli[2 * (int64_t)j + 1] - xr;
+    }
+    int32_t y0 = c0 - x0, yr = ct - xr;
+    if (xr == 0 || yr == 0)
+        return 0;
+    int32_t x1 = xr - x0, y1 = yr - y0;
+    *xt = xr;
+    *yt = yr;
+    *l1 = x0 < x1 ? x0 : x1;
+    *l2 = y0 < y1 ? y0 : y1;
+    return 1;
+}
+
+/* Block j (8 whole splits) of a two-class row of pair counts: as
+   fst_cells2u_block, and sep, all ones in the lanes whose split separates the
+   child. */
+__attribute__((target("avx2")))
+static inline void fst_cells2u_block_avx2(const int32_t* A, const int32_t* cli, int right,
+                                          int j, __m256i vc0, __m256i vct, __m256i* xt,
+                                          __m256i* yt, __m256i* l1, __m256i* l2,
+                                          __m256i* sep)
+{
+    const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    const __m256i zero = _mm256_setzero_si256();
+    const int32_t* p = A + 2 * (int64_t)j;
+    /* (class 0, rows) pairs of splits j..j+3 and j+4..j+7, each regrouped as four
+       class-0 counts then four row counts */
+    __m256i a = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i*)p), split);
+    __m256i b = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i*)(p + 8)),
+                                            split);
+    __m256i x0 = _mm256_permute2x128_si256(a, b, 0x20);
+    __m256i xr = _mm256_permute2x128_si256(a, b, 0x31);
+    if (right) {
+        const int32_t* q = cli + 2 * (int64_t)j;
+        __m256i ca = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i*)q),
+                                                 split);
+        __m256i cb = _mm256_permutevar8x32_epi32(
+            _mm256_loadu_si256((const __m256i*)(q + 8)), split);
+        x0 = _mm256_sub_epi32(_mm256_permute2x128_si256(ca, cb, 0x20), x0);
+        xr = _mm256_sub_epi32(_mm256_permute2x128_si256(ca, cb, 0x31), xr);
+    }
+    __m256i x1 = _mm256_sub_epi32(xr, x0);
+    __m256i y0 = _mm256_sub_epi32(vc0, x0);
+    __m256i yr = _mm256_sub_epi32(vct, xr);
+    __m256i y1 = _mm256_sub_epi32(yr, y0);
+    *xt = xr;
+    *yt = yr;
+    *l1 = _mm256_min_epi32(x0, x1);
+    *l2 = _mm256_min_epi32(y0, y1);
+    *sep = _mm256_andnot_si256(_mm256_or_si256(_mm256_cmpeq_epi32(xr, zero),
+                                               _mm256_cmpeq_epi32(yr, zero)),
+                               _mm256_set1_epi32(-1));
+}
+
+/* The least of eight 32-bit lanes. */
+__attribute__((target("avx2")))
+static inline int32_t fst_hmin_avx2(__m256i v)
+{
+    v = _mm256_min_epi32(v, _mm256_permute2x128_si256(v, v, 1));
+    v = _mm256_min_epi32(v, _mm256_shuffle_epi32(v, 0x4E));
+    v = _mm256_min_epi32(v, _mm256_shuffle_epi32(v, 0xB1));
+    return _mm256_cvtsi256_si32(v);
+}
+
+/* fst_pair_values2u_avx512 in AVX2 (8 lanes; x >= t tested as x > t - 1, the
+   thresholds being row counts >= 0). */
+__attribute__((target("avx2")))
+static void fst_pair_values2u_avx2(const int32_t* A, int m, const int32_t* cli,
+                                   int right, int32_t c0, int32_t ct, int32_t t1,
+                                   int32_t t2, int32_t* best2, int32_t* peel, int* arg)
+{
+    const __m256i big = _mm256_set1_epi32(INT32_MAX);
+    const __m256i vc0 = _mm256_set1_epi32(c0), vct = _mm256_set1_epi32(ct);
+    const __m256i vt1 = _mm256_set1_epi32(t1 - 1), vt2 = _mm256_set1_epi32(t2 - 1);
+    const __m256i eight = _mm256_set1_epi32(8);
+    __m256i vbest = big, vpeel = big, vidx = _mm256_set1_epi32(-1);
+    __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    int j = 0;
+    for (; j + 8 <= m; j += 8) {
+        __m256i xt, yt, l1, l2, sep;
+        fst_cells2u_block_avx2(A, cli, right, j, vc0, vct, &xt, &yt, &l1, &l2, &sep);
+        __m256i v = _mm256_add_epi32(l1, l2);
+        /* strictly smaller replaces: each lane keeps its first split on ties */
+        __m256i better = _mm256_and_si256(sep, _mm256_cmpgt_epi32(vbest, v));
+        vbest = _mm256_blendv_epi8(vbest, v, better);
+        vidx = _mm256_blendv_epi8(vidx, lane, better);
+        __m256i one1 = _mm256_cmpgt_epi32(xt, vt1), two1 = _mm256_cmpgt_epi32(xt, vt2);
+        __m256i one2 = _mm256_cmpgt_epi32(yt, vt1), two2 = _mm256_cmpgt_epi32(yt, vt2);
+        __m256i p1 = _mm256_and_si256(sep, _mm256_and_si256(one1, two2));
+        __m256i p2 = _mm256_and_si256(sep, _mm256_and_si256(one2, two1));
+        vpeel = _mm256_blendv_epi8(vpeel, _mm256_min_epi32(vpeel, l1), p1);
+        vpeel = _mm256_blendv_epi8(vpeel, _mm256_min_epi32(vpeel, l2), p2);
+        lane = _mm256_add_epi32(lane, eight);
+    }
+    int32_t bv[8], pv[8], ix[8];
+    _mm256_storeu_si256((__m256i*)bv, vbest);
+    _mm256_storeu_si256((__m256i*)pv, vpeel);
+    _mm256_storeu_si256((__m256i*)ix, vidx);
+    int32_t bb = INT32_MAX, pp = INT32_MAX, ii = -1;
+    for (int k = 0; k < 8; k++) {
+        if (pv[k] < pp)
+            pp = pv[k];
+        /* each lane kept its first split; across lanes the first of the smallest */
+        if (ix[k] >= 0 && (bv[k] < bb || (bv[k] == bb && ix[k] < ii))) {
+            bb = bv[k];
+            ii = ix[k];
+        }
+    }
+    for (; j < m; j++) {     /* the tail: later splits, so strictly smaller replaces */
+        int32_t xt, yt, l1, l2;
+        if (!fst_cells2u_one(A, cli, right, j, c0, ct, &xt, &yt, &l1, &l2))
+            continue;
+        if (l1 + l2 < bb) {
+            bb = l1 + l2;
+            ii = j;
+        }
+        if (xt >= t1 && yt >= t2 && l1 < pp)
+            pp = l1;
+        if (yt >= t1 && xt >= t2 && l2 < pp)
+            pp = l2;
+    }
+    *best2 = bb;
+    *peel = pp;
+    *arg = ii;
+}
+
+/* fst_peel3_2u_avx512 in AVX2.  The loop may end at any point once the least
+   reaches `low`: no cell's value is below it, so the result is `low` wherever the
+   loop ends (the scalar loop ends at a split, this one at a block). */
+__attribute__((target("avx2")))
+static int32_t fst_peel3_2u_avx2(const int32_t* A, int m, const int32_t* cli,
+                                 int right, int32_t c0, int32_t ct, int32_t t1,
+                                 int32_t t2, int32_t ib, int32_t low)
+{
+    const __m256i zero = _mm256_setzero_si256();
+    const __m256i vc0 = _mm256_set1_epi32(c0), vct = _mm256_set1_epi32(ct);
+    const __m256i vt1 = _mm256_set1_epi32(t1 - 1), vt2 = _mm256_set1_epi32(t2 - 1);
+    const __m256i vib = _mm256_set1_epi32(ib);
+    __m256i vpeel = _mm256_set1_epi32(INT32_MAX);
+    int j = 0;
+    for (; j + 8 <= m; j += 8) {
+        __m256i xt, yt, l1, l2, sep;
+        fst_cells2u_block_avx2(A, cli, right, j, vc0, vct, &xt, &yt, &l1, &l2, &sep);
+        __m256i one1 = _mm256_cmpgt_epi32(xt, vt1), two1 = _mm256_cmpgt_epi32(xt, vt2);
+        __m256i one2 = _mm256_cmpgt_epi32(yt, vt1), two2 = _mm256_cmpgt_epi32(yt, vt2);
+        __m256i v1 = _mm256_add_epi32(l1, _mm256_max_epi32(zero, _mm256_sub_epi32(vib, xt)));
+        __m256i v2 = _mm256_add_epi32(l2, _mm256_max_epi32(zero, _mm256_sub_epi32(vib, yt)));
+        __m256i p1 = _mm256_and_si256(sep, _mm256_and_si256(one1, two2));
+        __m256i p2 = _mm256_and_si256(sep, _mm256_and_si256(one2, two1));
+        vpeel = _mm256_blendv_epi8(vpeel, _mm256_min_epi32(vpeel, v1), p1);
+        vpeel = _mm256_blendv_epi8(vpeel, _mm256_min_epi32(vpeel, v2), p2);
+        if (fst_hmin_avx2(vpeel) <= low)
+            return fst_hmin_avx2(vpeel);
+    }
+    int32_t w1 = fst_hmin_avx2(vpeel);
+    for (; j < m; j++) {
+        int32_t xt, yt, l1, l2, w2;
+        if (!fst_cells2u_one(A, cli, right, j, c0, ct, &xt, &yt, &l1, &l2))
+            continue;
+        if (xt >= t1 && yt >= t2) {
+            w2 = l1 + (ib > xt ? ib - xt : 0);
+            if (w2 < w1)
+                w1 = w2;
+        }
+        if (yt >= t1 && xt >= t2) {
+            w2 = l2 + (ib > yt ? ib - yt : 0);
+            if (w2 < w1)
+                w1 = w2;
+        }
+        if (w1 <= low)
+            break;
+    }
+    return w1;
+}
+#endif
+
 /* 1 when the vector version ran (*out set), else 0: the caller's scalar loop. */
 static inline int fst_peel3_2u(const int32_t* A, int m, const int32_t* cli, int right,
                                int32_t c0, int32_t ct, int32_t t1, int32_t t2,
@@ -813,6 +1025,10 @@ static inline int fst_peel3_2u(const int32_t* A, int m, const int32_t* cli, int 
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
         *out = fst_peel3_2u_avx512(A, m, cli, right, c0, ct, t1, t2, ib, low);
+        return 1;
+    }
+    if (fst_simd_mode == 2) {
+        *out = fst_peel3_2u_avx2(A, m, cli, right, c0, ct, t1, t2, ib, low);
         return 1;
     }
 #endif
@@ -893,6 +1109,10 @@ static inline int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli,
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
         fst_pair_values2u_avx512(A, m, cli, right, c0, ct, t1, t2, best2, peel, arg);
+        return 1;
+    }
+    if (fst_simd_mode == 2) {
+        fst_pair_values2u_avx2(A, m, cli, right, c0, ct, t1, t2, best2, peel, arg);
         return 1;
     }
 #endif
