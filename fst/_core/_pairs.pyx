@@ -56,8 +56,7 @@ cdef extern from "_simd.h":
 
 def set_simd(int mode=-1):
     """Choose the two-class kernel: -1 by the CPU (the default at import), 0 the
-    scalar loop, 1 the AVX-512 one if the CPU has it (2, AVX2, counts with the
-    scalar loop here).  Returns the choice in effect (0: scalar).  The counts are integers, so every choice gives the same counts;
+    scalar loop, 1 the AVX-512 one and 2 the AVX2 one, each if the CPU has it.  Returns the choice in effect (0: scalar).  The counts are integers, so every choice gives the same counts;
     the tests compare them."""
     return fst_set_simd(mode)
 

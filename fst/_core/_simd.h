@@ -95,8 +95,65 @@ static void fst_pair_row2_avx512(const uint64_t* a, const uint64_t* XS, int m,
 }
 #endif
 
+#if FST_HAVE_AVX512
+/* fst_pair_row2 in AVX2, which has no vector popcount: four words at a time,
+ * each byte's bits counted by a 16-entry table lookup per half byte (PSHUFB),
+ * the byte counts summed in bytes for up to 31 blocks (at most 8 a block, so
+ * never past 255) and then per 64-bit lane (PSADBW); the words past the last
+ * whole block by POPCNT.  Integer counts, so the same as the scalar loop. */
+__attribute__((target("avx2,popcnt")))
+static void fst_pair_row2_avx2(const uint64_t* a, const uint64_t* XS, int m,
+                               const uint64_t* XC, int nw, int r, int32_t* out,
+                               const int32_t* colrow)
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i zero = _mm256_setzero_si256();
+    int full = nw & ~3;
+    for (int j = 0; j < m; j++) {
+        if (colrow != 0 && colrow[j] < r)
+            continue;           /* the cell is row colrow[j]'s: copied from there */
+        const uint64_t* b = XS + (int64_t)j * nw;
+        /* per 64-bit lane: the cell's rows in the low 32 bits, its rows of class 0
+           in the high 32 (a cell has fewer than 2**31 rows: no carry) */
+        __m256i sum = zero;
+        int w = 0;
+        while (w < full) {
+            int stop = (full - w > 4 * 31) ? w + 4 * 31 : full;
+            __m256i cx = zero, cz = zero;
+            for (; w < stop; w += 4) {
+                __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(a + w)),
+                                             _mm256_loadu_si256((const __m256i*)(b + w)));
+                __m256i z = _mm256_and_si256(x, _mm256_loadu_si256((const __m256i*)(XC + w)));
+                cx = _mm256_add_epi8(cx, _mm256_add_epi8(
+                    _mm256_shuffle_epi8(lut, _mm256_and_si256(x, low4)),
+                    _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4))));
+                cz = _mm256_add_epi8(cz, _mm256_add_epi8(
+                    _mm256_shuffle_epi8(lut, _mm256_and_si256(z, low4)),
+                    _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(z, 4), low4))));
+            }
+            sum = _mm256_add_epi64(sum, _mm256_sad_epu8(cx, zero));
+            sum = _mm256_add_epi64(sum, _mm256_slli_epi64(_mm256_sad_epu8(cz, zero), 32));
+        }
+        uint64_t lanes[4];
+        _mm256_storeu_si256((__m256i*)lanes, sum);
+        uint64_t s = lanes[0] + lanes[1] + lanes[2] + lanes[3];
+        int64_t total = (int64_t)(s & 0xFFFFFFFFu), c0 = (int64_t)(s >> 32);
+        for (; w < nw; w++) {
+            uint64_t x = a[w] & b[w];
+            total += FST_POPCNT64(x);
+            c0 += FST_POPCNT64(x & XC[w]);
+        }
+        out[((int64_t)r * m + j) * 2] = (int32_t)c0;
+        out[((int64_t)r * m + j) * 2 + 1] = (int32_t)total;
+    }
+}
+#endif
+
 /* -1: not decided yet; 0: scalar; 1: AVX-512; 2: AVX2 (only the loops that have
- * an AVX2 version: fst_pair_values2u and fst_peel3_2u; the others run scalar) */
+ * an AVX2 version: fst_pair_row2, fst_pair_values2u and fst_peel3_2u; the others
+ * run scalar) */
 static int fst_simd_mode = -1;
 
 static inline int fst_cpu_has_avx512(void)
@@ -433,6 +490,10 @@ static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
         fst_pair_row2_avx512(a, XS, m, XC, nw, r, out, colrow);
+        return;
+    }
+    if (fst_simd_mode == 2) {
+        fst_pair_row2_avx2(a, XS, m, XC, nw, r, out, colrow);
         return;
     }
 #endif
