@@ -195,9 +195,10 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=Tr
     `_column_space`; values, `column_values(X32)` when the caller has them).
 
     With fill=False the row bitsets of the splits are allocated but left to the
-    search, which fills each column when it first reads one of its splits
-    (`split_row` in _search; `split_filled` and `col_filled` mark what is filled): zero pages
-    cost no memory until written.  fill=True fills them all here.
+    search, which fills a split's when it first reads it (`split_row` in _search;
+    a whole column in its loops over many splits; `split_filled` and
+    `col_filled` mark what is filled): zero pages cost no memory until written.
+    fill=True fills them all here.
 
     Parameters
     ----------

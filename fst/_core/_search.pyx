@@ -166,8 +166,8 @@ cdef struct Ctx:
     int K                    # classes
     int n_splits             # splits in the split space
     word_t* split_bits       # n_splits x nw: rows going left (x <= threshold); read
-                             # only through `split_row`, which fills a column's rows
-                             # on its first use
+                             # only through `split_row` (or `split_row_bulk`), which
+                             # fills a split's rows (its column's) on first use
     uint8_t* split_filled    # n_splits: 1 once a split's rows are filled
     uint8_t* col_filled      # n_cols: 1 once all of a column's splits are filled
     const word_t* class_bits # K x nw: rows of each class
