@@ -297,6 +297,18 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
                 c.stop = STOP_INTERRUPT
 
 
+cdef inline int64_t _rows_to_rank(word_t* out, const int32_t* order, const int32_t* rank,
+                                  int64_t n, int64_t i, int64_t k) noexcept nogil:
+    """Set in `out` the bits of a column's sorted rows from position i on while
+    their rank is <= k; returns the first position past them."""
+    cdef int32_t row
+    while i < n and rank[order[i]] <= k:
+        row = order[i]
+        out[row >> 6] |= (<word_t> 1) << (row & 63)
+        i += 1
+    return i
+
+
 cdef void fill_column(Ctx* c, int32_t j) noexcept nogil:
     """Fill the row bitsets of every split of column j: split k of the column
     holds the rows of rank <= k, so each is the previous one plus the rows of
@@ -307,7 +319,6 @@ cdef void fill_column(Ctx* c, int32_t j) noexcept nogil:
     cdef const int32_t* order = c.col_order + <int64_t> j * c.n
     cdef const int32_t* rank = c.row_rank + <int64_t> j * c.n
     cdef word_t* out
-    cdef int32_t row
     for k in range(c.col_start[j + 1] - c.col_start[j]):
         s = c.col_start[j] + k
         out = c.split_bits + s * nw
@@ -315,10 +326,7 @@ cdef void fill_column(Ctx* c, int32_t j) noexcept nogil:
             memcpy(out, out - nw, nw * sizeof(word_t))
         else:
             memset(out, 0, nw * sizeof(word_t))
-        while i < c.n and rank[order[i]] <= k:
-            row = order[i]
-            out[row >> 6] |= (<word_t> 1) << (row & 63)
-            i += 1
+        i = _rows_to_rank(out, order, rank, c.n, i, k)
         c.split_filled[s] = 1
     c.col_filled[j] = 1
 
@@ -326,18 +334,11 @@ cdef void fill_column(Ctx* c, int32_t j) noexcept nogil:
 cdef void fill_split(Ctx* c, int32_t s) noexcept nogil:
     """Fill the row bitset of split s alone: the rows of rank <= k in its column
     (it is split k there), the first rows of the column's sorted order."""
-    cdef int nw = c.nw
     cdef int32_t j = c.split_col[s]
-    cdef int64_t i = 0, k = s - c.col_start[j]
-    cdef const int32_t* order = c.col_order + <int64_t> j * c.n
-    cdef const int32_t* rank = c.row_rank + <int64_t> j * c.n
-    cdef word_t* out = c.split_bits + <int64_t> s * nw
-    cdef int32_t row
-    memset(out, 0, nw * sizeof(word_t))
-    while i < c.n and rank[order[i]] <= k:
-        row = order[i]
-        out[row >> 6] |= (<word_t> 1) << (row & 63)
-        i += 1
+    cdef word_t* out = c.split_bits + <int64_t> s * c.nw
+    memset(out, 0, c.nw * sizeof(word_t))
+    _rows_to_rank(out, c.col_order + <int64_t> j * c.n, c.row_rank + <int64_t> j * c.n,
+                  c.n, 0, s - c.col_start[j])
     c.split_filled[s] = 1
 
 
