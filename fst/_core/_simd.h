@@ -891,55 +891,35 @@ static int32_t fst_peel3_2u_avx512(const int32_t* A, int m, const int32_t* cli,
 /* AVX2 versions of the two-class whole-row loops, for CPUs without AVX-512: 8
    splits at a time in 32-bit lanes, with the same integer values, the same first
    split on ties and the same peel as the scalar loops (the comparisons are exact);
-   the last m % 8 splits run the scalar steps below. */
+   the last block's missing splits load as empty cells, which separate nothing. */
 
-/* The scalar step of split j (`_unit_cells` for two classes): 0 when s_j does not
-   separate the child, else its cells' rows and losses. */
-static inline int fst_cells2u_one(const int32_t* A, const int32_t* cli, int right,
-                                  int j, int32_t c0, int32_t ct, int32_t* xt,
-                                  int32_t* yt, int32_t* l1, int32_t* l2)
-{
-    int32_t x0 = A[2 * (int64_t)j], xr = A[2 * (int64_t)j + 1];
-    if (right) {
-        x0 = cli[2 * (int64_t)j] - x0;
-        xr = cli[2 * (int64_t)j + 1] - xr;
-    }
-    int32_t y0 = c0 - x0, yr = ct - xr;
-    if (xr == 0 || yr == 0)
-        return 0;
-    int32_t x1 = xr - x0, y1 = yr - y0;
-    *xt = xr;
-    *yt = yr;
-    *l1 = x0 < x1 ? x0 : x1;
-    *l2 = y0 < y1 ? y0 : y1;
-    return 1;
-}
-
-/* Block j (8 whole splits) of a two-class row of pair counts: as
+/* Block j (up to 8 splits, m in all) of a two-class row of pair counts: as
    fst_cells2u_block, and sep, all ones in the lanes whose split separates the
-   child. */
+   child.  Past m the counts load as 0: an empty cell, so those lanes separate
+   nothing. */
 __attribute__((target("avx2")))
 static inline void fst_cells2u_block_avx2(const int32_t* A, const int32_t* cli, int right,
-                                          int j, __m256i vc0, __m256i vct, __m256i* xt,
-                                          __m256i* yt, __m256i* l1, __m256i* l2,
-                                          __m256i* sep)
+                                          int m, int j, __m256i vc0, __m256i vct,
+                                          __m256i* xt, __m256i* yt, __m256i* l1,
+                                          __m256i* l2, __m256i* sep)
 {
     const __m256i split = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     const __m256i zero = _mm256_setzero_si256();
+    const __m256i pos = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    int ints = m - j >= 8 ? 16 : 2 * (m - j);    /* the block's counts that exist */
+    __m256i lo = _mm256_cmpgt_epi32(_mm256_set1_epi32(ints), pos);
+    __m256i hi = _mm256_cmpgt_epi32(_mm256_set1_epi32(ints - 8), pos);
     const int32_t* p = A + 2 * (int64_t)j;
     /* (class 0, rows) pairs of splits j..j+3 and j+4..j+7, each regrouped as four
        class-0 counts then four row counts */
-    __m256i a = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i*)p), split);
-    __m256i b = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i*)(p + 8)),
-                                            split);
+    __m256i a = _mm256_permutevar8x32_epi32(_mm256_maskload_epi32(p, lo), split);
+    __m256i b = _mm256_permutevar8x32_epi32(_mm256_maskload_epi32(p + 8, hi), split);
     __m256i x0 = _mm256_permute2x128_si256(a, b, 0x20);
     __m256i xr = _mm256_permute2x128_si256(a, b, 0x31);
     if (right) {
         const int32_t* q = cli + 2 * (int64_t)j;
-        __m256i ca = _mm256_permutevar8x32_epi32(_mm256_loadu_si256((const __m256i*)q),
-                                                 split);
-        __m256i cb = _mm256_permutevar8x32_epi32(
-            _mm256_loadu_si256((const __m256i*)(q + 8)), split);
+        __m256i ca = _mm256_permutevar8x32_epi32(_mm256_maskload_epi32(q, lo), split);
+        __m256i cb = _mm256_permutevar8x32_epi32(_mm256_maskload_epi32(q + 8, hi), split);
         x0 = _mm256_sub_epi32(_mm256_permute2x128_si256(ca, cb, 0x20), x0);
         xr = _mm256_sub_epi32(_mm256_permute2x128_si256(ca, cb, 0x31), xr);
     }
@@ -979,10 +959,9 @@ static void fst_pair_values2u_avx2(const int32_t* A, int m, const int32_t* cli,
     const __m256i eight = _mm256_set1_epi32(8);
     __m256i vbest = big, vpeel = big, vidx = _mm256_set1_epi32(-1);
     __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    int j = 0;
-    for (; j + 8 <= m; j += 8) {
+    for (int j = 0; j < m; j += 8) {
         __m256i xt, yt, l1, l2, sep;
-        fst_cells2u_block_avx2(A, cli, right, j, vc0, vct, &xt, &yt, &l1, &l2, &sep);
+        fst_cells2u_block_avx2(A, cli, right, m, j, vc0, vct, &xt, &yt, &l1, &l2, &sep);
         __m256i v = _mm256_add_epi32(l1, l2);
         /* strictly smaller replaces: each lane keeps its first split on ties */
         __m256i better = _mm256_and_si256(sep, _mm256_cmpgt_epi32(vbest, v));
@@ -1010,19 +989,6 @@ static void fst_pair_values2u_avx2(const int32_t* A, int m, const int32_t* cli,
             ii = ix[k];
         }
     }
-    for (; j < m; j++) {     /* the tail: later splits, so strictly smaller replaces */
-        int32_t xt, yt, l1, l2;
-        if (!fst_cells2u_one(A, cli, right, j, c0, ct, &xt, &yt, &l1, &l2))
-            continue;
-        if (l1 + l2 < bb) {
-            bb = l1 + l2;
-            ii = j;
-        }
-        if (xt >= t1 && yt >= t2 && l1 < pp)
-            pp = l1;
-        if (yt >= t1 && xt >= t2 && l2 < pp)
-            pp = l2;
-    }
     *best2 = bb;
     *peel = pp;
     *arg = ii;
@@ -1041,10 +1007,9 @@ static int32_t fst_peel3_2u_avx2(const int32_t* A, int m, const int32_t* cli,
     const __m256i vt1 = _mm256_set1_epi32(t1 - 1), vt2 = _mm256_set1_epi32(t2 - 1);
     const __m256i vib = _mm256_set1_epi32(ib);
     __m256i vpeel = _mm256_set1_epi32(INT32_MAX);
-    int j = 0;
-    for (; j + 8 <= m; j += 8) {
+    for (int j = 0; j < m; j += 8) {
         __m256i xt, yt, l1, l2, sep;
-        fst_cells2u_block_avx2(A, cli, right, j, vc0, vct, &xt, &yt, &l1, &l2, &sep);
+        fst_cells2u_block_avx2(A, cli, right, m, j, vc0, vct, &xt, &yt, &l1, &l2, &sep);
         __m256i one1 = _mm256_cmpgt_epi32(xt, vt1), two1 = _mm256_cmpgt_epi32(xt, vt2);
         __m256i one2 = _mm256_cmpgt_epi32(yt, vt1), two2 = _mm256_cmpgt_epi32(yt, vt2);
         __m256i v1 = _mm256_add_epi32(l1, _mm256_max_epi32(zero, _mm256_sub_epi32(vib, xt)));
@@ -1056,25 +1021,7 @@ static int32_t fst_peel3_2u_avx2(const int32_t* A, int m, const int32_t* cli,
         if (fst_hmin_avx2(vpeel) <= low)
             return fst_hmin_avx2(vpeel);
     }
-    int32_t w1 = fst_hmin_avx2(vpeel);
-    for (; j < m; j++) {
-        int32_t xt, yt, l1, l2, w2;
-        if (!fst_cells2u_one(A, cli, right, j, c0, ct, &xt, &yt, &l1, &l2))
-            continue;
-        if (xt >= t1 && yt >= t2) {
-            w2 = l1 + (ib > xt ? ib - xt : 0);
-            if (w2 < w1)
-                w1 = w2;
-        }
-        if (yt >= t1 && xt >= t2) {
-            w2 = l2 + (ib > yt ? ib - yt : 0);
-            if (w2 < w1)
-                w1 = w2;
-        }
-        if (w1 <= low)
-            break;
-    }
-    return w1;
+    return fst_hmin_avx2(vpeel);
 }
 #endif
 
