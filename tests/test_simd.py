@@ -334,3 +334,68 @@ def test_identical_fits_with_and_without_compacted_rows(seed, restore_compact):
         lambda: FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost,
                                         max_depth=depth).fit(X, y),
         switch=_search.set_compact_rows)
+
+
+@pytest.fixture
+def restore_class_prefix():
+    yield
+    _search.set_class_prefix(True)
+    _search.set_simd(-1)
+
+
+def _prefix_bits(nb0, nw):
+    bits = np.zeros(64 * nw, dtype=bool)
+    bits[:nb0] = True
+    return np.packbits(bits, bitorder="little").view("<u8").reshape(1, nw).copy()
+
+
+@pytest.mark.parametrize("nw", [1, 3, 4, 5, 8, 9, 23, 130])
+@pytest.mark.parametrize("where", ["zero", "word", "inside", "last", "all"])
+def test_pair_counts_with_class_zero_below_a_boundary(nw, where, restore_class_prefix):
+    """Rows sorted by class: two-class counts taken as class 0 = the bits below
+    nb0 (`fst_pair_row2p_*`) equal brute force under every loop, for a boundary
+    at 0, on a word edge, inside a word (in each position of an AVX2 block), in
+    the last word, and past every bit; with shared cells (all rows chosen) and
+    without (a stage of 2 rows)."""
+    rng = np.random.default_rng(nw * 7 + len(where))
+    m = 21
+    XS = rng.integers(0, 2**63, size=(m, nw), dtype=np.uint64) * np.uint64(2)
+    XS |= rng.integers(0, 2, size=(m, nw), dtype=np.uint64)
+    XS[3] = np.uint64(2**64 - 1)                    # a full set: every count exact
+    nb0 = {"zero": 0, "word": 64 * (nw // 2), "inside": 64 * (nw - 1) // 2 + 37,
+           "last": 64 * nw - 5, "all": 64 * nw}[where]
+    XC = _prefix_bits(nb0, nw)
+    for rows in (np.array([3, 17], dtype=np.int32),
+                 rng.permutation(m).astype(np.int32)):
+        expected = _brute_counts(XS, rows, 2, XC)
+        for mode in (0, 1, 2):
+            _search.set_simd(mode)
+            for threads in (1, 2):
+                got = _pairs._pair_counts_for_tests(XS, rows, 2, XC, threads, nb0)
+                np.testing.assert_array_equal(got, expected)
+    # with another XC the boundary would disagree with it: refused
+    with pytest.raises(ValueError, match="below nb0"):
+        _pairs._pair_counts_for_tests(XS, rows, 2, _prefix_bits(max(nb0 - 1, 0), nw)
+                                      if nb0 else _prefix_bits(1, nw), 1, nb0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_identical_fits_with_and_without_the_class_boundary(seed, restore_class_prefix,
+                                                            restore_compact):
+    """Two-class pair stages that count class 0 as the rows below a boundary, or
+    through the class's bitset, walk the same path to the same tree (unit and
+    random costs, weights, compacted and full words, each loop)."""
+    rng = np.random.default_rng(400 + seed)
+    _search.set_compact_rows(seed < 4)
+    n = int(rng.integers(400, 900))
+    X = rng.integers(0, 12, size=(n, 5)).astype(float)
+    y = ((X[:, 0] > 2) ^ (X[:, 2] > 3) | (rng.random(n) < 0.15)).astype(int)
+    cost = None if seed % 2 == 0 else rng.random((2, 2)) + 1.0 - np.eye(2)
+    w = np.full(n, 2.0) if seed % 3 == 2 else None   # one weight: still two classes
+    for mode in (0, 2):
+        if _search.set_simd(mode) != mode:
+            continue
+        _assert_same_path_under_both_loops(
+            lambda: FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost).fit(
+                X, y, sample_weight=w),
+            switch=_search.set_class_prefix)

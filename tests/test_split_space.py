@@ -73,9 +73,11 @@ def test_coarse_split_bits_hold_the_rows_of_each_threshold(seed):
     X[rng.random((n, p)) < rng.choice([0.0, 0.1, 0.5])] = np.nan
     full = int(column_split_counts(X).sum())
     for max_splits in sorted({0, 1, p, full // 3, max(full - 1, 0)}):
-        pr = build_problem(X, rng.integers(0, 2, n), 2, UNIT, max_splits)
+        y = rng.integers(0, 2, n)
+        pr = build_problem(X, y, 2, UNIT, max_splits)
         assert pr.n_splits <= max_splits
-        X_sorted = X[_row_order(X, pr)]
+        X_sorted = X[_row_order(X, y)]
+        np.testing.assert_array_equal(pr.y, y[_row_order(X, y)])
         for j in range(p):
             allowed = _full_thresholds(X[:, j])
             for s in range(pr.col_start[j], pr.col_start[j + 1]):
@@ -86,13 +88,12 @@ def test_coarse_split_bits_hold_the_rows_of_each_threshold(seed):
                 np.testing.assert_array_equal(pr.split_bits[s], expected)
 
 
-def _row_order(X, pr):
-    """build_problem's row order (by equivalence group, then label): recovered
-    from its row ranks, which hold the rows in that order."""
+def _row_order(X, y):
+    """build_problem's row order: by label, then equivalence group (identical
+    rows, NaN equal to NaN)."""
     key = np.where(np.isnan(X), np.inf, X)
     _, group = np.unique(key, axis=0, return_inverse=True)
-    order = np.lexsort((np.zeros(len(X)), group.reshape(-1)))
-    return order
+    return np.lexsort((group.reshape(-1), y))
 
 
 def test_max_splits_from_the_memory_limit():

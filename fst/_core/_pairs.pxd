@@ -6,10 +6,10 @@ cdef enum:
 
 cdef void pair_counts(const word_t* XS, const int32_t* rows, int n_rows, int m, int K,
                       const word_t* XC, int nw, int32_t* out,
-                      int n_threads) noexcept nogil
+                      int n_threads, int nb0) noexcept nogil
 
 cdef word_t* transposed_splits(const word_t* XS, int m, int K, int nw) noexcept nogil
 
 cdef void pair_counts_xt(const word_t* XS, const word_t* XT, const int32_t* rows,
                          int n_rows, int m, int K, const word_t* XC, int nw, int32_t* out,
-                         int n_threads) noexcept nogil
+                         int n_threads, int nb0) noexcept nogil

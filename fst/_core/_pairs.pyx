@@ -43,7 +43,8 @@ cdef enum:
 
 cdef extern from "_simd.h":
     void fst_pair_row2(const word_t* a, const word_t* XS, int m, const word_t* XC,
-                       int nw, int r, int32_t* out, const int32_t* colrow) noexcept nogil
+                       int nw, int r, int32_t* out, const int32_t* colrow,
+                       int nb0) noexcept nogil
     int fst_pair_row_k(const word_t* a, const word_t* XS, int m, const word_t* XC,
                        int nw, int K, int r, int32_t* out) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
@@ -66,10 +67,10 @@ set_simd(-1)
 
 cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, int K,
                            const word_t* XC, int nw, int32_t* out,
-                           const int32_t* colrow) noexcept nogil:
+                           const int32_t* colrow, int nb0) noexcept nogil:
     cdef Py_ssize_t j, w, k
     if K == 2:
-        fst_pair_row2(XS + i * nw, XS, m, XC, nw, <int> r, out, colrow)
+        fst_pair_row2(XS + i * nw, XS, m, XC, nw, <int> r, out, colrow, nb0)
         return
     if fst_pair_row_k(XS + i * nw, XS, m, XC, nw, K, <int> r, out):
         return                           # the vector row (3 to 16 classes)
@@ -145,6 +146,8 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
                       int nw,               # IN words per bitset
                       int32_t* out,         # OUT n_rows x m x K: classes 0..K-2, total
                       int n_threads,        # IN OpenMP threads
+                      int nb0,              # IN two classes, rows sorted by class:
+                                            #    class 0 is the bits below nb0; or -1
                       ) noexcept nogil:
     """Fill out[(r*m + j)*K + k] for the cell X & s_rows[r] & s_j.
 
@@ -161,7 +164,7 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
     cdef word_t* XT = NULL
     if n_rows >= TRANSPOSE_ROWS:
         XT = transposed_splits(XS, m, K, nw)
-    pair_counts_xt(XS, XT, rows, n_rows, m, K, XC, nw, out, n_threads)
+    pair_counts_xt(XS, XT, rows, n_rows, m, K, XC, nw, out, n_threads, nb0)
     free(XT)
 
 
@@ -189,7 +192,7 @@ cdef word_t* transposed_splits(const word_t* XS, int m, int K, int nw) noexcept 
 
 cdef void pair_counts_xt(const word_t* XS, const word_t* XT, const int32_t* rows,
                          int n_rows, int m, int K, const word_t* XC, int nw, int32_t* out,
-                         int n_threads) noexcept nogil:
+                         int n_threads, int nb0) noexcept nogil:
     """`pair_counts` (same arguments and counts) with XT, the splits as
     `transposed_splits` gives them, or NULL: the transposed kernels when XT is
     not NULL (at any number of rows: a stage valued in rounds transposes once),
@@ -216,18 +219,19 @@ cdef void pair_counts_xt(const word_t* XS, const word_t* XT, const int32_t* rows
                 colrow[rows[r]] = <int32_t> r
     if par:
         for r in prange(n_rows, schedule="dynamic", num_threads=n_threads):
-            _pair_row(XS, rows[r], r, m, K, XC, nw, out, colrow)
+            _pair_row(XS, rows[r], r, m, K, XC, nw, out, colrow, nb0)
     else:
         for r in range(n_rows):
-            _pair_row(XS, rows[r], r, m, K, XC, nw, out, colrow)
+            _pair_row(XS, rows[r], r, m, K, XC, nw, out, colrow, nb0)
     if colrow != NULL:
         _mirror_cells(rows, n_rows, m, out)
         free(colrow)
 
 
 def _pair_counts_for_tests(const word_t[:, ::1] XS, const int32_t[::1] rows, int K,
-                           const word_t[:, ::1] XC, int n_threads):
-    """Test hook: `pair_counts` on given bitsets; returns the n_rows x m x K counts."""
+                           const word_t[:, ::1] XC, int n_threads, int nb0=-1):
+    """Test hook: `pair_counts` on given bitsets; returns the n_rows x m x K counts.
+    nb0 >= 0 (two classes): class 0 is the bits below nb0, and XC must be those bits."""
     import numpy as np
     cdef int m = XS.shape[0]
     cdef int nw = XS.shape[1]
@@ -237,9 +241,15 @@ def _pair_counts_for_tests(const word_t[:, ::1] XS, const int32_t[::1] rows, int
     for r in range(n_rows):
         if not 0 <= rows[r] < m:
             raise ValueError("rows must index the splits of XS")
+    if K == 2 and nb0 >= 0:
+        bits = np.zeros(nw * 64, dtype=bool)
+        bits[:nb0] = True
+        if not np.array_equal(np.asarray(XC[0]),
+                              np.packbits(bits, bitorder="little").view("<u8")):
+            raise ValueError("with nb0, XC must hold the bits below nb0")
     out = np.zeros((n_rows, m, K), dtype=np.int32)
     cdef int32_t[:, :, ::1] o = out
     with nogil:
         pair_counts(&XS[0, 0], &rows[0], n_rows, m, K, &XC[0, 0], nw, &o[0, 0, 0],
-                    n_threads)
+                    n_threads, nb0 if K == 2 else -1)
     return out

@@ -171,6 +171,8 @@ cdef struct Ctx:
     uint8_t* split_filled    # n_splits: 1 once a split's rows are filled
     uint8_t* col_filled      # n_cols: 1 once all of a column's splits are filled
     const word_t* class_bits # K x nw: rows of each class
+    int n0_prefix            # two classes, rows sorted by class (`build_problem`):
+                             # the rows of class 0 are rows 0 .. n0_prefix - 1; else -1
     const int32_t* split_col # column of each split
     const int32_t* col_start # first split index of each column
     const int32_t* col_order # n_cols x n: rows sorted by rank in each column
@@ -399,8 +401,9 @@ cdef double equivalent_excess(Ctx* c, const word_t* X) noexcept nogil:
 
     X is a union of whole groups (every split sends identical rows the same way),
     so m(X) = sum_c cnt_c * mincost_c + this excess (see _problem.build_problem).
-    Rows are sorted by group there, so the sum runs in group order for any input
-    order; `scan_counts` sums in the same order, so both give the same value."""
+    Rows are sorted there by label and group, an order that does not depend on
+    the input's, so the sum runs in the same order for any input order;
+    `scan_counts` sums in the same order, so both give the same value."""
     cdef int64_t w, row
     cdef word_t word
     cdef double s = 0.0
@@ -1518,6 +1521,8 @@ cdef struct PairStage:
     int64_t chunk    # rows counted at once
     int nwc          # words of a row set in XS and XC: nw, or ceil(|X| / 64) when
                      # the rows of X are compacted (`fst_compact_bits`)
+    int nb0          # the rows of class 0 in XS are its bits below nb0 (two classes,
+                     # Ctx.n0_prefix), or -1: they are XC
     word_t* XS       # m x nwc: X & s_j
     word_t* XT       # XS transposed (`transposed_splits`), or NULL: row kernels
     word_t* XC       # (K - 1) x nwc: X & class k
@@ -1604,6 +1609,13 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
             fst_compact_bits(c.class_bits + k * nw, X, nw, ps.XC + k * nwc, nwc)
         else:
             bs_and(ps.XC + k * nw, X, c.class_bits + k * nw, nw)
+    # Rows sorted by class: the rows of class 0 of X are the first of X, so in
+    # the compacted words (row order kept) they are the bits below |X & class 0|,
+    # and in the full words the bits below the problem's count of class 0 (every
+    # set counted lies inside X).
+    ps.nb0 = -1
+    if c.n0_prefix >= 0:
+        ps.nb0 = <int> bs_count(ps.XC, nwc) if compact else c.n0_prefix
     if rounds and n_rows >= TRANSPOSE_ROWS:
         ps.XT = transposed_splits(ps.XS, m, K, nwc)   # NULL: the row kernels
     return 1
@@ -1625,9 +1637,10 @@ cdef int pair_run(Ctx* c, PairStage* ps, const word_t* X, const double* cnt,
         nr = <int> (ps.chunk if r0 + ps.chunk <= n_rows else n_rows - r0)
         if ps.XT != NULL:
             pair_counts_xt(ps.XS, ps.XT, rows + r0, nr, m, K, ps.XC, ps.nwc, ps.A,
-                           c.n_threads)
+                           c.n_threads, ps.nb0)
         else:
-            pair_counts(ps.XS, rows + r0, nr, m, K, ps.XC, ps.nwc, ps.A, c.n_threads)
+            pair_counts(ps.XS, rows + r0, nr, m, K, ps.XC, ps.nwc, ps.A, c.n_threads,
+                        ps.nb0)
         c.pair_stages += 1
         # The values of each row are a pure function of its counts: computed for
         # every side still lacking them (in parallel on a large stage, each row
@@ -3174,6 +3187,11 @@ cdef class Search:
         c.sorted_min = SORTED_MIN
         c.sorted_shrink = 1
         c.class_bits = &class_bits[0, 0]
+        c.n0_prefix = -1
+        y_rows = np.asarray(problem.y)
+        if (c.K == 2 and _CLASS_PREFIX and y_rows.shape[0] > 0
+                and np.all(y_rows[1:] >= y_rows[:-1])):
+            c.n0_prefix = int(np.count_nonzero(y_rows == 0))
         c.split_col = &split_col[0] if c.n_splits > 0 else NULL
         c.col_start = &col_start[0]
         c.col_order = &col_order[0, 0]
@@ -3716,6 +3734,18 @@ def set_compact_rows(bint on=True):
     global COMPACT_ROWS
     COMPACT_ROWS = on
     return bool(fst_compact_ok())
+
+
+_CLASS_PREFIX = True
+
+
+def set_class_prefix(bint on=True):
+    """Test hook: whether two-class pair stages count class 0 as the bits below a
+    boundary (rows sorted by class, `Ctx.n0_prefix`; the default) or through the
+    class's bitset; the counts, and so every result, are the same.  Read when a
+    fit starts."""
+    global _CLASS_PREFIX
+    _CLASS_PREFIX = on
 
 
 def set_simd(int mode=-1):

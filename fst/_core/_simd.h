@@ -483,9 +483,205 @@ static inline int fst_pair_row_k(const uint64_t* a, const uint64_t* XS, int m,
     return 0;
 }
 
+/* Rows sorted by class (`build_problem`): the rows of class 0 among the bits of
+ * a row set are its bits below nb0, so a cell's class-0 count is the popcount of
+ * its words below word nb0 / 64 plus the low bits of that word, and its total
+ * adds the rest: one popcount a word instead of two (the total and X & class 0).
+ * The word holding bit nb0 is split by mask. */
+static inline void fst_prefix_split(int nb0, int nw, int* w0, uint64_t* mb)
+{
+    if ((int64_t)nb0 >= (int64_t)nw * 64) {
+        *w0 = nw;                     /* every bit is class 0: no boundary word */
+        *mb = 0;
+    } else {
+        *w0 = nb0 >> 6;
+        *mb = (((uint64_t)1) << (nb0 & 63)) - 1u;
+    }
+}
+
+static inline void fst_pair_row2p_scalar(const uint64_t* a, const uint64_t* XS, int m,
+                                         int nb0, int nw, int r, int32_t* out,
+                                         const int32_t* colrow)
+{
+    int w0;
+    uint64_t mb;
+    fst_prefix_split(nb0, nw, &w0, &mb);
+    for (int j = 0; j < m; j++) {
+        if (colrow != 0 && colrow[j] < r)
+            continue;           /* the cell is row colrow[j]'s: copied from there */
+        const uint64_t* b = XS + (int64_t)j * nw;
+        int64_t c0 = 0, c1 = 0;
+        int w = 0;
+        for (; w < w0; w++)
+            c0 += FST_POPCNT64(a[w] & b[w]);
+        if (w < nw) {
+            uint64_t x = a[w] & b[w];
+            c0 += FST_POPCNT64(x & mb);
+            c1 += FST_POPCNT64(x & ~mb);
+            w++;
+        }
+        for (; w < nw; w++)
+            c1 += FST_POPCNT64(a[w] & b[w]);
+        out[((int64_t)r * m + j) * 2] = (int32_t)c0;
+        out[((int64_t)r * m + j) * 2 + 1] = (int32_t)(c0 + c1);
+    }
+}
+
+#if FST_HAVE_AVX512
+/* Per 64-bit lane, the popcount of x (PSHUFB table per half byte, PSADBW). */
+__attribute__((target("avx2"))) __attribute__((always_inline))
+static inline __m256i fst_popcount_lanes_avx2(__m256i x, __m256i lut, __m256i low4)
+{
+    return _mm256_sad_epu8(_mm256_add_epi8(
+        _mm256_shuffle_epi8(lut, _mm256_and_si256(x, low4)),
+        _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4))),
+        _mm256_setzero_si256());
+}
+
+/* fst_pair_row2p_scalar in AVX2, four words a block: the blocks below the
+ * boundary word's block count to class 0, those above to class 1, and that block
+ * is split by a mask of its class-0 bits (two counts); the last block's missing
+ * words load as zero.  Integer counts, the same as every other loop's. */
+__attribute__((target("avx2")))
+static void fst_pair_row2p_avx2(const uint64_t* a, const uint64_t* XS, int m, int nb0,
+                                int nw, int r, int32_t* out, const int32_t* colrow)
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    int w0;
+    uint64_t mb;
+    fst_prefix_split(nb0, nw, &w0, &mb);
+    int full = nw >> 2, nblk = (nw + 3) >> 2, bb = w0 >> 2;
+    int e0 = bb < full ? bb : full;            /* whole blocks all of class 0 */
+    /* the boundary block's class-0 bits: whole words below w0, mb at w0 */
+    uint64_t m0[4];
+    for (int l = 0; l < 4; l++) {
+        int wd = 4 * bb + l;
+        m0[l] = wd < w0 ? ~(uint64_t)0 : (wd == w0 ? mb : 0);
+    }
+    __m256i M0 = _mm256_loadu_si256((const __m256i*)m0);
+    __m256i tail = _mm256_cmpgt_epi64(_mm256_set1_epi64x(nw - 4 * full), lane);
+    int j = 0;
+    /* four cells at once: each loaded block of a serves four splits, and one
+       transposing sum gives the four cells.  A cell the mirror will copy is
+       counted anyway when its neighbours are not (the copy writes the same). */
+    for (; j + 4 <= m; j += 4) {
+        if (colrow != 0 && colrow[j] < r && colrow[j + 1] < r && colrow[j + 2] < r
+            && colrow[j + 3] < r)
+            continue;
+        const uint64_t* b = XS + (int64_t)j * nw;
+        __m256i acc[4];
+        for (int q = 0; q < 4; q++)
+            acc[q] = _mm256_setzero_si256();
+        /* class 0 in the high 32 bits of each lane, class 1 in the low */
+        int bi = 0;
+        for (; bi < e0; bi++) {
+            __m256i xa = _mm256_loadu_si256((const __m256i*)(a + 4 * bi));
+            for (int q = 0; q < 4; q++)
+                acc[q] = _mm256_add_epi64(acc[q], _mm256_slli_epi64(fst_popcount_lanes_avx2(
+                    _mm256_and_si256(xa, _mm256_loadu_si256(
+                        (const __m256i*)(b + (int64_t)q * nw + 4 * bi))), lut, low4), 32));
+        }
+        if (bb < nblk) {
+            __m256i xa = bb < full ? _mm256_loadu_si256((const __m256i*)(a + 4 * bb))
+                                   : _mm256_maskload_epi64((const long long*)(a + 4 * bb), tail);
+            __m256i x0 = _mm256_and_si256(xa, M0), x1 = _mm256_andnot_si256(M0, xa);
+            for (int q = 0; q < 4; q++) {
+                const uint64_t* bq = b + (int64_t)q * nw + 4 * bb;
+                __m256i vb = bb < full ? _mm256_loadu_si256((const __m256i*)bq)
+                                       : _mm256_maskload_epi64((const long long*)bq, tail);
+                acc[q] = _mm256_add_epi64(acc[q], _mm256_slli_epi64(fst_popcount_lanes_avx2(
+                    _mm256_and_si256(x0, vb), lut, low4), 32));
+                acc[q] = _mm256_add_epi64(acc[q], fst_popcount_lanes_avx2(
+                    _mm256_and_si256(x1, vb), lut, low4));
+            }
+            bi = bb + 1;
+        }
+        for (; bi < full; bi++) {
+            __m256i xa = _mm256_loadu_si256((const __m256i*)(a + 4 * bi));
+            for (int q = 0; q < 4; q++)
+                acc[q] = _mm256_add_epi64(acc[q], fst_popcount_lanes_avx2(
+                    _mm256_and_si256(xa, _mm256_loadu_si256(
+                        (const __m256i*)(b + (int64_t)q * nw + 4 * bi))), lut, low4));
+        }
+        if (bi == full && full < nblk) {        /* the last block, after the boundary */
+            __m256i xa = _mm256_maskload_epi64((const long long*)(a + 4 * full), tail);
+            for (int q = 0; q < 4; q++)
+                acc[q] = _mm256_add_epi64(acc[q], fst_popcount_lanes_avx2(
+                    _mm256_and_si256(xa, _mm256_maskload_epi64(
+                        (const long long*)(b + (int64_t)q * nw + 4 * full), tail)), lut, low4));
+        }
+        /* lane q of v: cell j + q's sum over its four lanes */
+        __m256i t0 = _mm256_add_epi64(_mm256_unpacklo_epi64(acc[0], acc[1]),
+                                      _mm256_unpackhi_epi64(acc[0], acc[1]));
+        __m256i t1 = _mm256_add_epi64(_mm256_unpacklo_epi64(acc[2], acc[3]),
+                                      _mm256_unpackhi_epi64(acc[2], acc[3]));
+        __m256i v = _mm256_add_epi64(_mm256_permute2x128_si256(t0, t1, 0x20),
+                                     _mm256_permute2x128_si256(t0, t1, 0x31));
+        /* (class 0, total) as two int32: class 0 = v >> 32, total = its sum with
+           the low 32 bits */
+        __m256i c0 = _mm256_srli_epi64(v, 32);
+        _mm256_storeu_si256((__m256i*)(out + ((int64_t)r * m + j) * 2),
+                            _mm256_or_si256(c0, _mm256_slli_epi64(_mm256_add_epi64(v, c0), 32)));
+    }
+    for (; j < m; j++) {
+        if (colrow != 0 && colrow[j] < r)
+            continue;           /* the cell is row colrow[j]'s: copied from there */
+        const uint64_t* b = XS + (int64_t)j * nw;
+        __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
+        int bi = 0;
+        for (; bi < e0; bi++) {
+            __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(a + 4 * bi)),
+                                         _mm256_loadu_si256((const __m256i*)(b + 4 * bi)));
+            acc0 = _mm256_add_epi64(acc0, fst_popcount_lanes_avx2(x, lut, low4));
+        }
+        if (bb < nblk) {
+            __m256i x;
+            if (bb < full)
+                x = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(a + 4 * bb)),
+                                     _mm256_loadu_si256((const __m256i*)(b + 4 * bb)));
+            else
+                x = _mm256_and_si256(
+                    _mm256_maskload_epi64((const long long*)(a + 4 * bb), tail),
+                    _mm256_maskload_epi64((const long long*)(b + 4 * bb), tail));
+            acc0 = _mm256_add_epi64(acc0, fst_popcount_lanes_avx2(
+                _mm256_and_si256(x, M0), lut, low4));
+            acc1 = _mm256_add_epi64(acc1, fst_popcount_lanes_avx2(
+                _mm256_andnot_si256(M0, x), lut, low4));
+            bi = bb + 1;
+        }
+        for (; bi < full; bi++) {
+            __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(a + 4 * bi)),
+                                         _mm256_loadu_si256((const __m256i*)(b + 4 * bi)));
+            acc1 = _mm256_add_epi64(acc1, fst_popcount_lanes_avx2(x, lut, low4));
+        }
+        if (bi == full && full < nblk) {        /* the last block, after the boundary */
+            __m256i x = _mm256_and_si256(
+                _mm256_maskload_epi64((const long long*)(a + 4 * full), tail),
+                _mm256_maskload_epi64((const long long*)(b + 4 * full), tail));
+            acc1 = _mm256_add_epi64(acc1, fst_popcount_lanes_avx2(x, lut, low4));
+        }
+        /* class 0 in the high 32 bits of each lane, class 1 in the low (a cell
+           has fewer than 2**31 rows: no carry) */
+        __m256i s = _mm256_add_epi64(_mm256_slli_epi64(acc0, 32), acc1);
+        __m128i h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
+        uint64_t t = (uint64_t)_mm_cvtsi128_si64(h) + (uint64_t)_mm_extract_epi64(h, 1);
+        int64_t c0 = (int64_t)(t >> 32), c1 = (int64_t)(t & 0xFFFFFFFFu);
+        out[((int64_t)r * m + j) * 2] = (int32_t)c0;
+        out[((int64_t)r * m + j) * 2 + 1] = (int32_t)(c0 + c1);
+    }
+}
+#endif
+
+/* The two-class row of the pair stage: out[(r*m + j)*2] the rows of class 0 of
+ * a & s_j, out[(r*m + j)*2 + 1] all its rows.  nb0 >= 0: the rows of class 0 are
+ * the bits below nb0 (rows sorted by class; XC unused except by the AVX-512 loop,
+ * which reads XC, the same rows); nb0 < 0: they are XC. */
 static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
                                  const uint64_t* XC, int nw, int r, int32_t* out,
-                                 const int32_t* colrow)
+                                 const int32_t* colrow, int nb0)
 {
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
@@ -493,11 +689,17 @@ static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
         return;
     }
     if (fst_simd_mode == 2) {
-        fst_pair_row2_avx2(a, XS, m, XC, nw, r, out, colrow);
+        if (nb0 >= 0)
+            fst_pair_row2p_avx2(a, XS, m, nb0, nw, r, out, colrow);
+        else
+            fst_pair_row2_avx2(a, XS, m, XC, nw, r, out, colrow);
         return;
     }
 #endif
-    fst_pair_row2_scalar(a, XS, m, XC, nw, r, out, colrow);
+    if (nb0 >= 0)
+        fst_pair_row2p_scalar(a, XS, m, nb0, nw, r, out, colrow);
+    else
+        fst_pair_row2_scalar(a, XS, m, XC, nw, r, out, colrow);
 }
 
 
@@ -1260,7 +1462,7 @@ static inline void fst_pair_rows2_t(const uint64_t* a, const uint64_t* c,
 #endif
 }
 
-/* 1 when the transposed kernel can run (the vector loops are on, 2 to 16
+/* 1 when the transposed kernel can run (the AVX-512 loops are on, 2 to 16
    classes), else 0: the caller uses the row kernels. */
 static inline int fst_pair_transposed_ok(int K)
 {
