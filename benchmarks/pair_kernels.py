@@ -16,6 +16,16 @@ splits, where the two-class row kernels count each cell of two chosen rows once
 and copy it into the other row (`pair_counts`); the split count is then N:
 
     python benchmarks/pair_kernels.py --chosen 300 --words 16,32,100,194 --classes 2
+
+With --boundary it times, under the loops this CPU picks, the two-class row
+kernels with class 0 given as a bitset against class 0 as the bits below a
+boundary (rows sorted by class, as `build_problem` orders them;
+`fst_pair_row2p_*`): one call of 64 rows against the splits, the two settings
+interleaved, the fastest of 31 passes each (the hook checks the boundary in
+Python, about 0.1 ns a cell here). The row kernels run on CPUs without AVX-512;
+with it the transposed kernels take 64 rows either way:
+
+    python benchmarks/pair_kernels.py --boundary --words 4,8,16,24,32,64
 """
 import argparse
 import time
@@ -45,7 +55,11 @@ def main():
     ap.add_argument("--splits", type=int, default=1000)
     ap.add_argument("--chosen", type=int, default=64,
                     help="rows of one call; above 64, every split is chosen")
+    ap.add_argument("--boundary", action="store_true",
+                    help="two classes: class 0 as a bitset against as a boundary")
     args = ap.parse_args()
+    if args.boundary:
+        return boundary(args)
     if _search.set_simd(1) != 1:
         print("no AVX-512 on this CPU: every setting runs the scalar loops")
     if args.chosen > 64:
@@ -71,6 +85,30 @@ def main():
             small = per_cell(XS, rows, K, XC, 2)
             print(f"{K:7d} {nw:5d} {big:20.2f} {small:20.2f} {big / small:6.2f}")
     _search.set_simd(-1)
+
+
+def boundary(args):
+    mode = _search.set_simd(-1)
+    print(f"loops: {['scalar', 'AVX-512', 'AVX2'][mode]}; {args.splits} splits, 64 rows")
+    print("words  class-0 bitset ns/cell  boundary ns/cell  ratio")
+    rows = np.arange(64, dtype=np.int32)
+    for nw in (int(v) for v in args.words.split(",")):
+        rng = np.random.default_rng(nw)
+        XS = rng.integers(0, 2**63, size=(args.splits, nw), dtype=np.uint64)
+        nb0 = int(0.4 * 64 * nw) + 5
+        bits = np.zeros(64 * nw, dtype=bool)
+        bits[:nb0] = True
+        XC = np.packbits(bits, bitorder="little").view("<u8").reshape(1, nw).copy()
+        best = {-1: float("inf"), nb0: float("inf")}
+        for turn in range(32):
+            for b in best:
+                t = time.perf_counter()
+                _pairs._pair_counts_for_tests(XS, rows, 2, XC, 1, b)
+                if turn:
+                    best[b] = min(best[b], time.perf_counter() - t)
+        cells = len(rows) * args.splits / 1e9
+        print(f"{nw:5d} {best[-1] / cells:23.2f} {best[nb0] / cells:17.2f} "
+              f"{best[nb0] / best[-1]:6.2f}")
 
 
 if __name__ == "__main__":
