@@ -114,10 +114,10 @@ cdef extern from "_simd.h":
                           double* best2, double* peel, int* arg) noexcept nogil
     int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli, int right,
                           int32_t c0, int32_t ct, int32_t t1, int32_t t2, int32_t* best2,
-                          int32_t* peel, int* arg) noexcept nogil
+                          int32_t* peel, int* arg, int32_t* cache) noexcept nogil
     int fst_peel3_2u(const int32_t* A, int m, const int32_t* cli, int right, int32_t c0,
                      int32_t ct, int32_t t1, int32_t t2, int32_t ib, int32_t low,
-                     int32_t* out) noexcept nogil
+                     int32_t* out, const int32_t* cache) noexcept nogil
     int fst_pair_values_ku(const int32_t* A, int m, int K, const int32_t* cli, int right,
                            const int32_t* cc, int32_t ct, int32_t t1, int32_t t2,
                            int32_t* best2, int32_t* peel, int* arg) noexcept nogil
@@ -1183,6 +1183,10 @@ cdef inline bint _cells(const int32_t* A, const double* cl, bint right, const do
     return n1 != 0.0 and n2 != 0.0
 
 
+cdef enum:
+    CELL_CACHE = 1024    # splits whose cells `_pair_values_u` keeps (24 KiB of stack)
+
+
 cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
                          const int32_t* cli, bint right, double* best2, double* peel,
                          int* arg) noexcept nogil:
@@ -1203,11 +1207,15 @@ cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
     cdef int32_t xt, yt, l1, l2
     cdef int j, k, ia = -1
     cdef bint ran
+    # the cells the two-class vector loop computed, for the three-leaf pass
+    # (read back instead of recomputed: the same integers); up to CELL_CACHE splits
+    cdef int32_t cache[6 * CELL_CACHE]
+    cdef int32_t* cells = cache if K == 2 and m <= CELL_CACHE else NULL
     for k in range(K):
         ci[k] = <int32_t> cc[k]
         ct += ci[k]
     if K == 2:
-        ran = fst_pair_values2u(A, m, cli, right, ci[0], ct, T1, T2, &ib, &ip, &ia)
+        ran = fst_pair_values2u(A, m, cli, right, ci[0], ct, T1, T2, &ib, &ip, &ia, cells)
     else:
         ran = fst_pair_values_ku(A, m, K, cli, right, ci, ct, T1, T2, &ib, &ip, &ia)
     if not ran:
@@ -1222,7 +1230,8 @@ cdef void _pair_values_u(Ctx* c, const double* cc, const int32_t* A, int m,
             if yt >= T1 and xt >= T2 and l2 < ip:
                 ip = l2
     if (c.rules & RULE_PEEL3) and ia >= 0 and ip < 2147483647:
-        ip = _peel3_rows(A, m, cli, right, ci, ct, K, T1, T2, ib, ip)
+        ip = _peel3_rows(A, m, cli, right, ci, ct, K, T1, T2, ib, ip,
+                         cells if ran else NULL)
     arg[0] = ia
     best2[0] = u * ib if ia >= 0 else INF
     peel[0] = u * ip if ip < 2147483647 else INF
@@ -1305,16 +1314,16 @@ cdef inline void _pair_values_d(Ctx* c, const double* cc, const int32_t* A, int 
 
 cdef int32_t _peel3_rows(const int32_t* A, int m, const int32_t* cli, bint right,
                         const int32_t* ci, int32_t ct, int K, int32_t T1, int32_t T2,
-                        int32_t ib, int32_t ip) noexcept nogil:
+                        int32_t ib, int32_t ip, const int32_t* cells) noexcept nogil:
     """The three-leaf bound in whole rows (`_pair_values_u`'s child, best two-leaf
     loss ib, cheapest peel ip): the least over the cells that may peel off (the
     same capacity tests, T1 and T2 rows) of `three_leaf_peel`, a cell losing its
     rows less its largest class and worst(A) being its rows.  Never below ip
     (each cell's value is at least its loss), so the loops end once they reach
-    it."""
+    it.  cells: NULL, or the cells `fst_pair_values2u` left for this child."""
     cdef int j
     cdef int32_t xt, yt, l1, l2, w1 = 2147483647, w2
-    if K == 2 and fst_peel3_2u(A, m, cli, right, ci[0], ct, T1, T2, ib, ip, &w1):
+    if K == 2 and fst_peel3_2u(A, m, cli, right, ci[0], ct, T1, T2, ib, ip, &w1, cells):
         return w1
     for j in range(m):
         if not _unit_cells(A, cli, right, ci, ct, K, j, &xt, &yt, &l1, &l2):

@@ -1153,7 +1153,8 @@ static inline int32_t fst_hmin_avx2(__m256i v)
 __attribute__((target("avx2")))
 static void fst_pair_values2u_avx2(const int32_t* A, int m, const int32_t* cli,
                                    int right, int32_t c0, int32_t ct, int32_t t1,
-                                   int32_t t2, int32_t* best2, int32_t* peel, int* arg)
+                                   int32_t t2, int32_t* best2, int32_t* peel, int* arg,
+                                   int32_t* cache)
 {
     const __m256i big = _mm256_set1_epi32(INT32_MAX);
     const __m256i vc0 = _mm256_set1_epi32(c0), vct = _mm256_set1_epi32(ct);
@@ -1176,6 +1177,15 @@ static void fst_pair_values2u_avx2(const int32_t* A, int m, const int32_t* cli,
         vpeel = _mm256_blendv_epi8(vpeel, _mm256_min_epi32(vpeel, l1), p1);
         vpeel = _mm256_blendv_epi8(vpeel, _mm256_min_epi32(vpeel, l2), p2);
         lane = _mm256_add_epi32(lane, eight);
+        if (cache) {        /* the block's cells, for fst_peel3_2u_avx2 */
+            __m256i* cb = (__m256i*)(cache + 6 * (int64_t)j);
+            _mm256_storeu_si256(cb, xt);
+            _mm256_storeu_si256(cb + 1, yt);
+            _mm256_storeu_si256(cb + 2, l1);
+            _mm256_storeu_si256(cb + 3, l2);
+            _mm256_storeu_si256(cb + 4, p1);
+            _mm256_storeu_si256(cb + 5, p2);
+        }
     }
     int32_t bv[8], pv[8], ix[8];
     _mm256_storeu_si256((__m256i*)bv, vbest);
@@ -1202,7 +1212,8 @@ static void fst_pair_values2u_avx2(const int32_t* A, int m, const int32_t* cli,
 __attribute__((target("avx2")))
 static int32_t fst_peel3_2u_avx2(const int32_t* A, int m, const int32_t* cli,
                                  int right, int32_t c0, int32_t ct, int32_t t1,
-                                 int32_t t2, int32_t ib, int32_t low)
+                                 int32_t t2, int32_t ib, int32_t low,
+                                 const int32_t* cache)
 {
     const __m256i zero = _mm256_setzero_si256();
     const __m256i vc0 = _mm256_set1_epi32(c0), vct = _mm256_set1_epi32(ct);
@@ -1210,14 +1221,25 @@ static int32_t fst_peel3_2u_avx2(const int32_t* A, int m, const int32_t* cli,
     const __m256i vib = _mm256_set1_epi32(ib);
     __m256i vpeel = _mm256_set1_epi32(INT32_MAX);
     for (int j = 0; j < m; j += 8) {
-        __m256i xt, yt, l1, l2, sep;
-        fst_cells2u_block_avx2(A, cli, right, m, j, vc0, vct, &xt, &yt, &l1, &l2, &sep);
-        __m256i one1 = _mm256_cmpgt_epi32(xt, vt1), two1 = _mm256_cmpgt_epi32(xt, vt2);
-        __m256i one2 = _mm256_cmpgt_epi32(yt, vt1), two2 = _mm256_cmpgt_epi32(yt, vt2);
+        __m256i xt, yt, l1, l2, p1, p2;
+        if (cache) {        /* the cells fst_pair_values2u_avx2 left: the same */
+            const __m256i* cb = (const __m256i*)(cache + 6 * (int64_t)j);
+            xt = _mm256_loadu_si256(cb);
+            yt = _mm256_loadu_si256(cb + 1);
+            l1 = _mm256_loadu_si256(cb + 2);
+            l2 = _mm256_loadu_si256(cb + 3);
+            p1 = _mm256_loadu_si256(cb + 4);
+            p2 = _mm256_loadu_si256(cb + 5);
+        } else {
+            __m256i sep;
+            fst_cells2u_block_avx2(A, cli, right, m, j, vc0, vct, &xt, &yt, &l1, &l2, &sep);
+            __m256i one1 = _mm256_cmpgt_epi32(xt, vt1), two1 = _mm256_cmpgt_epi32(xt, vt2);
+            __m256i one2 = _mm256_cmpgt_epi32(yt, vt1), two2 = _mm256_cmpgt_epi32(yt, vt2);
+            p1 = _mm256_and_si256(sep, _mm256_and_si256(one1, two2));
+            p2 = _mm256_and_si256(sep, _mm256_and_si256(one2, two1));
+        }
         __m256i v1 = _mm256_add_epi32(l1, _mm256_max_epi32(zero, _mm256_sub_epi32(vib, xt)));
         __m256i v2 = _mm256_add_epi32(l2, _mm256_max_epi32(zero, _mm256_sub_epi32(vib, yt)));
-        __m256i p1 = _mm256_and_si256(sep, _mm256_and_si256(one1, two2));
-        __m256i p2 = _mm256_and_si256(sep, _mm256_and_si256(one2, two1));
         vpeel = _mm256_blendv_epi8(vpeel, _mm256_min_epi32(vpeel, v1), p1);
         vpeel = _mm256_blendv_epi8(vpeel, _mm256_min_epi32(vpeel, v2), p2);
         if (fst_hmin_avx2(vpeel) <= low)
@@ -1228,9 +1250,12 @@ static int32_t fst_peel3_2u_avx2(const int32_t* A, int m, const int32_t* cli,
 #endif
 
 /* 1 when the vector version ran (*out set), else 0: the caller's scalar loop. */
+/* cache: NULL, or the cells fst_pair_values2u left there for this child under
+ * the same loops (AVX2 only; the other loops ignore it) */
 static inline int fst_peel3_2u(const int32_t* A, int m, const int32_t* cli, int right,
                                int32_t c0, int32_t ct, int32_t t1, int32_t t2,
-                               int32_t ib, int32_t low, int32_t* out)
+                               int32_t ib, int32_t low, int32_t* out,
+                               const int32_t* cache)
 {
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
@@ -1238,12 +1263,12 @@ static inline int fst_peel3_2u(const int32_t* A, int m, const int32_t* cli, int 
         return 1;
     }
     if (fst_simd_mode == 2) {
-        *out = fst_peel3_2u_avx2(A, m, cli, right, c0, ct, t1, t2, ib, low);
+        *out = fst_peel3_2u_avx2(A, m, cli, right, c0, ct, t1, t2, ib, low, cache);
         return 1;
     }
 #endif
     (void)A; (void)m; (void)cli; (void)right; (void)c0; (void)ct; (void)t1; (void)t2;
-    (void)ib; (void)low; (void)out;
+    (void)ib; (void)low; (void)out; (void)cache;
     return 0;
 }
 
@@ -1312,9 +1337,12 @@ static inline int fst_pair_values_ku(const int32_t* A, int m, int K, const int32
 }
 
 /* 1 when the vector version ran (the caller's scalar loop is skipped), else 0. */
+/* cache: NULL, or room for 6 * (m rounded up to 8) int32 where the AVX2 loop
+ * leaves each block's cells for fst_peel3_2u (the other loops leave nothing) */
 static inline int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli,
                                     int right, int32_t c0, int32_t ct, int32_t t1,
-                                    int32_t t2, int32_t* best2, int32_t* peel, int* arg)
+                                    int32_t t2, int32_t* best2, int32_t* peel, int* arg,
+                                    int32_t* cache)
 {
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1) {
@@ -1322,7 +1350,7 @@ static inline int fst_pair_values2u(const int32_t* A, int m, const int32_t* cli,
         return 1;
     }
     if (fst_simd_mode == 2) {
-        fst_pair_values2u_avx2(A, m, cli, right, c0, ct, t1, t2, best2, peel, arg);
+        fst_pair_values2u_avx2(A, m, cli, right, c0, ct, t1, t2, best2, peel, arg, cache);
         return 1;
     }
 #endif
