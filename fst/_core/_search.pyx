@@ -123,7 +123,8 @@ cdef extern from "_simd.h":
                            int32_t* best2, int32_t* peel, int* arg) noexcept nogil
     int fst_set_simd(int mode) noexcept nogil
     void fst_scan2(const word_t* X, const word_t* S, const word_t* cb0, const word_t* eqm,
-                   const uint64_t* hkey, int nw, int64_t* out, uint64_t* hash) noexcept nogil
+                   const uint64_t* hkey, int nw, int64_t* out, uint64_t* hash,
+                   int nb0) noexcept nogil
     void fst_and_counts2(const word_t* X, const word_t* S, const word_t* cb0, int nw,
                          word_t* out, int64_t* sums) noexcept nogil
     int64_t fst_and_count(const word_t* X, const word_t* S, int nw) noexcept nogil
@@ -579,8 +580,9 @@ cdef int64_t scan_counts(Ctx* c, const word_t* X, int64_t eX, const word_t* S,
         ic[k] = 0
     if eqm != NULL and K == 2:
         # The common case (0/1 loss, two classes): one loop, 8 words to a vector
-        # where the CPU has AVX-512 (fst_scan2, _simd.h; integer sums, the same).
-        fst_scan2(X, S, cb0, eqm, hkey, nw, sums, &hl)
+        # where the CPU has AVX-512, 4 with AVX2 and rows sorted by class
+        # (fst_scan2, _simd.h; integer sums, the same).
+        fst_scan2(X, S, cb0, eqm, hkey, nw, sums, &hl, c.n0_prefix)
         nl = sums[0]
         c0 = sums[1]
         el = sums[2]

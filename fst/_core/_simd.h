@@ -254,6 +254,35 @@ static inline void fst_compact_bits(const uint64_t* src, const uint64_t* X, int 
 }
 #endif
 
+/* Rows sorted by class (`build_problem`): the rows of class 0 among the bits of
+ * a row set are its bits below nb0, so a cell's class-0 count is the popcount of
+ * its words below word nb0 / 64 plus the low bits of that word, and its total
+ * adds the rest: one popcount a word instead of two (the total and X & class 0).
+ * The word holding bit nb0 is split by mask. */
+static inline void fst_prefix_split(int nb0, int nw, int* w0, uint64_t* mb)
+{
+    if ((int64_t)nb0 >= (int64_t)nw * 64) {
+        *w0 = nw;                     /* every bit is class 0: no boundary word */
+        *mb = 0;
+    } else {
+        *w0 = nb0 >> 6;
+        *mb = (((uint64_t)1) << (nb0 & 63)) - 1u;
+    }
+}
+
+#if FST_HAVE_AVX512
+/* Per 64-bit lane, the popcount of x (PSHUFB table per half byte, PSADBW). */
+__attribute__((target("avx2"))) __attribute__((always_inline))
+static inline __m256i fst_popcount_lanes_avx2(__m256i x, __m256i lut, __m256i low4)
+{
+    return _mm256_sad_epu8(_mm256_add_epi8(
+        _mm256_shuffle_epi8(lut, _mm256_and_si256(x, low4)),
+        _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4))),
+        _mm256_setzero_si256());
+}
+
+#endif
+
 /* One side of a split in one pass over its words, for two classes and marked rows
  * (the search's common case: `scan_counts`): of a = X & S, the rows, the rows of
  * class 0, the marked rows (out[0..2]) and the linear hash (bs_hash_linear: the sum
@@ -320,13 +349,110 @@ static void fst_scan2_avx512(const uint64_t* X, const uint64_t* S, const uint64_
 }
 #endif
 
+#if FST_HAVE_AVX512
+/* The hash terms of four words a (lanes w .. w+3) with their keys at k (2 a
+ * word), as 64-bit lanes: lo32(a_w) * k[2w] + hi32(a_w) * k[2w + 1] mod 2**64,
+ * each 32 x 64-bit product from two 32 x 32 ones (AVX2 multiplies 32 bits). The
+ * keys are regrouped in lane order w, w+2, w+1, w+3, and the words with them. */
+__attribute__((target("avx2"))) __attribute__((always_inline))
+static inline __m256i fst_hash4_avx2(__m256i a, __m256i ka, __m256i kb)
+{
+    __m256i k0 = _mm256_unpacklo_epi64(ka, kb), k1 = _mm256_unpackhi_epi64(ka, kb);
+    __m256i lo = _mm256_permute4x64_epi64(a, 0xD8);       /* lanes 0, 2, 1, 3 */
+    __m256i hi = _mm256_srli_epi64(lo, 32);
+    __m256i t = _mm256_add_epi64(
+        _mm256_mul_epu32(lo, k0),
+        _mm256_slli_epi64(_mm256_mul_epu32(lo, _mm256_srli_epi64(k0, 32)), 32));
+    return _mm256_add_epi64(t, _mm256_add_epi64(
+        _mm256_mul_epu32(hi, k1),
+        _mm256_slli_epi64(_mm256_mul_epu32(hi, _mm256_srli_epi64(k1, 32)), 32)));
+}
+
+/* fst_scan2 in AVX2 with rows sorted by class (class 0: the bits below nb0),
+ * four words a block: per lane the rows (class-0 blocks shifted into the high 32
+ * bits, as in fst_pair_row2p_avx2), the marked rows and the hash terms; the
+ * block holding bit nb0 split by mask, the last block's missing words loaded as
+ * zero (they add nothing to any sum).  Integer sums: the same results. */
+__attribute__((target("avx2")))
+static void fst_scan2p_avx2(const uint64_t* X, const uint64_t* S, int nb0,
+                            const uint64_t* eqm, const uint64_t* hkey, int nw,
+                            int64_t* out, uint64_t* hash)
+{
+    const __m256i lut = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                         0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i low4 = _mm256_set1_epi8(0x0F);
+    const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
+    int w0;
+    uint64_t mb;
+    fst_prefix_split(nb0, nw, &w0, &mb);
+    int bb = w0 >> 2;
+    uint64_t m0[4];
+    for (int l = 0; l < 4; l++) {
+        int wd = 4 * bb + l;
+        m0[l] = wd < w0 ? ~(uint64_t)0 : (wd == w0 ? mb : 0);
+    }
+    __m256i M0 = _mm256_loadu_si256((const __m256i*)m0);
+    __m256i acc = _mm256_setzero_si256(), ve = acc, vh = acc;
+    for (int w = 0; w < nw; w += 4) {
+        int bi = w >> 2;
+        __m256i a, e, ka, kb;
+        if (w + 4 <= nw) {
+            a = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(X + w)),
+                                 _mm256_loadu_si256((const __m256i*)(S + w)));
+            e = _mm256_loadu_si256((const __m256i*)(eqm + w));
+            ka = _mm256_loadu_si256((const __m256i*)(hkey + 2 * w));
+            kb = _mm256_loadu_si256((const __m256i*)(hkey + 2 * w + 4));
+        } else {
+            int rest = nw - w;
+            __m256i keep = _mm256_cmpgt_epi64(_mm256_set1_epi64x(rest), lane);
+            a = _mm256_and_si256(_mm256_maskload_epi64((const long long*)(X + w), keep),
+                                 _mm256_maskload_epi64((const long long*)(S + w), keep));
+            e = _mm256_maskload_epi64((const long long*)(eqm + w), keep);
+            /* keys of words w .. w + rest - 1: 2 * rest of them */
+            ka = _mm256_maskload_epi64((const long long*)(hkey + 2 * w),
+                                       _mm256_cmpgt_epi64(_mm256_set1_epi64x(2 * rest), lane));
+            kb = _mm256_maskload_epi64((const long long*)(hkey + 2 * w + 4),
+                                       _mm256_cmpgt_epi64(_mm256_set1_epi64x(2 * rest - 4), lane));
+        }
+        if (bi < bb) {
+            acc = _mm256_add_epi64(acc, _mm256_slli_epi64(fst_popcount_lanes_avx2(a, lut, low4), 32));
+        } else if (bi == bb) {
+            acc = _mm256_add_epi64(acc, _mm256_slli_epi64(fst_popcount_lanes_avx2(
+                _mm256_and_si256(a, M0), lut, low4), 32));
+            acc = _mm256_add_epi64(acc, fst_popcount_lanes_avx2(
+                _mm256_andnot_si256(M0, a), lut, low4));
+        } else {
+            acc = _mm256_add_epi64(acc, fst_popcount_lanes_avx2(a, lut, low4));
+        }
+        ve = _mm256_add_epi64(ve, fst_popcount_lanes_avx2(_mm256_and_si256(a, e), lut, low4));
+        vh = _mm256_add_epi64(vh, fst_hash4_avx2(a, ka, kb));
+    }
+    uint64_t la[4], le[4], lh[4];
+    _mm256_storeu_si256((__m256i*)la, acc);
+    _mm256_storeu_si256((__m256i*)le, ve);
+    _mm256_storeu_si256((__m256i*)lh, vh);
+    uint64_t t = la[0] + la[1] + la[2] + la[3];
+    int64_t c0 = (int64_t)(t >> 32);
+    out[0] = c0 + (int64_t)(t & 0xFFFFFFFFu);
+    out[1] = c0;
+    out[2] = (int64_t)(le[0] + le[1] + le[2] + le[3]);
+    *hash = lh[0] + lh[1] + lh[2] + lh[3];
+}
+#endif
+
+/* nb0 >= 0: the rows of class 0 are the bits below nb0 (rows sorted by class);
+ * cb0 holds the same rows (the loops that take a bitset read it). */
 static inline void fst_scan2(const uint64_t* X, const uint64_t* S, const uint64_t* cb0,
                              const uint64_t* eqm, const uint64_t* hkey, int nw,
-                             int64_t* out, uint64_t* hash)
+                             int64_t* out, uint64_t* hash, int nb0)
 {
 #if FST_HAVE_AVX512
     if (fst_simd_mode == 1 && fst_simd_dq) {
         fst_scan2_avx512(X, S, cb0, eqm, hkey, nw, out, hash);
+        return;
+    }
+    if (fst_simd_mode == 2 && nb0 >= 0) {
+        fst_scan2p_avx2(X, S, nb0, eqm, hkey, nw, out, hash);
         return;
     }
 #endif
@@ -483,22 +609,6 @@ static inline int fst_pair_row_k(const uint64_t* a, const uint64_t* XS, int m,
     return 0;
 }
 
-/* Rows sorted by class (`build_problem`): the rows of class 0 among the bits of
- * a row set are its bits below nb0, so a cell's class-0 count is the popcount of
- * its words below word nb0 / 64 plus the low bits of that word, and its total
- * adds the rest: one popcount a word instead of two (the total and X & class 0).
- * The word holding bit nb0 is split by mask. */
-static inline void fst_prefix_split(int nb0, int nw, int* w0, uint64_t* mb)
-{
-    if ((int64_t)nb0 >= (int64_t)nw * 64) {
-        *w0 = nw;                     /* every bit is class 0: no boundary word */
-        *mb = 0;
-    } else {
-        *w0 = nb0 >> 6;
-        *mb = (((uint64_t)1) << (nb0 & 63)) - 1u;
-    }
-}
-
 static inline void fst_pair_row2p_scalar(const uint64_t* a, const uint64_t* XS, int m,
                                          int nb0, int nw, int r, int32_t* out,
                                          const int32_t* colrow)
@@ -528,16 +638,6 @@ static inline void fst_pair_row2p_scalar(const uint64_t* a, const uint64_t* XS, 
 }
 
 #if FST_HAVE_AVX512
-/* Per 64-bit lane, the popcount of x (PSHUFB table per half byte, PSADBW). */
-__attribute__((target("avx2"))) __attribute__((always_inline))
-static inline __m256i fst_popcount_lanes_avx2(__m256i x, __m256i lut, __m256i low4)
-{
-    return _mm256_sad_epu8(_mm256_add_epi8(
-        _mm256_shuffle_epi8(lut, _mm256_and_si256(x, low4)),
-        _mm256_shuffle_epi8(lut, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4))),
-        _mm256_setzero_si256());
-}
-
 /* fst_pair_row2p_scalar in AVX2, four words a block: the blocks below the
  * boundary word's block count to class 0, those above to class 1, and that block
  * is split by a mask of its class-0 bits (two counts); the last block's missing
