@@ -350,6 +350,23 @@ static void fst_scan2_avx512(const uint64_t* X, const uint64_t* S, const uint64_
 #endif
 
 #if FST_HAVE_AVX512
+/* The block of four words holding the class boundary (bit nb0): its index in
+ * *bb, and the mask of its class-0 bits, returned (whole words below the boundary
+ * word, that word's low bits; none past it). */
+__attribute__((target("avx2")))
+static inline __m256i fst_boundary_block_avx2(int nb0, int nw, int* bb)
+{
+    int w0;
+    uint64_t mb, m0[4];
+    fst_prefix_split(nb0, nw, &w0, &mb);
+    *bb = w0 >> 2;
+    for (int l = 0; l < 4; l++) {
+        int wd = 4 * *bb + l;
+        m0[l] = wd < w0 ? ~(uint64_t)0 : (wd == w0 ? mb : 0);
+    }
+    return _mm256_loadu_si256((const __m256i*)m0);
+}
+
 /* The hash terms of four words a (lanes w .. w+3) with their keys at k (2 a
  * word), as 64-bit lanes: lo32(a_w) * k[2w] + hi32(a_w) * k[2w + 1] mod 2**64,
  * each 32 x 64-bit product from two 32 x 32 ones (AVX2 multiplies 32 bits). The
@@ -382,16 +399,8 @@ static void fst_scan2p_avx2(const uint64_t* X, const uint64_t* S, int nb0,
                                          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
-    int w0;
-    uint64_t mb;
-    fst_prefix_split(nb0, nw, &w0, &mb);
-    int bb = w0 >> 2;
-    uint64_t m0[4];
-    for (int l = 0; l < 4; l++) {
-        int wd = 4 * bb + l;
-        m0[l] = wd < w0 ? ~(uint64_t)0 : (wd == w0 ? mb : 0);
-    }
-    __m256i M0 = _mm256_loadu_si256((const __m256i*)m0);
+    int bb;
+    __m256i M0 = fst_boundary_block_avx2(nb0, nw, &bb);
     __m256i acc = _mm256_setzero_si256(), ve = acc, vh = acc;
     for (int w = 0; w < nw; w += 4) {
         int bi = w >> 2;
@@ -650,18 +659,10 @@ static void fst_pair_row2p_avx2(const uint64_t* a, const uint64_t* XS, int m, in
                                          0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i low4 = _mm256_set1_epi8(0x0F);
     const __m256i lane = _mm256_setr_epi64x(0, 1, 2, 3);
-    int w0;
-    uint64_t mb;
-    fst_prefix_split(nb0, nw, &w0, &mb);
-    int full = nw >> 2, nblk = (nw + 3) >> 2, bb = w0 >> 2;
+    int bb;
+    __m256i M0 = fst_boundary_block_avx2(nb0, nw, &bb);
+    int full = nw >> 2, nblk = (nw + 3) >> 2;
     int e0 = bb < full ? bb : full;            /* whole blocks all of class 0 */
-    /* the boundary block's class-0 bits: whole words below w0, mb at w0 */
-    uint64_t m0[4];
-    for (int l = 0; l < 4; l++) {
-        int wd = 4 * bb + l;
-        m0[l] = wd < w0 ? ~(uint64_t)0 : (wd == w0 ? mb : 0);
-    }
-    __m256i M0 = _mm256_loadu_si256((const __m256i*)m0);
     __m256i tail = _mm256_cmpgt_epi64(_mm256_set1_epi64x(nw - 4 * full), lane);
     int j = 0;
     /* four cells at once: each loaded block of a serves four splits, and one
