@@ -3763,8 +3763,8 @@ def set_simd(int mode=-1):
     """Choose the vector loops of the pair stage (`_simd.h`) in both modules that
     use them: -1 by the CPU (the default at import: AVX-512, else AVX2, else
     scalar), 0 the scalar loops, 1 the AVX-512 ones and 2 the AVX2 ones (two
-    classes' row counts and whole-row value loops; the rest scalar), each only
-    if the CPU has them.  Returns the choice in effect (0: scalar).  Every
+    classes' row counts, whole-row value loops and child scan; the rest scalar),
+    each only if the CPU has them.  Returns the choice in effect (0: scalar).  Every
     choice computes the same integers and the same doubles; the tests compare
     whole fits under each."""
     from . import _pairs

@@ -152,8 +152,8 @@ static void fst_pair_row2_avx2(const uint64_t* a, const uint64_t* XS, int m,
 #endif
 
 /* -1: not decided yet; 0: scalar; 1: AVX-512; 2: AVX2 (only the loops that have
- * an AVX2 version: fst_pair_row2, fst_pair_values2u and fst_peel3_2u; the others
- * run scalar) */
+ * an AVX2 version: fst_pair_row2, fst_pair_values2u, fst_peel3_2u and, rows
+ * sorted by class, fst_scan2; the others run scalar) */
 static int fst_simd_mode = -1;
 
 static inline int fst_cpu_has_avx512(void)
