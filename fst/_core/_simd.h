@@ -618,14 +618,16 @@ static inline int fst_pair_row_k(const uint64_t* a, const uint64_t* XS, int m,
     return 0;
 }
 
-static inline void fst_pair_row2p_scalar(const uint64_t* a, const uint64_t* XS, int m,
-                                         int nb0, int nw, int r, int32_t* out,
+/* The two-class row with class 0 the bits below nb0 (fst_prefix_split), for the
+ * splits j0 .. m - 1 (j0 = 0: the whole row). */
+static inline void fst_pair_row2p_scalar(const uint64_t* a, const uint64_t* XS, int j0,
+                                         int m, int nb0, int nw, int r, int32_t* out,
                                          const int32_t* colrow)
 {
     int w0;
     uint64_t mb;
     fst_prefix_split(nb0, nw, &w0, &mb);
-    for (int j = 0; j < m; j++) {
+    for (int j = j0; j < m; j++) {
         if (colrow != 0 && colrow[j] < r)
             continue;           /* the cell is row colrow[j]'s: copied from there */
         const uint64_t* b = XS + (int64_t)j * nw;
@@ -727,52 +729,8 @@ static void fst_pair_row2p_avx2(const uint64_t* a, const uint64_t* XS, int m, in
         _mm256_storeu_si256((__m256i*)(out + ((int64_t)r * m + j) * 2),
                             _mm256_or_si256(c0, _mm256_slli_epi64(_mm256_add_epi64(v, c0), 32)));
     }
-    for (; j < m; j++) {
-        if (colrow != 0 && colrow[j] < r)
-            continue;           /* the cell is row colrow[j]'s: copied from there */
-        const uint64_t* b = XS + (int64_t)j * nw;
-        __m256i acc0 = _mm256_setzero_si256(), acc1 = _mm256_setzero_si256();
-        int bi = 0;
-        for (; bi < e0; bi++) {
-            __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(a + 4 * bi)),
-                                         _mm256_loadu_si256((const __m256i*)(b + 4 * bi)));
-            acc0 = _mm256_add_epi64(acc0, fst_popcount_lanes_avx2(x, lut, low4));
-        }
-        if (bb < nblk) {
-            __m256i x;
-            if (bb < full)
-                x = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(a + 4 * bb)),
-                                     _mm256_loadu_si256((const __m256i*)(b + 4 * bb)));
-            else
-                x = _mm256_and_si256(
-                    _mm256_maskload_epi64((const long long*)(a + 4 * bb), tail),
-                    _mm256_maskload_epi64((const long long*)(b + 4 * bb), tail));
-            acc0 = _mm256_add_epi64(acc0, fst_popcount_lanes_avx2(
-                _mm256_and_si256(x, M0), lut, low4));
-            acc1 = _mm256_add_epi64(acc1, fst_popcount_lanes_avx2(
-                _mm256_andnot_si256(M0, x), lut, low4));
-            bi = bb + 1;
-        }
-        for (; bi < full; bi++) {
-            __m256i x = _mm256_and_si256(_mm256_loadu_si256((const __m256i*)(a + 4 * bi)),
-                                         _mm256_loadu_si256((const __m256i*)(b + 4 * bi)));
-            acc1 = _mm256_add_epi64(acc1, fst_popcount_lanes_avx2(x, lut, low4));
-        }
-        if (bi == full && full < nblk) {        /* the last block, after the boundary */
-            __m256i x = _mm256_and_si256(
-                _mm256_maskload_epi64((const long long*)(a + 4 * full), tail),
-                _mm256_maskload_epi64((const long long*)(b + 4 * full), tail));
-            acc1 = _mm256_add_epi64(acc1, fst_popcount_lanes_avx2(x, lut, low4));
-        }
-        /* class 0 in the high 32 bits of each lane, class 1 in the low (a cell
-           has fewer than 2**31 rows: no carry) */
-        __m256i s = _mm256_add_epi64(_mm256_slli_epi64(acc0, 32), acc1);
-        __m128i h = _mm_add_epi64(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-        uint64_t t = (uint64_t)_mm_cvtsi128_si64(h) + (uint64_t)_mm_extract_epi64(h, 1);
-        int64_t c0 = (int64_t)(t >> 32), c1 = (int64_t)(t & 0xFFFFFFFFu);
-        out[((int64_t)r * m + j) * 2] = (int32_t)c0;
-        out[((int64_t)r * m + j) * 2 + 1] = (int32_t)(c0 + c1);
-    }
+    /* the last m % 4 splits: the scalar loop (a few cells a row) */
+    fst_pair_row2p_scalar(a, XS, j, m, nb0, nw, r, out, colrow);
 }
 #endif
 
@@ -798,7 +756,7 @@ static inline void fst_pair_row2(const uint64_t* a, const uint64_t* XS, int m,
     }
 #endif
     if (nb0 >= 0)
-        fst_pair_row2p_scalar(a, XS, m, nb0, nw, r, out, colrow);
+        fst_pair_row2p_scalar(a, XS, 0, m, nb0, nw, r, out, colrow);
     else
         fst_pair_row2_scalar(a, XS, m, XC, nw, r, out, colrow);
 }
