@@ -280,3 +280,65 @@ def test_a_pass_without_progress_is_reported_not_repeated(monkeypatch):
         clf.fit(X, y)
     monkeypatch.setattr(fc, "_run_search", run)
     assert clf.fit(X, y).optimal_     # the same fit without the hook certifies
+
+
+def _small_hard_problem():
+    # at most _INLINE_ROWS rows, so the search runs in the calling thread, and
+    # still far too hard to finish in a second
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(120, 8))
+    y = rng.randint(0, 2, size=120)
+    return X, y
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signal")
+def test_keyboard_interrupt_stops_a_search_in_the_calling_thread():
+    """A search on few rows runs without the big-stack thread; Ctrl-C then reaches
+    it through its own signal poll and it returns its best tree."""
+    import fst._classifier as fc
+
+    X, y = _small_hard_problem()
+    assert len(y) <= fc._INLINE_ROWS
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.perf_counter()
+    try:
+        with pytest.warns(NotCertifiedWarning, match="interrupted"):
+            clf = FastSmallTreeClassifier(regularization=0.002, time_limit=30).fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - t0 < 10.0
+    _check_stopped(clf, X, y, "interrupted")
+
+
+def test_time_limit_stops_a_search_in_the_calling_thread():
+    X, y = _small_hard_problem()
+    t0 = time.perf_counter()
+    with pytest.warns(NotCertifiedWarning, match="time_limit"):
+        clf = FastSmallTreeClassifier(regularization=0.002, time_limit=0.3).fit(X, y)
+    assert time.perf_counter() - t0 < 5.0
+    _check_stopped(clf, X, y, "time_limit")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_search_in_the_calling_thread_or_its_own_gives_the_same_fit(monkeypatch, seed):
+    """Where the search runs changes nothing: the same tree, bound and statistics
+    (but time) with every fit inline and with every fit in the big-stack thread."""
+    import fst._classifier as fc
+
+    rng = np.random.RandomState(seed)
+    n = int(rng.randint(20, 129))
+    X = rng.randint(0, 5, size=(n, 4)).astype(float)
+    y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, n) > 4).astype(int)
+    lam = [0.005, 0.01, 0.02][seed % 3]
+    fits = []
+    for inline_rows in [0, fc._INLINE_ROWS]:
+        monkeypatch.setattr(fc, "_INLINE_ROWS", inline_rows)
+        fits.append(FastSmallTreeClassifier(regularization=lam).fit(X, y))
+    a, b = fits
+    assert a.optimal_ and b.optimal_
+    assert a.objective_ == b.objective_ and a.lower_bound_ == b.lower_bound_
+    assert np.array_equal(a.estimator_.tree_.feature, b.estimator_.tree_.feature)
+    assert np.array_equal(a.estimator_.tree_.threshold, b.estimator_.tree_.threshold)
+    for key in ["expansions", "nodes_created", "work", "pair_stages", "root_passes"]:
+        assert a.search_stats_[key] == b.search_stats_[key], key

@@ -10,8 +10,9 @@ import pytest
 
 from fst import FastSmallTreeClassifier, NotCertifiedWarning
 from fst._classifier import _max_splits, _split_space_bytes
-from fst._core._problem import (_kept_gaps, _pack_rows, _quota, build_problem,
-                                column_split_counts)
+from fst._core._problem import (_kept_gaps, _pack_rows, _quota, _row_groups,
+                                build_problem, column_split_counts)
+from fst._core._search import distinct_columns
 from oracle import rescore
 
 UNIT = np.ones((2, 2)) - np.eye(2)
@@ -224,3 +225,33 @@ def test_bits_filled_on_first_use_hold_the_rows_of_each_threshold():
             assert filled[lazy.col_start[j]:lazy.col_start[j + 1]].all()
         if depth == 2:
             assert 0 < filled.sum() <= 8 < lazy.n_splits
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_row_groups_and_distinct_columns_number_as_np_unique(seed):
+    """The equivalence groups (`_row_groups`) and the labels a leaf tries
+    (`distinct_columns`) are what np.unique over rows gives: the same group ids
+    (rank among the distinct rows, column 0 first) and the first label of each
+    set of identical cost columns."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(1, 80)), int(rng.integers(1, 5))
+    if seed % 2:
+        X = rng.integers(-2, 3, size=(n, p)).astype(np.float32)
+        X[rng.random((n, p)) < 0.15] = np.nan
+    else:
+        X = rng.normal(size=(n, p)).astype(np.float32)
+        X[rng.random(n) < 0.3] = X[0]          # repeated rows
+    key = np.where(np.isnan(X), np.inf, X)
+    expected = np.unique(key, axis=0, return_inverse=True)[1].reshape(-1)
+    assert np.array_equal(_row_groups(key), expected)
+    K = int(rng.integers(2, 10))
+    cost = rng.integers(0, 3, size=(K, K)).astype(float)
+    cost[:, rng.integers(0, K, size=K // 2)] = cost[:, [0]]      # repeated columns
+    first = np.sort(np.unique(cost.T, axis=0, return_index=True)[1])
+    got = distinct_columns(cost)
+    assert got.dtype == np.int32 and np.array_equal(got, first)
+
+
+def test_row_groups_treat_minus_zero_as_zero():
+    key = np.array([[0.0, 1.0], [-0.0, 1.0], [0.0, 2.0]], dtype=np.float32)
+    assert np.array_equal(_row_groups(key), [0, 0, 1])

@@ -190,6 +190,24 @@ def build_space(X32, y):
     return pr
 
 
+def _row_groups(key):
+    """Group id of each row of `key` (n, p): the rank of its row among the distinct
+    rows in lexicographic order (column 0 first; equal floats are equal, so -0.0
+    joins 0.0), as `np.unique(key, axis=0, return_inverse=True)` numbers them,
+    from one lexsort (np.unique over rows costs about 0.1 ms on any small fit)."""
+    n = key.shape[0]
+    if n == 0 or key.shape[1] == 0:
+        return np.zeros(n, dtype=np.int64)
+    order = np.lexsort(key.T[::-1])
+    ordered = key[order]
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
+    group = np.empty(n, dtype=np.int64)
+    group[order] = np.cumsum(new) - 1
+    return group
+
+
 def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=True):
     """Prepare the split space (at most max_splits thresholds when given:
     `_column_space`; values, `column_values(X32)` when the caller has them).
@@ -220,9 +238,7 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=Tr
     # Label first: the rows of each class are consecutive, so the pair stage
     # counts a two-class cell's class 0 as its bits below a boundary
     # (`fst_pair_row2p_*` in _simd.h), one popcount a word instead of two.
-    key = np.where(np.isnan(X32), np.inf, X32)
-    _, group = np.unique(key, axis=0, return_inverse=True)
-    group = group.reshape(-1)
+    group = _row_groups(np.where(np.isnan(X32), np.inf, X32))
     y = np.asarray(y, dtype=np.int64)
     order = np.lexsort((group, y))
     X32 = X32[order]
