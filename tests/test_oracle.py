@@ -288,6 +288,18 @@ def test_medium_problems_match_brute_force(seed):
     assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(24))
+def test_two_leaf_transfer_matches_brute_force_on_and_off(seed):
+    """The two-leaf transfer (`_transfer_two_leaf`, under the peel3 rule bit) fires
+    on every medium problem, and with it on and off the certified optimum is
+    brute force's (the rule-combination tests switch it on the small problems)."""
+    on = _medium_matches_brute_force(seed)
+    off = _medium_matches_brute_force(seed, _rules=_search.RULE_ALL_ON & ~_search.RULES["peel3"])
+    assert on.search_stats_["transfers"] > 0
+    assert off.search_stats_["transfers"] == 0
+    assert on.objective_ == pytest.approx(off.objective_, abs=1e-12)
+
+
 @pytest.mark.parametrize("keep", [0, 10**12])
 @pytest.mark.parametrize("seed", range(12))
 def test_valued_children_stored_or_dropped_match_brute_force(seed, keep):

@@ -175,3 +175,43 @@ def test_three_leaf_bound_never_exceeds_a_three_leaf_tree(seed, restore_simd):
         _, peel, _ = _search._pair_values_for_tests(A, cl, right, cc, cost, potc, lam)
         assert bound >= peel
         assert bound <= truth + 1e-12, (seed, mode, bound, truth)
+
+
+def _best_two_leaf(X, y, rows, cost):
+    """Least loss over the two-leaf trees on `rows` (every threshold of every
+    column that separates them), or inf."""
+    best = np.inf
+    for j in range(X.shape[1]):
+        vals = np.unique(X[rows, j])
+        for t in vals[:-1]:
+            left = rows[X[rows, j] <= t]
+            right = rows[X[rows, j] > t]
+            best = min(best, _leaf_loss(y[left], cost) + _leaf_loss(y[right], cost))
+    return best
+
+
+def _leaf_loss(labels, cost):
+    counts = np.bincount(labels, minlength=cost.shape[0])
+    return float((counts @ cost).min())
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_two_leaf_transfer_never_exceeds_a_two_leaf_tree(seed):
+    """`_transfer_two_leaf`'s bound: for rows C inside X, every two-leaf tree on C
+    loses at least best2(X) - worst(X minus C), worst being each row at its
+    class's largest cost.  Enumerated on random row sets and cost matrices."""
+    rng = np.random.default_rng(seed)
+    n, p, K = int(rng.integers(6, 40)), int(rng.integers(1, 4)), int(rng.integers(2, 4))
+    X = rng.integers(0, 4, size=(n, p)).astype(float)
+    y = rng.integers(0, K, size=n)
+    cost = rng.uniform(0, 2, size=(K, K)) if seed % 2 else np.ones((K, K)) - np.eye(K)
+    rows = np.arange(n)
+    best_x = _best_two_leaf(X, y, rows, cost)
+    for _ in range(20):
+        inside = rows[rng.random(n) < rng.uniform(0.4, 1.0)]
+        if len(inside) < 2:
+            continue
+        out = np.setdiff1d(rows, inside)
+        worst = float(cost.max(axis=1)[y[out]].sum())
+        best_c = _best_two_leaf(X, y, inside, cost)
+        assert best_x - worst <= best_c + 1e-9

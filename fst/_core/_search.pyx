@@ -74,7 +74,8 @@ cdef enum:
     RULE_CAPACITY = 256   # leaf capacity: a set of potential p holds < p / lam + 1 leaves
     RULE_WORTH = 512      # a split with a side worth less than misclassifying it is out
     RULE_SORTED = 1024    # depth-limited nodes searched over sorted columns (`solve_sorted`)
-    RULE_PEEL3 = 2048     # the pair stage's three-leaf bound (`three_leaf_peel`)
+    RULE_PEEL3 = 2048     # the pair stage's three-leaf bound (`three_leaf_peel`) and the
+                          # same argument's two-leaf transfer to children (`_transfer_two_leaf`)
     RULE_ALL = 4095
 RULES = {"equivalent": 1, "support": 2, "segment": 4, "superset": 8, "exchange": 16,
          "transfer": 32, "greedy": 64, "pairs": 128, "capacity": 256, "worth": 512,
@@ -196,6 +197,7 @@ cdef struct Ctx:
     int64_t passes           # budget-deepening passes at the root (stats)
     int level                # current recursion depth of solve / greedy_seed
     int max_level            # deeper than this stops the search (C stack guard)
+    int64_t transfers        # child bounds raised by `_transfer_two_leaf`
     double deepening         # share of the gap added to the budget after a pass
     double deepening_close   # the share once the gap is below ladder_gap lam
     int64_t switch_work      # > 0: first root pass at the incumbent, for this much work
@@ -513,7 +515,7 @@ cdef void node_fill_counts(Ctx* c, Node* nd, const double* cnt, int64_t total,
     nd.best_split = -1
     nd.solved = 0
     nd.pair_done = 0
-    nd.g2 = INF
+    nd.g2 = 0.0     # no two-leaf bound beyond 2 lam + floor yet (`_transfer_two_leaf`)
     nd.g3 = INF
     nd.floor = 0.0
     if depth == 0 or total <= 1 or (nd.pot < 2.0 * c.lam and (c.rules & RULE_SUPPORT)):
@@ -1388,7 +1390,8 @@ cdef inline void child_shapes(const Node* ch, double lam, double cap,
     always attained by one: `capacity_lam`); infinite when its depth left or its
     potential cannot hold them (cap: `capacity_lam`, 0 when that rule is off).
     g1 = leaf (exact); g2 = 2 lam + m, or the exact best two-leaf value once the
-    pair stage has run; g3 = 3 lam + m, or 3 lam + the pair stage's three-leaf
+    pair stage has run (before it, the bound `_transfer_two_leaf` carried from a
+    superset when larger); g3 = 3 lam + m, or 3 lam + the pair stage's three-leaf
     bound when larger (a three-leaf tree has a leaf at depth one: the cheapest
     peeled cell, raised by `three_leaf_peel` under RULE_PEEL3); g4 = 4 lam + m.  Here m is
     the child's equivalent-points floor (`Node.floor`): a tree with a leaves costs
@@ -1408,6 +1411,8 @@ cdef inline void child_shapes(const Node* ch, double lam, double cap,
         g[2] = ch.g2 if d != 0 else INF
         if g[3] != INF and ch.g3 > g[3]:
             g[3] = ch.g3
+    elif g[2] != INF and ch.g2 > g[2]:
+        g[2] = ch.g2    # a superset's two-leaf value, transferred (`_transfer_two_leaf`)
     for a in range(2, 5):
         if g[a] != INF and ch.lb > g[a]:
             g[a] = ch.lb
@@ -1499,6 +1504,40 @@ cdef void _pair_child(Ctx* c, Node* ch, double best2, double peel) noexcept nogi
         ch.lb = v
     if not ch.solved and ch.ub <= ch.lb + TOL:
         ch.lb = ch.ub   # the incumbent is exact over one and two leaves, the rest cost more
+        ch.solved = 1
+
+
+cdef inline void _transfer_two_leaf(Ctx* c, Node* ch, double v) noexcept nogil:
+    """Raise a child C's two-leaf bound to v = g2(X) - worst(X \ C), X the node
+    whose pair values are known (g2(X) = 2 lam + best2(X), exact), then its bound to
+    min(g1, g2, g3, g4) (`child_shapes`), solved when its incumbent meets it.
+
+    Monotonicity over rows, the argument of `three_leaf_peel` applied to the
+    child: send all of X through a two-leaf tree of C (its split u, its two
+    labels).  It loses loss_u(C) on C and at most worst(X \ C) on the other rows
+    (each at its class's largest cost), and u separates X (it separates C), so
+    best2(X) <= loss_u(C) + worst(X \ C): every two-leaf tree on C costs at
+    least v.  The trees this bounds are those whose leaves have potential >= lam,
+    which attain R (leaf support): u is then valid at C and at every superset,
+    among the splits over which best2(X) was taken.  v depends on X's rows and
+    C's only, so the raised record is still a bound whoever reads it; a pair
+    stage on C later replaces v by the exact value, which is no smaller."""
+    cdef double g[5]
+    cdef double w
+    cdef int a
+    if ch.solved or ch.pair_done or not (v > ch.g2):
+        return
+    ch.g2 = v
+    child_shapes(ch, c.lam, capacity_lam(c), g)
+    w = g[1]
+    for a in range(2, 5):
+        if g[a] < w:
+            w = g[a]
+    if w > ch.lb:
+        ch.lb = w
+        c.transfers += 1
+    if ch.ub <= ch.lb + TOL:
+        ch.lb = ch.ub   # the incumbent meets the proven bound
         ch.solved = 1
 
 
@@ -2827,6 +2866,15 @@ cdef void _expand(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B,
         check_memory_now(c)
         if c.stop:
             return
+    nd = &c.memo.nodes[nid]
+    if (c.rules & RULE_PEEL3) and nd.pair_done and nd.g2 < INF:
+        # X's exact two-leaf value bounds its children's two-leaf trees (less
+        # the other side's worst cost): before the pair stage, so that a split
+        # it proves above the budget takes no row of the stage (coupon_carryout
+        # 0.025: 40% of the rows), and a child it proves a leaf is solved.
+        for i in range(nvalid):
+            _transfer_two_leaf(c, cand_node(c, &cands[i], 0), nd.g2 - cands[i].worst_right)
+            _transfer_two_leaf(c, cand_node(c, &cands[i], 1), nd.g2 - cands[i].worst_left)
     # Pair stage for the candidates within the budget whose children lack pair
     # values (in split order, under a cap on the word-work of one stage; any
     # subset is sound -- a skipped child keeps its bounds).  It writes into the
@@ -3513,6 +3561,7 @@ cdef class Search:
             "pair_stages": int(self.c.pair_stages),
             "root_passes": int(self.c.passes),
             "open_levels": int(self.c.level),
+            "transfers": int(self.c.transfers),
             "threads": int(self.c.n_threads),
             "work": int(self.c.work),
             "ladder_depth": int(self.c.ladder_depth),
