@@ -1489,12 +1489,20 @@ cdef void _pair_child(Ctx* c, Node* ch, double best2, double peel) noexcept nogi
     """Store a child's pair values (in the memo, or in its candidate's record); its
     bound rises to min(g1, g2, g3, g4): any tree on it is a leaf, one split
     (exact: best2), or has >= 3 leaves."""
-    cdef double g[5]
-    cdef double v
-    cdef int a
     ch.g2 = 2.0 * c.lam + best2 if best2 < INF else INF
     ch.g3 = 3.0 * c.lam + peel if peel < INF else INF
     ch.pair_done = 1
+    _raise_to_shapes(c, ch)
+
+
+cdef inline bint _raise_to_shapes(Ctx* c, Node* ch) noexcept nogil:
+    """Raise a child's bound to min(g1, g2, g3, g4) (`child_shapes`): any tree on
+    it is a leaf, one split, or has three, or four or more leaves.  Solved when
+    its incumbent (a real tree) meets the bound.  Returns whether the bound rose."""
+    cdef double g[5]
+    cdef double v
+    cdef int a
+    cdef bint rose = False
     child_shapes(ch, c.lam, capacity_lam(c), g)
     v = g[1]
     for a in range(2, 5):
@@ -1502,43 +1510,33 @@ cdef void _pair_child(Ctx* c, Node* ch, double best2, double peel) noexcept nogi
             v = g[a]
     if v > ch.lb:
         ch.lb = v
+        rose = True
     if not ch.solved and ch.ub <= ch.lb + TOL:
-        ch.lb = ch.ub   # the incumbent is exact over one and two leaves, the rest cost more
+        ch.lb = ch.ub   # the incumbent meets the proven bound: solved
         ch.solved = 1
+    return rose
 
 
 cdef inline void _transfer_two_leaf(Ctx* c, Node* ch, double v) noexcept nogil:
-    """Raise a child C's two-leaf bound to v = g2(X) - worst(X \ C), X the node
+    """Raise a child C's two-leaf bound to v = g2(X) - worst(X minus C), X the node
     whose pair values are known (g2(X) = 2 lam + best2(X), exact), then its bound to
     min(g1, g2, g3, g4) (`child_shapes`), solved when its incumbent meets it.
 
     Monotonicity over rows, the argument of `three_leaf_peel` applied to the
     child: send all of X through a two-leaf tree of C (its split u, its two
-    labels).  It loses loss_u(C) on C and at most worst(X \ C) on the other rows
+    labels).  It loses loss_u(C) on C and at most worst(X minus C) on the other rows
     (each at its class's largest cost), and u separates X (it separates C), so
-    best2(X) <= loss_u(C) + worst(X \ C): every two-leaf tree on C costs at
+    best2(X) <= loss_u(C) + worst(X minus C): every two-leaf tree on C costs at
     least v.  The trees this bounds are those whose leaves have potential >= lam,
     which attain R (leaf support): u is then valid at C and at every superset,
     among the splits over which best2(X) was taken.  v depends on X's rows and
     C's only, so the raised record is still a bound whoever reads it; a pair
     stage on C later replaces v by the exact value, which is no smaller."""
-    cdef double g[5]
-    cdef double w
-    cdef int a
     if ch.solved or ch.pair_done or not (v > ch.g2):
         return
     ch.g2 = v
-    child_shapes(ch, c.lam, capacity_lam(c), g)
-    w = g[1]
-    for a in range(2, 5):
-        if g[a] < w:
-            w = g[a]
-    if w > ch.lb:
-        ch.lb = w
+    if _raise_to_shapes(c, ch):
         c.transfers += 1
-    if ch.ub <= ch.lb + TOL:
-        ch.lb = ch.ub   # the incumbent meets the proven bound
-        ch.solved = 1
 
 
 cdef enum:
