@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from fst._core import _search
+from oracle import split_space
 
 
 @pytest.fixture
@@ -178,21 +179,16 @@ def test_three_leaf_bound_never_exceeds_a_three_leaf_tree(seed, restore_simd):
 
 
 def _best_two_leaf(X, y, rows, cost):
-    """Least loss over the two-leaf trees on `rows` (every threshold of every
-    column that separates them), or inf."""
+    """Least loss over the two-leaf trees on `rows` (every split of X's split space
+    that separates them), or inf."""
+    K = cost.shape[0]
     best = np.inf
-    for j in range(X.shape[1]):
-        vals = np.unique(X[rows, j])
-        for t in vals[:-1]:
-            left = rows[X[rows, j] <= t]
-            right = rows[X[rows, j] > t]
-            best = min(best, _leaf_loss(y[left], cost) + _leaf_loss(y[right], cost))
+    for _, left in split_space(X):
+        sides = [rows[left[rows]], rows[~left[rows]]]
+        if all(len(side) for side in sides):
+            best = min(best, sum(_leaf(np.bincount(y[side], minlength=K), cost)
+                                 for side in sides))
     return best
-
-
-def _leaf_loss(labels, cost):
-    counts = np.bincount(labels, minlength=cost.shape[0])
-    return float((counts @ cost).min())
 
 
 @pytest.mark.parametrize("seed", range(60))
