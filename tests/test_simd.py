@@ -294,8 +294,10 @@ def restore_compact():
 @pytest.mark.parametrize("nw", [1, 2, 3, 7, 20])
 @pytest.mark.parametrize("density", [0.02, 0.3, 0.9, 1.0])
 def test_compacted_rows_hold_the_bits_at_the_rows_of_x(nw, density):
-    """`fst_compact_bits` against its definition: bit c of the result is the bit
-    of src at the c-th row of X (and every bit past |X| is zero)."""
+    """The compaction (`fst_compact_plan`, `fst_compact_at`) against its
+    definition: bit c of the result is the bit of src at the c-th row of X (and
+    every bit past |X| is zero).  src is not inside X, as a split's whole rows
+    are not."""
     rng = np.random.default_rng(nw * 100 + int(density * 10))
     for _ in range(20):
         xb = rng.random(64 * nw) < density

@@ -130,8 +130,9 @@ cdef extern from "_simd.h":
                          word_t* out, int64_t* sums) noexcept nogil
     int64_t fst_and_count(const word_t* X, const word_t* S, int nw) noexcept nogil
     int fst_compact_ok() noexcept nogil
-    void fst_compact_bits(const word_t* src, const word_t* X, int nw, word_t* out,
-                          int nwc) noexcept nogil
+    int fst_compact_plan(const word_t* X, int nw, int32_t* nzw, int32_t* nzk) noexcept nogil
+    void fst_compact_at(const word_t* src, const word_t* X, const int32_t* nzw,
+                        const int32_t* nzk, int nnz, word_t* out, int nwc) noexcept nogil
 
 cdef extern from "_platform.h":
     double fst_now() noexcept nogil
@@ -1568,7 +1569,7 @@ cdef struct PairStage:
     # The buffers of one node's pair stage, set up once for all its rounds.
     int64_t chunk    # rows counted at once
     int nwc          # words of a row set in XS and XC: nw, or ceil(|X| / 64) when
-                     # the rows of X are compacted (`fst_compact_bits`)
+                     # the rows of X are compacted (`fst_compact_at`)
     int nb0          # the rows of class 0 in XS are its bits below nb0 (two classes,
                      # Ctx.n0_prefix), or -1: they are XC
     word_t* XS       # m x nwc: X & s_j
@@ -1591,6 +1592,23 @@ cdef void pair_close(PairStage* ps) noexcept nogil:
     memset(ps, 0, sizeof(PairStage))
 
 
+cdef inline void _prefix_counts(const word_t* xs, int nwc, int nb0,
+                                int64_t* sums) noexcept nogil:
+    """The rows of a compacted set (sums[0]) and its rows of class 0 (sums[1]):
+    its bits below nb0 (rows sorted by class, `PairStage.nb0`)."""
+    cdef int w0 = nb0 >> 6
+    cdef int w
+    cdef int64_t n = 0, c0 = 0
+    for w in range(nwc):
+        n += fst_popcount(xs[w])
+        if w < w0:
+            c0 += fst_popcount(xs[w])
+        elif w == w0:
+            c0 += fst_popcount(xs[w] & ((<word_t> 1 << (nb0 & 63)) - 1))
+    sums[0] = n
+    sums[1] = c0
+
+
 cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_rows,
                    bint rounds, PairStage* ps) noexcept nogil:
     """Set up the pair stage at node X for up to n_rows rows against the m valid
@@ -1602,8 +1620,12 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
     cdef int nw = c.nw
     cdef int i, k, nwc
     cdef int64_t sums[2]
+    cdef int64_t total
     cdef bint compact
     cdef word_t* xs
+    cdef int32_t* nzw = NULL
+    cdef int32_t* nzk = NULL
+    cdef int nnz = 0
     memset(ps, 0, sizeof(PairStage))
     if K > 64 or m < 1 or n_rows < 1:
         return 0
@@ -1633,28 +1655,20 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
             or ps.RW == NULL or ps.VAL == NULL or ps.ARG == NULL or ps.NEED == NULL
             or ps.CR == NULL or (c.unit > 0.0 and ps.cli == NULL)):
         return -1
-    for i in range(m):
-        xs = ps.T if compact else ps.XS + <int64_t> i * nw
-        if K == 2:
-            # one pass: the row set, its rows and its rows of class 0
-            fst_and_counts2(X, split_row_bulk(c, valid[i]), c.class_bits,
-                            nw, xs, sums)
-            ps.cl[2 * i] = <double> sums[1]
-            ps.cl[2 * i + 1] = <double> (sums[0] - sums[1])
-        else:
-            bs_and(xs, X, split_row_bulk(c, valid[i]), nw)
-            class_counts(c, xs, bs_count(xs, nw), ps.cl + i * K)
-        if compact:
-            fst_compact_bits(xs, X, nw, ps.XS + <int64_t> i * nwc, nwc)
-        if c.unit > 0.0:
-            ps.cli[i * K + K - 1] = 0
-            for k in range(K):
-                if k < K - 1:
-                    ps.cli[i * K + k] = <int32_t> ps.cl[i * K + k]
-                ps.cli[i * K + K - 1] += <int32_t> ps.cl[i * K + k]
+    if compact:
+        # Which words of X hold rows, and how many, found once for all the sets
+        # compacted below (`fst_compact_plan`): each split's rows are extracted
+        # from its whole words, and its class counts taken over the compacted ones.
+        nzw = <int32_t*> malloc((nw + 1) * sizeof(int32_t))
+        nzk = <int32_t*> malloc((nw + 1) * sizeof(int32_t))
+        if nzw == NULL or nzk == NULL:
+            free(nzw)
+            free(nzk)
+            return -1
+        nnz = fst_compact_plan(X, nw, nzw, nzk)
     for k in range(K - 1):
         if compact:
-            fst_compact_bits(c.class_bits + k * nw, X, nw, ps.XC + k * nwc, nwc)
+            fst_compact_at(c.class_bits + k * nw, X, nzw, nzk, nnz, ps.XC + k * nwc, nwc)
         else:
             bs_and(ps.XC + k * nw, X, c.class_bits + k * nw, nw)
     # Rows sorted by class: the rows of class 0 of X are the first of X, so in
@@ -1664,6 +1678,40 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
     ps.nb0 = -1
     if c.n0_prefix >= 0:
         ps.nb0 = <int> bs_count(ps.XC, nwc) if compact else c.n0_prefix
+    for i in range(m):
+        if compact:
+            xs = ps.XS + <int64_t> i * nwc
+            fst_compact_at(split_row_bulk(c, valid[i]), X, nzw, nzk, nnz, xs, nwc)
+            if ps.nb0 >= 0:
+                _prefix_counts(xs, nwc, ps.nb0, sums)
+                ps.cl[2 * i] = <double> sums[1]
+                ps.cl[2 * i + 1] = <double> (sums[0] - sums[1])
+            else:
+                total = bs_count(xs, nwc)
+                for k in range(K - 1):
+                    ps.cl[i * K + k] = <double> fst_and_count(xs, ps.XC + k * nwc, nwc)
+                    total -= <int64_t> ps.cl[i * K + k]
+                ps.cl[i * K + K - 1] = <double> total
+        elif K == 2:
+            # one pass: the row set, its rows and its rows of class 0
+            xs = ps.XS + <int64_t> i * nw
+            fst_and_counts2(X, split_row_bulk(c, valid[i]), c.class_bits,
+                            nw, xs, sums)
+            ps.cl[2 * i] = <double> sums[1]
+            ps.cl[2 * i + 1] = <double> (sums[0] - sums[1])
+        else:
+            xs = ps.XS + <int64_t> i * nw
+            bs_and(xs, X, split_row_bulk(c, valid[i]), nw)
+            class_counts(c, xs, bs_count(xs, nw), ps.cl + i * K)
+        if c.unit > 0.0:
+            ps.cli[i * K + K - 1] = 0
+            for k in range(K):
+                if k < K - 1:
+                    ps.cli[i * K + k] = <int32_t> ps.cl[i * K + k]
+                ps.cli[i * K + K - 1] += <int32_t> ps.cl[i * K + k]
+    if compact:
+        free(nzw)
+        free(nzk)
     if rounds and n_rows >= TRANSPOSE_ROWS:
         ps.XT = transposed_splits(ps.XS, m, K, nwc)   # NULL: the row kernels
     return 1
@@ -3778,15 +3826,21 @@ def _pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bin
 
 
 def _compact_for_tests(const word_t[::1] src, const word_t[::1] X):
-    """`fst_compact_bits`: the bits of src at the rows of X, renumbered 0 ..
-    |X| - 1 (None where the CPU lacks BMI2)."""
+    """`fst_compact_plan` and `fst_compact_at`: the bits of src at the rows of X,
+    renumbered 0 .. |X| - 1 (None where the CPU lacks BMI2)."""
     cdef int nw = X.shape[0]
     cdef int nwc = <int> ((bs_count(&X[0], nw) + 63) // 64)
+    cdef int nnz
     out = np.full(max(nwc, 1), 0xFFFF, dtype=np.uint64)   # not zero: the tail is written
+    words = np.zeros(nw + 1, dtype=np.int32)
+    counts = np.zeros(nw + 1, dtype=np.int32)
     cdef word_t[::1] o = out
+    cdef int32_t[::1] zw = words
+    cdef int32_t[::1] zk = counts
     if not fst_compact_ok():
         return None
-    fst_compact_bits(&src[0], &X[0], nw, &o[0], nwc)
+    nnz = fst_compact_plan(&X[0], nw, &zw[0], &zk[0])
+    fst_compact_at(&src[0], &X[0], &zw[0], &zk[0], nnz, &o[0], nwc)
     return out[:nwc]
 
 
