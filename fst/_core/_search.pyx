@@ -1592,23 +1592,6 @@ cdef void pair_close(PairStage* ps) noexcept nogil:
     memset(ps, 0, sizeof(PairStage))
 
 
-cdef inline void _prefix_counts(const word_t* xs, int nwc, int nb0,
-                                int64_t* sums) noexcept nogil:
-    """The rows of a compacted set (sums[0]) and its rows of class 0 (sums[1]):
-    its bits below nb0 (rows sorted by class, `PairStage.nb0`)."""
-    cdef int w0 = nb0 >> 6
-    cdef int w
-    cdef int64_t n = 0, c0 = 0
-    for w in range(nwc):
-        n += fst_popcount(xs[w])
-        if w < w0:
-            c0 += fst_popcount(xs[w])
-        elif w == w0:
-            c0 += fst_popcount(xs[w] & ((<word_t> 1 << (nb0 & 63)) - 1))
-    sums[0] = n
-    sums[1] = c0
-
-
 cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_rows,
                    bint rounds, PairStage* ps) noexcept nogil:
     """Set up the pair stage at node X for up to n_rows rows against the m valid
@@ -1659,12 +1642,10 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
         # Which words of X hold rows, and how many, found once for all the sets
         # compacted below (`fst_compact_plan`): each split's rows are extracted
         # from its whole words, and its class counts taken over the compacted ones.
-        nzw = <int32_t*> malloc((nw + 1) * sizeof(int32_t))
-        nzk = <int32_t*> malloc((nw + 1) * sizeof(int32_t))
-        if nzw == NULL or nzk == NULL:
-            free(nzw)
-            free(nzk)
+        nzw = <int32_t*> malloc(2 * (nw + 1) * sizeof(int32_t))
+        if nzw == NULL:
             return -1
+        nzk = nzw + nw + 1
         nnz = fst_compact_plan(X, nw, nzw, nzk)
     for k in range(K - 1):
         if compact:
@@ -1682,16 +1663,11 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
         if compact:
             xs = ps.XS + <int64_t> i * nwc
             fst_compact_at(split_row_bulk(c, valid[i]), X, nzw, nzk, nnz, xs, nwc)
-            if ps.nb0 >= 0:
-                _prefix_counts(xs, nwc, ps.nb0, sums)
-                ps.cl[2 * i] = <double> sums[1]
-                ps.cl[2 * i + 1] = <double> (sums[0] - sums[1])
-            else:
-                total = bs_count(xs, nwc)
-                for k in range(K - 1):
-                    ps.cl[i * K + k] = <double> fst_and_count(xs, ps.XC + k * nwc, nwc)
-                    total -= <int64_t> ps.cl[i * K + k]
-                ps.cl[i * K + K - 1] = <double> total
+            total = bs_count(xs, nwc)
+            for k in range(K - 1):
+                ps.cl[i * K + k] = <double> fst_and_count(xs, ps.XC + k * nwc, nwc)
+                total -= <int64_t> ps.cl[i * K + k]
+            ps.cl[i * K + K - 1] = <double> total
         elif K == 2:
             # one pass: the row set, its rows and its rows of class 0
             xs = ps.XS + <int64_t> i * nw
@@ -1709,9 +1685,7 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
                 if k < K - 1:
                     ps.cli[i * K + k] = <int32_t> ps.cl[i * K + k]
                 ps.cli[i * K + K - 1] += <int32_t> ps.cl[i * K + k]
-    if compact:
-        free(nzw)
-        free(nzk)
+    free(nzw)
     if rounds and n_rows >= TRANSPOSE_ROWS:
         ps.XT = transposed_splits(ps.XS, m, K, nwc)   # NULL: the row kernels
     return 1
