@@ -559,6 +559,48 @@ def test_side_worth_at_its_boundary(weighted, below):
     assert clf.n_leaves_ == (5 if below else 4)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("below", [True, False])
+def test_leaf_support_at_its_boundary(weighted, below):
+    """Leaf support at its threshold, on a side whose rows are mixed: the side's
+    leaf must save lam against misclassifying all its rows, its support worst -
+    loss, not its potential (all its rows).  An XOR of 60 rows a cell, and beside
+    it 20 class-1 rows in the two class-0 cells and 8 class-0 rows in the two
+    class-1 cells, flagged by a column `side`.  Without the split on `side` all
+    28 are misclassified in the XOR's leaves (4 lam + W1 + W0); with it the
+    side's leaf takes class 1 and misclassifies only the 8 (5 lam + W0).  So
+    that split is optimal exactly when lam < W1, the side's support (its 20
+    class-1 rows at their cost), well below its potential W1 + W0 under 0/1
+    loss: lam just below must keep it (a rule that measured support by the
+    minority or by the rows less twice the minority would drop it), lam just
+    above must not need it (the rule drops it there, the potential rule not).
+    The XOR is worth its leaves (120 rows a cell when an error of class 1 costs
+    two)."""
+    n_cell = 120 if weighted else 60
+    cells = np.repeat(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), n_cell, axis=0)
+    ones = np.repeat(np.array([[0, 0], [1, 1]]), 10, axis=0)     # class 1 in class-0 cells
+    zeros = np.repeat(np.array([[0, 1], [1, 0]]), 4, axis=0)     # class 0 in class-1 cells
+    f = np.vstack([cells, ones, zeros]).astype(float)
+    side = np.r_[np.zeros(len(cells)), np.ones(len(ones) + len(zeros))]
+    noise = np.random.default_rng(1).integers(0, 3, size=len(side)).astype(float)
+    X = np.column_stack([side, f, noise])
+    y = np.r_[cells[:, 0] ^ cells[:, 1], np.ones(len(ones), dtype=int),
+              np.zeros(len(zeros), dtype=int)]
+    n = len(y)
+    cost = np.array([[0.0, 1.0], [2.0, 0.0]]) if weighted else np.ones((2, 2)) - np.eye(2)
+    w1, w0 = len(ones) * cost[1, 0] / n, len(zeros) * cost[0, 1] / n
+    lam = w1 - 0.5 / n if below else w1 + 0.5 / n
+    assert lam < w1 + w0 - 0.5 / n        # the potential rule keeps the split either way
+    clf = FastSmallTreeClassifier(regularization=lam,
+                                  cost_matrix=cost if weighted else None).fit(X, y)
+    expected = optimal_objective(X, y, cost, lam)
+    assert expected == pytest.approx(min(5 * lam + w0, 4 * lam + w1 + w0), abs=1e-12)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-12)
+    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-12)
+    assert clf.n_leaves_ == (5 if below else 4)
+
+
 @pytest.mark.parametrize("q", [12, 20])
 @pytest.mark.parametrize("offset", [0.0, 1.0])
 @pytest.mark.parametrize("greedy", [True, False])

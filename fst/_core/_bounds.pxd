@@ -67,11 +67,34 @@ cdef inline bint leaf_is_optimal(double loss, double floor, double pot, double l
     return loss - floor <= lam + tol or pot < 2.0 * lam
 
 
-cdef inline bint split_supported(double pot_left, double pot_right, double lam) noexcept nogil:
-    """Leaf support: a split with a side of potential below lam never appears in
-    an optimal tree of X nor of any subset (potential only shrinks), so deleting
-    leaves of low potential ends at a tree built from supported splits only."""
-    return pot_left >= lam and pot_right >= lam
+cdef inline double leaf_support(double worst, double loss) noexcept nogil:
+    """The support of a set S: worst(S) - leaf(S), the most a leaf on S can save
+    against sending every row of S to a leaf of any other label.  Deleting a
+    leaf L of an optimal tree and routing its rows through its sibling's subtree
+    saves lam and raises the loss of L's rows from loss(L) to at most worst(L)
+    (each row at its class's largest cost): at most worst(L) - loss(L) =
+    leaf_support(L), since L's label is a best one.  So in an optimal tree every
+    leaf has support >= lam.  Support only shrinks on subsets (for each label the
+    saving worst - cost is a sum of nonnegative per-row terms, and the maximum
+    over labels of smaller sums is smaller), so a side of support < lam holds no
+    such leaf, here or in any subset.  Under 0/1 loss it is the share of the
+    rows in S's largest class (OSDT's accurate support), never more than the
+    potential (the rows' share), which the rule used before."""
+    return worst - loss
+
+
+cdef inline bint split_supported(double sup_left, double sup_right, double lam) noexcept nogil:
+    """Leaf support: a split with a side of support (`leaf_support`) or of
+    potential (which is never smaller) below lam never appears in an optimal tree
+    of X nor of any subset, so deleting leaves of too little support ends at a
+    tree built from supported splits only: every split of it has a leaf of
+    support >= lam on each side, and so has both sides of support >= lam at
+    the node it cuts and at every superset.  Deleting never deepens a tree, so
+    this also holds under a depth limit.  A tree with a leaf of support exactly
+    lam ties the tree without it; `lam` is passed here less a relative 1e-9
+    (`support_lam` in the search), so rounding never drops a split whose support
+    reaches lam."""
+    return sup_left >= lam and sup_right >= lam
 
 
 cdef inline double worst_loss(const double* counts, int K, const double* maxcost) noexcept nogil:

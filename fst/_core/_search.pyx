@@ -43,7 +43,8 @@ from ._memo cimport (MAX_DEPTH_LEFT, Node, Slot, Memo, memo_init, memo_free, mem
                      memo_bytes, slot_tag)
 from libc.stdint cimport uint32_t
 from ._bounds cimport (leaf_loss, potential, creation_lower_bound, leaf_is_optimal,
-                       three_leaf_peel, split_supported, worst_loss, side_not_worth)
+                       three_leaf_peel, split_supported, leaf_support, worst_loss,
+                       side_not_worth)
 from ._segment cimport segment_blocks
 from ._pairs cimport pair_counts, pair_counts_xt, transposed_splits, TRANSPOSE_ROWS
 from ._openmp cimport omp_get_max_threads, FST_OPENMP
@@ -64,7 +65,7 @@ cdef enum:
 # combination (results must be identical).  The core contract never depends on them.
 cdef enum:
     RULE_EQUIVALENT = 1   # equivalent-points floor at node creation
-    RULE_SUPPORT = 2      # leaf support: drop splits with a side of potential < lam
+    RULE_SUPPORT = 2      # leaf support: drop splits with a side of support < lam
     RULE_SEGMENT = 4      # single-column segmentation programme
     RULE_SUPERSET = 8     # superset bound from children
     RULE_EXCHANGE = 16    # threshold exchange between neighbouring thresholds
@@ -978,7 +979,8 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     cdef const word_t* S
     cdef double* cntL = c.cnt_scratch + K
     cdef double* cntR = c.cnt_scratch + 2 * K
-    cdef double potL, potR
+    cdef double wL, wR, lossL, lossR
+    cdef double sup_lam = c.lam * (1.0 - 1e-9)   # see `split_supported`
     cdef uint64_t hX = bs_hash_linear(X, nw)
     cdef int64_t eX = marked_rows(c, X)
     cdef uint64_t hl
@@ -999,21 +1001,22 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
         prev_cnt = nl
         if nl == 0 or nl == total:
             continue
-        potL = potential(cntL, K, c.potc)
-        potR = potential(cntR, K, c.potc)
-        if (c.rules & RULE_SUPPORT) and not split_supported(potL, potR, c.lam):
+        wL = worst_loss(cntL, K, c.maxcost)
+        wR = worst_loss(cntR, K, c.maxcost)
+        lossL = leaf_loss(cntL, K, c.cost, c.pcols, c.n_pcols, NULL)
+        lossR = leaf_loss(cntR, K, c.cost, c.pcols, c.n_pcols, NULL)
+        if (c.rules & RULE_SUPPORT) and not split_supported(
+                leaf_support(wL, lossL), leaf_support(wR, lossR), sup_lam):
             continue  # leaf support: dropped here and in every descendant
         fill_sides(c, hX, hl, exl, exr, cntL, cntR, nl, total, child_depth,
                    &cands[nvalid].tl, &cands[nvalid].tr)
         if nvalid > 0 and c.split_col[valid[0]] != col:
             one_column[0] = False
-        cands[nvalid].pot_left = potL
-        cands[nvalid].worst_left = worst_loss(cntL, K, c.maxcost)
-        cands[nvalid].worst_right = worst_loss(cntR, K, c.maxcost)
+        cands[nvalid].pot_left = potential(cntL, K, c.potc)
+        cands[nvalid].worst_left = wL
+        cands[nvalid].worst_right = wR
         cands[nvalid].col = col
-        cands[nvalid].pair_leaf = (leaf_loss(cntL, K, c.cost, c.pcols, c.n_pcols, NULL)
-                                   + leaf_loss(cntR, K, c.cost, c.pcols, c.n_pcols, NULL)
-                                   + 2.0 * c.lam)
+        cands[nvalid].pair_leaf = lossL + lossR + 2.0 * c.lam
         valid[nvalid] = s
         nvalid += 1
     return nvalid
@@ -2460,8 +2463,9 @@ cdef void _column_pass(Ctx* c, Sorted* d, const int32_t* order, const int32_t* r
     minus the two leaves' rows of their majority classes: an order, not a bound;
     INF when the column has no threshold in the node).
 
-    Leaf support (`split_supported`, the test the general search applies to
-    every split): a root split with a side of potential below lam is never
+    Leaf support by potential (`split_supported`; the general search tests the
+    support `leaf_support`, never larger, so it drops more): a root split with a
+    side of potential below lam is never
     needed -- deleting it and sending that side's rows through the other side's
     tree (of depth <= d - 1) costs at most that potential and saves a leaf's
     lam, so R(X, d) is the least of the leaf and the supported splits.  Along
