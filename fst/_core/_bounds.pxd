@@ -92,7 +92,7 @@ cdef inline bint split_supported(double sup_left, double sup_right, double lam) 
     the node it cuts and at every superset.  Deleting never deepens a tree, so
     this also holds under a depth limit.  A tree with a leaf of support exactly
     lam ties the tree without it; `lam` is passed here less a relative 1e-9
-    (`support_lam` in the search), so rounding never drops a split whose support
+    (`sup_lam` in `gather_valid`), so rounding never drops a split whose support
     reaches lam."""
     return sup_left >= lam and sup_right >= lam
 
