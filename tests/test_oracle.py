@@ -525,6 +525,28 @@ def test_depth_ladder_keeps_the_optimum(case):
 
 
 
+def _fit_xor_beside_side(n_cell, extra, extra_y, weighted, lam, seed):
+    """Fit fst on an XOR of n_cell rows a cell (columns f1, f2) beside extra rows
+    (their f1, f2 in `extra`, their classes `extra_y`) flagged by a column `side`,
+    with a noise column; the cost is 0/1, or [[0, 1], [2, 0]] when `weighted`.
+    Checks the certificate against brute force and the returned tree's score from
+    the data, and returns the fit and its brute-force optimum."""
+    cells = np.repeat(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), n_cell, axis=0)
+    f = np.vstack([cells, extra]).astype(float)
+    side = np.r_[np.zeros(len(cells)), np.ones(len(extra))]
+    noise = np.random.default_rng(seed).integers(0, 3, size=len(side)).astype(float)
+    X = np.column_stack([side, f, noise])
+    y = np.r_[cells[:, 0] ^ cells[:, 1], extra_y]
+    cost = np.array([[0.0, 1.0], [2.0, 0.0]]) if weighted else np.ones((2, 2)) - np.eye(2)
+    clf = FastSmallTreeClassifier(regularization=lam,
+                                  cost_matrix=cost if weighted else None).fit(X, y)
+    expected = optimal_objective(X, y, cost, lam)
+    assert clf.optimal_
+    assert clf.objective_ == pytest.approx(expected, abs=1e-12)
+    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-12)
+    return clf, expected
+
+
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("below", [True, False])
 def test_side_worth_at_its_boundary(weighted, below):
@@ -538,24 +560,13 @@ def test_side_worth_at_its_boundary(weighted, below):
     the rule's threshold): lam just below must keep it (a rule that set it
     aside there would certify the worse tree), lam just above must not need it."""
     n_cell, n_side = (120 if weighted else 60), 20   # the XOR is worth its leaves
-    cells = np.repeat(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), n_cell, axis=0)
     extra = np.repeat(np.array([[0, 0], [1, 1]]), n_side // 2, axis=0)
-    f = np.vstack([cells, extra]).astype(float)
-    side = np.r_[np.zeros(len(cells)), np.ones(len(extra))]
-    noise = np.random.default_rng(0).integers(0, 3, size=len(side)).astype(float)
-    X = np.column_stack([side, f, noise])
-    y = np.r_[cells[:, 0] ^ cells[:, 1], np.ones(len(extra), dtype=int)]
-    n = len(y)
-    cost = np.array([[0.0, 1.0], [2.0, 0.0]]) if weighted else np.ones((2, 2)) - np.eye(2)
-    worth = n_side * cost[1, 0] / n
+    n = 4 * n_cell + n_side
+    worth = n_side * (2.0 if weighted else 1.0) / n
     lam = worth - 0.5 / n if below else worth + 0.5 / n
-    clf = FastSmallTreeClassifier(regularization=lam,
-                                  cost_matrix=cost if weighted else None).fit(X, y)
-    expected = optimal_objective(X, y, cost, lam)
+    clf, expected = _fit_xor_beside_side(n_cell, extra, np.ones(n_side, dtype=int),
+                                         weighted, lam, seed=0)
     assert expected == pytest.approx(min(5 * lam, 4 * lam + worth), abs=1e-12)
-    assert clf.optimal_
-    assert clf.objective_ == pytest.approx(expected, abs=1e-12)
-    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-12)
     assert clf.n_leaves_ == (5 if below else 4)
 
 
@@ -577,27 +588,17 @@ def test_leaf_support_at_its_boundary(weighted, below):
     The XOR is worth its leaves (120 rows a cell when an error of class 1 costs
     two)."""
     n_cell = 120 if weighted else 60
-    cells = np.repeat(np.array([[0, 0], [0, 1], [1, 0], [1, 1]]), n_cell, axis=0)
     ones = np.repeat(np.array([[0, 0], [1, 1]]), 10, axis=0)     # class 1 in class-0 cells
     zeros = np.repeat(np.array([[0, 1], [1, 0]]), 4, axis=0)     # class 0 in class-1 cells
-    f = np.vstack([cells, ones, zeros]).astype(float)
-    side = np.r_[np.zeros(len(cells)), np.ones(len(ones) + len(zeros))]
-    noise = np.random.default_rng(1).integers(0, 3, size=len(side)).astype(float)
-    X = np.column_stack([side, f, noise])
-    y = np.r_[cells[:, 0] ^ cells[:, 1], np.ones(len(ones), dtype=int),
-              np.zeros(len(zeros), dtype=int)]
-    n = len(y)
-    cost = np.array([[0.0, 1.0], [2.0, 0.0]]) if weighted else np.ones((2, 2)) - np.eye(2)
-    w1, w0 = len(ones) * cost[1, 0] / n, len(zeros) * cost[0, 1] / n
+    n = 4 * n_cell + len(ones) + len(zeros)
+    w1, w0 = len(ones) * (2.0 if weighted else 1.0) / n, len(zeros) / n
     lam = w1 - 0.5 / n if below else w1 + 0.5 / n
     assert lam < w1 + w0 - 0.5 / n        # the potential rule keeps the split either way
-    clf = FastSmallTreeClassifier(regularization=lam,
-                                  cost_matrix=cost if weighted else None).fit(X, y)
-    expected = optimal_objective(X, y, cost, lam)
+    clf, expected = _fit_xor_beside_side(
+        n_cell, np.vstack([ones, zeros]),
+        np.r_[np.ones(len(ones), dtype=int), np.zeros(len(zeros), dtype=int)],
+        weighted, lam, seed=1)
     assert expected == pytest.approx(min(5 * lam + w0, 4 * lam + w1 + w0), abs=1e-12)
-    assert clf.optimal_
-    assert clf.objective_ == pytest.approx(expected, abs=1e-12)
-    assert rescore(clf, X, y, cost, lam) == pytest.approx(expected, abs=1e-12)
     assert clf.n_leaves_ == (5 if below else 4)
 
 

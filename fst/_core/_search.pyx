@@ -2468,9 +2468,8 @@ cdef void _column_pass(Ctx* c, Sorted* d, const int32_t* order, const int32_t* r
     side of potential below lam is never needed -- deleting it and sending that
     side's rows through the other side's tree (of depth <= d - 1) costs at most
     that potential and saves a leaf's lam, so R(X, d) is the least of the leaf
-    and the supported splits.  Along
-    the column the left potential only grows and the right one only shrinks, so
-    the supported thresholds are contiguous."""
+    and the supported splits.  Along the column the left potential only grows
+    and the right one only shrinks, so the supported thresholds are contiguous."""
     cdef int K = c.K
     cdef int m = d.m
     cdef int k, j = 0
