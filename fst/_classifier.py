@@ -351,6 +351,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             search.set_sorted_min(self._sorted_min)
         if hasattr(self, "_sorted_shrink"):   # test hook: intervals shrunk by the neighbour bound
             search.set_sorted_shrink(self._sorted_shrink)
+        if hasattr(self, "_work_limit"):   # test hook: stop past this much work
+            search.set_work_limit(self._work_limit)
         if hasattr(self, "_staging"):   # test hook: (rows from which, rounds) a stage is staged
             search.set_staging(*self._staging)
         if self.memory_limit == "auto" and len(getattr(self, "_ladder", ())) < 3:

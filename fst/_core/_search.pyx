@@ -208,6 +208,7 @@ cdef struct Ctx:
     int ladder_max           # deepest rung of the depth ladder (< 2: no ladder)
     int64_t rung_work        # work allowed to one rung
     int64_t work_stop        # > 0: end the running pass (first pass or rung) past this work
+    int64_t work_limit       # > 0: stop the search (as a time stop) past this work
     int ladder_depth         # deepest rung run (stats)
     int64_t ladder_turns     # turns of the ladder (stats)
     double ladder_gap        # no more turns once the root's gap is below this many lam
@@ -273,6 +274,9 @@ cdef inline void check_limits(Ctx* c) noexcept nogil:
     cdef long long rss
     c.ticks += 1
     if c.deadline >= 0 and now > c.deadline:
+        c.stop = STOP_TIME
+        return
+    if c.work_limit > 0 and c.work > c.work_limit:
         c.stop = STOP_TIME
         return
     if c.work_stop > 0 and c.work > c.work_stop:
@@ -3398,6 +3402,12 @@ cdef class Search:
         self.c.rung_work = rung_work if rung_work >= 0 else 2 * switch_work
         self.c.ladder_bytes = ladder_bytes
         self.c.ladder_gap = ladder_gap
+
+    def set_work_limit(self, int64_t work):
+        """Stop the search as at a time limit once its work (the machine-free
+        clock) passes `work` (0: no such stop), so that a stopped search takes
+        the same path on every machine."""
+        self.c.work_limit = work
 
     def set_ladder_bytes(self, int64_t ladder_bytes):
         """The store size past which the ladder takes no more turns (`set_switch_work`;
