@@ -1,0 +1,249 @@
+"""Compare two builds of fst problem by problem: objectives, trees, bounds and search
+statistics must be identical; fit times are reported side by side.
+
+    FST_SHARED=../shared python benchmarks/compare_builds.py BEFORE AFTER \
+        [--suites oracle,gosdt14,quantbnb] [--jobs 2] [--out results/compare.jsonl]
+
+BEFORE and AFTER are checkouts of fst built in place (``python setup.py build_ext
+--inplace``); each problem is fitted once by each build, in its own process with
+that checkout first on ``PYTHONPATH``, the two at the same time (one a core) so
+that both see the same machine.  Suites:
+
+* ``oracle``: the problems of the exhaustive oracle tests (``tests/test_oracle.py``
+  and ``tests/test_sorted.py``: random small problems with costs, NaN, depth
+  limits and sample weights, the medium problems, the threshold runs), as shipped
+  and with the sorted-column search and the depth ladder forced on;
+* ``gosdt14``: the 70 problems of ``shared/datasets/gosdt14`` (five penalties);
+* ``quantbnb``: the twelve quantbnb training sets at ``max_depth`` 2 and 3,
+  penalties 0.01 and 0.
+
+A problem that does not certify is stopped by a work limit (the search's
+machine-free clock, ``--work-limit``), not by time, so that both builds stop at the
+same point of the same path.  Statistics compared: every entry of
+``search_stats_`` but the wall-clock and resident-memory ones.
+"""
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.join(HERE, "..", "tests")
+
+# search_stats_ entries that measure the machine, not the path
+UNSTABLE = {"seconds", "peak_rss_bytes", "threads"}
+# work limits (the search's clock: about 2e9 a second on the bitset search, 1.5e8
+# on the sorted-column search) at which an uncertified problem is stopped
+WORK_LIMIT = {"gosdt14": 5e10, "quantbnb": 2e9, "oracle": 1e9}
+QUANTBNB_NAMES = ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page",
+                  "raisin", "rice", "room", "segment", "wilt"]
+
+
+def _fit_record(X, y, params, overrides, fit_kw=None):
+    """Fit with `params` and the private overrides; the record to compare."""
+    from fst import FastSmallTreeClassifier
+
+    clf = FastSmallTreeClassifier(**params)
+    clf._overrides = dict(overrides)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(X, y, **(fit_kw or {}))
+    seconds = time.perf_counter() - t0
+    t = clf.estimator_.tree_
+    digest = hashlib.sha1()
+    for a in (t.feature, t.threshold, t.children_left, t.children_right, t.value):
+        digest.update(np.ascontiguousarray(a).tobytes())
+    stats = {k: v for k, v in clf.search_stats_.items() if k not in UNSTABLE}
+    return {"objective": float(clf.objective_), "lower_bound": float(clf.lower_bound_),
+            "optimal": bool(clf.optimal_), "status": clf.status_, "tree": digest.hexdigest(),
+            "stats": stats, "seconds": seconds}
+
+
+def _oracle_problems():
+    """(name, X, y, params, overrides, fit keywords) of the oracle tests' problems."""
+    sys.path.insert(0, TESTS)
+    import test_oracle as to
+    import test_sorted as ts
+
+    for seed in range(360):
+        X, y, cost, lam, depth = to._random_problem(seed)
+        p = dict(regularization=lam, cost_matrix=cost, max_depth=depth)
+        yield f"random-{seed}", X, y, p, {}, None
+        if seed < 120:
+            yield f"random-{seed}-ladder", X, y, p, {"switch_work": 1, "ladder_max": 6,
+                                                     "rung_work": 20_000}, None
+    for seed in range(120):
+        X, y, cost, lam, depth = to._random_problem(3000 + seed)
+        w = to._sample_weights(seed, y)
+        p = dict(regularization=lam, cost_matrix=cost, max_depth=depth)
+        yield f"weighted-{seed}", X, y, p, {}, {"sample_weight": w}
+    for seed in range(24):
+        X, y = to._medium_problem(seed)
+        lam, depth = to._medium_setting(seed)
+        yield f"medium-{seed}", X, y, dict(regularization=lam, max_depth=depth), {}, None
+    for seed in range(8):
+        X, y = to._threshold_problem(seed)
+        for lam in (0.01, 0.02):
+            yield f"threshold-{seed}-{lam}", X, y, dict(regularization=lam), {}, None
+    for seed in range(150):
+        X, y, cost, lam, depth = ts._continuous_problem(seed)
+        p = dict(regularization=lam, cost_matrix=cost, max_depth=depth)
+        yield f"continuous-{seed}", X, y, p, {}, None
+        yield f"continuous-{seed}-sorted", X, y, p, {"sorted_min": 0.0}, None
+
+
+def _worker(suite, spec, work_limit):
+    """Records of one task of a suite, as a list."""
+    if suite == "oracle":
+        out = []
+        for name, X, y, p, ov, kw in _oracle_problems():
+            r = _fit_record(X, y, p, {"work_limit": int(work_limit), **ov}, kw)
+            r["problem"] = name
+            out.append(r)
+        return out
+    sys.path.insert(0, HERE)
+    if suite == "gosdt14":
+        from _data import load_gosdt14
+
+        name, lam = spec.split(":")
+        X, y = load_gosdt14(name)
+        params = dict(regularization=float(lam))
+    else:
+        from _data import QUANTBNB
+        import pandas as pd
+
+        name, depth, lam = spec.split(":")
+        df = pd.read_csv(os.path.join(QUANTBNB, f"{name}_train.csv"))
+        X = df.iloc[:, :-1].to_numpy(dtype=float)
+        y = df.iloc[:, -1].to_numpy()
+        params = dict(regularization=float(lam), max_depth=int(depth))
+    r = _fit_record(X, y, params, {"work_limit": int(work_limit)})
+    r["problem"] = spec
+    return [r]
+
+
+def _tasks(suites):
+    from _data import PENALTIES, gosdt14_names
+
+    for suite in suites:
+        if suite == "oracle":
+            yield suite, "all"
+        elif suite == "gosdt14":
+            for name in gosdt14_names():
+                for lam in PENALTIES:
+                    yield suite, f"{name}:{lam}"
+        elif suite == "quantbnb":
+            for lam in (0.01, 0.0):
+                for depth in (2, 3):
+                    for name in QUANTBNB_NAMES:
+                        yield suite, f"{name}:{depth}:{lam}"
+        else:
+            raise ValueError(f"unknown suite {suite!r}")
+
+
+def _run_build(build, suite, spec, work_limit):
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(build), OMP_NUM_THREADS="1")
+    cmd = [sys.executable, os.path.abspath(__file__), "--worker", suite, spec,
+           str(work_limit)]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=HERE)
+    if p.returncode != 0:
+        return {"error": p.stderr.strip().splitlines()[-1:] or [f"exit {p.returncode}"]}
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+def _diff(a, b):
+    """What differs between two records of one problem ('' when identical)."""
+    keys = [k for k in ("objective", "lower_bound", "optimal", "status", "tree")
+            if a[k] != b[k]]
+    keys += [f"stats.{k}" for k in sorted(set(a["stats"]) | set(b["stats"]))
+             if a["stats"].get(k) != b["stats"].get(k)]
+    return ", ".join(keys)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("before", nargs="?")
+    ap.add_argument("after", nargs="?")
+    ap.add_argument("--suites", default="oracle,gosdt14,quantbnb")
+    ap.add_argument("--only", default=None, help="comma-separated problems of the suites")
+    ap.add_argument("--jobs", type=int, default=2, help="processes at once (even: pairs)")
+    ap.add_argument("--work-limit", type=float, default=None,
+                    help="work at which an uncertified fit stops (default per suite)")
+    ap.add_argument("--out", default=os.path.join(HERE, "results", "compare_builds.jsonl"))
+    ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.worker:
+        suite, spec, wl = args.worker
+        print(json.dumps(_worker(suite, spec, float(wl))))
+        return 0
+    if not (args.before and args.after):
+        ap.error("give the BEFORE and AFTER checkouts")
+    sys.path.insert(0, HERE)
+    suites = args.suites.split(",")
+    tasks = list(_tasks(suites))
+    if args.only:
+        only = set(args.only.split(","))
+        tasks = [t for t in tasks if t[1] in only]
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    rows = []
+
+    def pair(task):
+        suite, spec = task
+        wl = args.work_limit or WORK_LIMIT[suite]
+        with ThreadPoolExecutor(2) as ex:
+            fa = ex.submit(_run_build, args.before, suite, spec, wl)
+            fb = ex.submit(_run_build, args.after, suite, spec, wl)
+            return suite, spec, fa.result(), fb.result()
+
+    with open(args.out, "w") as fh, ThreadPoolExecutor(max(1, args.jobs // 2)) as ex:
+        for suite, spec, ra, rb in ex.map(pair, tasks):
+            if isinstance(ra, dict) or isinstance(rb, dict):
+                print(f"{suite} {spec}: error before={ra if isinstance(ra, dict) else 'ok'} "
+                      f"after={rb if isinstance(rb, dict) else 'ok'}", flush=True)
+                rows.append((suite, spec, None, None))
+                continue
+            for a, b in zip(ra, rb):
+                rows.append((suite, a["problem"], a, b))
+                fh.write(json.dumps({"suite": suite, "before": a, "after": b}) + "\n")
+                d = _diff(a, b)
+                if d or suite != "oracle":
+                    print(f"{suite} {a['problem']}: {a['seconds']:.2f} s -> "
+                          f"{b['seconds']:.2f} s{'  DIFFERS: ' + d if d else ''}",
+                          flush=True)
+    summarise(rows, suites)
+    return 0
+
+
+def summarise(rows, suites):
+    print("\n| suite | problems | identical objectives | identical trees | "
+          "identical bounds | identical statistics | certified before / after | "
+          "fit s before | fit s after | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for suite in suites:
+        rs = [r for r in rows if r[0] == suite]
+        ok = [r for r in rs if r[2] is not None]
+        same = lambda key: sum(a[key] == b[key] for _, _, a, b in ok)  # noqa: E731
+        stats = sum(a["stats"] == b["stats"] for _, _, a, b in ok)
+        ta = sum(a["seconds"] for _, _, a, _ in ok)
+        tb = sum(b["seconds"] for _, _, _, b in ok)
+        ca = sum(a["optimal"] for _, _, a, _ in ok)
+        cb = sum(b["optimal"] for _, _, _, b in ok)
+        print(f"| {suite} | {len(rs)} | {same('objective')} | {same('tree')} | "
+              f"{same('lower_bound')} | {stats} | {ca} / {cb} | {ta:.1f} | {tb:.1f} | "
+              f"{tb / ta if ta else float('nan'):.3f} |")
+    bad = [(s, p, _diff(a, b)) for s, p, a, b in rows if a is None or _diff(a, b)]
+    for s, p, d in bad[:40]:
+        print(f"* {s} {p}: {d or 'failed'}")
+    print(f"\n{len(bad)} of {len(rows)} problems differ")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
