@@ -1,7 +1,5 @@
 """FastSmallTreeClassifier: the certified sparse decision tree."""
 import numbers
-import threading
-import time
 import warnings
 
 import numpy as np
@@ -31,21 +29,6 @@ _RESCORE_TOL = 1e-9
 _MAX_WEIGHT_CLASSES = 64
 
 
-# The search recurses in C, one level per level of the tree being explored.  It
-# runs in a thread with a large stack (virtual memory, committed only as used) and
-# a depth guard sized to it; past the guard the search stops (never certifies).
-_SEARCH_STACK_BYTES = 256 << 20
-_LEVELS_BIG_STACK = 100_000      # ~2.6 KiB of stack per level
-_LEVELS_DEFAULT_STACK = 2_000    # when a big stack cannot be had
-# Every level of the recursion is a strict subset of its parent's rows, so a search
-# on n rows never goes deeper than n levels: up to _INLINE_ROWS rows (about 0.3 MiB
-# of stack) it runs in the calling thread, whose stack holds that on any platform.
-# A thread with the big stack costs about 0.5 ms a fit here, most of a small fit's
-# search time (the oracle tests make ~150,000 such fits).  Ctrl-C is then seen by
-# the search's own signal poll (`check_limits`), which runs in the calling thread.
-_INLINE_ROWS = 128
-
-
 # Word-work of the first root pass at the incumbent before the depth ladder and
 # deepening take over (about 1.3 s on the development machine: compas at
 # lambda = 0.05 is certified in 2.3e9, 1.0 s); each rung of the ladder's first
@@ -56,57 +39,6 @@ _SWITCH_WORK = 3_000_000_000
 
 # Seconds between progress lines at verbose >= 2.
 _PROGRESS_SECONDS = 5.0
-
-
-def _run_search(search, time_limit, memory_limit, report=None, n_rows=None):
-    """Run `search` in a thread with a big C stack; Ctrl-C in the calling thread
-    becomes a stop request, so the best tree found is still returned.  `report`,
-    if given, is called with `search.progress()` every `_PROGRESS_SECONDS`.  A
-    search on at most `_INLINE_ROWS` rows (`n_rows`) without `report` runs in the
-    calling thread instead."""
-    if report is None and n_rows is not None and n_rows <= _INLINE_ROWS:
-        search.set_max_level(_LEVELS_DEFAULT_STACK)
-        return search.run(time_limit, memory_limit)
-    result = {}
-    done = threading.Event()
-
-    def target():
-        try:
-            result["code"] = search.run(time_limit, memory_limit)
-        except BaseException as exc:  # re-raised in the calling thread
-            result["error"] = exc
-        finally:
-            done.set()
-
-    try:
-        previous = threading.stack_size(_SEARCH_STACK_BYTES)
-    except (ValueError, RuntimeError):
-        search.set_max_level(_LEVELS_DEFAULT_STACK)
-        return search.run(time_limit, memory_limit)
-    try:
-        worker = threading.Thread(target=target, name="fst-search", daemon=True)
-        search.set_max_level(_LEVELS_BIG_STACK)
-        worker.start()
-    except RuntimeError:  # no thread could be started
-        search.set_max_level(_LEVELS_DEFAULT_STACK)
-        return search.run(time_limit, memory_limit)
-    finally:
-        threading.stack_size(previous)
-    # Wait on an Event, not on join(): an interrupted join() can mark a live
-    # thread as finished on some Python versions.
-    next_report = time.monotonic() + _PROGRESS_SECONDS
-    while not done.is_set():
-        try:
-            done.wait(0.05)
-            if report is not None and time.monotonic() >= next_report:
-                next_report = time.monotonic() + _PROGRESS_SECONDS
-                report(search.progress())
-        except KeyboardInterrupt:
-            search.interrupt()
-    worker.join()
-    if "error" in result:
-        raise result["error"]
-    return result["code"]
 
 
 class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
@@ -341,6 +273,15 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         deepening = getattr(self, "_deepening", ())   # test hook: a share, or two
         search.set_deepening(*(deepening if isinstance(deepening, tuple) else
                                (deepening, deepening)))
+        _ov = getattr(self, "_overrides", {})
+        if "switch_work" in _ov:
+            self._switch_work = _ov["switch_work"]
+        if "ladder_max" in _ov:
+            self._ladder = (_ov["ladder_max"], _ov["rung_work"])
+        if "sorted_min" in _ov:
+            self._sorted_min = _ov["sorted_min"]
+        if "work_limit" in _ov:
+            self._work_limit = _ov["work_limit"]
         search.set_switch_work(getattr(self, "_switch_work", _SWITCH_WORK),
                                *getattr(self, "_ladder", ()))
         if hasattr(self, "_pair_cap"):   # test hook: (node cap, root cap) word-work
@@ -360,10 +301,10 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # search's path depend on the machine's memory: under 'auto' the path
             # is that of no limit (as before 'auto'), and only the stop is added.
             search.set_ladder_bytes(0)
-        code = _run_search(search,
-                           -1.0 if self.time_limit is None else float(self.time_limit),
-                           memory_limit, _progress_printer(lam) if self.verbose >= 2 else None,
-                           n_rows=int(problem.n_rows))
+        if self.verbose >= 2:
+            search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
+        code = search.run(-1.0 if self.time_limit is None else float(self.time_limit),
+                          memory_limit)
         extracted = search.extract()
         # The exported counts are already class-weighted: the scores take the
         # user's cost matrix, so that their argmax is the label the search chose

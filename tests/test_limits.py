@@ -58,9 +58,8 @@ def test_time_limit_holds_with_many_classes():
 
 
 def test_verbose_progress_lines(monkeypatch, capsys):
-    """verbose >= 2 prints the root's bounds while the search runs, read from
-    copies the search thread keeps (never from the memo, which may move): each
-    line's bound is at most its incumbent, bounds never fall, and the last line
+    """verbose >= 2 prints the root's bounds while the search runs, from the
+    search's own polls: each line's bound is at most its incumbent, bounds never fall, and the last line
     is no better than the final result."""
     import re
 
@@ -230,34 +229,43 @@ def test_stopped_lower_bound_is_below_the_optimum():
         assert part.objective_ >= full.objective_ - 1e-12
 
 
-def test_recursion_guard_stops_without_certifying(monkeypatch):
-    import fst._classifier as classifier
+def _segmentation_optimum(x, y, lam):
+    """The best partition of the rows sorted by x into intervals (each a leaf of
+    its majority class, 0/1 loss, lam a leaf): an independent dynamic programme
+    over the distinct values, the optimum of any tree whose splits all cut x."""
+    values = np.unique(x)
+    n = len(y)
+    ones = np.array([np.sum(y[x == v]) for v in values])
+    rows = np.array([np.sum(x == v) for v in values])
+    c1 = np.concatenate([[0], np.cumsum(ones)])
+    cn = np.concatenate([[0], np.cumsum(rows)])
+    best = np.full(len(values) + 1, np.inf)
+    best[0] = 0.0
+    for b in range(1, len(values) + 1):
+        a = np.arange(b)
+        k1 = c1[b] - c1[a]
+        k = cn[b] - cn[a]
+        best[b] = np.min(best[a] + np.minimum(k1, k - k1) / n + lam)
+    return best[-1]
 
-    rng = np.random.RandomState(2)
-    X = rng.randint(0, 6, size=(200, 4)).astype(float)
-    y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, 200) > 6).astype(int)
-    full = FastSmallTreeClassifier(regularization=0.003).fit(X, y)
-    assert full.optimal_ and full.estimator_.get_depth() > 2
-    monkeypatch.setattr(classifier, "_LEVELS_BIG_STACK", 2)
-    with pytest.warns(NotCertifiedWarning):
-        part = FastSmallTreeClassifier(regularization=0.003).fit(X, y)
-    assert part.status_ == "memory_limit" and not part.optimal_
-    assert part.lower_bound_ <= full.objective_ + 1e-12 <= part.objective_ + 2e-12
 
-
-def test_recursion_guard_counts_levels_not_expansions(monkeypatch):
-    """A guard of 40 levels lets a search of thousands of expansions (far shallower
-    than 40) finish and certify; every level is released on the way out."""
-    import fst._classifier as classifier
-
-    rng = np.random.RandomState(3)
-    X = rng.randint(0, 5, size=(300, 5)).astype(float)
-    y = (X[:, 0] + X[:, 1] + rng.randint(0, 4, 300) > 5).astype(int)
-    monkeypatch.setattr(classifier, "_LEVELS_BIG_STACK", 40)
-    clf = FastSmallTreeClassifier(regularization=0.002).fit(X, y)
-    assert clf.search_stats_["expansions"] > 40
+def test_deep_search_certifies_on_its_frame_stack():
+    """The search keeps its open nodes on an explicit stack, not on the C stack:
+    a problem whose search goes deep (runs of a label along two copies of one
+    column, so no single-column shortcut applies and the optimum has many
+    leaves) certifies the optimum an independent segmentation gives, and every
+    frame is released on the way out."""
+    rng = np.random.RandomState(4)
+    n = 160
+    x = np.arange(n, dtype=float)
+    y = (np.cumsum(rng.rand(n) < 0.15) % 2).astype(int)
+    X = np.column_stack([x, x])
+    lam = 0.5 / n
+    clf = FastSmallTreeClassifier(regularization=lam).fit(X, y)
     assert clf.optimal_ and clf.status_ == "optimal"
+    assert clf.objective_ == pytest.approx(_segmentation_optimum(x, y, lam), abs=1e-12)
     assert clf.search_stats_["open_levels"] == 0
+    assert clf.get_depth() > 6
 
 
 def test_a_pass_without_progress_is_reported_not_repeated(monkeypatch):
@@ -266,25 +274,25 @@ def test_a_pass_without_progress_is_reported_not_repeated(monkeypatch):
     deepening spin without end; the search raises an internal error instead."""
     import fst._classifier as fc
 
-    run = fc._run_search
+    make = fc.Search
 
-    def broken(search, *args, **kwargs):
+    def broken(*args, **kwargs):
+        search = make(*args, **kwargs)
         search._break_contract_for_tests()
-        return run(search, *args, **kwargs)
+        return search
 
     X, y = _hard_problem()
-    monkeypatch.setattr(fc, "_run_search", broken)
+    monkeypatch.setattr(fc, "Search", broken)
     clf = FastSmallTreeClassifier(regularization=0.02, max_depth=3)
     clf._switch_work = 0          # deepening from the first pass
     with pytest.raises(RuntimeError, match=r"contract \(iii\)"):
         clf.fit(X, y)
-    monkeypatch.setattr(fc, "_run_search", run)
+    monkeypatch.setattr(fc, "Search", make)
     assert clf.fit(X, y).optimal_     # the same fit without the hook certifies
 
 
 def _small_hard_problem():
-    # at most _INLINE_ROWS rows, so the search runs in the calling thread, and
-    # still far too hard to finish in a second
+    # far too hard to finish in a second
     rng = np.random.RandomState(0)
     X = rng.uniform(size=(120, 8))
     y = rng.randint(0, 2, size=120)
@@ -293,12 +301,9 @@ def _small_hard_problem():
 
 @pytest.mark.skipif(not hasattr(signal, "SIGINT") or os.name == "nt", reason="POSIX signal")
 def test_keyboard_interrupt_stops_a_search_in_the_calling_thread():
-    """A search on few rows runs without the big-stack thread; Ctrl-C then reaches
-    it through its own signal poll and it returns its best tree."""
-    import fst._classifier as fc
-
+    """The search runs in the calling thread; Ctrl-C reaches it through its own
+    signal poll and it returns its best tree."""
     X, y = _small_hard_problem()
-    assert len(y) <= fc._INLINE_ROWS
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     t0 = time.perf_counter()
@@ -320,25 +325,32 @@ def test_time_limit_stops_a_search_in_the_calling_thread():
     _check_stopped(clf, X, y, "time_limit")
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_search_in_the_calling_thread_or_its_own_gives_the_same_fit(monkeypatch, seed):
-    """Where the search runs changes nothing: the same tree, bound and statistics
-    (but time) with every fit inline and with every fit in the big-stack thread."""
-    import fst._classifier as fc
+@pytest.mark.parametrize("seed", range(3))
+def test_concurrent_fits_in_threads_give_the_serial_fits(seed):
+    """Every fit keeps its state on its own objects: fits running at once in
+    threads (the search releases the GIL) give the trees, bounds and statistics
+    of the same fits run one after another."""
+    from concurrent.futures import ThreadPoolExecutor
 
     rng = np.random.RandomState(seed)
-    n = int(rng.randint(20, 129))
-    X = rng.randint(0, 5, size=(n, 4)).astype(float)
-    y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, n) > 4).astype(int)
-    lam = [0.005, 0.01, 0.02][seed % 3]
-    fits = []
-    for inline_rows in [0, fc._INLINE_ROWS]:
-        monkeypatch.setattr(fc, "_INLINE_ROWS", inline_rows)
-        fits.append(FastSmallTreeClassifier(regularization=lam).fit(X, y))
-    a, b = fits
-    assert a.optimal_ and b.optimal_
-    assert a.objective_ == b.objective_ and a.lower_bound_ == b.lower_bound_
-    assert np.array_equal(a.estimator_.tree_.feature, b.estimator_.tree_.feature)
-    assert np.array_equal(a.estimator_.tree_.threshold, b.estimator_.tree_.threshold)
-    for key in ["expansions", "nodes_created", "work", "pair_stages", "root_passes"]:
-        assert a.search_stats_[key] == b.search_stats_[key], key
+    problems = []
+    for k in range(4):
+        n = int(rng.randint(60, 200))
+        X = rng.randint(0, 5, size=(n, 4)).astype(float)
+        y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, n) > 4).astype(int)
+        problems.append((X, y, [0.005, 0.01, 0.02, 0.03][k]))
+
+    def fit(problem):
+        X, y, lam = problem
+        return FastSmallTreeClassifier(regularization=lam).fit(X, y)
+
+    serial = [fit(p) for p in problems]
+    with ThreadPoolExecutor(4) as pool:
+        threaded = list(pool.map(fit, problems))
+    for a, b in zip(serial, threaded):
+        assert a.optimal_ and b.optimal_
+        assert a.objective_ == b.objective_ and a.lower_bound_ == b.lower_bound_
+        assert np.array_equal(a.estimator_.tree_.feature, b.estimator_.tree_.feature)
+        assert np.array_equal(a.estimator_.tree_.threshold, b.estimator_.tree_.threshold)
+        for key in ["expansions", "nodes_created", "work", "pair_stages", "root_passes"]:
+            assert a.search_stats_[key] == b.search_stats_[key], key
