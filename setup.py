@@ -15,7 +15,9 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-MODULES = ["_memo", "_pairs", "_segment", "_search", "_problem", "_mdp"]
+MODULES = ["_limits", "_config", "_problem", "_memo", "_context", "_nodes", "_pair_counts",
+           "_pair_values", "_pair_stage", "_segment", "_sorted", "_search", "_schedule",
+           "_solver", "_writer", "_testing", "_mdp"]
 
 
 def _openmp_flags(compiler_type):

@@ -9,8 +9,9 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from ._core._problem import build_problem, column_split_counts, column_values
-from ._core._search import (RULE_ALL_ON, STATUS_NAMES, Search, effective_n_threads,
-                            process_rss)
+from ._core._config import make_config
+from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
+from ._core._solver import Search
 from ._export import build_estimator
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
                      check_row_weights, resolve_memory_limit)
@@ -29,12 +30,13 @@ _RESCORE_TOL = 1e-9
 _MAX_WEIGHT_CLASSES = 64
 
 
-# Word-work of the first root pass at the incumbent before the depth ladder and
-# deepening take over (about 1.3 s on the development machine: compas at
-# lambda = 0.05 is certified in 2.3e9, 1.0 s); each rung of the ladder's first
-# turn gets twice as much, and each later turn (of the ladder and of deepening)
-# twice the last.  See _search.run.
-_SWITCH_WORK = 3_000_000_000
+# Private overrides the estimator itself reads (`_overrides`); every other key
+# goes to the search's configuration (`fst._core._config.make_config`, which
+# rejects unknown keys): `split_bytes`, the bytes the split space may take (the
+# share of memory_limit otherwise); `eager_bits`, fill every split's row bitset
+# before the search; `check_keys`, rebuild every stored key after it
+# (`search_stats_['key_check']`).
+_ESTIMATOR_OVERRIDES = ("split_bytes", "eager_bits", "check_keys")
 
 
 # Seconds between progress lines at verbose >= 2.
@@ -247,13 +249,16 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
         col_values = column_values(X_search)
         n_splits = int(column_split_counts(X_search, col_values).sum())
+        overrides = dict(getattr(self, "_overrides", None) or {})
+        own = {k: overrides.pop(k) for k in _ESTIMATOR_OVERRIDES if k in overrides}
         max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
-                                 getattr(self, "_split_bytes", None))  # test hook: bytes
+                                 own.get("split_bytes"))
         # The splits' row bitsets are filled by the search as it reads them
-        # (`split_row`); the test hook `_eager_bits` fills them all first.
+        # (`split_row`), or all first with the `eager_bits` override.
+        eager = bool(own.get("eager_bits", False))
         if row_weight is None:
             problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits,
-                                    col_values, fill=getattr(self, "_eager_bits", False))
+                                    col_values, fill=eager)
             pc_label, pc_weight = np.arange(n_classes), weights
         else:
             keep = row_weight > 0
@@ -265,46 +270,21 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             scale = keep.sum() / row_weight.sum()
             pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
             problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
-                                    col_values, fill=getattr(self, "_eager_bits", False))
-        search = Search(problem, lam, -1 if self.max_depth is None else int(self.max_depth),
-                        getattr(self, "_memo_capacity", 1 << 12),
-                        getattr(self, "_rules", RULE_ALL_ON),
-                        effective_n_threads(self.n_jobs))
-        deepening = getattr(self, "_deepening", ())   # test hook: a share, or two
-        search.set_deepening(*(deepening if isinstance(deepening, tuple) else
-                               (deepening, deepening)))
-        _ov = getattr(self, "_overrides", {})
-        if "switch_work" in _ov:
-            self._switch_work = _ov["switch_work"]
-        if "ladder_max" in _ov:
-            self._ladder = (_ov["ladder_max"], _ov["rung_work"])
-        if "sorted_min" in _ov:
-            self._sorted_min = _ov["sorted_min"]
-        if "work_limit" in _ov:
-            self._work_limit = _ov["work_limit"]
-        search.set_switch_work(getattr(self, "_switch_work", _SWITCH_WORK),
-                               *getattr(self, "_ladder", ()))
-        if hasattr(self, "_pair_cap"):   # test hook: (node cap, root cap) word-work
-            search.set_pair_cap(*self._pair_cap)
-        if hasattr(self, "_keep_pair_words"):   # test hook: pair stages storing children
-            search.set_keep_pair_words(self._keep_pair_words)
-        if hasattr(self, "_sorted_min"):   # test hook: which depth-limited nodes go to sorted columns
-            search.set_sorted_min(self._sorted_min)
-        if hasattr(self, "_sorted_shrink"):   # test hook: intervals shrunk by the neighbour bound
-            search.set_sorted_shrink(self._sorted_shrink)
-        if hasattr(self, "_work_limit"):   # test hook: stop past this much work
-            search.set_work_limit(self._work_limit)
-        if hasattr(self, "_staging"):   # test hook: (rows from which, rounds) a stage is staged
-            search.set_staging(*self._staging)
-        if self.memory_limit == "auto" and len(getattr(self, "_ladder", ())) < 3:
+                                    col_values, fill=eager)
+        config = make_config(
+            overrides,
+            regularization=lam, max_depth=self.max_depth,
+            n_threads=effective_n_threads(self.n_jobs),
+            time_limit=None if self.time_limit is None else float(self.time_limit),
+            memory_limit=memory_limit,
             # The ladder's end at half the memory limit would make the default
             # search's path depend on the machine's memory: under 'auto' the path
-            # is that of no limit (as before 'auto'), and only the stop is added.
-            search.set_ladder_bytes(0)
+            # is that of no limit, and only the stop is added.
+            ladder_bytes=0 if self.memory_limit == "auto" else -1)
+        search = Search(problem, config)
         if self.verbose >= 2:
             search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
-        code = search.run(-1.0 if self.time_limit is None else float(self.time_limit),
-                          memory_limit)
+        code = search.run()
         extracted = search.extract()
         # The exported counts are already class-weighted: the scores take the
         # user's cost matrix, so that their argmax is the label the search chose
@@ -339,7 +319,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.search_stats_["memory_limit"] = memory_limit
         self.search_stats_["n_splits"] = n_splits
         self.search_stats_["n_splits_searched"] = int(problem.n_splits)
-        if getattr(self, "_check_keys", False):   # test hook: every stored key rebuilt
+        if own.get("check_keys", False):
             self.search_stats_["key_check"] = search.check_keys()
         if self.verbose:
             print(f"[fst] status={self.status_} objective={self.objective_:.6f} "

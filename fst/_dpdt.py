@@ -15,7 +15,7 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
                          CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP,
                          STOP_MEMORY_CODE, TESTS_ALL, fixed_bytes, store_capacity)
 from ._core._problem import build_space
-from ._core._search import STATUS_NAMES, effective_n_threads, process_rss
+from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._export import build_estimator
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
                      check_row_weights, resolve_memory_limit)

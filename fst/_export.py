@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
-from ._core._search import fill_nodes
+from ._core._writer import fill_nodes
 
 
 def leaf_scores(weighted_counts, cost):

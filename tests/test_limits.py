@@ -96,7 +96,7 @@ def test_memory_limit_returns_best_tree_with_warning(split_bytes):
     X, y = _hard_problem()
     clf = FastSmallTreeClassifier(regularization=0.005, memory_limit=1, time_limit=30)
     if split_bytes is not None:
-        clf._split_bytes = split_bytes
+        clf._overrides = {"split_bytes": split_bytes}
     with pytest.warns(NotCertifiedWarning, match="memory_limit"):
         clf.fit(X, y)
     _check_stopped(clf, X, y, "memory_limit")
@@ -144,7 +144,7 @@ def test_memory_limit_auto_walks_the_unlimited_path(monkeypatch):
 
     def fit(limit):
         clf = FastSmallTreeClassifier(regularization=0.005, memory_limit=limit)
-        clf._switch_work = 1
+        clf._overrides = {"switch_work": 1}
         return clf.fit(X, y)
 
     free = fit(None)
@@ -222,7 +222,7 @@ def test_stopped_lower_bound_is_below_the_optimum():
     for limit in [0.0, 0.001, 0.01]:
         with pytest.warns(NotCertifiedWarning):
             part = FastSmallTreeClassifier(regularization=0.003, time_limit=limit)
-            part._memo_capacity = 4
+            part._overrides = {"memo_capacity": 4}
             part.fit(X, y)
         assert part.status_ == "time_limit"
         assert part.lower_bound_ <= full.objective_ + 1e-12
@@ -268,26 +268,17 @@ def test_deep_search_certifies_on_its_frame_stack():
     assert clf.get_depth() > 6
 
 
-def test_a_pass_without_progress_is_reported_not_repeated(monkeypatch):
+def test_a_pass_without_progress_is_reported_not_repeated():
     """Contract (iii): a complete pass solves the root or proves it above its
     budget.  A pass that does neither (simulated by the test hook) would make
     deepening spin without end; the search raises an internal error instead."""
-    import fst._classifier as fc
-
-    make = fc.Search
-
-    def broken(*args, **kwargs):
-        search = make(*args, **kwargs)
-        search._break_contract_for_tests()
-        return search
-
     X, y = _hard_problem()
-    monkeypatch.setattr(fc, "Search", broken)
     clf = FastSmallTreeClassifier(regularization=0.02, max_depth=3)
-    clf._switch_work = 0          # deepening from the first pass
+    # test hooks: deepening from the first pass; the root's bound lowered after it
+    clf._overrides = {"switch_work": 0, "break_contract": True}
     with pytest.raises(RuntimeError, match=r"contract \(iii\)"):
         clf.fit(X, y)
-    monkeypatch.setattr(fc, "Search", make)
+    clf._overrides = {"switch_work": 0}
     assert clf.fit(X, y).optimal_     # the same fit without the hook certifies
 
 

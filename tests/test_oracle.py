@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier
-from fst._core import _search
+from fst._core import _config
 from oracle import optimal_objective, problem_cost, rescore
 
 
@@ -170,9 +170,10 @@ def test_budget_steps_match_brute_force(seed, share, switch_work, ladder):
     tests run one pass."""
     X, y, cost, lam, max_depth = _random_problem(2000 + seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
-    clf._deepening = share  # test hook: share of the gap added per root pass
-    clf._switch_work = switch_work  # test hook: work of the first pass at the incumbent
-    clf._ladder = ladder  # test hook: (deepest rung, work per rung)
+    # test hooks: share of the gap added per root pass, work of the first pass at
+    # the incumbent, the ladder (deepest rung, work per rung, store cap, gap)
+    clf._overrides = {"deepening": share, "deepening_close": share,
+                      "switch_work": switch_work, **_ladder_settings(ladder)}
     clf.fit(X, y)
     expected, y_idx, full_cost = _brute_force(X, y, cost, lam, max_depth)
     assert clf.optimal_
@@ -180,9 +181,16 @@ def test_budget_steps_match_brute_force(seed, share, switch_work, ladder):
     assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
 
 
+def _ladder_settings(ladder):
+    """The search settings of a ladder tuple (deepest rung, work of a rung's first
+    turn, store size that ends the turns, root gap in lambdas that ends them)."""
+    keys = ("ladder_max", "rung_work", "ladder_bytes", "ladder_gap")
+    return dict(zip(keys, ladder))
+
+
 def _fit_with_capacity(X, y, capacity, **params):
     clf = FastSmallTreeClassifier(**params)
-    clf._memo_capacity = capacity  # test hook: initial slots of the memo store
+    clf._overrides = {"memo_capacity": capacity}  # test hook: initial slots of the store
     return clf.fit(X, y)
 
 
@@ -239,29 +247,33 @@ def _random_expected(seed):
     return _brute_force(*_random_problem(seed))
 
 
-@pytest.mark.parametrize("rules", range(4096))
-def test_every_rule_switch_combination_matches_brute_force(rules):
-    """Each optional rule (equivalent points, leaf support, segmentation, superset,
-    threshold exchange, column transfer, greedy seed, pair stage with the shape
-    relaxation, leaf capacity, side worth, depth two over sorted columns, the
-    pair stage's three-leaf bound) switched off or on: the certified optimum is
-    the same, exactly the oracle's.  The
-    depth-two solver, when on, takes every node of depth two left (these columns
-    have too few thresholds for its default threshold)."""
-    for seed in range(2000 + rules % 7, 2060, 5):
+@pytest.mark.parametrize("combo", range(4096))
+def test_every_rule_switch_combination_matches_brute_force(combo):
+    """Each rule (equivalent points, leaf support, segmentation, superset,
+    threshold exchange, column transfer, pair stage with the shape relaxation,
+    leaf capacity, side worth, the three-leaf bound and its two-leaf transfer)
+    switched off or on, with the greedy seed and the sorted-column search of
+    depth-limited nodes each on or off: the certified optimum is the same,
+    exactly the oracle's.  The sorted-column search, when on, takes every node
+    of depth two or more left (these columns have too few thresholds for its
+    default threshold)."""
+    rules = combo & _config.ALL_RULES
+    strategy_off = [name for name, bit in (("greedy", 1024), ("sorted", 2048))
+                    if not combo & bit]
+    for seed in range(2000 + combo % 7, 2060, 5):
         X, y, cost, lam, max_depth = _random_problem(seed)
         expected, y_idx, full_cost = _random_expected(seed)
         # as shipped, and with every pair stage of a row or more run in rounds
-        for staging in [None, (1, 2, 0)]:
+        for staging in [{}, {"stage_min_rows": 1, "stage_rounds": 2, "stage_min_run": 0}]:
             clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
                                           max_depth=max_depth)
-            clf._rules = rules  # test hook: RULE_* bits of fst._core._search
-            clf._sorted_min = 0.0  # test hook: sorted columns whenever depth two is left
-            if staging is not None:
-                clf._staging = staging  # test hook: (rows, rounds, rows a run)
+            # test hooks: the rule bits (fst._core._config.RULES), the strategies off,
+            # sorted columns whenever depth two is left, the pair stage's rounds
+            clf._overrides = {"rules": rules, "strategy_off": strategy_off,
+                              "sorted_min": 0.0, **staging}
             clf.fit(X, y)
             assert clf.optimal_
-            assert clf.objective_ == pytest.approx(expected, abs=1e-9), (seed, rules, staging)
+            assert clf.objective_ == pytest.approx(expected, abs=1e-9), (seed, combo, staging)
             assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
 
 
@@ -294,7 +306,7 @@ def test_two_leaf_transfer_matches_brute_force_on_and_off(seed):
     on every medium problem, and with it on and off the certified optimum is
     brute force's (the rule-combination tests switch it on the small problems)."""
     on = _medium_matches_brute_force(seed)
-    off = _medium_matches_brute_force(seed, _rules=_search.RULE_ALL_ON & ~_search.RULES["peel3"])
+    off = _medium_matches_brute_force(seed, rules_off=["peel3"])
     assert on.search_stats_["transfers"] > 0
     assert off.search_stats_["transfers"] == 0
     assert on.objective_ == pytest.approx(off.objective_, abs=1e-12)
@@ -308,7 +320,7 @@ def test_valued_children_stored_or_dropped_match_brute_force(seed, keep):
     ways (every stage stores, none does) the certified optimum is brute force's
     and the returned tree scores it, with and without a depth limit."""
     # test hooks: pair stages storing children; every stored key rebuilds to its record
-    clf = _medium_matches_brute_force(seed, _keep_pair_words=keep, _check_keys=True)
+    clf = _medium_matches_brute_force(seed, keep_pair_words=keep, check_keys=True)
     assert clf.search_stats_["key_check"][2] == 0
 
 
@@ -325,15 +337,14 @@ def _medium_setting(seed):
     return [0.004, 0.01, 0.03][seed % 3], [None, None, 3][seed % 3]
 
 
-def _medium_matches_brute_force(seed, **hooks):
+def _medium_matches_brute_force(seed, **overrides):
     """Fit medium problem `seed` (penalty and depth limit by seed) with the given
-    test hooks set; assert the certified optimum is brute force's and the returned
-    tree scores it.  Returns the fitted classifier."""
+    private overrides (test hooks); assert the certified optimum is brute force's
+    and the returned tree scores it.  Returns the fitted classifier."""
     X, y = _medium_problem(seed)
     lam, max_depth = _medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
-    for name, value in hooks.items():
-        setattr(clf, name, value)
+    clf._overrides = overrides
     clf.fit(X, y)
     cost = np.ones((2, 2)) - np.eye(2)
     expected = _medium_expected(seed)
@@ -353,7 +364,13 @@ def test_pair_stage_in_rounds_matches_brute_force(seed, staging):
     count), two rounds, or as many as it takes: the certified optimum is brute
     force's and the returned tree scores it."""
     # test hook: (rows, rounds, rows a run on average)
-    _medium_matches_brute_force(seed, _staging=staging)
+    _medium_matches_brute_force(seed, **_staging_settings(staging))
+
+
+def _staging_settings(staging):
+    """The search settings of a staging tuple: a pair stage of at least this many
+    rows, at most this many rounds of midpoints, this many rows a run on average."""
+    return dict(zip(("stage_min_rows", "stage_rounds", "stage_min_run"), staging))
 
 
 def _threshold_problem(seed):
@@ -382,7 +399,7 @@ def test_pair_stage_in_rounds_on_runs_of_thresholds(seed):
         for staging in [(1, 100, 0), (1, 2, 0), None, (10**9, 0, 0)]:
             clf = FastSmallTreeClassifier(regularization=lam)
             if staging is not None:
-                clf._staging = staging  # test hook: (rows, rounds, rows a run)
+                clf._overrides = _staging_settings(staging)  # test hook
             clf.fit(X, y)
             assert clf.optimal_
             assert clf.objective_ == pytest.approx(expected, abs=1e-9), (lam, staging)
@@ -403,8 +420,8 @@ def test_path_keys_rebuild_every_stored_node(seed):
     X, y = _medium_problem(seed)
     lam, max_depth = _medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
-    clf._memo_capacity = 4
-    clf._check_keys = True            # test hook: Search.check_keys after the fit
+    # test hooks: a store of 4 slots; Search.check_keys after the fit
+    clf._overrides = {"memo_capacity": 4, "check_keys": True}
     clf.fit(X, y)
     nodes, paths, bad, longest = clf.search_stats_["key_check"]
     assert nodes == clf.search_stats_["nodes_created"]
@@ -425,7 +442,7 @@ def test_path_keys_include_chains_of_several_steps():
     for seed in range(4):
         X, y = _medium_problem(seed)
         clf = FastSmallTreeClassifier(regularization=[0.004, 0.01, 0.03][seed % 3])
-        clf._check_keys = True
+        clf._overrides = {"check_keys": True}
         clf.fit(X, y)
         assert clf.search_stats_["key_check"][2] == 0
         longest = max(longest, clf.search_stats_["key_check"][3])
@@ -468,9 +485,8 @@ def test_fused_child_scan_matches_rows(cost, K, n, simd):
     child's own rows, or a stored child would be missed or stored twice.  With
     5, 16 and 24 words (the vector loop's tail, whole blocks, both), under the
     scalar and the vector loops (the same where the CPU has no AVX-512)."""
-    from fst._core import _search
     from fst._core._problem import build_problem
-    from fst._core._search import _scan_matches_node_fill
+    from fst._core._testing import scan_matches_node_fill
 
     rng = np.random.default_rng(7)
     X = rng.integers(0, 3, size=(n, 4)).astype(np.float32)   # duplicates: mixed groups
@@ -478,11 +494,7 @@ def test_fused_child_scan_matches_rows(cost, K, n, simd):
     C = (np.ones((K, K)) - np.eye(K)) if cost is None else rng.uniform(0, 2, (K, K))
     problem = build_problem(X, y, K, C)
     assert (problem.eq_mask.shape[0] > 0) == (cost is None)
-    try:
-        _search.set_simd(simd)
-        assert _scan_matches_node_fill(problem, 0.01, 3, 200) == 0
-    finally:
-        _search.set_simd(-1)
+    assert scan_matches_node_fill(problem, 0.01, 3, 200, simd) == 0
 
 
 @pytest.mark.parametrize("case", ["to_optimum", "turns", "capped", "gap"])
@@ -505,8 +517,7 @@ def test_depth_ladder_keeps_the_optimum(case):
         if max_depth is not None:
             continue  # the ladder serves the unlimited search only
         clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost)
-        clf._switch_work = 1
-        clf._ladder = ladder
+        clf._overrides = {"switch_work": 1, **_ladder_settings(ladder)}
         clf.fit(X, y)
         expected, y_idx, full_cost = _brute_force(X, y, cost, lam, None)
         assert clf.optimal_
@@ -636,7 +647,7 @@ def test_leaf_capacity_at_its_boundary(q, offset, greedy):
     lam = (q - 0.5) / n
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost)
     if not greedy:
-        clf._rules = _search.RULE_ALL_ON & ~_search.RULES["greedy"]
+        clf._overrides = {"strategy_off": ["greedy"]}
     clf.fit(X, y)
     expected = optimal_objective(X, y, cost, lam)
     assert expected == pytest.approx(offset + 7 * lam, abs=1e-12)
@@ -686,8 +697,11 @@ def test_root_pair_stage_cap(root_cap):
     y[rng.random(120) < 0.1] ^= 1
     lam = 0.01
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=2)
-    clf._pair_cap = (10_000, 10**9 if root_cap == "complete" else 10_000)  # word-work
-    clf._sorted_min = np.inf  # test hook: depth-two nodes never go to sorted columns
+    # test hooks: the pair stage's word-work cap at a node and at the root; depth-two
+    # nodes never go to sorted columns
+    clf._overrides = {"pair_cap": 10_000,
+                      "pair_cap_root": 10**9 if root_cap == "complete" else 10_000,
+                      "sorted_min": np.inf}
     clf.fit(X, y)
     expected = _best_depth2_objective(X, y, lam)
     assert clf.optimal_

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier
-from fst._core._search import effective_n_threads
+from fst._core._limits import effective_n_threads
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -46,7 +46,7 @@ def test_threaded_pair_stage_matches_serial(sorted_min):
     for n_jobs in (1, 2):
         clf = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=n_jobs)
         if sorted_min is not None:
-            clf._sorted_min = sorted_min  # test hook: pin the pair stage
+            clf._overrides = {"sorted_min": sorted_min}  # test hook: pin the pair stage
         fits.append(clf.fit(X, y))
     serial, threaded = fits
     assert serial.optimal_ and threaded.optimal_
@@ -75,8 +75,9 @@ def test_identical_budget_sequence_for_every_n_jobs():
     fits = []
     for j in (1, 2):
         clf = FastSmallTreeClassifier(regularization=0.01, n_jobs=j)
-        clf._switch_work = 2_000_000   # test hooks: switch early, rungs cut short
-        clf._ladder = (6, 4_000_000, -1, 0.0)
+        # test hooks: switch early, rungs cut short
+        clf._overrides = {"switch_work": 2_000_000, "ladder_max": 6, "rung_work": 4_000_000,
+                          "ladder_bytes": -1, "ladder_gap": 0.0}
         fits.append(clf.fit(X, y))
     base, other = fits
     assert base.optimal_

@@ -1,18 +1,12 @@
-"""The vector loops of the pair stage (`fst/_core/_simd.h`, AVX-512 where the CPU
-has it) give the same counts, the same doubles and the same fits as the scalar
-loops.  On a CPU without AVX-512 both settings run the scalar loops and the
-comparisons still hold (against the brute-force counts below)."""
+"""The vector loops of the core (`fst/_core/simd/`: AVX-512 or AVX2 where the CPU
+has them) give the same counts, the same doubles and the same fits as the scalar
+reference loops.  A loop the CPU lacks runs scalar, and the comparisons still hold
+(against the brute-force counts below)."""
 import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier
-from fst._core import _pairs, _search
-
-
-@pytest.fixture
-def restore_simd():
-    yield
-    _search.set_simd(-1)
+from fst._core import _testing
 
 
 def _popcount(a):
@@ -31,20 +25,20 @@ def _brute_counts(XS, rows, K, XC):
     return out
 
 
-def test_set_simd_reports_the_choice(restore_simd):
-    assert _search.set_simd(0) == 0
-    avx512 = _search.set_simd(1)
+def test_the_simd_choice_is_reported():
+    assert _testing.simd_choice(0) == 0
+    avx512 = _testing.simd_choice(1)
     assert avx512 in (0, 1)
-    avx2 = _search.set_simd(2)
+    avx2 = _testing.simd_choice(2)
     assert avx2 in (0, 2)
     # the default is the best the CPU allows: AVX-512, else AVX2, else scalar
-    assert _search.set_simd(-1) == (avx512 or avx2)
+    assert _testing.simd_choice(-1) == (avx512 or avx2)
 
 
 @pytest.mark.parametrize("nw", [1, 3, 7, 8, 9, 16, 17, 31, 40, 600])
 @pytest.mark.parametrize("K", [2, 3, 4, 7, 16, 17])
 @pytest.mark.parametrize("n_rows", [2, 9, 11])
-def test_pair_counts_match_brute_force(nw, K, n_rows, restore_simd):
+def test_pair_counts_match_brute_force(nw, K, n_rows):
     """Counts of every kernel equal brute force: the row kernels (a stage of 2
     rows, and two classes at 600 words), the transposed ones (9 and 11 rows: two
     and one at a time; 13 splits: a partial block; two classes past 24 words while
@@ -57,16 +51,15 @@ def test_pair_counts_match_brute_force(nw, K, n_rows, restore_simd):
     rows = rng.permutation(m)[:n_rows].astype(np.int32)
     expected = _brute_counts(XS, rows, K, XC)
     for mode in (0, 1, 2):
-        _search.set_simd(mode)
         for threads in (1, 2):
-            got = _pairs._pair_counts_for_tests(XS, rows, K, XC, threads)
+            got = _testing.pair_counts_for_tests(XS, rows, K, XC, threads, simd=mode)
             np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("nw", [1, 9, 16, 40, 600])
 @pytest.mark.parametrize("n_rows", [17, 40, 70])
 @pytest.mark.parametrize("order", ["sorted", "shuffled"])
-def test_pair_counts_shared_cells_match_brute_force(nw, n_rows, order, restore_simd):
+def test_pair_counts_shared_cells_match_brute_force(nw, n_rows, order):
     """Two classes: a cell of two chosen splits is counted by the earlier row and
     copied into the later one (whole transposed blocks of 16 skipped, tiles of 16
     rows copied). 70 splits, so blocks are skipped and copies cross tiles; the
@@ -81,14 +74,13 @@ def test_pair_counts_shared_cells_match_brute_force(nw, n_rows, order, restore_s
         rows.sort()
     expected = _brute_counts(XS, rows, 2, XC)
     for mode in (0, 1, 2):
-        _search.set_simd(mode)
         for threads in (1, 2):
-            got = _pairs._pair_counts_for_tests(XS, rows, 2, XC, threads)
+            got = _testing.pair_counts_for_tests(XS, rows, 2, XC, threads, simd=mode)
             np.testing.assert_array_equal(got, expected)
 
 
 @pytest.mark.parametrize("nw", [1, 7, 8, 9, 16, 23, 194, 600])
-def test_and_count_matches_popcount(nw, restore_simd):
+def test_and_count_matches_popcount(nw):
     """The rows of X & S (gather_valid's test for a repeated partition) in the
     scalar and the vector loop equal numpy's count, tails included."""
     rng = np.random.default_rng(nw)
@@ -97,8 +89,7 @@ def test_and_count_matches_popcount(nw, restore_simd):
     S = rng.integers(0, 2**63, size=nw, dtype=np.uint64)
     expected = int(np.unpackbits((X & S).view(np.uint8)).sum())
     for mode in (0, 1, 2):
-        _search.set_simd(mode)
-        assert _search._and_count_for_tests(X, S) == expected
+        assert _testing.and_count_for_tests(X, S, mode) == expected
 
 
 def _ordered_sum(values):
@@ -117,9 +108,8 @@ def _assert_pair_values(A, cl, right, cc, cost, potc, lam):
     m, K = A.shape
     out = {}
     for mode in (0, 1, 2):
-        _search.set_simd(mode)
-        out[mode] = _search._pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost),
-                                                   potc, lam)
+        out[mode] = _testing.pair_values_for_tests(A, cl, right, cc, np.ascontiguousarray(cost),
+                                                   potc, lam, simd=mode)
     (b0, p0, a0) = out[0]
     for b1, p1, a1 in (out[1], out[2]):
         assert a1 == a0
@@ -177,7 +167,7 @@ def _assert_pair_values(A, cl, right, cc, cost, potc, lam):
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("right", [False, True])
 @pytest.mark.parametrize("lam", [0.0, 0.03, 0.1])
-def test_pair_values_identical_doubles(seed, right, lam, restore_simd):
+def test_pair_values_identical_doubles(seed, right, lam):
     """Random counts (ties and splits that separate nothing included) and random
     costs: the vector loop returns bit-identical values and the same first split.
     With lam > 0 (the leaf-capacity rule) a cell peels off only when its potential
@@ -207,7 +197,7 @@ def test_pair_values_identical_doubles(seed, right, lam, restore_simd):
 @pytest.mark.parametrize("K", [3, 4, 7, 16])
 @pytest.mark.parametrize("right", [False, True])
 @pytest.mark.parametrize("lam", [0.0, 0.03])
-def test_pair_values_identical_doubles_many_classes(seed, K, right, lam, restore_simd):
+def test_pair_values_identical_doubles_many_classes(seed, K, right, lam):
     """The vector loop for 3 to 16 classes (gathered counts): bit-identical values,
     the same first split and the same peel as the scalar loop, on random counts
     (ties, empty cells and splits that separate nothing included) and random costs;
@@ -230,14 +220,13 @@ def test_pair_values_identical_doubles_many_classes(seed, K, right, lam, restore
     _assert_pair_values(A, cl, right, cc, cost, potc, lam)
 
 
-def _assert_same_path_under_both_loops(fit, switch=None):
-    """`fit()` under the scalar and the vector loops (or under `switch(0)` and
-    `switch(1)`): the same certified optimum, reached by the same path, and the
-    same tree."""
+def _assert_same_path_under_both_loops(fit, settings=None):
+    """`fit(overrides)` under the scalar and each vector loop (or under each of
+    `settings`, a list of private overrides): the same certified optimum, reached
+    by the same path, and the same tree."""
     fits = []
-    for mode in ((0, 1) if switch else (0, 1, 2)):
-        (switch or _search.set_simd)(mode)
-        fits.append(fit())
+    for overrides in (settings or [{"simd": 0}, {"simd": 1}, {"simd": 2}]):
+        fits.append(fit(overrides))
     base = fits[0]
     assert base.search_stats_["pair_stages"] > 0
     for other in fits[1:]:
@@ -256,7 +245,7 @@ def _assert_same_fit(base, other):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_identical_weighted_fits_with_and_without_vector_loops(seed, restore_simd):
+def test_identical_weighted_fits_with_and_without_vector_loops(seed):
     """A weighted fit (5 weights x 2 classes: 10 classes in the search, with
     repeated cost columns) walks the same path under both loops."""
     rng = np.random.default_rng(200 + seed)
@@ -264,11 +253,12 @@ def test_identical_weighted_fits_with_and_without_vector_loops(seed, restore_sim
     y = ((X[:, 0] > 3) ^ (X[:, 2] > 5) | (rng.random(300) < 0.2)).astype(int)
     w = rng.choice([0.5, 1.0, 2.0, 3.0, 4.5], size=300)
     _assert_same_path_under_both_loops(
-        lambda: FastSmallTreeClassifier(regularization=0.02).fit(X, y, sample_weight=w))
+        lambda ov: _fit(FastSmallTreeClassifier(regularization=0.02), ov, X, y,
+                        sample_weight=w))
 
 
 @pytest.mark.parametrize("seed", range(10))
-def test_identical_fits_with_and_without_vector_loops(seed, restore_simd):
+def test_identical_fits_with_and_without_vector_loops(seed):
     """Whole fits (0/1 loss and a random cost matrix; two classes, and three or
     four from seed 6 on) walk the same path."""
     rng = np.random.default_rng(100 + seed)
@@ -282,13 +272,8 @@ def test_identical_fits_with_and_without_vector_loops(seed, restore_simd):
         X, y = X[:200], y[:200]      # fewer rows: these optima have many leaves
     cost = None if seed % 2 == 0 else rng.random((K, K)) + 1.0 - np.eye(K)
     _assert_same_path_under_both_loops(
-        lambda: FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost).fit(X, y))
-
-
-@pytest.fixture
-def restore_compact():
-    yield
-    _search.set_compact_rows(True)
+        lambda ov: _fit(FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost), ov,
+                        X, y))
 
 
 @pytest.mark.parametrize("nw", [1, 2, 3, 7, 20])
@@ -305,7 +290,7 @@ def test_compacted_rows_hold_the_bits_at_the_rows_of_x(nw, density):
         sb = rng.random(64 * nw) < 0.5
         X = np.packbits(xb, bitorder="little").view(np.uint64).copy()
         src = np.packbits(sb, bitorder="little").view(np.uint64).copy()
-        out = _search._compact_for_tests(src, X)
+        out = _testing.compact_for_tests(src, X)
         if out is None:
             pytest.skip("the CPU has no BMI2: pair stages keep full words")
         bits = np.unpackbits(out.view(np.uint8), bitorder="little")
@@ -316,7 +301,7 @@ def test_compacted_rows_hold_the_bits_at_the_rows_of_x(nw, density):
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_identical_fits_with_and_without_compacted_rows(seed, restore_compact):
+def test_identical_fits_with_and_without_compacted_rows(seed):
     """Pair stages over their node's rows compacted or over full words count the
     same cells: the same path, bound and tree (two to four classes, unit and
     random costs, with and without a depth limit)."""
@@ -333,16 +318,9 @@ def test_identical_fits_with_and_without_compacted_rows(seed, restore_compact):
     K = len(np.unique(y))
     cost = None if seed % 2 == 0 else rng.random((K, K)) + 1.0 - np.eye(K)
     _assert_same_path_under_both_loops(
-        lambda: FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost,
-                                        max_depth=depth).fit(X, y),
-        switch=_search.set_compact_rows)
-
-
-@pytest.fixture
-def restore_class_prefix():
-    yield
-    _search.set_class_prefix(True)
-    _search.set_simd(-1)
+        lambda ov: _fit(FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost,
+                                                max_depth=depth), ov, X, y),
+        [{"strategy_off": ["compact"]}, {}])
 
 
 def _prefix_bits(nb0, nw):
@@ -353,7 +331,7 @@ def _prefix_bits(nb0, nw):
 
 @pytest.mark.parametrize("nw", [1, 3, 4, 5, 8, 9, 23, 130])
 @pytest.mark.parametrize("where", ["zero", "word", "inside", "last", "all"])
-def test_pair_counts_with_class_zero_below_a_boundary(nw, where, restore_class_prefix):
+def test_pair_counts_with_class_zero_below_a_boundary(nw, where):
     """Rows sorted by class: two-class counts taken as class 0 = the bits below
     nb0 (`fst_pair_row2p_*`) equal brute force under every loop, for a boundary
     at 0, on a word edge, inside a word (in each position of an AVX2 block), in
@@ -371,33 +349,39 @@ def test_pair_counts_with_class_zero_below_a_boundary(nw, where, restore_class_p
                  rng.permutation(m).astype(np.int32)):
         expected = _brute_counts(XS, rows, 2, XC)
         for mode in (0, 1, 2):
-            _search.set_simd(mode)
             for threads in (1, 2):
-                got = _pairs._pair_counts_for_tests(XS, rows, 2, XC, threads, nb0)
+                got = _testing.pair_counts_for_tests(XS, rows, 2, XC, threads, nb0, mode)
                 np.testing.assert_array_equal(got, expected)
     # with another XC the boundary would disagree with it: refused
     with pytest.raises(ValueError, match="below nb0"):
-        _pairs._pair_counts_for_tests(XS, rows, 2, _prefix_bits(max(nb0 - 1, 0), nw)
-                                      if nb0 else _prefix_bits(1, nw), 1, nb0)
+        _testing.pair_counts_for_tests(XS, rows, 2, _prefix_bits(max(nb0 - 1, 0), nw)
+                                       if nb0 else _prefix_bits(1, nw), 1, nb0)
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_identical_fits_with_and_without_the_class_boundary(seed, restore_class_prefix,
-                                                            restore_compact):
+def test_identical_fits_with_and_without_the_class_boundary(seed):
     """Two-class pair stages that count class 0 as the rows below a boundary, or
     through the class's bitset, walk the same path to the same tree (unit and
     random costs, weights, compacted and full words, each loop)."""
     rng = np.random.default_rng(400 + seed)
-    _search.set_compact_rows(seed < 4)
+    compact = {} if seed < 4 else {"strategy_off": ["compact"]}
     n = int(rng.integers(400, 900))
     X = rng.integers(0, 12, size=(n, 5)).astype(float)
     y = ((X[:, 0] > 2) ^ (X[:, 2] > 3) | (rng.random(n) < 0.15)).astype(int)
     cost = None if seed % 2 == 0 else rng.random((2, 2)) + 1.0 - np.eye(2)
     w = np.full(n, 2.0) if seed % 3 == 2 else None   # one weight: still two classes
     for mode in (0, 2):
-        if _search.set_simd(mode) != mode:
+        if _testing.simd_choice(mode) != mode:
             continue
+        off = compact.get("strategy_off", [])
         _assert_same_path_under_both_loops(
-            lambda: FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost).fit(
-                X, y, sample_weight=w),
-            switch=_search.set_class_prefix)
+            lambda ov: _fit(FastSmallTreeClassifier(regularization=0.02, cost_matrix=cost),
+                            ov, X, y, sample_weight=w),
+            [{"simd": mode, "strategy_off": off + ["class_prefix"]},
+             {"simd": mode, "strategy_off": off}])
+
+
+def _fit(clf, overrides, X, y, **kw):
+    """clf fitted with the private overrides (test hooks) `overrides`."""
+    clf._overrides = overrides
+    return clf.fit(X, y, **kw)

@@ -1,12 +1,12 @@
-"""The sorted-column search of depth-limited nodes (`solve_sorted` in _search.pyx).
+"""The sorted-column search of depth-limited nodes (`sorted_run` in _sorted.pyx).
 
 A node with depth d >= 2 left, on columns of many thresholds, is searched over its
 rows sorted on each column: root splits by bisection along a column, set aside by
 the interval and neighbour bounds, each valued exactly at depth two
 (`_depth_one_sides`, `_depth_one_sides2` for two classes) or by searching its
 children deeper.  Its certified optimum must be brute force's, on every kind of
-problem the general search takes; `_sorted_min = 0` sends every such node
-there, `inf` none.
+problem the general search takes; `sorted_min = 0` sends every such node
+there, `inf` none (the private override `sorted_min`).
 """
 import warnings
 
@@ -61,7 +61,7 @@ def test_sorted_search_matches_brute_force(seed, sorted_min):
     X, y, cost, lam, max_depth = _continuous_problem(seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     if sorted_min is not None:
-        clf._sorted_min = sorted_min  # test hook
+        clf._overrides = {"sorted_min": sorted_min}  # test hook
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf.fit(X, y)
@@ -78,7 +78,7 @@ def test_the_oracle_problems_reach_the_sorted_search():
         if max_depth < 2:
             continue
         clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
-        clf._sorted_min = 0.0  # test hook
+        clf._overrides = {"sorted_min": 0.0}  # test hook
         clf.fit(X, y)
         total += 1
         reached += clf.search_stats_["sorted_nodes"] > 0
@@ -97,7 +97,7 @@ def test_sorted_search_with_weights_matches_brute_force(seed):
     class_weight = {0: 2.0, 1: 0.5} if seed % 2 else None
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth,
                                   class_weight=class_weight)
-    clf._sorted_min = 0.0  # test hook
+    clf._overrides = {"sorted_min": 0.0}  # test hook
     clf.fit(X, y, sample_weight=w)
     _check(clf, X, y, problem_cost(y, cost, class_weight)[1], lam, max_depth, weights=w)
 
@@ -109,8 +109,7 @@ def test_unshrunk_sorted_search_matches_brute_force(seed):
     on in every other test)."""
     X, y, cost, lam, max_depth = _continuous_problem(seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
-    clf._sorted_min = 0.0  # test hook
-    clf._sorted_shrink = False  # test hook
+    clf._overrides = {"sorted_min": 0.0, "strategy_off": ["sorted_shrink"]}  # test hook
     clf.fit(X, y)
     _check(clf, X, y, cost, lam, max_depth)
 
@@ -130,7 +129,7 @@ def test_shrinking_values_fewer_splits_for_the_same_optimum(seed, max_depth):
     fits = []
     for shrink in (True, False):
         clf = FastSmallTreeClassifier(regularization=0.01, max_depth=max_depth)
-        clf._sorted_shrink = shrink  # test hook
+        clf._overrides = {} if shrink else {"strategy_off": ["sorted_shrink"]}  # test hook
         fits.append(clf.fit(X, y))
     shrunk, bisected = fits
     assert shrunk.optimal_ and bisected.optimal_
@@ -159,7 +158,7 @@ def test_sorted_search_equals_general_search(seed, max_depth):
     for sorted_min in (None, np.inf):
         clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
         if sorted_min is not None:
-            clf._sorted_min = sorted_min  # test hook
+            clf._overrides = {"sorted_min": sorted_min}  # test hook
         fits.append(clf.fit(X, y))
     sorted_fit, general = fits
     assert sorted_fit.search_stats_["sorted_nodes"] > 0

@@ -12,7 +12,7 @@ from fst import FastSmallTreeClassifier, NotCertifiedWarning
 from fst._classifier import _max_splits, _split_space_bytes
 from fst._core._problem import (_kept_gaps, _pack_rows, _quota, _row_groups,
                                 build_problem, column_split_counts)
-from fst._core._search import distinct_columns
+from fst._core._problem import distinct_columns
 from oracle import rescore
 
 UNIT = np.ones((2, 2)) - np.eye(2)
@@ -117,7 +117,7 @@ def test_fit_over_the_split_space_returns_a_real_tree_never_certified(budget, na
     assert full.optimal_
     per = _split_space_bytes(1, len(y))
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=3)
-    clf._split_bytes = budget * per
+    clf._overrides = {"split_bytes": budget * per}
     with pytest.warns(NotCertifiedWarning, match="thresholds of X need"):
         clf.fit(X, y)
     assert clf.status_ == "memory_limit" and clf.optimal_ is False
@@ -141,7 +141,7 @@ def test_fit_over_the_split_space_does_not_depend_on_row_order():
     fits = []
     for idx in (np.arange(len(y)), perm):
         clf = FastSmallTreeClassifier(regularization=0.01, max_depth=3)
-        clf._split_bytes = 60 * _split_space_bytes(1, len(y))
+        clf._overrides = {"split_bytes": 60 * _split_space_bytes(1, len(y))}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotCertifiedWarning)
             clf.fit(X[idx], y[idx])
@@ -157,7 +157,7 @@ def test_fit_over_the_split_space_with_sample_weights():
     lam = 0.02
     full = FastSmallTreeClassifier(regularization=lam, max_depth=2).fit(X, y, sample_weight=w)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=2)
-    clf._split_bytes = 30 * _split_space_bytes(1, int((w > 0).sum()))
+    clf._overrides = {"split_bytes": 30 * _split_space_bytes(1, int((w > 0).sum()))}
     with pytest.warns(NotCertifiedWarning, match="thresholds of X need"):
         clf.fit(X, y, sample_weight=w)
     assert clf.search_stats_["n_splits_searched"] <= 30
@@ -168,7 +168,8 @@ def test_fit_over_the_split_space_with_sample_weights():
 def test_the_full_space_is_searched_when_it_fits():
     X, y = _continuous(200, 3, seed=9)
     clf = FastSmallTreeClassifier(regularization=0.05, max_depth=2)
-    clf._split_bytes = _split_space_bytes(int(column_split_counts(X).sum()), len(y))
+    clf._overrides = {"split_bytes": _split_space_bytes(int(column_split_counts(X).sum()),
+                                                       len(y))}
     clf.fit(X, y)
     assert clf.optimal_
     assert clf.search_stats_["n_splits_searched"] == clf.search_stats_["n_splits"]
@@ -198,7 +199,7 @@ def test_bits_filled_on_first_use_change_nothing(seed, max_depth):
         lam = [0.01, 0.02, 0.05][seed % 3] if max_depth else [0.05, 0.1][seed % 2]
         clf = FastSmallTreeClassifier(regularization=lam,
                                       max_depth=max_depth, time_limit=120)
-        clf._eager_bits = eager
+        clf._overrides = {"eager_bits": eager}
         fits.append(_fit_stats(clf.fit(X, y)))
     assert fits[0][2]
     assert fits[0] == fits[1]
@@ -208,15 +209,18 @@ def test_bits_filled_on_first_use_hold_the_rows_of_each_threshold():
     """After a search, every split it filled holds exactly the rows of its
     threshold, and a depth-two search over sorted columns filled only the few
     splits it realised: most of the space is never written."""
-    from fst._core._search import Search
+    from fst._core._config import make_config
+    from fst._core._solver import Search
 
     for n, depth, lam in ((3000, 2, 0.01), (3000, 3, 0.01), (200, -1, 0.05)):
         X, y = _continuous(n, 4, 7)
         eager = build_problem(X, y, 2, UNIT)
         lazy = build_problem(X, y, 2, UNIT, fill=False)
         assert not lazy.split_filled.any() and not lazy.split_bits.any()
-        search = Search(lazy, lam, depth, 1 << 12)
-        search.run(60.0)
+        search = Search(lazy, make_config(regularization=lam,
+                                          max_depth=None if depth < 0 else depth,
+                                          time_limit=60.0))
+        search.run()
         assert search.solved
         filled = lazy.split_filled.astype(bool)
         np.testing.assert_array_equal(lazy.split_bits[filled], eager.split_bits[filled])

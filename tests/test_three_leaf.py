@@ -1,5 +1,5 @@
 """The pair stage's three-leaf bound (`three_leaf_peel` in `fst/_core/_bounds.pxd`,
-`_peel_bound` in `_search.pyx`): a three-leaf tree on a child that peels off the
+`_peel_bound` in `_pair_values.pyx`, `fst_peel3_u` in `simd/values.h`): a three-leaf tree on a child that peels off the
 cell A loses at least loss(A) + max(0, best2 - worst(A)).
 
 Checked three ways: the vector and scalar loops return the same value, that value
@@ -10,15 +10,8 @@ import itertools
 import numpy as np
 import pytest
 
-from fst._core import _search
+from fst._core import _testing
 from oracle import split_space
-
-
-@pytest.fixture
-def restore_simd():
-    yield
-    _search.set_simd(-1)
-
 
 def _cells(A, cl, right, cc, j):
     """Class counts of the two cells split j cuts the child into (A's row j)."""
@@ -77,7 +70,7 @@ def _random_row(rng, K, m, unit, right):
 @pytest.mark.parametrize("unit", [True, False])
 @pytest.mark.parametrize("right", [False, True])
 @pytest.mark.parametrize("lam", [0.0, 0.02])
-def test_three_leaf_bound_is_its_formula(seed, K, unit, right, lam, restore_simd):
+def test_three_leaf_bound_is_its_formula(seed, K, unit, right, lam):
     """Random rows of pair counts (many splits, so the vector loop runs whole blocks
     and a partial one): both loops return the formula's value; under a unit cost
     (whole rows) exactly."""
@@ -87,9 +80,8 @@ def test_three_leaf_bound_is_its_formula(seed, K, unit, right, lam, restore_simd
     best2, expected = _formula(A, cl, right, cc, cost, lam)
     got = []
     for mode in (0, 1, 2):
-        _search.set_simd(mode)
-        got.append(_search._pair_values_for_tests(A, cl, right, cc, cost, potc, lam,
-                                                  three_leaf=True))
+        got.append(_testing.pair_values_for_tests(A, cl, right, cc, cost, potc, lam,
+                                                  three_leaf=True, simd=mode))
     assert got[0] == got[1] == got[2]
     b2, bound, _ = got[0]
     assert b2 == pytest.approx(best2, rel=1e-12, abs=1e-15)
@@ -130,7 +122,7 @@ def _best_three_leaf(rows, S, y, K, cost, lam):
 
 
 @pytest.mark.parametrize("seed", range(40))
-def test_three_leaf_bound_never_exceeds_a_three_leaf_tree(seed, restore_simd):
+def test_three_leaf_bound_never_exceeds_a_three_leaf_tree(seed):
     """Admissibility on real row sets: X a random subset of rows, split i's child
     (left or right), its row of pair counts against every split; the bound (in
     both loops) is at most the best three-leaf tree on the child whose leaves all
@@ -170,10 +162,10 @@ def test_three_leaf_bound_never_exceeds_a_three_leaf_tree(seed, restore_simd):
     potc = cost.max(axis=1) - cost.min(axis=1)
     truth = _best_three_leaf(child, S, y, K, cost, lam)
     for mode in (0, 1, 2):
-        _search.set_simd(mode)
-        _, bound, _ = _search._pair_values_for_tests(A, cl, right, cc, cost, potc, lam,
-                                                     three_leaf=True)
-        _, peel, _ = _search._pair_values_for_tests(A, cl, right, cc, cost, potc, lam)
+        _, bound, _ = _testing.pair_values_for_tests(A, cl, right, cc, cost, potc, lam,
+                                                     three_leaf=True, simd=mode)
+        _, peel, _ = _testing.pair_values_for_tests(A, cl, right, cc, cost, potc, lam,
+                                                    simd=mode)
         assert bound >= peel
         assert bound <= truth + 1e-12, (seed, mode, bound, truth)
 

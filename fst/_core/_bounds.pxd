@@ -1,13 +1,28 @@
-# Every rule that values a leaf, raises a lower bound at node creation or drops
-# a split, one inline function per rule, each with its soundness argument.  The
-# search (_search.pyx) calls these and carries a comment at each place where it
-# marks a node solved or raises a bound.  Proofs: shared/reference/
-# fastsmalltree-notes.txt ("Equivalent points", "Leaf support").
+# Every rule of the certified search that values a leaf, raises a lower bound,
+# drops a split or marks a node solved: one inline function per rule, each with
+# its soundness argument.  This is the one file to audit for the certificate: the
+# stages call these at every place they write a bound or a solved flag, and a
+# rule whose RULE_* bit (_config.pxd) is cleared is never applied.  Proofs:
+# shared/reference/fastsmalltree-notes.txt.
 #
 # Notation: costs are per row and already divided by n, so values add up across
-# children; lam is the price of one leaf.
+# children; lam is the price of one leaf; R(X) the optimum of row set X (at its
+# depth left).  The invariants every write keeps (DESIGN.md section 3):
+#   (i)   lb(X) <= R(X): lower bounds are admissible;
+#   (ii)  ub(X) is the objective of a real tree, rebuilt by following best_split;
+#   (iii) a solved node has lb == ub; an unsolved answer carries lb > budget.
+# Tolerance: a prune needs an excess of more than TOL and a solve accepts
+# equality within TOL (the notes' "Tolerance").
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, int64_t
+from libc.math cimport nextafterf, INFINITY
+from ._typedefs cimport TOL, INF
+from ._memo cimport Node
+from ._config cimport (RULE_EQUIVALENT, RULE_SUPPORT, RULE_SUPERSET, RULE_CAPACITY,
+                       RULE_WORTH)
+from ._context cimport Ctx, Cand, cand_node
+
+# ------------------------------------------------------------------- values
 
 
 cdef inline double leaf_loss(const double* counts, int K, const double* cost,
@@ -49,72 +64,256 @@ cdef inline double potential(const double* counts, int K, const double* potc) no
     return class_sum(counts, K, potc)
 
 
-cdef inline double creation_lower_bound(double leaf, double floor, double lam) noexcept nogil:
-    """Equivalent points: rows with identical features are never separated, so any
-    tree with a split costs at least floor + 2*lam; a leaf costs `leaf` exactly.
-    Hence R(X) >= min(leaf, floor + 2*lam)."""
-    cdef double split_floor = floor + 2.0 * lam
-    return leaf if leaf < split_floor else split_floor
-
-
-cdef inline bint leaf_is_optimal(double loss, double floor, double pot, double lam,
-                                 double tol) noexcept nogil:
-    """A node is a leaf at once when
-    * loss - floor <= lam: a split costs at least floor + 2*lam >= loss + lam (leaf);
-    * pot < 2*lam: any split has a side of potential below lam, and in an optimal
-      tree every leaf has potential >= lam (leaf support: deleting such a leaf and
-      routing its rows to the sibling saves lam and adds at most pot of loss)."""
-    return loss - floor <= lam + tol or pot < 2.0 * lam
-
-
-cdef inline double leaf_support(double worst, double loss) noexcept nogil:
-    """The support of a set S: worst(S) - leaf(S), the most a leaf on S can save
-    against sending every row of S to a leaf of any other label.  Deleting a
-    leaf L of an optimal tree and routing its rows through its sibling's subtree
-    saves lam and raises the loss of L's rows from loss(L) to at most worst(L)
-    (each row at its class's largest cost): at most worst(L) - loss(L) =
-    leaf_support(L), since L's label is a best one.  So in an optimal tree every
-    leaf has support >= lam.  Support only shrinks on subsets (for each label the
-    saving worst - cost is a sum of nonnegative per-row terms, and the maximum
-    over labels of smaller sums is smaller), so a side of support < lam holds no
-    such leaf, here or in any subset.  Under 0/1 loss it is the share of the
-    rows in S's largest class (OSDT's accurate support), never more than the
-    potential (the rows' share), which the rule used before."""
-    return worst - loss
-
-
-cdef inline bint split_supported(double sup_left, double sup_right, double lam) noexcept nogil:
-    """Leaf support: a split with a side of support (`leaf_support`) or of
-    potential (which is never smaller) below lam never appears in an optimal tree
-    of X nor of any subset, so deleting leaves of too little support ends at a
-    tree built from supported splits only: every split of it has a leaf of
-    support >= lam on each side, and so has both sides of support >= lam at
-    the node it cuts and at every superset.  Deleting never deepens a tree, so
-    this also holds under a depth limit.  A tree with a leaf of support exactly
-    lam ties the tree without it; `lam` is passed here less a relative 1e-9
-    (`sup_lam` in `gather_valid`), so rounding never drops a split whose support
-    reaches lam."""
-    return sup_left >= lam and sup_right >= lam
-
-
 cdef inline double worst_loss(const double* counts, int K, const double* maxcost) noexcept nogil:
     """The cost of rows with these class counts when every row gets its class's
     largest cost: the most any tree can lose on them."""
     return class_sum(counts, K, maxcost)
 
 
-cdef inline bint side_not_worth(double lb_side, double worst_side, double tol) noexcept nogil:
-    """Side worth: a split s of X with a side S whose optimum exceeds worst(S), the
-    cost of misclassifying every row of S at its largest cost, is never optimal
-    at X.  Take an optimal tree T of the other side X \\ S and send all of X
-    through it: that tree costs at most R(X \\ S) + worst(S), so
+cdef inline double leaf_support(double worst, double loss) noexcept nogil:
+    """The support of a set S: worst(S) - leaf(S), the most a leaf on S can save
+    against sending every row of S to a leaf of any other label (see
+    `split_supported`)."""
+    return worst - loss
+
+
+# ------------------------------------------------------- the node's own state
+
+
+cdef inline bint settle(Node* nd) noexcept nogil:
+    """The incumbent meets the proven bound (within TOL): the node is solved at its
+    incumbent, a real tree (ii), and the bound takes its value (iii).  Every rule
+    that raises a bound or lowers an incumbent ends here.  Returns whether the
+    node is solved."""
+    if not nd.solved and nd.ub <= nd.lb + TOL:
+        nd.lb = nd.ub
+        nd.solved = 1
+    return nd.solved
+
+
+cdef inline void raise_bound(Node* nd, double v) noexcept nogil:
+    """lb(X) = max(lb(X), v) for a v the caller's rule proves <= R(X) (i)."""
+    if v > nd.lb:
+        nd.lb = v
+
+
+cdef inline void lower_to_incumbent(Node* nd) noexcept nogil:
+    """A bound above the incumbent (within TOL of it, from rounding) falls to it:
+    the incumbent is a real tree, so R(X) <= ub and the lower bound stays
+    admissible (i)."""
+    if nd.lb > nd.ub:
+        nd.lb = nd.ub
+
+
+cdef inline void settle_leaf(Node* nd) noexcept nogil:
+    """The caller's rule proves the best tree on X a leaf: solved at leaf(X)."""
+    nd.ub = nd.leaf
+    nd.lb = nd.leaf
+    nd.best_split = -1
+    nd.solved = 1
+
+
+cdef inline void settle_exact(Node* nd, double v, int32_t split) noexcept nogil:
+    """The caller's rule proves R(X) = v, the value of the real tree rooted at
+    `split` whose nodes it has recorded: solved at v."""
+    nd.ub = v
+    nd.lb = v
+    nd.best_split = split
+    nd.solved = 1
+
+
+cdef inline void settle_at_incumbent(Node* nd) noexcept nogil:
+    """The caller's rule proves R(X) >= ub(X): solved at the incumbent."""
+    nd.lb = nd.ub
+    nd.solved = 1
+
+
+# ---------------------------------------------------------- node creation
+
+
+cdef inline bint floor_settles_leaf(double loss, double floor, double lam) noexcept nogil:
+    """Equivalent points (RULE_EQUIVALENT): rows with identical features are never
+    separated, so every tree with a split loses at least the floor m(X) and costs
+    at least m + 2 lam; when loss - m <= lam that is >= loss + lam = leaf(X), and
+    the leaf is optimal."""
+    return loss - floor <= lam + TOL
+
+
+cdef inline bint support_settles_leaf(double pot, double lam) noexcept nogil:
+    """Leaf support (RULE_SUPPORT): in an optimal tree every leaf has potential >=
+    lam (deleting a leaf of less and routing its rows to its sibling saves lam
+    and adds at most its potential of loss), so a set of potential below 2 lam
+    holds no split of an optimal tree: the leaf is optimal."""
+    return pot < 2.0 * lam
+
+
+cdef inline double creation_lower_bound(double leaf, double floor, double lam) noexcept nogil:
+    """Equivalent points: any tree with a split costs at least floor + 2 lam (two
+    leaves, and the floor of the loss); a leaf costs `leaf` exactly.  Hence
+    R(X) >= min(leaf, floor + 2 lam)."""
+    cdef double split_floor = floor + 2.0 * lam
+    return leaf if leaf < split_floor else split_floor
+
+
+cdef inline double two_leaf_lower_bound(double leaf, double lam) noexcept nogil:
+    """Without the floor: a tree with a split has >= 2 leaves and a nonnegative
+    loss, so R(X) >= min(leaf, 2 lam)."""
+    return leaf if leaf < 2.0 * lam else 2.0 * lam
+
+
+cdef inline float floor_f32(double m) noexcept nogil:
+    """m rounded down to float32, so the stored floor never exceeds the true one
+    (a lower floor is still a lower bound on the loss)."""
+    cdef float f = <float> m
+    if <double> f > m:
+        f = nextafterf(f, -INFINITY)
+    return f
+
+
+cdef inline void creation_bounds(Node* nd, double loss, double floor, int depth,
+                                 int64_t total, double lam, int rules) noexcept nogil:
+    """A new node's bound and solved flag from its leaf (nd.leaf = loss + lam) and
+    potential: a leaf at once with no depth left or a single row (no split), by
+    leaf support or by equivalent points; otherwise lb = min(leaf, m + 2 lam),
+    or min(leaf, 2 lam) without the floor.  `floor` is m(X); under
+    RULE_EQUIVALENT it is kept (rounded down) in nd.floor for the shape bounds
+    (`child_shapes`), else nd.floor stays 0."""
+    nd.floor = 0.0
+    if depth == 0 or total <= 1 or ((rules & RULE_SUPPORT)
+                                    and support_settles_leaf(nd.pot, lam)):
+        nd.lb = nd.leaf
+        nd.solved = 1
+        return
+    if not (rules & RULE_EQUIVALENT):
+        nd.lb = two_leaf_lower_bound(nd.leaf, lam)
+        return
+    nd.floor = floor_f32(floor)
+    if floor_settles_leaf(loss, floor, lam):
+        nd.lb = nd.leaf
+        nd.solved = 1
+        return
+    nd.lb = creation_lower_bound(nd.leaf, floor, lam)
+
+
+cdef inline void merge_bound(Node* nd, double lb) noexcept nogil:
+    """A bound proved for the same rows and depth while the node lived in another
+    candidate's record holds here too (i)."""
+    if not nd.solved:
+        raise_bound(nd, lb)
+
+
+# ------------------------------------------------------- splits of a node
+
+
+cdef inline bint split_supported(double sup_left, double sup_right, double lam) noexcept nogil:
+    """Leaf support (RULE_SUPPORT).  Deleting a leaf L of an optimal tree and
+    routing its rows through its sibling's subtree saves lam and raises the loss
+    of L's rows from loss(L) to at most worst(L) (each row at its class's largest
+    cost): at most leaf_support(L), since L's label is a best one.  So in an
+    optimal tree every leaf has support >= lam.  Support only shrinks on subsets
+    (for each label the saving worst - cost is a sum of nonnegative per-row
+    terms, and the maximum over labels of smaller sums is smaller), so a split
+    with a side of support (or of potential, which is never smaller) below lam
+    never appears in an optimal tree of X nor of any subset: deleting leaves of
+    too little support ends at a tree built from supported splits only, every
+    split of which has a leaf of support >= lam on each side, and so both sides
+    of support >= lam at the node it cuts and at every superset.  Deleting never
+    deepens a tree, so this holds under a depth limit too.  Under 0/1 loss the
+    support is the share of the rows in S's largest class (OSDT's accurate
+    support).  A tree with a leaf of support exactly lam ties the tree without
+    it; the caller passes `lam` less a relative 1e-9 (`support_unit`), so
+    rounding never drops a split whose support reaches lam."""
+    return sup_left >= lam and sup_right >= lam
+
+
+cdef inline double support_unit(double lam) noexcept nogil:
+    """The lam of `split_supported`, less a relative 1e-9."""
+    return lam * (1.0 - 1e-9)
+
+
+cdef inline double capacity_unit(int rules, double lam) noexcept nogil:
+    """Leaf capacity (RULE_CAPACITY).  R(S) is always attained by a tree whose
+    every leaf has potential >= lam (leaf support: deleting a leaf of less and
+    routing its rows to its sibling saves lam and adds at most its potential of
+    loss; deleting never deepens a tree, so this holds under a depth limit too).
+    Potentials add over disjoint rows, so such a tree with a leaves needs
+    pot(S) >= a * lam: a set of potential below a * lam holds no such tree with a
+    or more leaves, and a three-leaf tree peels off a leaf of potential >= lam
+    beside a side of potential >= 2 lam.  Returns the unit the tests compare
+    potentials with: lam less a relative 1e-9, so that rounding in a computed
+    potential never excludes a tree (a weaker bound, never a wrong one); 0 when
+    the rule is off (every potential passes)."""
+    if rules & RULE_CAPACITY:
+        return lam * (1.0 - 1e-9)
+    return 0.0
+
+
+cdef inline bint side_not_worth(double lb_side, double worst_side) noexcept nogil:
+    """Side worth (RULE_WORTH): a split s of X with a side S whose optimum exceeds
+    worst(S), the cost of misclassifying every row of S at its largest cost, is
+    never optimal at X.  Take an optimal tree T of the other side X \\ S and send
+    all of X through it: that tree costs at most R(X \\ S) + worst(S), so
     R(X) <= R(X \\ S) + worst(S) < R(X \\ S) + R(S) = R(s).  The split can be set
     aside at X (a minimiser of R(X) is always kept) but not in X's descendants,
-    where S shrinks.  With max_depth the same tree, of depth at most d - 1, serves
-    at X.  The OSDT paper's bound on a leaf's accurate support (a leaf must
-    classify lam * n rows correctly) is the case where S is a leaf, for 0/1 loss.
-    lb(S) > worst(S) + tol gives R(s) > R(X) + tol."""
-    return lb_side > worst_side + tol
+    where S shrinks.  With max_depth the same tree, of depth at most d - 1,
+    serves at X.  The OSDT paper's bound on a leaf's accurate support (a leaf
+    must classify lam * n rows correctly) is the case where S is a leaf, for
+    0/1 loss.  lb(S) > worst(S) + TOL gives R(s) > R(X) + TOL."""
+    return lb_side > worst_side + TOL
+
+
+cdef inline bint split_not_worth(int rules, const Cand* cd, const Node* L,
+                                 const Node* R) noexcept nogil:
+    """`side_not_worth` for either side of a candidate, under RULE_WORTH."""
+    return (rules & RULE_WORTH) != 0 and (
+        side_not_worth(L.lb, cd.worst_left) or side_not_worth(R.lb, cd.worst_right))
+
+
+cdef inline void column_transfer(Cand* cands, int n) noexcept nogil:
+    """Column transfer (RULE_TRANSFER): for thresholds t < t' of one column the
+    two splits disagree only on the rows between them, of potential
+    pot_left(t') - pot_left(t); moving those rows turns any tree rooted at t'
+    into one rooted at t with the same leaves and at most that much more loss,
+    so |R(t) - R(t')| <= that potential and a bound proved for one threshold
+    bounds its whole column.  `cands` are in column order, thresholds
+    increasing: one sweep each way."""
+    cdef int i
+    cdef double v
+    for i in range(1, n):
+        if cands[i].col == cands[i - 1].col:
+            v = cands[i - 1].lb - (cands[i].pot_left - cands[i - 1].pot_left)
+            if v > cands[i].lb:
+                cands[i].lb = v
+    for i in range(n - 2, -1, -1):
+        if cands[i].col == cands[i + 1].col:
+            v = cands[i + 1].lb - (cands[i + 1].pot_left - cands[i].pot_left)
+            if v > cands[i].lb:
+                cands[i].lb = v
+
+
+cdef inline void threshold_exchange(Ctx* c, Cand* cands, int n) noexcept nogil:
+    """Threshold exchange (RULE_EXCHANGE): for thresholds t < t' of one column,
+    left(t) is inside left(t') and right(t') inside right(t).  If lb(left(t)) >=
+    leaf(left(t')), then R(t') = R(left t') + R(right t') <= leaf(left t') +
+    R(right t) <= R(t) (R is monotone under inclusion), so t is dropped;
+    symmetrically t' is dropped when lb(right(t')) >= leaf(right(t)).  Only
+    neighbours this rule kept are compared and a drop is always in favour of
+    such a split, so no cycle drops every split of a column; a drop in favour of
+    a split set aside by side worth (never a minimiser of R(X)) drops no
+    minimiser either.  Valid at this node only: children inherit every valid
+    split."""
+    cdef int i, last = -1
+    for i in range(n):
+        if last >= 0 and cands[last].col == cands[i].col:
+            if cand_node(c, &cands[last], 0).lb >= cand_node(c, &cands[i], 0).leaf:
+                cands[last].dropped = 1      # t = last is dominated by t' = i
+            elif cand_node(c, &cands[i], 1).lb >= cand_node(c, &cands[last], 1).leaf:
+                cands[i].dropped = 1         # t' = i is dominated by t = last
+                continue
+        last = i
+
+
+# ------------------------------------------------ small trees of a child
 
 
 cdef inline double three_leaf_peel(double peel_loss, double best2, double worst_peel) noexcept nogil:
@@ -134,6 +333,185 @@ cdef inline double three_leaf_peel(double peel_loss, double best2, double worst_
     The trees this bounds are those whose every leaf has potential >= lam, which
     attain R (leaf support): u then splits C into sides of potential >= lam, so
     u is valid at C, at X and at every superset of X, and the pair stage's row
-    over the parent's valid splits holds it."""
+    over the parent's valid splits holds it.  RULE_PEEL3."""
     cdef double rest = best2 - worst_peel
     return peel_loss + rest if rest > 0.0 else peel_loss
+
+
+cdef inline double two_leaf_transfer(double g2_parent, double worst_other) noexcept nogil:
+    """A lower bound on every two-leaf tree on a child C of X: g2(X) - worst(X
+    minus C), g2(X) = 2 lam + best2(X) X's exact best two-leaf value (RULE_PEEL3).
+
+    Monotonicity over rows, the argument of `three_leaf_peel` applied to the
+    child: send all of X through a two-leaf tree of C (its split u, its two
+    labels).  It loses loss_u(C) on C and at most worst(X minus C) on the other
+    rows (each at its class's largest cost), and u separates X (it separates
+    C), so best2(X) <= loss_u(C) + worst(X minus C): every two-leaf tree on C
+    costs at least the value.  The trees this bounds are those whose leaves have
+    potential >= lam, which attain R (leaf support): u is then valid at C and at
+    every superset, among the splits over which best2(X) was taken.  The value
+    depends on X's rows and C's only, so a record raised by it is still a bound
+    whoever reads it; a pair stage on C later replaces it by the exact value,
+    which is no smaller."""
+    return g2_parent - worst_other
+
+
+cdef inline void child_shapes(const Node* ch, double lam, double cap,
+                              double* g) noexcept nogil:
+    """g[a], a = 1..4: lower bounds on the trees with exactly a leaves (a >= 4 for
+    g[4]) on a child, among the trees whose every leaf has potential >= lam (R is
+    always attained by one: `capacity_unit`); infinite when its depth left or its
+    potential cannot hold them (cap: `capacity_unit`, 0 when that rule is off).
+    g1 = leaf (exact); g2 = 2 lam + m, or the exact best two-leaf value once the
+    pair stage has run (before it, the bound `two_leaf_transfer` carried from a
+    superset when larger); g3 = 3 lam + m, or 3 lam + the pair stage's three-leaf
+    bound when larger (a three-leaf tree has a leaf at depth one: the cheapest
+    peeled cell, raised by `three_leaf_peel` under RULE_PEEL3); g4 = 4 lam + m.
+    Here m is the child's equivalent-points floor (`Node.floor`): a tree with a
+    leaves costs a * lam plus its loss, and its loss is at least m, since rows
+    with identical features share every leaf (the notes charge m only to trees
+    with a split at creation, R >= min(leaf, m + 2 lam), and the same floor holds
+    for every size).  Each is also >= lb(child), since every tree on the child
+    costs at least R(child)."""
+    cdef int d = ch.depth
+    cdef int a
+    cdef double m = ch.floor
+    g[1] = ch.leaf
+    g[2] = INF if d == 0 else 2.0 * lam + m
+    g[3] = INF if (d == 0 or d == 1 or ch.pot < 3.0 * cap) else 3.0 * lam + m
+    g[4] = INF if (g[3] == INF or ch.pot < 4.0 * cap) else 4.0 * lam + m
+    if ch.pair_done:
+        g[2] = ch.g2 if d != 0 else INF
+        if g[3] != INF and ch.g3 > g[3]:
+            g[3] = ch.g3
+    elif g[2] != INF and ch.g2 > g[2]:
+        g[2] = ch.g2    # a superset's two-leaf value, transferred (`two_leaf_transfer`)
+    for a in range(2, 5):
+        if g[a] != INF and ch.lb > g[a]:
+            g[a] = ch.lb
+
+
+cdef inline double shapes_lower_bound(const Node* ch, double lam, double cap) noexcept nogil:
+    """min(g1, g2, g3, g4) (`child_shapes`): any tree on the child is a leaf, one
+    split, or has three, or four or more leaves (RULE_PAIRS)."""
+    cdef double g[5]
+    cdef double v
+    cdef int a
+    child_shapes(ch, lam, cap, g)
+    v = g[1]
+    for a in range(2, 5):
+        if g[a] < v:
+            v = g[a]
+    return v
+
+
+cdef inline bint raise_to_shapes(Node* ch, double lam, double cap) noexcept nogil:
+    """A child's bound rises to min(g1, g2, g3, g4) (`shapes_lower_bound`), and it
+    is solved when its incumbent meets the bound (`settle`).  Returns whether
+    the bound rose."""
+    cdef double v = shapes_lower_bound(ch, lam, cap)
+    cdef bint rose = False
+    if v > ch.lb:
+        ch.lb = v
+        rose = True
+    settle(ch)
+    return rose
+
+
+cdef inline void record_pair_values(Node* ch, double best2, double peel, double lam,
+                                    double cap) noexcept nogil:
+    """The pair stage valued a child (RULE_PAIRS): best2 its exact best two-leaf
+    loss over the splits valid at its parent (an optimal tree uses only splits
+    valid where it stands, and validity at a child implies validity at its
+    parent), so g2 = 2 lam + best2 exactly; peel the least loss of a leaf any
+    three-leaf tree peels off (raised by `three_leaf_peel` under RULE_PEEL3), so
+    g3 = 3 lam + peel bounds its three-leaf trees.  Its bound rises to the
+    shapes (`raise_to_shapes`).  INF: no such tree."""
+    ch.g2 = 2.0 * lam + best2 if best2 < INF else INF
+    ch.g3 = 3.0 * lam + peel if peel < INF else INF
+    ch.pair_done = 1
+    raise_to_shapes(ch, lam, cap)
+
+
+cdef inline bint transfer_two_leaf(Node* ch, double v, double lam, double cap) noexcept nogil:
+    """A child's two-leaf bound rises to v = `two_leaf_transfer` of its parent
+    (RULE_PEEL3), then its bound to the shapes; a child the pair stage valued
+    already has the exact value.  Returns whether its bound rose."""
+    if ch.solved or ch.pair_done or not (v > ch.g2):
+        return False
+    ch.g2 = v
+    return raise_to_shapes(ch, lam, cap)
+
+
+cdef inline double split_shape_bound(const double* gl, const double* gr) noexcept nogil:
+    """Lower bound on every tree rooted at this split: trees with <= 3 leaves (and
+    (2,2)) cost >= min(g1, g2)(L) + min(g1, g2)(R) -- exact once both children have
+    their pair values -- and a tree with a + b >= 4 leaves costs >= g_a(L) + g_b(R)
+    (the shape relaxation)."""
+    cdef double two = ((gl[1] if gl[1] < gl[2] else gl[2])
+                       + (gr[1] if gr[1] < gr[2] else gr[2]))
+    cdef double v = two, w
+    cdef int a, b
+    for a in range(1, 5):
+        for b in range(1, 5):
+            if a + b >= 4:
+                w = gl[a] + gr[b]
+                if w < v:
+                    v = w
+    return v
+
+
+cdef inline double split_bound(const Node* L, const Node* R, double lam,
+                               double cap) noexcept nogil:
+    """The bound a split gets from its children (RULE_PAIRS): the sum of their
+    bounds (every tree rooted at it costs R(L) + R(R)), or the shape relaxation
+    (`split_shape_bound`) when larger."""
+    cdef double gl[5]
+    cdef double gr[5]
+    cdef double v = L.lb + R.lb, w
+    child_shapes(L, lam, cap, gl)
+    child_shapes(R, lam, cap, gr)
+    w = split_shape_bound(gl, gr)
+    return w if w > v else v
+
+
+# ------------------------------------------------------ a node's own bound
+
+
+cdef inline double splits_lower_bound(const Cand* cands, int n, double leaf) noexcept nogil:
+    """R(X) = min(leaf, min over kept splits of R(split)) >= min(leaf, min over
+    kept splits of lb(split)): every dropped split is dominated by a kept one
+    (threshold exchange) or is never a minimiser (side worth), and every split
+    left out of the candidates is unsupported (leaf support), so a minimiser is
+    always kept."""
+    cdef double lbmin = leaf
+    cdef int i
+    for i in range(n):
+        if not cands[i].dropped and cands[i].lb < lbmin:
+            lbmin = cands[i].lb
+    return lbmin
+
+
+cdef inline double superset_bound(double lbmin, double sup, int depth, int rules) noexcept nogil:
+    """Superset bound (RULE_SUPERSET), only without a depth limit: R is monotone
+    under inclusion (restricting an optimal tree of X to S adds neither loss nor
+    leaves), so R(X) >= R(S) >= lb(S) for every child S; `sup` is the largest
+    child bound.  Under max_depth the child's bound is for one level less, and
+    R(S, d - 1) >= R(S, d) can exceed R(X, d)."""
+    if sup > lbmin and depth < 0 and (rules & RULE_SUPERSET):
+        return sup
+    return lbmin
+
+
+cdef inline double lookahead_first(const Node* first, const Node* second) noexcept nogil:
+    """Look-ahead: the split's first child was proved above its share of the
+    budget (or not solved within it): the split costs at least lb(first) +
+    lb(second)."""
+    return first.lb + second.lb
+
+
+cdef inline double lookahead_second(const Node* first, const Node* second) noexcept nogil:
+    """Look-ahead: the first child is solved (R(first) = ub) and the second was
+    proved above what it leaves: the split costs at least ub(first) +
+    lb(second)."""
+    return first.ub + second.lb

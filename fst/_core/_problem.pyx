@@ -16,7 +16,10 @@
 import numpy as np
 cimport cython
 cimport numpy as cnp
+from libc.string cimport memcpy, memset
 from libc.stdint cimport int32_t, uint64_t
+
+from ._typedefs cimport word_t, int64_t, uint8_t
 
 cnp.import_array()
 
@@ -213,7 +216,7 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=Tr
     `_column_space`; values, `column_values(X32)` when the caller has them).
 
     With fill=False the row bitsets of the splits are allocated but left to the
-    search, which fills a split's when it first reads it (`split_row` in _search;
+    search, which fills a split's when it first reads it (`split_row` in _problem.pxd;
     a whole column in its loops over many splits; `split_filled` and
     `col_filled` mark what is filled): zero pages cost no memory until written.
     fill=True fills them all here.
@@ -300,3 +303,146 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=Tr
             pr.eq_mask = np.ascontiguousarray(
                 _pack_rows((pos < e[pr.group])[None, :], nw)[0])
     return pr
+
+
+def distinct_columns(cost):
+    """The labels a leaf needs to try: the first of each set of identical columns
+    of the cost matrix, in increasing order.  Identical columns give a leaf the
+    same cost to the last bit, so the least cost and its first (lowest) label are
+    unchanged; a weighted fit (one class per (class, sample weight) pair) has one
+    column per label repeated for each pair, and tries each label once."""
+    cost = np.asarray(cost, dtype=np.float64)
+    # Columns compared as tuples of floats (equal floats, equal hashes): a dict
+    # keeps each distinct column's first label, in label order.  Cheaper than
+    # np.unique over rows on the small matrices of a fit (2 to 64 columns).
+    seen = {}
+    for j, col in enumerate(cost.T.tolist()):
+        seen.setdefault(tuple(col), j)
+    return np.ascontiguousarray(sorted(seen.values()), dtype=np.int32)
+
+
+cdef double unit_cost(const double* cost, const double* potc, int K) noexcept nogil:
+    """u > 0 when every error costs u and a right label 0 (0/1 loss, or balanced
+    weights): a cell's leaf loss is then u times its rows outside its largest
+    class and its potential u times its rows, so the pair values run on whole
+    rows; else 0."""
+    cdef double u = cost[1] if K > 1 else 0.0
+    cdef int a, b
+    if not u > 0.0:
+        return 0.0
+    for a in range(K):
+        if potc[a] != u:
+            return 0.0
+        for b in range(K):
+            if cost[a * K + b] != (0.0 if a == b else u):
+                return 0.0
+    return u
+
+
+cdef int space_init(Space* sp, object pr, object pcols, bint class_prefix) except -1:
+    """Point `sp` at the arrays of Problem `pr` (which the caller keeps alive) and
+    `pcols` (`distinct_columns` of its cost).  With `class_prefix` and two
+    classes whose rows are sorted by class, the rows of class 0 are a prefix."""
+    cdef word_t[:, ::1] split_bits = pr.split_bits
+    cdef uint8_t[::1] col_filled = pr.col_filled
+    cdef uint8_t[::1] split_filled = pr.split_filled
+    cdef const word_t[:, ::1] class_bits = pr.class_bits
+    cdef const int32_t[::1] split_col = pr.split_col
+    cdef const int32_t[::1] col_start = pr.col_start
+    cdef const int32_t[:, ::1] col_order = pr.col_order
+    cdef const int32_t[:, ::1] row_rank = pr.row_rank
+    cdef const double[:, ::1] cost = pr.cost
+    cdef const double[::1] potc = pr.potc
+    cdef const double[::1] maxcost = pr.maxcost
+    cdef const double[::1] mincost = pr.mincost
+    cdef const int32_t[::1] y = pr.y
+    cdef const word_t[::1] rep_rows = pr.rep_rows
+    cdef const double[::1] row_excess = pr.row_excess
+    cdef const word_t[::1] eq_mask
+    cdef const int32_t[::1] pc = pcols
+    memset(sp, 0, sizeof(Space))
+    sp.n = pr.n_rows
+    sp.nw = pr.n_words
+    sp.K = pr.n_classes
+    sp.n_splits = pr.n_splits
+    sp.n_cols = col_start.shape[0] - 1
+    sp.split_bits = &split_bits[0, 0] if sp.n_splits > 0 else NULL
+    sp.col_filled = &col_filled[0] if col_filled.shape[0] > 0 else NULL
+    sp.split_filled = &split_filled[0] if sp.n_splits > 0 else NULL
+    sp.class_bits = &class_bits[0, 0]
+    sp.n0_prefix = -1
+    y_rows = np.asarray(pr.y)
+    if (sp.K == 2 and class_prefix and y_rows.shape[0] > 0
+            and np.all(y_rows[1:] >= y_rows[:y_rows.shape[0] - 1])):
+        sp.n0_prefix = int(np.count_nonzero(y_rows == 0))
+    sp.split_col = &split_col[0] if sp.n_splits > 0 else NULL
+    sp.col_start = &col_start[0]
+    sp.col_order = &col_order[0, 0]
+    sp.row_rank = &row_rank[0, 0]
+    sp.cost = &cost[0, 0]
+    sp.pcols = &pc[0]
+    sp.n_pcols = pc.shape[0]
+    sp.potc = &potc[0]
+    sp.maxcost = &maxcost[0]
+    sp.mincost = &mincost[0]
+    sp.y = &y[0]
+    sp.unit = unit_cost(sp.cost, sp.potc, sp.K)
+    sp.rep_rows = &rep_rows[0]
+    sp.row_excess = &row_excess[0]
+    sp.eq_unit = pr.eq_unit
+    sp.eq_mask = NULL
+    if pr.eq_mask.shape[0] == sp.nw:
+        eq_mask = pr.eq_mask
+        sp.eq_mask = &eq_mask[0]
+    return 0
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef inline int64_t _rows_to_rank(word_t* out, const int32_t* order, const int32_t* rank,
+                                  int64_t n, int64_t i, int64_t k) noexcept nogil:
+    """Set in `out` the bits of a column's sorted rows from position i on while
+    their rank is <= k; returns the first position past them."""
+    cdef int32_t row
+    while i < n and rank[order[i]] <= k:
+        row = order[i]
+        out[row >> 6] |= (<word_t> 1) << (row & 63)
+        i += 1
+    return i
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void fill_column(Space* sp, int32_t j) noexcept nogil:
+    """Fill the row bitsets of every split of column j: split k of the column
+    holds the rows of rank <= k, so each is the previous one plus the rows of
+    rank k, and one walk of the column's sorted rows fills them all (as
+    `_fill_split_bits` does for every column of an eager problem)."""
+    cdef int nw = sp.nw
+    cdef int64_t i = 0, k, s
+    cdef const int32_t* order = sp.col_order + <int64_t> j * sp.n
+    cdef const int32_t* rank = sp.row_rank + <int64_t> j * sp.n
+    cdef word_t* out
+    for k in range(sp.col_start[j + 1] - sp.col_start[j]):
+        s = sp.col_start[j] + k
+        out = sp.split_bits + s * nw
+        if k > 0:
+            memcpy(out, out - nw, nw * sizeof(word_t))
+        else:
+            memset(out, 0, nw * sizeof(word_t))
+        i = _rows_to_rank(out, order, rank, sp.n, i, k)
+        sp.split_filled[s] = 1
+    sp.col_filled[j] = 1
+
+
+@cython.boundscheck(False)
+@cython.wraparound(False)
+cdef void fill_split(Space* sp, int32_t s) noexcept nogil:
+    """Fill the row bitset of split s alone: the rows of rank <= k in its column
+    (it is split k there), the first rows of the column's sorted order."""
+    cdef int32_t j = sp.split_col[s]
+    cdef word_t* out = sp.split_bits + <int64_t> s * sp.nw
+    memset(out, 0, sp.nw * sizeof(word_t))
+    _rows_to_rank(out, sp.col_order + <int64_t> j * sp.n, sp.row_rank + <int64_t> j * sp.n,
+                  sp.n, 0, s - sp.col_start[j])
+    sp.split_filled[s] = 1

@@ -1,8 +1,9 @@
 """The row-count pair stage kernel: class counts of X & s_i & s_j for chosen
 splits i against every split j.
 
-From these counts the search derives, for each child of split i, its exact best
-two-leaf tree and the cheapest cell any split peels off (`_search.pair_stage`).
+From these counts the pair stage derives, for each child of split i, its exact
+best two-leaf tree and the cheapest cell any split peels off (`_pair_values`,
+`_pair_stage`).
 
 # Notes:
 # - One pass over the words per pair computes every class at once: the total of
@@ -15,10 +16,11 @@ from cython.parallel cimport prange
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy
 
-from ._bitset cimport fst_popcount
 from libc.stdint cimport INT32_MAX
 
 from ._typedefs cimport word_t, int32_t, int64_t
+from ._simd cimport (fst_pair_row2, fst_pair_row_k, fst_pair_transposed_ok, fst_pair_row_t,
+                     fst_pair_rows2_t)
 
 cdef enum:
     # The transposed kernels (`fst_pair_row_t`, and `fst_pair_rows2_t` taking two
@@ -41,57 +43,14 @@ cdef enum:
     # side on broward 0.05: 10.08 s against 9.34.)
     TRANSPOSE_SMALL_WORDS = 8192
 
-cdef extern from "_simd.h":
-    void fst_pair_row2(const word_t* a, const word_t* XS, int m, const word_t* XC,
-                       int nw, int r, int32_t* out, const int32_t* colrow,
-                       int nb0) noexcept nogil
-    int fst_pair_row_k(const word_t* a, const word_t* XS, int m, const word_t* XC,
-                       int nw, int K, int r, int32_t* out) noexcept nogil
-    int fst_set_simd(int mode) noexcept nogil
-    int fst_pair_transposed_ok(int K) noexcept nogil
-    void fst_pair_rows2_t(const word_t* a, const word_t* c, const word_t* XT, int m,
-                          int mp, const word_t* XC, int nw, int r, int32_t* out) noexcept nogil
-    void fst_pair_row_t(const word_t* a, const word_t* XT, int m, int mp, const word_t* XC,
-                        int nw, int K, int r, int32_t* out) noexcept nogil
-
-
-def set_simd(int mode=-1):
-    """Choose the two-class kernel: -1 by the CPU (the default at import), 0 the
-    scalar loop, 1 the AVX-512 one and 2 the AVX2 one, each if the CPU has it.  Returns the choice in effect (0: scalar).  The counts are integers, so every choice gives the same counts;
-    the tests compare them."""
-    return fst_set_simd(mode)
-
-
-set_simd(-1)
-
-
-cdef inline void _pair_row(const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m, int K,
-                           const word_t* XC, int nw, int32_t* out,
+cdef inline void _pair_row(int vec, const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m,
+                           int K, const word_t* XC, int nw, int32_t* out,
                            const int32_t* colrow, int nb0) noexcept nogil:
-    cdef Py_ssize_t j, w, k
+    """Row r (split i) of a stage by the row kernels (simd/counts.h)."""
     if K == 2:
-        fst_pair_row2(XS + i * nw, XS, m, XC, nw, <int> r, out, colrow, nb0)
-        return
-    if fst_pair_row_k(XS + i * nw, XS, m, XC, nw, K, <int> r, out):
-        return                           # the vector row (3 to 16 classes)
-    cdef const word_t* a = XS + i * nw
-    cdef const word_t* b
-    cdef word_t x
-    cdef int64_t total
-    cdef int32_t* cell
-    for j in range(m):
-        b = XS + j * nw
-        cell = out + (r * m + j) * K
-        for k in range(K):
-            cell[k] = 0
-        total = 0
-        for w in range(nw):
-            x = a[w] & b[w]
-            if x:
-                total += fst_popcount(x)
-                for k in range(K - 1):
-                    cell[k] += fst_popcount(x & XC[k * nw + w])
-        cell[K - 1] = <int32_t> total
+        fst_pair_row2(vec, XS + i * nw, XS, m, XC, nw, <int> r, out, colrow, nb0)
+    else:
+        fst_pair_row_k(vec, XS + i * nw, XS, m, XC, nw, K, <int> r, out)
 
 
 cdef inline void _pair_rows_t(const word_t* XS, const word_t* XT, const int32_t* rows,
@@ -137,7 +96,8 @@ cdef void _mirror_cells(const int32_t* rows, int n_rows, int m, int32_t* out) no
         rt += MIRROR_TILE
 
 
-cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
+cdef void pair_counts(int vec,              # IN the vector loops (Ctx.vec)
+                      const word_t* XS,     # IN m x nw: rows of X & s_j
                       const int32_t* rows,  # IN the chosen splits i (distinct)
                       int n_rows,           # IN how many
                       int m,                # IN number of splits
@@ -163,12 +123,12 @@ cdef void pair_counts(const word_t* XS,     # IN m x nw: rows of X & s_j
     depend on the number of threads."""
     cdef word_t* XT = NULL
     if n_rows >= TRANSPOSE_ROWS:
-        XT = transposed_splits(XS, m, K, nw)
-    pair_counts_xt(XS, XT, rows, n_rows, m, K, XC, nw, out, n_threads, nb0)
+        XT = transposed_splits(vec, XS, m, K, nw)
+    pair_counts_xt(vec, XS, XT, rows, n_rows, m, K, XC, nw, out, n_threads, nb0)
     free(XT)
 
 
-cdef word_t* transposed_splits(const word_t* XS, int m, int K, int nw) noexcept nogil:
+cdef word_t* transposed_splits(int vec, const word_t* XS, int m, int K, int nw) noexcept nogil:
     """The splits transposed for the transposed kernels (`fst_pair_row_t`): word w
     of split j at XT[w * mp + j], mp = m rounded up to 16, zero padded; NULL when
     those kernels do not serve this width and class count (or on no memory:
@@ -176,7 +136,7 @@ cdef word_t* transposed_splits(const word_t* XS, int m, int K, int nw) noexcept 
     cdef Py_ssize_t j, w
     cdef int mp = (m + 15) & ~15
     cdef word_t* XT = NULL
-    if not (fst_pair_transposed_ok(K)
+    if not (fst_pair_transposed_ok(vec, K)
             and (K > 2 or nw <= TRANSPOSE_MAX_WORDS2
                  or <int64_t> nw * mp <= TRANSPOSE_SMALL_WORDS)):
         return NULL
@@ -190,7 +150,7 @@ cdef word_t* transposed_splits(const word_t* XS, int m, int K, int nw) noexcept 
     return XT
 
 
-cdef void pair_counts_xt(const word_t* XS, const word_t* XT, const int32_t* rows,
+cdef void pair_counts_xt(int vec, const word_t* XS, const word_t* XT, const int32_t* rows,
                          int n_rows, int m, int K, const word_t* XC, int nw, int32_t* out,
                          int n_threads, int nb0) noexcept nogil:
     """`pair_counts` (same arguments and counts) with XT, the splits as
@@ -219,37 +179,10 @@ cdef void pair_counts_xt(const word_t* XS, const word_t* XT, const int32_t* rows
                 colrow[rows[r]] = <int32_t> r
     if par:
         for r in prange(n_rows, schedule="dynamic", num_threads=n_threads):
-            _pair_row(XS, rows[r], r, m, K, XC, nw, out, colrow, nb0)
+            _pair_row(vec, XS, rows[r], r, m, K, XC, nw, out, colrow, nb0)
     else:
         for r in range(n_rows):
-            _pair_row(XS, rows[r], r, m, K, XC, nw, out, colrow, nb0)
+            _pair_row(vec, XS, rows[r], r, m, K, XC, nw, out, colrow, nb0)
     if colrow != NULL:
         _mirror_cells(rows, n_rows, m, out)
         free(colrow)
-
-
-def _pair_counts_for_tests(const word_t[:, ::1] XS, const int32_t[::1] rows, int K,
-                           const word_t[:, ::1] XC, int n_threads, int nb0=-1):
-    """Test hook: `pair_counts` on given bitsets; returns the n_rows x m x K counts.
-    nb0 >= 0 (two classes): class 0 is the bits below nb0, and XC must be those bits."""
-    import numpy as np
-    cdef int m = XS.shape[0]
-    cdef int nw = XS.shape[1]
-    cdef int n_rows = rows.shape[0]
-    if XC.shape[0] < K - 1 or XC.shape[1] != nw:
-        raise ValueError("XC must hold K - 1 bitsets of the same width as XS")
-    for r in range(n_rows):
-        if not 0 <= rows[r] < m:
-            raise ValueError("rows must index the splits of XS")
-    if K == 2 and nb0 >= 0:
-        bits = np.zeros(nw * 64, dtype=bool)
-        bits[:nb0] = True
-        if not np.array_equal(np.asarray(XC[0]),
-                              np.packbits(bits, bitorder="little").view("<u8")):
-            raise ValueError("with nb0, XC must hold the bits below nb0")
-    out = np.zeros((n_rows, m, K), dtype=np.int32)
-    cdef int32_t[:, :, ::1] o = out
-    with nogil:
-        pair_counts(&XS[0, 0], &rows[0], n_rows, m, K, &XC[0, 0], nw, &o[0, 0, 0],
-                    n_threads, nb0 if K == 2 else -1)
-    return out

@@ -1,0 +1,60 @@
+# The configuration of one certified search, built once per fit from the
+# estimator's parameters (`make_config`), read by every stage.
+from ._typedefs cimport int64_t
+
+# Rules: each raises a lower bound or marks a node solved, with its argument in
+# _bounds.pxd; a cleared bit really turns it off (the oracle tests run every
+# combination).  The core contract (look-ahead budgets, a node's bound from its
+# splits, the leaf) never depends on them.
+cdef enum:
+    RULE_EQUIVALENT = 1   # equivalent-points floor at node creation
+    RULE_SUPPORT = 2      # leaf support: no split with a side of support < lam
+    RULE_SEGMENT = 4      # single-column segmentation programme
+    RULE_SUPERSET = 8     # superset bound from children
+    RULE_EXCHANGE = 16    # threshold exchange between neighbouring thresholds
+    RULE_TRANSFER = 32    # column transfer of bounds along a column
+    RULE_PAIRS = 64       # row-count pair stage and shape relaxation
+    RULE_CAPACITY = 128   # leaf capacity: a set of potential p holds < p / lam + 1 leaves
+    RULE_WORTH = 256      # side worth: a split with a side worth less than misclassifying it
+    RULE_PEEL3 = 512      # the three-leaf peel bound and its two-leaf transfer to children
+    RULE_ALL = 1023
+
+# Strategies: each changes the order of the work, how it is done or which
+# incumbents are found, never what a bound may claim.
+cdef enum:
+    STRATEGY_GREEDY = 1        # greedy seed for the first incumbent
+    STRATEGY_SORTED = 2        # depth-limited nodes searched over sorted columns
+    STRATEGY_SORTED_SHRINK = 4 # there, intervals shrunk by their ends' neighbour bounds
+    STRATEGY_COMPACT = 8       # pair stages count over their node's rows compacted (BMI2)
+    STRATEGY_CLASS_PREFIX = 16 # two classes: class 0 counted as the bits below a boundary
+    STRATEGY_ALL = 31
+
+cdef struct Config:
+    double lam               # price of one leaf
+    int max_depth            # -1: unlimited
+    int rules                # RULE_* bits in effect
+    int strategy             # STRATEGY_* bits in effect
+    int n_threads            # OpenMP threads of the pair stage
+    int simd                 # vector loops asked for: -1 best, 0 scalar, 1 AVX-512, 2 AVX2
+    double time_limit        # seconds; < 0: none
+    int64_t memory_limit     # bytes of the process; <= 0: none
+    int64_t work_limit       # > 0: stop (as a time stop) past this much work
+    int64_t memo_capacity    # nodes the store starts with (it grows by doubling)
+    int64_t pair_cap         # largest word-work of one pair stage
+    int64_t pair_cap_root    # the same at the root of a pass
+    int64_t keep_pair_words  # a pair stage this wide (splits x words) stores its children
+    int stage_min_rows       # a pair stage of this many rows runs in rounds ...
+    int stage_min_run        # ... when its rows are at least this many a run on average
+    int stage_rounds         # at most this many rounds of midpoints before the rest
+    double sorted_min        # a depth-limited node goes to the sorted-column search
+                             # when its columns have this many thresholds on average
+    double deepening         # share of the root's gap added to its budget per pass
+    double deepening_close   # the share once the gap is below ladder_gap lambdas
+    int64_t switch_work      # > 0: the first root pass runs at the incumbent for this work
+    int ladder_max           # deepest rung of the depth ladder (< 2: none)
+    int64_t rung_work        # work of a rung's first turn
+    int64_t ladder_bytes     # no ladder turns once the store is past this (0: no cap)
+    double ladder_gap        # no ladder turns once the root's gap is below this many lam
+    int break_contract       # tests: lower the root's bound to the budget after a pass
+
+cdef int config_from_dict(Config* cfg, dict d) except -1

@@ -1,0 +1,73 @@
+"""The polls of one certified search: its limits (time, work, memory of the whole
+process, Ctrl-C), checked at every expansion, and its progress lines.
+
+# Notes:
+# - Time (a clock read) is polled at every expansion; memory and Ctrl-C every 64
+#   expansions or 0.1 s.  The work clock (word operations) stops a pass or the
+#   search at the same point on every machine.
+# - The root's bounds are copied at the polls for the progress lines and for
+#   `Search.progress`, which may read them from another thread: aligned 8-byte
+#   stores, so a reader sees an old or a new value, never a mix, and never the
+#   store itself, which may move as it grows.
+"""
+from ._limits cimport (STOP_TIME, STOP_MEMORY, STOP_INTERRUPT, STOP_SWITCH, fst_now,
+                       limits_rss, limits_interrupted)
+from ._memo cimport memo_bytes
+
+
+cdef void check_memory_now(Ctx* c) noexcept nogil:
+    """Poll the memory limit at once: after a wide expansion's per-candidate records
+    are written (children not yet stored live there, outside the memo store), so the
+    process stops within about one level's records of the limit."""
+    cdef long long rss = limits_rss(&c.lim)
+    if c.lim.memory_limit > 0 and rss > c.lim.memory_limit:
+        c.lim.stop = STOP_MEMORY
+
+
+cdef void check_limits(Ctx* c) noexcept nogil:
+    """Poll the limits: time and work at every expansion, memory and Ctrl-C every
+    64 expansions or 0.1 s; the progress reporter when it is due."""
+    cdef double now = fst_now()
+    cdef long long rss
+    c.lim.ticks += 1
+    if c.lim.deadline >= 0 and now > c.lim.deadline:
+        c.lim.stop = STOP_TIME
+        return
+    if c.cfg.work_limit > 0 and c.work > c.cfg.work_limit:
+        c.lim.stop = STOP_TIME
+        return
+    if c.work_stop > 0 and c.work > c.work_stop:
+        c.lim.stop = STOP_SWITCH
+        return
+    if (c.lim.ticks & 63) != 0 and now < c.lim.next_poll:
+        return
+    if c.prog_root >= 0:
+        c.prog_lb = c.memo.nodes[c.prog_root].lb
+        c.prog_ub = c.memo.nodes[c.prog_root].ub
+    rss = limits_rss(&c.lim)
+    if c.lim.memory_limit > 0:
+        if rss < 0:
+            rss = memo_bytes(&c.memo)
+        if rss > c.lim.memory_limit:
+            c.lim.stop = STOP_MEMORY
+            return
+    if now >= c.lim.next_poll:
+        c.lim.next_poll = now + 0.1
+        if limits_interrupted():
+            c.lim.stop = STOP_INTERRUPT
+        elif c.reporter != NULL and now >= c.next_report:
+            c.next_report = now + c.report_every
+            with gil:
+                _report(c, now)
+
+
+cdef void _report(Ctx* c, double now) noexcept:
+    """Call the fit's progress reporter (verbose >= 2) with (seconds, the root's
+    lower bound and incumbent at the last poll, expansions).  Ctrl-C while it
+    runs stops the search as an interrupt; any other error turns it off."""
+    try:
+        (<object> c.reporter)((now - c.prog_t0, c.prog_lb, c.prog_ub, c.st.expansions))
+    except KeyboardInterrupt:
+        c.lim.stop = STOP_INTERRUPT
+    except BaseException:
+        c.reporter = NULL

@@ -1,0 +1,27 @@
+# Stop codes and the limits of a fit (time, memory of the whole process, Ctrl-C),
+# shared by the certified search and DPDT's MDP.
+from ._typedefs cimport int64_t
+
+cdef extern from "_platform.h":
+    double fst_now() noexcept nogil                 # monotonic seconds
+    long long fst_process_rss() noexcept nogil      # resident bytes, -1 unknown
+
+# Stop codes (`STATUS_NAMES` names them for the estimators).
+cdef enum:
+    RUNNING = 0
+    STOP_TIME = 1        # the time limit (or the search's work limit)
+    STOP_MEMORY = 2      # the memory limit, or no more memory
+    STOP_INTERRUPT = 3   # Ctrl-C
+    STOP_SWITCH = 4      # the search's own: end the running pass, the schedule goes on
+
+cdef struct Limits:
+    double deadline          # fst_now() past which the fit stops; < 0: none
+    int64_t memory_limit     # bytes of the process a fit stays within; <= 0: none
+    double next_poll         # when memory and Ctrl-C are next polled
+    int64_t ticks            # polls so far (memory is read every 64)
+    int64_t peak_rss         # largest process size seen at a poll
+    int stop                 # RUNNING or a STOP_* code: once set, the fit winds down
+
+cdef void limits_start(Limits* lim, double time_limit, int64_t memory_limit) noexcept nogil
+cdef long long limits_rss(Limits* lim) noexcept nogil
+cdef bint limits_interrupted() noexcept nogil

@@ -1,0 +1,200 @@
+"""Test hooks: the kernels of the core called on given arrays, so the tests can
+compare every loop against a naive reference written for the test, and every
+vector loop against the scalar one.  Not used by the estimators.
+
+Each hook takes `simd`, the vector loops asked for (-1 the best the CPU has, 0
+scalar, 1 AVX-512, 2 AVX2; a choice the CPU lacks runs scalar), as a fit's
+configuration does.
+"""
+import numpy as np
+cimport numpy as cnp
+from libc.stdlib cimport malloc, free
+from libc.string cimport memset
+
+from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint64_t
+from ._bitset cimport bs_count, bs_and, bs_andnot, bs_hash, bs_hash_key, bs_hash_linear, bs_set
+from ._memo cimport Node
+from ._problem cimport space_init, split_row, unit_cost
+from ._problem import distinct_columns
+from ._config cimport RULE_CAPACITY, RULE_PEEL3, RULE_ALL, STRATEGY_CLASS_PREFIX
+from ._context cimport Ctx
+from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
+from ._pair_counts cimport pair_counts
+from ._pair_values cimport pair_values
+from ._simd cimport (fst_simd_resolve, fst_simd_mode, fst_and_count, fst_compact_ok,
+                     fst_compact_plan, fst_compact_at)
+
+cnp.import_array()
+
+
+def simd_choice(int simd=-1):
+    """The loops a fit asking for `simd` gets on this CPU: 0 scalar, 1 AVX-512,
+    2 AVX2."""
+    return int(fst_simd_mode(fst_simd_resolve(simd)))
+
+
+def compaction_available():
+    """Whether pair stages can compact their node's rows on this CPU (BMI2)."""
+    return bool(fst_compact_ok(fst_simd_resolve(0)))
+
+
+def pair_counts_for_tests(const word_t[:, ::1] XS, const int32_t[::1] rows, int K,
+                          const word_t[:, ::1] XC, int n_threads, int nb0=-1, int simd=-1):
+    """`pair_counts` on given bitsets; returns the n_rows x m x K counts.  nb0 >= 0
+    (two classes): class 0 is the bits below nb0, and XC must be those bits."""
+    cdef int m = XS.shape[0]
+    cdef int nw = XS.shape[1]
+    cdef int n_rows = rows.shape[0]
+    cdef int vec = fst_simd_resolve(simd)
+    if XC.shape[0] < K - 1 or XC.shape[1] != nw:
+        raise ValueError("XC must hold K - 1 bitsets of the same width as XS")
+    for r in range(n_rows):
+        if not 0 <= rows[r] < m:
+            raise ValueError("rows must index the splits of XS")
+    if K == 2 and nb0 >= 0:
+        bits = np.zeros(nw * 64, dtype=bool)
+        bits[:nb0] = True
+        if not np.array_equal(np.asarray(XC[0]),
+                              np.packbits(bits, bitorder="little").view("<u8")):
+            raise ValueError("with nb0, XC must hold the bits below nb0")
+    out = np.zeros((n_rows, m, K), dtype=np.int32)
+    cdef int32_t[:, :, ::1] o = out
+    with nogil:
+        pair_counts(vec, &XS[0, 0], &rows[0], n_rows, m, K, &XC[0, 0], nw, &o[0, 0, 0],
+                    n_threads, nb0 if K == 2 else -1)
+    return out
+
+
+def pair_values_for_tests(const int32_t[:, ::1] A, const double[:, ::1] cl, bint right,
+                          const double[::1] cc, const double[:, ::1] cost,
+                          const double[::1] potc, double lam, bint three_leaf=False,
+                          int simd=-1):
+    """The values of one row of pair counts (`_pair_values.pair_values`) for K
+    classes, with the leaf-capacity rule at `lam` (off when lam is 0); A is m x K
+    (classes 0..K-2, then the total), cl is m x K; returns (best2, peel, arg).
+    With three_leaf, peel is the three-leaf bound the search stores (RULE_PEEL3)
+    instead of the cheapest peel."""
+    cdef Ctx c
+    cdef double b2 = 0.0, pl = 0.0
+    cdef int arg = -2
+    cdef int m = A.shape[0]
+    cdef int K = A.shape[1]
+    cdef int j, k
+    cdef int32_t[::1] cli = np.zeros(K * m + 1, dtype=np.int32)
+    if (K < 2 or K > 64 or cl.shape[0] != m or cl.shape[1] != K or cc.shape[0] != K
+            or cost.shape[0] != K or cost.shape[1] != K or potc.shape[0] != K):
+        raise ValueError("K classes (2 to 64): A and cl are m x K, cc and potc have K "
+                         "entries, cost is K x K")
+    memset(&c, 0, sizeof(Ctx))
+    c.sp.K = K
+    c.sp.cost = &cost[0, 0]
+    cdef const int32_t[::1] pcols = distinct_columns(cost)
+    c.sp.pcols = &pcols[0]
+    c.sp.n_pcols = pcols.shape[0]
+    c.sp.potc = &potc[0]
+    c.cfg.lam = lam
+    c.cfg.rules = RULE_CAPACITY if lam > 0 else 0
+    c.sp.unit = unit_cost(c.sp.cost, c.sp.potc, K)
+    c.vec = fst_simd_resolve(simd)
+    for j in range(m):
+        for k in range(K):
+            if k < K - 1:
+                cli[j * K + k] = <int32_t> cl[j, k]
+            cli[j * K + K - 1] += <int32_t> cl[j, k]
+    cdef double[::1] maxcost = np.max(np.asarray(cost), axis=1)
+    c.sp.maxcost = &maxcost[0]
+    if three_leaf:
+        c.cfg.rules |= RULE_PEEL3
+    with nogil:
+        pair_values(&c, &cc[0], &A[0, 0], m, &cl[0, 0], &cli[0], right, &b2, &pl, &arg)
+    return b2, pl, arg
+
+
+def compact_for_tests(const word_t[::1] src, const word_t[::1] X):
+    """`fst_compact_plan` and `fst_compact_at`: the bits of src at the rows of X,
+    renumbered 0 .. |X| - 1 (None where the CPU lacks BMI2)."""
+    cdef int nw = X.shape[0]
+    cdef int nwc = <int> ((bs_count(&X[0], nw) + 63) // 64)
+    cdef int nnz
+    out = np.full(max(nwc, 1), 0xFFFF, dtype=np.uint64)   # not zero: the tail is written
+    words = np.zeros(nw + 1, dtype=np.int32)
+    counts = np.zeros(nw + 1, dtype=np.int32)
+    cdef word_t[::1] o = out
+    cdef int32_t[::1] zw = words
+    cdef int32_t[::1] zk = counts
+    if not compaction_available():
+        return None
+    nnz = fst_compact_plan(&X[0], nw, &zw[0], &zk[0])
+    fst_compact_at(&src[0], &X[0], &zw[0], &zk[0], nnz, &o[0], nwc)
+    return out[:nwc]
+
+
+def and_count_for_tests(const word_t[::1] X, const word_t[::1] S, int simd=-1):
+    """`fst_and_count`: the rows of X & S."""
+    if X.shape[0] != S.shape[0] or X.shape[0] < 1:
+        raise ValueError("X and S must be bitsets of the same positive width")
+    return fst_and_count(fst_simd_resolve(simd), &X[0], &S[0], <int> X.shape[0])
+
+
+def scan_matches_node_fill(problem, double regularization, int64_t seed, int trials,
+                           int simd=-1):
+    """On random row sets X and splits S, the children's records from
+    `scan_counts` then `fill_sides`, as `gather_valid` takes them (the linear hash
+    of the right side by difference, the fused counts and excess), equal the
+    records `node_fill` computes from the rows.  Returns the number of
+    mismatching records."""
+    cdef Ctx c
+    cdef int nw, i
+    cdef Node L, R, F
+    cdef int bad = 0, t, side
+    cdef int64_t total, nl
+    cdef uint64_t hl
+    cdef double exl, exr
+    cdef const word_t* S
+    memset(&c, 0, sizeof(Ctx))
+    pcols = distinct_columns(problem.cost)
+    space_init(&c.sp, problem, pcols, True)
+    nw = c.sp.nw
+    c.cfg.lam = regularization
+    c.cfg.rules = RULE_ALL
+    c.cfg.max_depth = -1
+    c.vec = fst_simd_resolve(simd)
+    scratch = np.zeros(3 * c.sp.K, dtype=np.float64)
+    icnt = np.zeros(c.sp.K, dtype=np.int64)
+    hkey = np.array([bs_hash_key(i) for i in range(2 * nw)], dtype=np.uint64)
+    cdef double[::1] scratch_v = scratch
+    cdef int64_t[::1] icnt_v = icnt
+    cdef uint64_t[::1] hkey_v = hkey
+    c.cnt_scratch = &scratch_v[0]
+    c.icnt = &icnt_v[0]
+    c.hkey = &hkey_v[0]
+    cdef cnp.ndarray[word_t, ndim=1] X = np.zeros(nw, dtype=np.uint64)
+    cdef cnp.ndarray[word_t, ndim=1] T = np.zeros(nw, dtype=np.uint64)
+    cdef double[::1] cnt = np.zeros(c.sp.K)
+    cdef double[::1] cl = np.zeros(c.sp.K)
+    cdef double[::1] cr = np.zeros(c.sp.K)
+    rng = np.random.default_rng(seed)
+    for t in range(trials):
+        rows = rng.random(c.sp.n) < rng.uniform(0.1, 0.9)
+        X[:] = 0
+        for i in np.flatnonzero(rows):
+            bs_set(&X[0], i)
+        total = bs_count(&X[0], nw)
+        class_counts(&c, &X[0], total, &cnt[0])
+        S = split_row(&c.sp, int(rng.integers(c.sp.n_splits)))
+        nl = scan_counts(&c, &X[0], marked_rows(&c, &X[0]), S, &cnt[0], &cl[0], &cr[0],
+                         &hl, &exl, &exr)
+        fill_sides(&c, bs_hash_linear(&X[0], nw), hl, exl, exr, &cl[0], &cr[0], nl, total,
+                   3, &L, &R)
+        for side in range(2):
+            if side == 0:
+                bs_and(&T[0], &X[0], S, nw)
+            else:
+                bs_andnot(&T[0], &X[0], S, nw)
+            node_fill(&c, &F, &T[0], 3)
+            F.hash = bs_hash(&T[0], nw, 3)
+            G = L if side == 0 else R
+            if (G.hash != F.hash or G.count != F.count or G.lb != F.lb or G.leaf != F.leaf
+                    or G.pot != F.pot or G.solved != F.solved):
+                bad += 1
+    return bad
