@@ -9,10 +9,10 @@ BEFORE and AFTER are checkouts of fst built in place (``python setup.py build_ex
 that checkout first on ``PYTHONPATH``, the two at the same time (one a core) so
 that both see the same machine.  Suites:
 
-* ``oracle``: the problems of the exhaustive oracle tests (``tests/test_oracle.py``
-  and ``tests/test_sorted.py``: random small problems with costs, NaN, depth
-  limits and sample weights, the medium problems, the threshold runs), as shipped
-  and with the sorted-column search and the depth ladder forced on;
+* ``oracle``: the problems of the exhaustive oracle tests (``tests/oracle.py``:
+  random small problems with costs, NaN, depth limits and sample weights, the
+  medium problems, the threshold runs, continuous columns), as shipped and with
+  the sorted-column search and the depth ladder forced on;
 * ``gosdt14``: the 70 problems of ``shared/datasets/gosdt14`` (five penalties);
 * ``quantbnb``: the twelve quantbnb training sets at ``max_depth`` 2 and 3,
   penalties 0.01 and 0.
@@ -70,31 +70,30 @@ def _fit_record(X, y, params, overrides, fit_kw=None):
 def _oracle_problems():
     """(name, X, y, params, overrides, fit keywords) of the oracle tests' problems."""
     sys.path.insert(0, TESTS)
-    import test_oracle as to
-    import test_sorted as ts
+    import oracle as o
 
     for seed in range(360):
-        X, y, cost, lam, depth = to._random_problem(seed)
+        X, y, cost, lam, depth = o.random_problem(seed)
         p = dict(regularization=lam, cost_matrix=cost, max_depth=depth)
         yield f"random-{seed}", X, y, p, {}, None
         if seed < 120:
             yield f"random-{seed}-ladder", X, y, p, {"switch_work": 1, "ladder_max": 6,
                                                      "rung_work": 20_000}, None
     for seed in range(120):
-        X, y, cost, lam, depth = to._random_problem(3000 + seed)
-        w = to._sample_weights(seed, y)
+        X, y, cost, lam, depth = o.random_problem(3000 + seed)
+        w = o.sample_weights(seed, y)
         p = dict(regularization=lam, cost_matrix=cost, max_depth=depth)
         yield f"weighted-{seed}", X, y, p, {}, {"sample_weight": w}
     for seed in range(24):
-        X, y = to._medium_problem(seed)
-        lam, depth = to._medium_setting(seed)
+        X, y = o.medium_problem(seed)
+        lam, depth = o.medium_setting(seed)
         yield f"medium-{seed}", X, y, dict(regularization=lam, max_depth=depth), {}, None
     for seed in range(8):
-        X, y = to._threshold_problem(seed)
+        X, y = o.threshold_problem(seed)
         for lam in (0.01, 0.02):
             yield f"threshold-{seed}-{lam}", X, y, dict(regularization=lam), {}, None
     for seed in range(150):
-        X, y, cost, lam, depth = ts._continuous_problem(seed)
+        X, y, cost, lam, depth = o.continuous_problem(seed)
         p = dict(regularization=lam, cost_matrix=cost, max_depth=depth)
         yield f"continuous-{seed}", X, y, p, {}, None
         yield f"continuous-{seed}-sorted", X, y, p, {"sorted_min": 0.0}, None
@@ -239,7 +238,8 @@ def summarise(rows, suites):
         print(f"| {suite} | {len(rs)} | {same('objective')} | {same('tree')} | "
               f"{same('lower_bound')} | {stats} | {ca} / {cb} | {ta:.1f} | {tb:.1f} | "
               f"{tb / ta if ta else float('nan'):.3f} |")
-    bad = [(s, p, _diff(a, b)) for s, p, a, b in rows if a is None or _diff(a, b)]
+    bad = [(s, p, "failed" if a is None else _diff(a, b)) for s, p, a, b in rows
+           if a is None or _diff(a, b)]
     for s, p, d in bad[:40]:
         print(f"* {s} {p}: {d or 'failed'}")
     print(f"\n{len(bad)} of {len(rows)} problems differ")

@@ -1,9 +1,11 @@
-"""An independent brute-force solver for the tests: enumerates every tree.
+"""An independent brute-force solver for the tests, and the problems they solve.
 
 R(X, d) = min(leaf(X), min over every split s separating X of R(L_s, d-1) + R(R_s, d-1)),
 memoised on (row set, depth left).  No bound, no pruning rule, no shared code
 with fst: only the problem's definition (DESIGN.md section 1).  NaN is larger
-than every number and goes right.
+than every number and goes right.  The problem generators at the end are the
+oracle tests' (and benchmarks/compare_builds.py's, which fits them build against
+build).
 """
 import numpy as np
 
@@ -145,3 +147,105 @@ def tree_objective(est, X, y_idx, cost, alpha, complexity, classes, weights=None
     # the stored n_node_samples)
     path = est.decision_path(X32).toarray()
     return loss + alpha * (w[:, None] * path[:, internal]).sum() / w.sum()
+
+
+# The problems of the oracle tests (also compared build against build by
+# benchmarks/compare_builds.py).
+
+
+def random_problem(seed):
+    rng = np.random.default_rng(seed)
+    kind = seed % 3
+    n = int(rng.integers(4, 36))
+    K = 2 if seed % 4 else 3
+    if kind == 0:  # binary features, up to six
+        p = int(rng.integers(1, 7))
+        X = rng.integers(0, 2, size=(n, p)).astype(float)
+    elif kind == 1:  # small-integer features
+        p = int(rng.integers(1, 4))
+        X = rng.integers(0, 4, size=(n, p)).astype(float)
+    else:  # mixed, with NaN and negative values
+        p = int(rng.integers(1, 4))
+        X = rng.integers(-2, 2, size=(n, p)).astype(float)
+        X[rng.random((n, p)) < 0.15] = np.nan
+    # labels: partly a function of the features, partly noise
+    score = np.nansum(X * rng.normal(size=p), axis=1)
+    y = (score > np.median(score)).astype(int)
+    if K == 3:
+        y = y + (rng.random(n) < 0.3)
+    flip = rng.random(n) < 0.2
+    y[flip] = rng.integers(0, K, size=flip.sum())
+    y[:K] = np.arange(K)  # every class present, so the cost matrix has K rows
+    if seed % 2:
+        cost = rng.uniform(0, 3, size=(K, K))
+        if seed % 5 == 0:
+            cost[np.diag_indices(K)] = 0.0
+    else:
+        cost = None
+    max_depth = [None, None, 1, 2, 3][seed % 5]
+    lams = [0.0, 0.005, 0.02, 0.05, 0.1, 0.3] if max_depth is not None else [0.005, 0.02, 0.05, 0.1, 0.3]
+    lam = lams[seed % len(lams)]
+    return X, y, cost, lam, max_depth
+
+
+def sample_weights(seed, y):
+    """Weights with ties, zeros and fractions; on some seeds every row of one
+    class weighs 0 (its label must stay predictable under a cost matrix)."""
+    rng = np.random.default_rng(5000 + seed)
+    w = rng.choice([0.0, 0.5, 1.0, 1.0, 2.5, 3.0], size=len(y))
+    if seed % 7 == 3:
+        w[y == y.max()] = 0.0
+    if not w.sum() > 0:
+        w[0] = 1.0
+    return w
+
+
+def medium_problem(seed):
+    """Larger problems (up to 70 rows, four columns of up to six values) with
+    optima of many leaves, where the pair stage and shape relaxation decide."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(40, 71))
+    p = int(rng.integers(2, 5))
+    X = rng.integers(0, 6 if p <= 3 else 4, size=(n, p)).astype(float)
+    y = ((X[:, 0] % 2) + (X[:, 1] > 2) + (rng.random(n) < 0.2)) % 2
+    return X, y.astype(int)
+
+
+def medium_setting(seed):
+    """(penalty, depth limit) of medium problem `seed`."""
+    return [0.004, 0.01, 0.03][seed % 3], [None, None, 3][seed % 3]
+
+
+def threshold_problem(seed):
+    """Three columns of twelve values (so runs of many thresholds on a column,
+    where column transfer lets a stage in rounds leave rows out), labels an XOR
+    of two thresholds with 15% flipped."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(50, 71))
+    X = rng.integers(0, 12, size=(n, 3)).astype(float)
+    y = ((X[:, 0] > 4) ^ (X[:, 1] > 7)).astype(int)
+    y[rng.random(n) < 0.15] ^= 1
+    return X, y
+
+
+def continuous_problem(seed):
+    """Up to 30 rows, one to three columns of many distinct values (some
+    repeated, some NaN), two or three classes, a cost matrix on odd seeds."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(8, 31))
+    p = int(rng.integers(1, 4))
+    K = 2 if seed % 3 else 3
+    X = rng.integers(0, int(rng.integers(3, 25)), size=(n, p)).astype(float)
+    if seed % 4 == 0:
+        X[rng.random((n, p)) < 0.15] = np.nan
+    score = np.nan_to_num(X) @ rng.normal(size=p)
+    y = (score > np.median(score)).astype(int)
+    if K == 3:
+        y = y + (rng.random(n) < 0.3)
+    flip = rng.random(n) < 0.25
+    y[flip] = rng.integers(0, K, size=flip.sum())
+    y[:K] = np.arange(K)
+    cost = rng.uniform(0, 3, size=(K, K)) if seed % 2 else None
+    lam = [0.0, 0.005, 0.02, 0.05, 0.1][seed % 5]
+    max_depth = [2, 3, 2, 3, 4, 1][seed % 6]
+    return X, y, cost, lam, max_depth

@@ -7,42 +7,8 @@ import pytest
 
 from fst import FastSmallTreeClassifier
 from fst._core import _config
-from oracle import optimal_objective, problem_cost, rescore
-
-
-def _random_problem(seed):
-    rng = np.random.default_rng(seed)
-    kind = seed % 3
-    n = int(rng.integers(4, 36))
-    K = 2 if seed % 4 else 3
-    if kind == 0:  # binary features, up to six
-        p = int(rng.integers(1, 7))
-        X = rng.integers(0, 2, size=(n, p)).astype(float)
-    elif kind == 1:  # small-integer features
-        p = int(rng.integers(1, 4))
-        X = rng.integers(0, 4, size=(n, p)).astype(float)
-    else:  # mixed, with NaN and negative values
-        p = int(rng.integers(1, 4))
-        X = rng.integers(-2, 2, size=(n, p)).astype(float)
-        X[rng.random((n, p)) < 0.15] = np.nan
-    # labels: partly a function of the features, partly noise
-    score = np.nansum(X * rng.normal(size=p), axis=1)
-    y = (score > np.median(score)).astype(int)
-    if K == 3:
-        y = y + (rng.random(n) < 0.3)
-    flip = rng.random(n) < 0.2
-    y[flip] = rng.integers(0, K, size=flip.sum())
-    y[:K] = np.arange(K)  # every class present, so the cost matrix has K rows
-    if seed % 2:
-        cost = rng.uniform(0, 3, size=(K, K))
-        if seed % 5 == 0:
-            cost[np.diag_indices(K)] = 0.0
-    else:
-        cost = None
-    max_depth = [None, None, 1, 2, 3][seed % 5]
-    lams = [0.0, 0.005, 0.02, 0.05, 0.1, 0.3] if max_depth is not None else [0.005, 0.02, 0.05, 0.1, 0.3]
-    lam = lams[seed % len(lams)]
-    return X, y, cost, lam, max_depth
+from oracle import (medium_problem, medium_setting, optimal_objective, problem_cost,
+                    random_problem, rescore, sample_weights, threshold_problem)
 
 
 def _brute_force(X, y, cost, lam, max_depth):
@@ -55,7 +21,7 @@ def _brute_force(X, y, cost, lam, max_depth):
 
 @pytest.mark.parametrize("seed", range(360))
 def test_matches_brute_force(seed):
-    X, y, cost, lam, max_depth = _random_problem(seed)
+    X, y, cost, lam, max_depth = random_problem(seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -74,7 +40,7 @@ def test_class_weight_with_cost_matrix_matches_brute_force(seed):
     """Class weights multiply the rows of the cost matrix: the optimum is the
     brute force's under the product, and the exported tree predicts the labels
     the search chose (its scores once applied the weights twice)."""
-    X, y, _, lam, max_depth = _random_problem(seed)
+    X, y, _, lam, max_depth = random_problem(seed)
     rng = np.random.default_rng(1000 + seed)
     K = len(np.unique(y))
     cost = rng.uniform(0, 3, size=(K, K))
@@ -102,25 +68,13 @@ def test_class_weight_with_cost_matrix_one_leaf():
     assert clf.objective_ == pytest.approx(6 / 9 + 0.5)
 
 
-def _sample_weights(seed, y):
-    """Weights with ties, zeros and fractions; on some seeds every row of one
-    class weighs 0 (its label must stay predictable under a cost matrix)."""
-    rng = np.random.default_rng(5000 + seed)
-    w = rng.choice([0.0, 0.5, 1.0, 1.0, 2.5, 3.0], size=len(y))
-    if seed % 7 == 3:
-        w[y == y.max()] = 0.0
-    if not w.sum() > 0:
-        w[0] = 1.0
-    return w
-
-
 @pytest.mark.parametrize("seed", range(120))
 def test_sample_weight_matches_brute_force(seed):
     """Weighted loss over the weights' sum: the optimum, the re-scored tree and
     the bound equal the brute force's, with costs, class weights and depth
     limits (each (class, weight) pair is a class of the search)."""
-    X, y, cost, lam, max_depth = _random_problem(3000 + seed)
-    w = _sample_weights(seed, y)
+    X, y, cost, lam, max_depth = random_problem(3000 + seed)
+    w = sample_weights(seed, y)
     class_weight = {0: 2.0, 1: 0.5} if seed % 3 == 0 else None
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth,
                                   class_weight=class_weight)
@@ -141,7 +95,7 @@ def test_sample_weight_matches_brute_force(seed):
 def test_whole_sample_weights_are_repeated_rows(seed):
     """A whole weight counts as that many copies of the row (sklearn's sample
     weight semantics): same optimum as the fit on the repeated rows."""
-    X, y, cost, lam, max_depth = _random_problem(4000 + seed)
+    X, y, cost, lam, max_depth = random_problem(4000 + seed)
     w = np.random.default_rng(seed).integers(0, 4, size=len(y))
     w[:len(np.unique(y))] = 1                    # every class keeps a row
     rep = np.repeat(np.arange(len(y)), w)
@@ -168,7 +122,7 @@ def test_budget_steps_match_brute_force(seed, share, switch_work, ladder):
     root's gap -- or with the default end at a small gap) and deepening.  The
     default switches after far more work than these problems need, so the other
     tests run one pass."""
-    X, y, cost, lam, max_depth = _random_problem(2000 + seed)
+    X, y, cost, lam, max_depth = random_problem(2000 + seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     # test hooks: share of the gap added per root pass, work of the first pass at
     # the incumbent, the ladder (deepest rung, work per rung, store cap, gap)
@@ -196,7 +150,7 @@ def _fit_with_capacity(X, y, capacity, **params):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_tiny_memo_store_gives_identical_results(seed):
-    X, y, cost, lam, max_depth = _random_problem(1000 + seed)
+    X, y, cost, lam, max_depth = random_problem(1000 + seed)
     params = dict(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     small = _fit_with_capacity(X, y, 4, **params)
     large = _fit_with_capacity(X, y, 1 << 16, **params)
@@ -242,9 +196,9 @@ def test_parity_below_a_split():
 
 @functools.lru_cache(maxsize=None)
 def _random_expected(seed):
-    """`_brute_force` of `_random_problem(seed)`, computed once a session: the 4096
+    """`_brute_force` of `random_problem(seed)`, computed once a session: the 4096
     rule combinations share 60 problems (the oracle is a third of their time)."""
-    return _brute_force(*_random_problem(seed))
+    return _brute_force(*random_problem(seed))
 
 
 @pytest.mark.parametrize("combo", range(4096))
@@ -261,7 +215,7 @@ def test_every_rule_switch_combination_matches_brute_force(combo):
     strategy_off = [name for name, bit in (("greedy", 1024), ("sorted", 2048))
                     if not combo & bit]
     for seed in range(2000 + combo % 7, 2060, 5):
-        X, y, cost, lam, max_depth = _random_problem(seed)
+        X, y, cost, lam, max_depth = random_problem(seed)
         expected, y_idx, full_cost = _random_expected(seed)
         # as shipped, and with every pair stage of a row or more run in rounds
         for staging in [{}, {"stage_min_rows": 1, "stage_rounds": 2, "stage_min_run": 0}]:
@@ -277,21 +231,10 @@ def test_every_rule_switch_combination_matches_brute_force(combo):
             assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
 
 
-def _medium_problem(seed):
-    """Larger problems (up to 70 rows, four columns of up to six values) with
-    optima of many leaves, where the pair stage and shape relaxation decide."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(40, 71))
-    p = int(rng.integers(2, 5))
-    X = rng.integers(0, 6 if p <= 3 else 4, size=(n, p)).astype(float)
-    y = ((X[:, 0] % 2) + (X[:, 1] > 2) + (rng.random(n) < 0.2)) % 2
-    return X, y.astype(int)
-
-
 @pytest.mark.parametrize("seed", range(24))
 def test_medium_problems_match_brute_force(seed):
-    X, y = _medium_problem(seed)
-    lam, max_depth = _medium_setting(seed)
+    X, y = medium_problem(seed)
+    lam, max_depth = medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth).fit(X, y)
     cost = np.ones((2, 2)) - np.eye(2)
     expected = _medium_expected(seed)
@@ -328,21 +271,16 @@ def test_valued_children_stored_or_dropped_match_brute_force(seed, keep):
 def _medium_expected(seed):
     """The brute-force optimum of medium problem `seed` at its penalty and depth
     limit (as `_medium_matches_brute_force` sets them), computed once a session."""
-    X, y = _medium_problem(seed)
-    return optimal_objective(X, y, np.ones((2, 2)) - np.eye(2), *_medium_setting(seed))
-
-
-def _medium_setting(seed):
-    """(penalty, depth limit) of medium problem `seed`."""
-    return [0.004, 0.01, 0.03][seed % 3], [None, None, 3][seed % 3]
+    X, y = medium_problem(seed)
+    return optimal_objective(X, y, np.ones((2, 2)) - np.eye(2), *medium_setting(seed))
 
 
 def _medium_matches_brute_force(seed, **overrides):
     """Fit medium problem `seed` (penalty and depth limit by seed) with the given
     private overrides (test hooks); assert the certified optimum is brute force's
     and the returned tree scores it.  Returns the fitted classifier."""
-    X, y = _medium_problem(seed)
-    lam, max_depth = _medium_setting(seed)
+    X, y = medium_problem(seed)
+    lam, max_depth = medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
     clf._overrides = overrides
     clf.fit(X, y)
@@ -373,25 +311,13 @@ def _staging_settings(staging):
     return dict(zip(("stage_min_rows", "stage_rounds", "stage_min_run"), staging))
 
 
-def _threshold_problem(seed):
-    """Three columns of twelve values (so runs of many thresholds on a column,
-    where column transfer lets a stage in rounds leave rows out), labels an XOR
-    of two thresholds with 15% flipped."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(50, 71))
-    X = rng.integers(0, 12, size=(n, 3)).astype(float)
-    y = ((X[:, 0] > 4) ^ (X[:, 1] > 7)).astype(int)
-    y[rng.random(n) < 0.15] ^= 1
-    return X, y
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_pair_stage_in_rounds_on_runs_of_thresholds(seed):
     """On columns of many thresholds, stages in rounds (forced on every stage, or
     as shipped) leave rows out and value fewer rows than whole stages, and the
     certified optimum is brute force's, the returned tree scoring it, at two
     penalties."""
-    X, y = _threshold_problem(seed)
+    X, y = threshold_problem(seed)
     cost = np.ones((2, 2)) - np.eye(2)
     for lam in (0.01, 0.02):
         expected = optimal_objective(X, y, cost, lam)
@@ -417,8 +343,8 @@ def test_path_keys_rebuild_every_stored_node(seed):
     store that starts at 4 slots (so nodes, whole keys and table all grow), every
     stored key rebuilds to its record's row count and hash and is found again at
     its own id, and the certified optimum is still brute force's."""
-    X, y = _medium_problem(seed)
-    lam, max_depth = _medium_setting(seed)
+    X, y = medium_problem(seed)
+    lam, max_depth = medium_setting(seed)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
     # test hooks: a store of 4 slots; Search.check_keys after the fit
     clf._overrides = {"memo_capacity": 4, "check_keys": True}
@@ -440,7 +366,7 @@ def test_path_keys_include_chains_of_several_steps():
     compare handles (two steps), so the rebuilding fallback is covered too."""
     longest = 0
     for seed in range(4):
-        X, y = _medium_problem(seed)
+        X, y = medium_problem(seed)
         clf = FastSmallTreeClassifier(regularization=[0.004, 0.01, 0.03][seed % 3])
         clf._overrides = {"check_keys": True}
         clf.fit(X, y)
@@ -513,7 +439,7 @@ def test_depth_ladder_keeps_the_optimum(case):
               "capped": (6, 20_000, 1, 0.0), "gap": (6, 20_000, -1, 1e9)}[case]
     reached = alternated = 0
     for seed in range(40):
-        X, y, cost, lam, max_depth = _random_problem(3000 + seed)
+        X, y, cost, lam, max_depth = random_problem(3000 + seed)
         if max_depth is not None:
             continue  # the ladder serves the unlimited search only
         clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost)

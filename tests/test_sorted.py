@@ -15,30 +15,7 @@ import pytest
 
 from fst import FastSmallTreeClassifier
 from fst._core._problem import _pack_rows, build_problem
-from oracle import optimal_objective, problem_cost, rescore
-
-
-def _continuous_problem(seed):
-    """Up to 30 rows, one to three columns of many distinct values (some
-    repeated, some NaN), two or three classes, a cost matrix on odd seeds."""
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(8, 31))
-    p = int(rng.integers(1, 4))
-    K = 2 if seed % 3 else 3
-    X = rng.integers(0, int(rng.integers(3, 25)), size=(n, p)).astype(float)
-    if seed % 4 == 0:
-        X[rng.random((n, p)) < 0.15] = np.nan
-    score = np.nan_to_num(X) @ rng.normal(size=p)
-    y = (score > np.median(score)).astype(int)
-    if K == 3:
-        y = y + (rng.random(n) < 0.3)
-    flip = rng.random(n) < 0.25
-    y[flip] = rng.integers(0, K, size=flip.sum())
-    y[:K] = np.arange(K)
-    cost = rng.uniform(0, 3, size=(K, K)) if seed % 2 else None
-    lam = [0.0, 0.005, 0.02, 0.05, 0.1][seed % 5]
-    max_depth = [2, 3, 2, 3, 4, 1][seed % 6]
-    return X, y, cost, lam, max_depth
+from oracle import continuous_problem, optimal_objective, problem_cost, rescore
 
 
 def _check(clf, X, y, cost, lam, max_depth, weights=None):
@@ -58,7 +35,7 @@ def test_sorted_search_matches_brute_force(seed, sorted_min):
     """Forced on every depth-limited node of depth two or more, and at its
     default threshold: the certified optimum, its bound and the re-scored tree
     are brute force's, with costs, three classes, NaN and lambda 0."""
-    X, y, cost, lam, max_depth = _continuous_problem(seed)
+    X, y, cost, lam, max_depth = continuous_problem(seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     if sorted_min is not None:
         clf._overrides = {"sorted_min": sorted_min}  # test hook
@@ -74,7 +51,7 @@ def test_the_oracle_problems_reach_the_sorted_search():
     before any expansion: a leaf at creation, or the greedy seed certified)."""
     reached = total = 0
     for seed in range(150):
-        X, y, cost, lam, max_depth = _continuous_problem(seed)
+        X, y, cost, lam, max_depth = continuous_problem(seed)
         if max_depth < 2:
             continue
         clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
@@ -89,7 +66,7 @@ def test_the_oracle_problems_reach_the_sorted_search():
 def test_sorted_search_with_weights_matches_brute_force(seed):
     """Sample and class weights make each (class, weight) pair a class of the
     search: the general depth-two pass, never the two-class one, values them."""
-    X, y, cost, lam, max_depth = _continuous_problem(500 + seed)
+    X, y, cost, lam, max_depth = continuous_problem(500 + seed)
     max_depth = max(max_depth, 2)
     rng = np.random.default_rng(seed)
     w = rng.choice([0.0, 0.5, 1.0, 2.5, 3.0], size=len(y))
@@ -107,7 +84,7 @@ def test_unshrunk_sorted_search_matches_brute_force(seed):
     """With intervals of thresholds valued at their middle, not shrunk first by
     their ends' neighbour bounds: still brute force's optimum (the shrinking is
     on in every other test)."""
-    X, y, cost, lam, max_depth = _continuous_problem(seed)
+    X, y, cost, lam, max_depth = continuous_problem(seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     clf._overrides = {"sorted_min": 0.0, "strategy_off": ["sorted_shrink"]}  # test hook
     clf.fit(X, y)

@@ -515,3 +515,86 @@ cdef inline double lookahead_second(const Node* first, const Node* second) noexc
     proved above what it leaves: the split costs at least ub(first) +
     lb(second)."""
     return first.ub + second.lb
+
+
+cdef inline void raise_split_bound(Cand* cd, double v) noexcept nogil:
+    """A split's bound rises to v, which the caller's rule proves for every tree
+    rooted at it (look-ahead)."""
+    if v > cd.lb:
+        cd.lb = v
+
+
+cdef inline double children_bound(const Node* L, const Node* R) noexcept nogil:
+    """Every tree rooted at a split costs R(L) + R(R) >= lb(L) + lb(R) (the bound
+    without the pair stage)."""
+    return L.lb + R.lb
+
+
+cdef inline double split_value(const Node* L, const Node* R) noexcept nogil:
+    """Both children of a split solved: the best tree rooted at it costs exactly
+    R(L) + R(R) = ub(L) + ub(R), a real tree (its bound is its value)."""
+    return L.ub + R.ub
+
+
+# ------------------------------------------- the sorted-column search
+#
+# `_sorted.sorted_run` searches a depth-limited node over its rows sorted on each
+# column.  Its rules hold by the same monotonicity: a tree of a set, applied to
+# a subset, costs no more (costs are nonnegative; its empty leaves could only be
+# merged away, saving lam).  They are switched off with the search itself
+# (STRATEGY_SORTED), which the general search then replaces.
+
+
+cdef inline double interval_bound(double lb_left_a, double lb_right_b) noexcept nogil:
+    """For thresholds a < t < b of one column, L_t contains L_a and R_t contains R_b,
+    so R(t) = R(L_t) + R(R_t) >= R(L_a) + R(R_b) >= lb(L_a) + lb(R_b): a bound on
+    every root split strictly between two valued ones."""
+    return lb_left_a + lb_right_b
+
+
+cdef inline double neighbour_bound(double lb_end, double worst_between) noexcept nogil:
+    """Rows D crossing between a threshold t and a valued threshold e of the same
+    column move from one side to the other: they lower the side they leave by
+    nothing (a subset costs no more) and raise the side they join by at most
+    worst(D), each row at its class's largest cost (the smaller set's optimal
+    tree, applied to it plus D, costs at most that more).  So R(t) >= lb(e) -
+    worst(D), with lb(e) the bound (or value) of the split at e."""
+    return lb_end - worst_between
+
+
+cdef inline double rows_moved_bound(int64_t moved, double pmax) noexcept nogil:
+    """The depth-one passes (`_sorted._depth_one_sides`) value a side's split at a
+    threshold only when the rows that crossed since its last valuation could
+    lower its two-leaf value below the best: moving rows D from a split's right
+    leaf to its left lowers its value by at most max_j A_j(D) - min_j A_j(D),
+    A_j(D) = sum_k D_k C[k, j] over the labels j a leaf tries (the right leaf's
+    least cost min_j (A_j(R) - A_j(D)) >= loss(R) - max_j A_j(D), and the left's
+    min_j (A_j(L) + A_j(D)) >= loss(L) + min_j A_j(D)), which is at most D's
+    potential: at most `moved` rows times the largest potential of a row."""
+    return moved * pmax
+
+
+cdef inline double unit_rows_moved_bound(int64_t most, double unit) noexcept nogil:
+    """`rows_moved_bound` under a unit cost u: u (max_k D_k - min_k D_k) <= u times
+    the most rows of one class among D."""
+    return most * unit
+
+
+cdef inline double two_class_moved_bound(double x) noexcept nogil:
+    """`rows_moved_bound` with two labels a, b: |A_a(D) - A_b(D)| = |D_0 al + D_1 be|
+    (al = C[0, a] - C[0, b], be = C[1, a] - C[1, b]), x the sum (under 0/1 loss,
+    rows of both classes offset each other)."""
+    return x if x >= 0.0 else -x
+
+
+cdef inline void settle_depth_one(Node* nd, double value) noexcept nogil:
+    """A side S of a root split with one level left: the depth-one pass found
+    value = R(S, 1), the least of its leaf and of every split of S on the node's
+    candidate columns (which hold every split valid at S, every split valid at S
+    being valid at its parent), skipping only thresholds the row bound proves no
+    better than the best found.  The incumbent, the tree that realises it, makes
+    the node solved (when it is no worse than value)."""
+    if not nd.solved:
+        if nd.lb < value and value <= nd.ub:
+            nd.lb = value
+        settle(nd)

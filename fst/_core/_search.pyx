@@ -31,7 +31,8 @@ from ._context cimport Ctx, Cand, Key, cand_node, check_limits, check_memory_now
 from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
                        lower_to_incumbent, capacity_unit, split_bound, split_not_worth,
                        column_transfer, threshold_exchange, splits_lower_bound,
-                       superset_bound, lookahead_first, lookahead_second)
+                       superset_bound, lookahead_first, lookahead_second,
+                       raise_split_bound, children_bound, split_value)
 from ._nodes cimport (class_counts, find_child, store_children, gather_valid,
                       prefetch_slots, prefetch_match)
 from ._segment cimport solve_single_column
@@ -318,7 +319,7 @@ cdef bint _bound_node(Ctx* c, Frame* f) noexcept nogil:
             # tree rooted at this split.
             cands[i].lb = split_bound(L, R, c.cfg.lam, cap_unit)
         else:
-            cands[i].lb = L.lb + R.lb
+            cands[i].lb = children_bound(L, R)
         v = L.ub + R.ub
         if v < nd.ub:
             # (ii) a real tree: split s over the children's trees, stored so that
@@ -387,9 +388,7 @@ cdef bint _after_child(Ctx* c, Frame* f) noexcept nogil:
     if f.state == F_FIRST:
         if not (L.solved and L.ub <= f.bl + TOL):
             # Look-ahead: the first child is proved above its share.
-            v = lookahead_first(L, R)
-            if v > cd.lb:
-                cd.lb = v
+            raise_split_bound(cd, lookahead_first(L, R))
             f.k += 1
             return False
         f.br = f.cap - L.ub
@@ -398,12 +397,10 @@ cdef bint _after_child(Ctx* c, Frame* f) noexcept nogil:
         return True
     if not (R.solved and R.ub <= f.br + TOL):
         # Look-ahead: the second child is proved above what the solved first leaves.
-        v = lookahead_second(L, R)
-        if v > cd.lb:
-            cd.lb = v
+        raise_split_bound(cd, lookahead_second(L, R))
     else:
-        v = L.ub + R.ub
-        cd.lb = v  # both children solved: the split's value is exact
+        v = split_value(L, R)
+        cd.lb = v  # both children solved: the split's bound is its value
         if v < f.best:
             f.best = v
             c.memo.nodes[f.nid].ub = v              # (ii) a real tree

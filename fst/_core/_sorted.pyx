@@ -21,7 +21,9 @@ from ._problem cimport split_row
 from ._limits cimport RUNNING, STOP_MEMORY
 from ._config cimport RULE_SUPPORT, STRATEGY_SORTED_SHRINK
 from ._context cimport Ctx
-from ._bounds cimport leaf_loss, potential, split_supported, settle, raise_bound
+from ._bounds cimport (leaf_loss, potential, split_supported, settle, raise_bound,
+                       settle_depth_one, interval_bound, neighbour_bound, rows_moved_bound,
+                       unit_rows_moved_bound, two_class_moved_bound)
 from ._nodes cimport node_get, install_two_leaf
 from ._context cimport check_limits
 
@@ -101,15 +103,16 @@ cdef void _depth_one_sides(Ctx* c, Sorted* d, const int64_t* ntot, double* best,
                 continue
             # (the rows' potential first: O(1); under a unit cost, the most
             # rows of one class only where that does not rule the split out)
-            if (n0 != l0 and not done0 and n0 < T0 and (n0 - e0) * pmax >= need0
+            if (n0 != l0 and not done0 and n0 < T0 and rows_moved_bound(n0 - e0, pmax) >= need0
                     and (unit == 0.0 or need0 == 0.0
-                         or _most_moved(ic, snap, K) * unit >= need0)):
+                         or unit_rows_moved_bound(_most_moved(ic, snap, K), unit) >= need0)):
                 _depth_one_value(c, d, 0, n0, T0, base + rank[i], pmax, best, arg, &need0, &done0)
                 e0 = n0
             l0 = n0
-            if (n1 != l1 and not done1 and n1 < T1 and (n1 - e1) * pmax >= need1
+            if (n1 != l1 and not done1 and n1 < T1 and rows_moved_bound(n1 - e1, pmax) >= need1
                     and (unit == 0.0 or need1 == 0.0
-                         or _most_moved(ic + K, snap + K, K) * unit >= need1)):
+                         or unit_rows_moved_bound(_most_moved(ic + K, snap + K, K), unit)
+                         >= need1)):
                 _depth_one_value(c, d, 1, n1, T1, base + rank[i], pmax, best, arg, &need1, &done1)
                 e1 = n1
             l1 = n1
@@ -153,7 +156,7 @@ cdef inline void _depth_one_value(Ctx* c, Sorted* d, int s, int64_t n, int64_t T
         need[0] = 0.0
     else:
         need[0] = v - best[s]
-        if (most * c.sp.unit if c.sp.unit > 0.0 else (T - n) * pmax) < need[0]:
+        if (most * c.sp.unit if c.sp.unit > 0.0 else rows_moved_bound(T - n, pmax)) < need[0]:
             done[0] = True
 
 
@@ -249,7 +252,7 @@ cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best
             # its pass is not done and the row bound does not rule its split out.
             if n0 != l0n and not done0 and n0 < T0:
                 x = (n0 - q0 - e0n + e0q) * al + (q0 - e0q) * be
-                if (x if x >= 0.0 else -x) >= need0:
+                if two_class_moved_bound(x) >= need0:
                     _side2_value(c, n0, q0, T0, Q0, base + rank[i], al, be, &best[0],
                                  &arg[0], &need0, &done0)
                     e0n = n0
@@ -257,7 +260,7 @@ cdef void _depth_one_sides2(Ctx* c, Sorted* d, const int64_t* ntot, double* best
             l0n = n0
             if n1 != l1n and not done1 and n1 < T1:
                 x = (n1 - q1 - e1n + e1q) * al + (q1 - e1q) * be
-                if (x if x >= 0.0 else -x) >= need1:
+                if two_class_moved_bound(x) >= need1:
                     _side2_value(c, n1, q1, T1, Q1, base + rank[i], al, be, &best[1],
                                  &arg[1], &need1, &done1)
                     e1n = n1
@@ -315,17 +318,8 @@ cdef int _realise_depth_one(Ctx* c, node_t parent, const word_t* X, int32_t s1, 
         return -1
     if s2 >= 0 and install_two_leaf(c, ch, T, s2, value, T + nw) < 0:
         return -1
-    nd = &c.memo.nodes[ch]
-    if not nd.solved:
-        # value = R(side, 1): the least over the leaf and every split of the
-        # side on the columns of `cand` (`_depth_one_sides`, `_depth_one_sides2`;
-        # thresholds skipped only by the row bound), which hold a minimiser (see
-        # `sorted_run`); the incumbent realises it: solved.
-        if nd.lb < value and value <= nd.ub:
-            nd.lb = value
-        if nd.ub <= nd.lb + TOL:
-            nd.lb = nd.ub
-            nd.solved = 1
+    # value = R(side, 1) (`_depth_one_sides`, `_depth_one_sides2`)
+    settle_depth_one(&c.memo.nodes[ch], value)
     return ch
 
 
@@ -670,11 +664,11 @@ cdef int _sorted_pick(Ctx* c, SortedRun* r, double* wh) noexcept nogil:
             # likewise from b (rows crossing from the right side to the left
             # lower R(R) by at most their worst cost and only raise R(L)).
             wab = d.worst[d.tpos[jb] + 1] - d.worst[d.tpos[ja] + 1]
-            lbt = d.evl[ja] + d.evr[jb]
-            v = d.evl[ja] + d.evr[ja] - wab
+            lbt = interval_bound(d.evl[ja], d.evr[jb])
+            v = neighbour_bound(d.evl[ja] + d.evr[ja], wab)
             if v > lbt:
                 lbt = v
-            v = d.evl[jb] + d.evr[jb] - wab
+            v = neighbour_bound(d.evl[jb] + d.evr[jb], wab)
             if v > lbt:
                 lbt = v
             if lbt > cap + TOL:
@@ -697,13 +691,13 @@ cdef int _sorted_pick(Ctx* c, SortedRun* r, double* wh) noexcept nogil:
                 lo = ja + 1
                 hi = jb - 1
             if lo > ja + 1:
-                v = d.evl[ja] + d.evr[ja] - (d.worst[d.tpos[lo - 1] + 1]
-                                             - d.worst[d.tpos[ja] + 1])
+                v = neighbour_bound(d.evl[ja] + d.evr[ja], d.worst[d.tpos[lo - 1] + 1]
+                                    - d.worst[d.tpos[ja] + 1])
                 if v < r.lbmin:
                     r.lbmin = v
             if hi < jb - 1:
-                v = d.evl[jb] + d.evr[jb] - (d.worst[d.tpos[jb] + 1]
-                                             - d.worst[d.tpos[hi + 1] + 1])
+                v = neighbour_bound(d.evl[jb] + d.evr[jb], d.worst[d.tpos[jb] + 1]
+                                    - d.worst[d.tpos[hi + 1] + 1])
                 if v < r.lbmin:
                     r.lbmin = v
             if lo > hi:
@@ -936,12 +930,10 @@ cdef int _sorted_finish(Ctx* c, SortedRun* r) noexcept nogil:
         return 1     # a stop: the incumbent is recorded, no bound is claimed
     nd = &c.memo.nodes[r.nid]
     # R(X, d) >= min(leaf, every root split's value or bound) = lbmin: every root
-    # split of X is on a column of the candidates and was valued or set aside.
-    if r.lbmin > nd.lb:
-        nd.lb = r.lbmin
-    if nd.ub <= nd.lb + TOL:
-        nd.lb = nd.ub
-        nd.solved = 1
+    # split of X is on a column of the candidates and was valued or set aside
+    # (by `interval_bound` or `neighbour_bound`).
+    raise_bound(nd, r.lbmin)
+    settle(nd)
     return 1
 
 
