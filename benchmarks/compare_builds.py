@@ -15,7 +15,9 @@ that both see the same machine.  Suites:
   the sorted-column search and the depth ladder forced on;
 * ``gosdt14``: the 70 problems of ``shared/datasets/gosdt14`` (five penalties);
 * ``quantbnb``: the twelve quantbnb training sets at ``max_depth`` 2 and 3,
-  penalties 0.01 and 0.
+  penalties 0.01 and 0;
+* ``dpdt``: DPDTClassifier on the twelve quantbnb sets at depth 3 (and at depth
+  5 with the greedy tail from depth 3), its whole front and every tree compared.
 
 A problem that does not certify is stopped by a work limit (the search's
 machine-free clock, ``--work-limit``), not by time, so that both builds stop at the
@@ -38,10 +40,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "..", "tests")
 
 # search_stats_ entries that measure the machine, not the path
-UNSTABLE = {"seconds", "peak_rss_bytes", "threads"}
+UNSTABLE = {"seconds", "peak_rss_bytes", "threads", "memory_limit"}
 # work limits (the search's clock: about 2e9 a second on the bitset search, 1.5e8
 # on the sorted-column search) at which an uncertified problem is stopped
-WORK_LIMIT = {"gosdt14": 5e10, "quantbnb": 2e9, "oracle": 1e9}
+WORK_LIMIT = {"gosdt14": 5e10, "quantbnb": 2e9, "oracle": 1e9, "dpdt": 0}
 QUANTBNB_NAMES = ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page",
                   "raisin", "rice", "room", "segment", "wilt"]
 
@@ -57,10 +59,8 @@ def _fit_record(X, y, params, overrides, fit_kw=None):
         warnings.simplefilter("ignore")
         clf.fit(X, y, **(fit_kw or {}))
     seconds = time.perf_counter() - t0
-    t = clf.estimator_.tree_
     digest = hashlib.sha1()
-    for a in (t.feature, t.threshold, t.children_left, t.children_right, t.value):
-        digest.update(np.ascontiguousarray(a).tobytes())
+    _tree_digest(clf.estimator_, digest)
     stats = {k: v for k, v in clf.search_stats_.items() if k not in UNSTABLE}
     return {"objective": float(clf.objective_), "lower_bound": float(clf.lower_bound_),
             "optimal": bool(clf.optimal_), "status": clf.status_, "tree": digest.hexdigest(),
@@ -99,6 +99,34 @@ def _oracle_problems():
         yield f"continuous-{seed}-sorted", X, y, p, {"sorted_min": 0.0}, None
 
 
+def _tree_digest(est, digest):
+    t = est.tree_
+    for a in (t.feature, t.threshold, t.children_left, t.children_right, t.value):
+        digest.update(np.ascontiguousarray(a).tobytes())
+
+
+def _dpdt_record(X, y, params):
+    """Fit DPDTClassifier; its front, trees and MDP statistics as a record."""
+    from fst import DPDTClassifier
+
+    clf = DPDTClassifier(**params)
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clf.fit(X, y)
+    seconds = time.perf_counter() - t0
+    digest = hashlib.sha1()
+    for est in clf.trees_:
+        _tree_digest(est, digest)
+    front = {k: [float(v) for v in vals] for k, vals in clf.pareto_front_.items()}
+    digest.update(json.dumps(front, sort_keys=True).encode())
+    stats = {k: v for k, v in clf.mdp_stats_.items() if k not in UNSTABLE}
+    loss = front.get("loss", [0.0])
+    return {"objective": float(min(loss)), "lower_bound": float(min(loss)),
+            "optimal": clf.status_ == "optimal", "status": clf.status_,
+            "tree": digest.hexdigest(), "stats": stats, "seconds": seconds}
+
+
 def _worker(suite, spec, work_limit):
     """Records of one task of a suite, as a list."""
     if suite == "oracle":
@@ -109,6 +137,20 @@ def _worker(suite, spec, work_limit):
             out.append(r)
         return out
     sys.path.insert(0, HERE)
+    if suite == "dpdt":
+        from _data import QUANTBNB
+        import pandas as pd
+
+        name, depth = spec.split(":")
+        df = pd.read_csv(os.path.join(QUANTBNB, f"{name}_train.csv"))
+        X = df.iloc[:, :-1].to_numpy(dtype=float)
+        y = df.iloc[:, -1].to_numpy()
+        params = dict(max_depth=int(depth))
+        if int(depth) > 3:
+            params["greedy_below"] = 3
+        r = _dpdt_record(X, y, params)
+        r["problem"] = spec
+        return [r]
     if suite == "gosdt14":
         from _data import load_gosdt14
 
@@ -144,6 +186,10 @@ def _tasks(suites):
                 for depth in (2, 3):
                     for name in QUANTBNB_NAMES:
                         yield suite, f"{name}:{depth}:{lam}"
+        elif suite == "dpdt":
+            for depth in (3, 5):
+                for name in QUANTBNB_NAMES:
+                    yield suite, f"{name}:{depth}"
         else:
             raise ValueError(f"unknown suite {suite!r}")
 

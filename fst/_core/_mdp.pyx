@@ -42,32 +42,25 @@ through the memo store (key: the row bitset, salt: the depth).
 """
 import numpy as np
 cimport numpy as cnp
-from cpython.exc cimport PyErr_Clear
 from libc.math cimport log
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset
+from cython.parallel cimport prange
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t
 from ._bitset cimport bs_set, bs_hash
 from ._memo cimport (MAX_DEPTH_LEFT, REALLOC_COPY_MAX, Memo, Node, memo_init, memo_free,
                      memo_find, memo_insert, memo_bytes, memo_touch, growth_cost)
 from ._openmp cimport omp_get_thread_num
-
-cdef extern from "Python.h":
-    # Declared without Cython's `except -1`: a KeyboardInterrupt is seen as a return
-    # value, cleared, and ends the build as a stop (`_interrupted`).
-    int fst_check_signals "PyErr_CheckSignals"() noexcept
-
-cdef extern from "_platform.h":
-    double fst_now() noexcept nogil
-    long long fst_process_rss() noexcept nogil
-from cython.parallel cimport prange
+from ._limits cimport (STOP_TIME, STOP_MEMORY, STOP_INTERRUPT, fst_now, fst_process_rss,
+                       limits_interrupted)
+from ._cart cimport (C_GINI, C_ENTROPY, Rows, rows_wt, rows_leaf_loss, rows_floor_loss,
+                     rows_best_split, cart_grow, cart_best_first, cart_all_tests)
+from ._hull cimport Point, Buf, sort_points, lower_hull
 
 cnp.import_array()
 
 cdef enum:
-    C_GINI = 0
-    C_ENTROPY = 1
     C_TESTS = 0            # complexity: rows through tests (expected tests * n)
     C_LEAVES = 1           # complexity: leaves
     C_ALL = 0              # cart depth 0 at a level means: offer every split
@@ -75,18 +68,8 @@ cdef enum:
     GROW_BEST_FIRST = 2    # CART grown best first to 2^K leaves
 
 cdef enum:
-    # Stops (the codes of the search's status names: fst._core._search.STATUS_NAMES)
-    STOP_TIME = 1
-    STOP_MEMORY = 2
-    STOP_INTERRUPT = 3
-
-cdef enum:
     # Below this many (rows x columns) a scan is not worth waking threads for.
     PAR_MIN_WORK = 32768
-
-# Two values of CART's criterion closer than this (relative) are a tie, broken by
-# the fixed order (first column, then first threshold), not by rounding.
-cdef double TIE_TOL = 1e-12
 
 CRITERION_GINI = C_GINI
 CRITERION_ENTROPY = C_ENTROPY
@@ -96,22 +79,6 @@ TESTS_ALL = C_ALL
 GROWTH_DEPTH = GROW_DEPTH
 GROWTH_BEST_FIRST = GROW_BEST_FIRST
 STOP_MEMORY_CODE = STOP_MEMORY
-
-
-cdef struct Point:
-    double c          # complexity: rows through tests ('tests') or leaves ('leaves')
-    double l          # loss: summed row costs (not yet divided by n)
-    int32_t split     # global split of the root test, -1 for a leaf
-    int32_t pad
-    int64_t left      # pool index of the left subtree's point, -1 for a leaf
-    int64_t right
-
-
-cdef struct Buf:
-    # A growable array of points (one per level: the candidates of a state).
-    Point* p
-    int64_t n
-    int64_t cap
 
 
 cdef inline int64_t _spare_points(int64_t D) noexcept nogil:
@@ -152,114 +119,38 @@ def fixed_bytes(int64_t n, int64_t p, cart_k, int64_t capacity, int n_classes,
     return int(total)
 
 
-cdef inline bint _before(const Point* a, const Point* b) noexcept nogil:
-    """Hull order: complexity, then loss, then generation order (stable)."""
-    if a.c != b.c:
-        return a.c < b.c
-    return a.l < b.l
-
-
-cdef void _sort_points(Point* a, int64_t n, Point* tmp) noexcept nogil:
-    """Stable merge sort by (c, l): ties keep generation order."""
-    cdef int64_t width, lo, mid, hi, i, j, k
-    width = 1
-    while width < n:
-        lo = 0
-        while lo < n:
-            mid = lo + width
-            if mid > n:
-                mid = n
-            hi = lo + 2 * width
-            if hi > n:
-                hi = n
-            i = lo
-            j = mid
-            k = lo
-            while i < mid and j < hi:
-                if _before(&a[j], &a[i]):
-                    tmp[k] = a[j]
-                    j += 1
-                else:
-                    tmp[k] = a[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                tmp[k] = a[i]
-                i += 1
-                k += 1
-            while j < hi:
-                tmp[k] = a[j]
-                j += 1
-                k += 1
-            lo = hi
-        memcpy(a, tmp, n * sizeof(Point))
-        width *= 2
-
-
-cdef int64_t _lower_hull(Point* a, int64_t n) noexcept nogil:
-    """Keep, in place, the points optimal for some alpha >= 0; returns their count.
-
-    On input a[] is sorted by (c, l).  First the Pareto staircase (a point needs
-    a loss strictly below every simpler point's: otherwise a simpler point is at
-    least as good for every alpha >= 0), then the lower convex hull of it (a
-    point on or above the segment of its neighbours is never the unique optimum;
-    at the alpha where it ties, the simpler neighbour is preferred).  The result
-    has c increasing and loss decreasing, slopes strictly increasing."""
-    cdef int64_t i, k = 0
-    cdef double cross
-    for i in range(n):
-        if k > 0 and a[i].l >= a[k - 1].l:
-            continue  # dominated by a simpler (or equal, earlier) point
-        while k >= 2:
-            cross = ((a[k - 1].c - a[k - 2].c) * (a[i].l - a[k - 2].l)
-                     - (a[k - 1].l - a[k - 2].l) * (a[i].c - a[k - 2].c))
-            if cross <= 0:
-                k -= 1     # a[k-1] is on or above segment a[k-2] -> a[i]
-            else:
-                break
-        a[k] = a[i]
-        k += 1
-    return k
-
-
 cdef class MDP:
     """The MDP of one fit: build with `build()`, read with `root_hull()` and
     `tree(point)`."""
-    cdef int n, p, K, D, nw, criterion, complexity, unit_cost, growth
-    cdef const int32_t* rank        # (p, n) value rank of each row per column
+    cdef Rows rows                  # the data and the scans' scratch (_cart.pxd)
+    cdef int D                      # max_depth: levels of states below the root
+    cdef int nw                     # words of a state's key
+    cdef int complexity             # C_TESTS or C_LEAVES: what alpha prices
+    cdef int growth                 # GROW_DEPTH and/or GROW_BEST_FIRST
     cdef const int32_t* order       # (p, n) rows sorted by rank per column
     cdef const int32_t* col_start   # (p + 1) first global split of each column
-    cdef const int32_t* y
-    cdef const double* w            # (n) weight of each row (ones without weights)
-    cdef int weighted               # 1: weights given (entropy from log, not xlogx)
-    cdef double* cw                 # (K) class weights of CART's impurities, or NULL
-    cdef double* cost               # (K, K) row cost of class c predicted k
-    cdef double* mincost            # (K) least cost of a row of class c
     cdef int32_t* cart_k            # (D) CART depth per level, 0: every split
-    cdef double* xlogx              # c * log(c) for c in 0..n (entropy)
-    cdef Memo memo
+    cdef Memo memo                  # the states: row set and depth -> id
     cdef Buf pool                   # every state's hull points
     cdef int64_t* hull_off          # per state: first hull point in the pool
-    cdef int32_t* hull_len
-    cdef int64_t cap_states
+    cdef int32_t* hull_len          # per state: its hull's points
+    cdef int64_t cap_states         # states the hull arrays hold
     # per level scratch
     cdef int32_t** lists            # p sorted lists of the level's current state
-    cdef word_t** keys
+    cdef word_t** keys              # the level's current state's key
     cdef int32_t** tests            # (feature, rank threshold) pairs
-    cdef int64_t* tests_cap
-    cdef Buf* cand
-    cdef Point* sort_tmp
+    cdef int64_t* tests_cap         # pairs each level's tests hold
+    cdef Buf* cand                  # the level's candidate points
+    cdef Point* sort_tmp            # the hull sort's buffer
     cdef int64_t sort_tmp_cap
-    # CART scratch
-    cdef int32_t* cs                # copy of the state's lists
-    cdef int32_t* ctmp              # partition buffer
-    cdef double* counts             # class counts scratch (several rows of K)
-    cdef double* pair_counts        # last_pair's counts (7 rows of K)
-    cdef uint8_t* side              # last_pair: side of each row of the state
-    cdef word_t* key2               # last_pair: the right child's key
-    cdef double* pair_res           # last_pair: per column results (p * 2 * (3 + K))
-    cdef double* thread_scratch     # last_pair: per thread counts (threads * 3K)
+    # the last level's fused scan (`last_pair`)
+    cdef double* pair_counts        # its counts (7 rows of K)
+    cdef uint8_t* side              # side of each row of the state
+    cdef word_t* key2               # the right child's key
+    cdef double* pair_res           # per column results (p * 2 * (3 + K))
+    cdef double* thread_scratch     # per thread counts (threads * 3K)
     cdef int n_threads
+    # limits
     cdef int stop                   # STOP_TIME, _MEMORY or _INTERRUPT once a stop is seen
     cdef double deadline            # fst_now() past which the build stops (< 0: none)
     cdef int64_t memory_limit       # bytes of the process (<= 0: none)
@@ -268,7 +159,7 @@ cdef class MDP:
     cdef public int64_t refuse_after  # test hook (`_room`): < 0 none
     cdef int64_t spare              # pool points kept free for a stop's last leaves
     cdef public int64_t peak_rss    # largest process size seen at a poll
-    cdef double next_signal_check
+    cdef double next_signal_check   # when memory and Ctrl-C are next polled
     # statistics
     cdef public int64_t memo_hits, n_expanded, n_leaf_only
     cdef public int64_t n_refused   # growths refused under the memory limit
@@ -276,6 +167,7 @@ cdef class MDP:
     cdef int64_t* states_at_depth
 
     def __cinit__(self):
+        memset(&self.rows, 0, sizeof(Rows))
         self.lists = NULL
         self.keys = NULL
         self.tests = NULL
@@ -283,14 +175,7 @@ cdef class MDP:
         self.cand = NULL
         self.hull_off = NULL
         self.hull_len = NULL
-        self.cost = NULL
-        self.cw = NULL
-        self.mincost = NULL
         self.cart_k = NULL
-        self.xlogx = NULL
-        self.cs = NULL
-        self.ctmp = NULL
-        self.counts = NULL
         self.pair_counts = NULL
         self.side = NULL
         self.key2 = NULL
@@ -324,101 +209,61 @@ cdef class MDP:
         cart_k = np.asarray(cart_k, dtype=np.int32)
         if weights is None:
             ww = np.ones(rank.shape[1])
-            self.weighted = 0
+            self.rows.weighted = 0
         else:
             ww = np.ascontiguousarray(weights, dtype=np.float64)
             if (ww.shape[0] != rank.shape[1] or not np.all(ww > 0)
                     or not np.all(np.isfinite(ww))):
                 raise ValueError("DPDT: weights must be finite and > 0, one per row")
-            self.weighted = 1
+            self.rows.weighted = 1
         self._keep = (rank, order, cstart, yy, ww)
-        self.w = &ww[0]
+        self.rows.w = &ww[0]
         if class_weights is not None:
             cwa = np.asarray(class_weights, dtype=np.float64)
             if (cwa.shape[0] != n_classes or not np.all(cwa >= 0)
                     or not np.all(np.isfinite(cwa))):
                 raise ValueError(
                     "DPDT: class_weights must be finite and >= 0, one per class")
-            self.cw = <double*> malloc(n_classes * sizeof(double))
-            if self.cw == NULL:
+            self.rows.cw = <double*> malloc(n_classes * sizeof(double))
+            if self.rows.cw == NULL:
                 raise MemoryError("DPDT: cannot allocate the MDP's buffers")
             for i in range(n_classes):
-                self.cw[i] = cwa[i]
-        self.n = rank.shape[1]
-        if self.n >= 2147483647:
+                self.rows.cw[i] = cwa[i]
+        self.rows.n = rank.shape[1]
+        if self.rows.n >= 2147483647:
             raise ValueError("DPDT takes fewer than 2**31 - 1 rows (a state's row count "
                              "is 32-bit)")
-        self.p = rank.shape[0]
-        self.K = n_classes
+        self.rows.p = rank.shape[0]
+        self.rows.K = n_classes
         self.D = len(cart_k)
         if self.D + 1 > MAX_DEPTH_LEFT:
             raise ValueError(f"DPDT: max_depth={self.D} is above {MAX_DEPTH_LEFT - 1}; "
                              f"the memo store keeps a state's depth in 16 bits")
-        self.nw = (self.n + 63) // 64
-        self.criterion = criterion
+        self.nw = (self.rows.n + 63) // 64
+        self.rows.criterion = criterion
         self.complexity = complexity
         self.growth = growth
-        self.rank = &rank[0, 0]
+        self.rows.rank = &rank[0, 0]
         self.order = &order[0, 0]
         self.col_start = &cstart[0]
-        self.y = &yy[0]
-        self.cost = <double*> malloc(self.K * self.K * sizeof(double))
-        self.mincost = <double*> malloc(self.K * sizeof(double))
-        self.cart_k = <int32_t*> malloc((self.D + 1) * sizeof(int32_t))
-        self.xlogx = <double*> malloc((self.n + 1) * sizeof(double))
-        self.counts = <double*> malloc(4 * self.K * sizeof(double))
-        self.pair_counts = <double*> malloc(7 * self.K * sizeof(double))
-        self.side = <uint8_t*> malloc(self.n + 1)
-        self.key2 = <word_t*> malloc(self.nw * sizeof(word_t) + 8)
+        self.rows.y = &yy[0]
         self.n_threads = n_threads if n_threads > 1 else 1
-        self.pair_res = <double*> malloc(self.p * 2 * (3 + self.K) * sizeof(double) + 8)
-        self.thread_scratch = <double*> malloc(self.n_threads * 3 * self.K * sizeof(double) + 8)
-        self.states_at_depth = <int64_t*> calloc(self.D + 1, sizeof(int64_t))
-        self.lists = <int32_t**> calloc(self.D + 1, sizeof(int32_t*))
-        self.keys = <word_t**> calloc(self.D + 1, sizeof(word_t*))
-        self.tests = <int32_t**> calloc(self.D + 1, sizeof(int32_t*))
-        self.tests_cap = <int64_t*> calloc(self.D + 1, sizeof(int64_t))
-        self.cand = <Buf*> calloc(self.D + 1, sizeof(Buf))
-        self.cs = <int32_t*> malloc(<int64_t> self.p * self.n * sizeof(int32_t) + 4)
-        self.ctmp = <int32_t*> malloc(<int64_t> self.n * sizeof(int32_t) + 4)
-        if (self.cost == NULL or self.mincost == NULL or self.cart_k == NULL
-                or self.xlogx == NULL or self.counts == NULL or self.lists == NULL
-                or self.keys == NULL or self.tests == NULL or self.tests_cap == NULL
-                or self.cand == NULL or self.cs == NULL or self.ctmp == NULL
-                or self.states_at_depth == NULL or self.pair_counts == NULL
-                or self.side == NULL or self.key2 == NULL or self.pair_res == NULL
-                or self.thread_scratch == NULL):
-            raise MemoryError("DPDT: cannot allocate the MDP's buffers")
-        self.unit_cost = 1
-        for i in range(self.K):
-            self.mincost[i] = cost[i, 0]
-            for d in range(self.K):
-                self.cost[i * self.K + d] = cost[i, d]
-                if cost[i, d] < self.mincost[i]:
-                    self.mincost[i] = cost[i, d]
+        self._allocate(capacity)
+        self.rows.unit_cost = 1
+        for i in range(self.rows.K):
+            self.rows.mincost[i] = cost[i, 0]
+            for d in range(self.rows.K):
+                self.rows.cost[i * self.rows.K + d] = cost[i, d]
+                if cost[i, d] < self.rows.mincost[i]:
+                    self.rows.mincost[i] = cost[i, d]
                 if cost[i, d] != (0.0 if i == d else 1.0):
-                    self.unit_cost = 0
+                    self.rows.unit_cost = 0
         for d in range(self.D):
             self.cart_k[d] = cart_k[d]
-        self.xlogx[0] = 0.0
-        for i in range(1, self.n + 1):
-            self.xlogx[i] = i * log(<double> i)
-        for d in range(self.D + 1):
-            self.lists[d] = <int32_t*> malloc(<int64_t> self.p * self.n * sizeof(int32_t) + 4)
-            self.keys[d] = <word_t*> malloc(self.nw * sizeof(word_t) + 8)
-            if self.lists[d] == NULL or self.keys[d] == NULL:
-                raise MemoryError("DPDT: cannot allocate the MDP's buffers")
-            if d < self.D:
-                # CART gives at most 2^K - 1 tests; every split: p * (n - 1)
-                if self.cart_k[d] == C_ALL or self.cart_k[d] >= 20:
-                    self.tests_cap[d] = <int64_t> self.p * self.n + 1
-                else:
-                    self.tests_cap[d] = 2 * (1 << self.cart_k[d])
-                self.tests[d] = <int32_t*> malloc(2 * self.tests_cap[d] * sizeof(int32_t))
-                if self.tests[d] == NULL:
-                    raise MemoryError("DPDT: cannot allocate the MDP's buffers")
-        if memo_init(&self.memo, self.nw, capacity) != 0:
-            raise MemoryError("DPDT: cannot allocate the memo store")
+        self.rows.xlogx[0] = 0.0
+        for i in range(1, self.rows.n + 1):
+            self.rows.xlogx[i] = i * log(<double> i)
+        self._allocate_levels(capacity)
         self.cap_states = 0
         self.stop = 0
         self.deadline = -1.0
@@ -427,19 +272,7 @@ cdef class MDP:
         self.auto_reserve = False
         self.refuse_after = -1
         self.spare = _spare_points(self.D)
-        # Everything allocated is resident before the build measures anything
-        # (see `_room`): the fixed buffers written once, the store and the
-        # first hull slots and pool points allocated written.
-        memo_touch(&self.memo)
-        for d in range(self.D + 1):
-            memset(self.lists[d], 0, <int64_t> self.p * self.n * sizeof(int32_t) + 4)
-            memset(self.keys[d], 0, self.nw * sizeof(word_t) + 8)
-            if d < self.D:
-                memset(self.tests[d], 0, 2 * self.tests_cap[d] * sizeof(int32_t))
-        memset(self.cs, 0, <int64_t> self.p * self.n * sizeof(int32_t) + 4)
-        memset(self.ctmp, 0, <int64_t> self.n * sizeof(int32_t) + 4)
-        memset(self.side, 0, self.n + 1)
-        memset(self.key2, 0, self.nw * sizeof(word_t) + 8)
+        self._touch()
         if (self._reserve_states(1024) != 0
                 or self._buf_room(&self.pool, 64 + self.spare) != 0):
             raise MemoryError("DPDT: cannot allocate the MDP's buffers")
@@ -449,6 +282,77 @@ cdef class MDP:
         self.n_expanded = 0
         self.n_leaf_only = 0
         self.n_refused = 0
+
+    cdef int _allocate(self, int64_t capacity) except -1:
+        """The fixed buffers (their sizes are those `fixed_bytes` counts)."""
+        cdef int K = self.rows.K
+        cdef int64_t n = self.rows.n, p = self.rows.p
+        self.rows.cost = <double*> malloc(K * K * sizeof(double))
+        self.rows.mincost = <double*> malloc(K * sizeof(double))
+        self.cart_k = <int32_t*> malloc((self.D + 1) * sizeof(int32_t))
+        self.rows.xlogx = <double*> malloc((n + 1) * sizeof(double))
+        self.rows.counts = <double*> malloc(4 * K * sizeof(double))
+        self.pair_counts = <double*> malloc(7 * K * sizeof(double))
+        self.side = <uint8_t*> malloc(n + 1)
+        self.key2 = <word_t*> malloc(self.nw * sizeof(word_t) + 8)
+        self.pair_res = <double*> malloc(p * 2 * (3 + K) * sizeof(double) + 8)
+        self.thread_scratch = <double*> malloc(self.n_threads * 3 * K * sizeof(double) + 8)
+        self.states_at_depth = <int64_t*> calloc(self.D + 1, sizeof(int64_t))
+        self.lists = <int32_t**> calloc(self.D + 1, sizeof(int32_t*))
+        self.keys = <word_t**> calloc(self.D + 1, sizeof(word_t*))
+        self.tests = <int32_t**> calloc(self.D + 1, sizeof(int32_t*))
+        self.tests_cap = <int64_t*> calloc(self.D + 1, sizeof(int64_t))
+        self.cand = <Buf*> calloc(self.D + 1, sizeof(Buf))
+        self.rows.cs = <int32_t*> malloc(p * n * sizeof(int32_t) + 4)
+        self.rows.ctmp = <int32_t*> malloc(n * sizeof(int32_t) + 4)
+        if (self.rows.cost == NULL or self.rows.mincost == NULL or self.cart_k == NULL
+                or self.rows.xlogx == NULL or self.rows.counts == NULL or self.lists == NULL
+                or self.keys == NULL or self.tests == NULL or self.tests_cap == NULL
+                or self.cand == NULL or self.rows.cs == NULL or self.rows.ctmp == NULL
+                or self.states_at_depth == NULL or self.pair_counts == NULL
+                or self.side == NULL or self.key2 == NULL or self.pair_res == NULL
+                or self.thread_scratch == NULL):
+            raise MemoryError("DPDT: cannot allocate the MDP's buffers")
+        return 0
+
+    cdef int _allocate_levels(self, int64_t capacity) except -1:
+        """Each level's sorted lists, key and tests (CART gives at most 2^K - 1
+        tests; every split: p * (n - 1)), and the state store."""
+        cdef int d
+        cdef int64_t n = self.rows.n, p = self.rows.p
+        for d in range(self.D + 1):
+            self.lists[d] = <int32_t*> malloc(p * n * sizeof(int32_t) + 4)
+            self.keys[d] = <word_t*> malloc(self.nw * sizeof(word_t) + 8)
+            if self.lists[d] == NULL or self.keys[d] == NULL:
+                raise MemoryError("DPDT: cannot allocate the MDP's buffers")
+            if d < self.D:
+                if self.cart_k[d] == C_ALL or self.cart_k[d] >= 20:
+                    self.tests_cap[d] = p * n + 1
+                else:
+                    self.tests_cap[d] = 2 * (1 << self.cart_k[d])
+                self.tests[d] = <int32_t*> malloc(2 * self.tests_cap[d] * sizeof(int32_t))
+                if self.tests[d] == NULL:
+                    raise MemoryError("DPDT: cannot allocate the MDP's buffers")
+        if memo_init(&self.memo, self.nw, capacity) != 0:
+            raise MemoryError("DPDT: cannot allocate the memo store")
+        return 0
+
+    cdef void _touch(self) noexcept:
+        """Everything allocated is resident before the build measures anything
+        (see `_room`): the fixed buffers written once, the store and the first
+        hull slots and pool points allocated written."""
+        cdef int d
+        cdef int64_t n = self.rows.n, p = self.rows.p
+        memo_touch(&self.memo)
+        for d in range(self.D + 1):
+            memset(self.lists[d], 0, p * n * sizeof(int32_t) + 4)
+            memset(self.keys[d], 0, self.nw * sizeof(word_t) + 8)
+            if d < self.D:
+                memset(self.tests[d], 0, 2 * self.tests_cap[d] * sizeof(int32_t))
+        memset(self.rows.cs, 0, p * n * sizeof(int32_t) + 4)
+        memset(self.rows.ctmp, 0, n * sizeof(int32_t) + 4)
+        memset(self.side, 0, n + 1)
+        memset(self.key2, 0, self.nw * sizeof(word_t) + 8)
 
     def __dealloc__(self):
         cdef int d
@@ -467,332 +371,25 @@ cdef class MDP:
         free(self.tests)
         free(self.tests_cap)
         free(self.cand)
-        free(self.cost)
-        free(self.cw)
-        free(self.mincost)
+        free(self.rows.cost)
+        free(self.rows.cw)
+        free(self.rows.mincost)
         free(self.cart_k)
-        free(self.xlogx)
-        free(self.counts)
+        free(self.rows.xlogx)
+        free(self.rows.counts)
         free(self.pair_counts)
         free(self.side)
         free(self.key2)
         free(self.pair_res)
         free(self.thread_scratch)
-        free(self.cs)
-        free(self.ctmp)
+        free(self.rows.cs)
+        free(self.rows.ctmp)
         free(self.sort_tmp)
         free(self.hull_off)
         free(self.hull_len)
         free(self.pool.p)
         free(self.states_at_depth)
         memo_free(&self.memo)
-
-    # ------------------------------------------------------------------ leaves
-
-    cdef inline double _wt(self, int32_t r) noexcept nogil:
-        """Row r's weight: 1 without weights (no load in the count loops)."""
-        return self.w[r] if self.weighted else 1.0
-
-    cdef inline double leaf_loss(self, const double* cnt) noexcept nogil:
-        """Least total cost of one label for rows with class counts cnt."""
-        cdef int k, c
-        cdef double best = 0.0, s, tot
-        if self.unit_cost:
-            tot = 0.0
-            best = 0.0
-            for c in range(self.K):
-                tot += cnt[c]
-                if cnt[c] > best:
-                    best = cnt[c]
-            return tot - best
-        for k in range(self.K):
-            s = 0.0
-            for c in range(self.K):
-                s += cnt[c] * self.cost[c * self.K + k]
-            if k == 0 or s < best:
-                best = s
-        return best
-
-    cdef inline double floor_loss(self, const double* cnt) noexcept nogil:
-        cdef int c
-        cdef double s = 0.0
-        for c in range(self.K):
-            s += cnt[c] * self.mincost[c]
-        return s
-
-    cdef inline double impurity(self, const double* cnt, double tot) noexcept nogil:
-        """tot * impurity (gini or entropy in nats) of class counts (whole rows,
-        or sums of weights; tot their sum).  Weighted entropy takes c * log(c)
-        directly, the formula of the xlogx table, so whole weights give the
-        values of repeated rows.  With class weights every count is first scaled
-        by its class's weight (tot is then recomputed), as sklearn's CART does."""
-        cdef int c
-        cdef double s = 0.0, x
-        if self.cw != NULL:
-            # class weights (sklearn's class_weight): CART's counts are cw[c] * cnt[c]
-            tot = 0.0
-            for c in range(self.K):
-                x = cnt[c] * self.cw[c]
-                tot += x
-                if self.criterion == C_ENTROPY:
-                    if x > 0:
-                        s += x * log(x)
-                else:
-                    s += x * x
-            if tot <= 0:
-                return 0.0
-            if self.criterion == C_ENTROPY:
-                return tot * log(tot) - s
-            return tot - s / tot
-        if tot <= 0:
-            return 0.0
-        if self.criterion == C_ENTROPY:
-            if self.weighted:
-                for c in range(self.K):
-                    if cnt[c] > 0:
-                        s += cnt[c] * log(cnt[c])
-                return tot * log(tot) - s
-            for c in range(self.K):
-                s += self.xlogx[<int64_t> cnt[c]]
-            return self.xlogx[<int64_t> tot] - s
-        for c in range(self.K):
-            s += cnt[c] * cnt[c]
-        return tot - s / tot
-
-    # --------------------------------------------------------------- the scans
-
-    cdef int best_split(self, const int32_t* L, int64_t m, int32_t* out_f,
-                        int32_t* out_t, double* out_v) noexcept nogil:
-        """Least summed leaf loss split of the rows in lists L (p lists of m rows),
-        for a last-level root (max_depth 1).  Returns 0 when no column separates
-        the rows.  Ties: first column, then first threshold."""
-        cdef double* tot = self.counts
-        cdef double* left = self.counts + self.K
-        cdef double* right = self.counts + 2 * self.K
-        cdef int j, c, found = 0
-        cdef int64_t i
-        cdef int32_t r, rk, rk_next
-        cdef const int32_t* lst
-        cdef const int32_t* rnk
-        cdef double v, best = 0.0
-        memset(tot, 0, self.K * sizeof(double))
-        for i in range(m):
-            tot[self.y[L[i]]] += self._wt(L[i])
-        for j in range(self.p):
-            lst = L + <int64_t> j * m
-            rnk = self.rank + <int64_t> j * self.n
-            if rnk[lst[0]] == rnk[lst[m - 1]]:
-                continue  # constant on these rows
-            memset(left, 0, self.K * sizeof(double))
-            for i in range(m - 1):
-                r = lst[i]
-                left[self.y[r]] += self._wt(r)
-                rk = rnk[r]
-                rk_next = rnk[lst[i + 1]]
-                if rk == rk_next:
-                    continue
-                for c in range(self.K):
-                    right[c] = tot[c] - left[c]
-                v = self.leaf_loss(left) + self.leaf_loss(right)
-                if not found or v < best:
-                    found = 1
-                    best = v
-                    out_f[0] = j
-                    out_t[0] = rk
-        out_v[0] = best
-        return found
-
-    cdef int cart(self, int64_t start, int64_t end, int64_t m, int depth, int kmax,
-                  int32_t* tests, int64_t* n_tests) noexcept nogil:
-        """Grow CART (depth kmax) on rows cs[j*m + start : j*m + end] of every
-        column j and add its test nodes to tests (no duplicates)."""
-        cdef int32_t f = 0, t = 0
-        cdef double v = 0.0, imp = 0.0
-        cdef int64_t nl
-        if depth >= kmax or end - start < 2:
-            return 0
-        # the best split of this CART node: scan each column's segment
-        if not self._best_split_segment(start, end, m, &f, &t, &v, &imp):
-            return 0
-        self._add_test(f, t, tests, n_tests)
-        if depth + 1 >= kmax:
-            return 0
-        nl = self._partition(start, end, m, f, t)
-        self.cart(start, start + nl, m, depth + 1, kmax, tests, n_tests)
-        self.cart(start + nl, end, m, depth + 1, kmax, tests, n_tests)
-        return 0
-
-    cdef int64_t _partition(self, int64_t start, int64_t end, int64_t m, int32_t f,
-                            int32_t t) noexcept nogil:
-        """Stable partition of every column's segment [start, end) of cs: rows with
-        rank[f] <= t first.  Returns their count."""
-        cdef const int32_t* rf = self.rank + <int64_t> f * self.n
-        cdef int64_t i, nl = 0, pos
-        cdef int j
-        cdef int32_t r
-        cdef int32_t* seg
-        for j in range(self.p):
-            seg = self.cs + <int64_t> j * m
-            nl = 0
-            pos = 0
-            for i in range(start, end):
-                r = seg[i]
-                if rf[r] <= t:
-                    seg[start + nl] = r
-                    nl += 1
-                else:
-                    self.ctmp[pos] = r
-                    pos += 1
-            memcpy(seg + start + nl, self.ctmp, pos * sizeof(int32_t))
-        return nl
-
-    cdef int best_first(self, int64_t m, int kmax, int32_t* tests,
-                        int64_t* n_tests) noexcept nogil:
-        """Grow CART best first to 2^kmax leaves (sklearn's max_leaf_nodes growth:
-        always split the leaf whose split decreases the weighted impurity most)
-        on the rows in cs and add its test nodes to tests (no duplicates)."""
-        cdef int64_t cap = (<int64_t> 1 << kmax) + 1
-        cdef int64_t* fs = <int64_t*> malloc(2 * cap * sizeof(int64_t))
-        cdef int32_t* ff = <int32_t*> malloc(2 * cap * sizeof(int32_t))
-        cdef double* gain = <double*> malloc(cap * sizeof(double))
-        cdef int64_t n_front = 0, splits = 0, i, k, best, s0, e0, nl
-        cdef double v, imp
-        cdef int32_t f, t
-        if fs == NULL or ff == NULL or gain == NULL:
-            free(fs)
-            free(ff)
-            free(gain)
-            return -1
-        # frontier: segment [fs[2i], fs[2i+1]), its split ff[2i], ff[2i+1] and gain
-        # (gain < 0: no split)
-        fs[0] = 0
-        fs[1] = m
-        gain[0] = -1.0
-        if m >= 2 and self._best_split_segment(0, m, m, &f, &t, &v, &imp):
-            ff[0] = f
-            ff[1] = t
-            gain[0] = imp - v if imp > v else 0.0
-        n_front = 1
-        while splits < (<int64_t> 1 << kmax) - 1:
-            best = -1
-            for i in range(n_front):
-                if gain[i] >= 0 and (best < 0 or gain[i] > gain[best]):
-                    best = i
-            if best < 0:
-                break
-            f = ff[2 * best]
-            t = ff[2 * best + 1]
-            self._add_test(f, t, tests, n_tests)
-            splits += 1
-            s0 = fs[2 * best]
-            e0 = fs[2 * best + 1]
-            nl = self._partition(s0, e0, m, f, t)
-            # the node becomes its left child; its right child is appended
-            fs[2 * best + 1] = s0 + nl
-            fs[2 * n_front] = s0 + nl
-            fs[2 * n_front + 1] = e0
-            n_front += 1
-            for k in range(2):
-                i = best if k == 0 else n_front - 1
-                gain[i] = -1.0
-                if (fs[2 * i + 1] - fs[2 * i] >= 2 and self._best_split_segment(
-                        fs[2 * i], fs[2 * i + 1], m, &f, &t, &v, &imp)):
-                    ff[2 * i] = f
-                    ff[2 * i + 1] = t
-                    # a split that does not lower the impurity is still allowed
-                    # (as in sklearn); rounding must not make it "no split"
-                    gain[i] = imp - v if imp > v else 0.0
-        free(fs)
-        free(ff)
-        free(gain)
-        return 0
-
-    cdef int _best_split_segment(self, int64_t start, int64_t end, int64_t m,
-                                 int32_t* out_f, int32_t* out_t,
-                                 double* out_v, double* node_imp) noexcept nogil:
-        """CART's split of the rows cs[j*m + start : j*m + end]; 0 if none
-        (pure node, or every column constant).  node_imp: rows * impurity."""
-        cdef double* tot = self.counts
-        cdef int64_t i
-        cdef int c, nz = 0
-        cdef double tw = 0.0
-        memset(tot, 0, self.K * sizeof(double))
-        for i in range(start, end):
-            tot[self.y[self.cs[i]]] += self._wt(self.cs[i])
-        for c in range(self.K):
-            tw += tot[c]
-            if tot[c] > 0 and (self.cw == NULL or self.cw[c] > 0):
-                nz += 1
-        if nz < 2:
-            return 0  # pure (with class weights: of positive weight): CART's leaf
-        node_imp[0] = self.impurity(tot, tw)
-        return self._scan_segment(start, end, m, tw, out_f, out_t, out_v)
-
-    cdef int _scan_segment(self, int64_t start, int64_t end, int64_t m, double tw,
-                           int32_t* out_f, int32_t* out_t, double* out_v) noexcept nogil:
-        """CART's least weighted impurity split of the segment (tw: its rows'
-        total weight, the sum of the class counts in self.counts)."""
-        cdef double* tot = self.counts
-        cdef double* left = self.counts + self.K
-        cdef double* right = self.counts + 2 * self.K
-        cdef int j, c, found = 0
-        cdef int64_t i, cnt = end - start
-        cdef int32_t r, rk
-        cdef const int32_t* lst
-        cdef const int32_t* rnk
-        cdef double v, nl, best = 0.0
-        for j in range(self.p):
-            lst = self.cs + <int64_t> j * m + start
-            rnk = self.rank + <int64_t> j * self.n
-            if rnk[lst[0]] == rnk[lst[cnt - 1]]:
-                continue
-            memset(left, 0, self.K * sizeof(double))
-            nl = 0.0
-            for i in range(cnt - 1):
-                r = lst[i]
-                left[self.y[r]] += self._wt(r)
-                nl += self._wt(r)
-                rk = rnk[r]
-                if rk == rnk[lst[i + 1]]:
-                    continue
-                for c in range(self.K):
-                    right[c] = tot[c] - left[c]
-                v = self.impurity(left, nl) + self.impurity(right, tw - nl)
-                if not found or v < best - TIE_TOL * (best + 1.0):
-                    found = 1
-                    best = v
-                    out_f[0] = j
-                    out_t[0] = rk
-        out_v[0] = best
-        return found
-
-    cdef void _add_test(self, int32_t f, int32_t t, int32_t* tests,
-                        int64_t* n_tests) noexcept nogil:
-        """Append test (f, t) unless it is there already."""
-        cdef int64_t k
-        for k in range(n_tests[0]):
-            if tests[2 * k] == f and tests[2 * k + 1] == t:
-                return
-        tests[2 * n_tests[0]] = f
-        tests[2 * n_tests[0] + 1] = t
-        n_tests[0] += 1
-
-
-    cdef int64_t all_tests(self, const int32_t* L, int64_t m, int32_t* tests) noexcept nogil:
-        """Every split that separates the rows in lists L."""
-        cdef int64_t i, n_t = 0
-        cdef int j
-        cdef const int32_t* lst
-        cdef const int32_t* rnk
-        for j in range(self.p):
-            lst = L + <int64_t> j * m
-            rnk = self.rank + <int64_t> j * self.n
-            for i in range(m - 1):
-                if rnk[lst[i]] != rnk[lst[i + 1]]:
-                    tests[2 * n_t] = j
-                    tests[2 * n_t + 1] = rnk[lst[i]]
-                    n_t += 1
-        return n_t
 
     # ------------------------------------------------- growth under the limit
     #
@@ -950,7 +547,7 @@ cdef class MDP:
         under the memory limit (a memory stop: `_memory_refused`)."""
         cdef const int32_t* src = self.lists[d]
         cdef int32_t* dst = self.lists[d + 1]
-        cdef const int32_t* rf = self.rank + <int64_t> f * self.n
+        cdef const int32_t* rf = self.rows.rank + <int64_t> f * self.rows.n
         cdef word_t* key = self.keys[d + 1]
         cdef int64_t i, mc = 0
         cdef uint64_t h
@@ -990,7 +587,7 @@ cdef class MDP:
         cdef int32_t r
         cdef const int32_t* s
         cdef int32_t* o
-        for j in range(self.p):
+        for j in range(self.rows.p):
             s = src + <int64_t> j * m
             o = dst + <int64_t> j * mc
             k = 0
@@ -1052,7 +649,7 @@ cdef class MDP:
         side), without building their lists.  Same result as `child` + `solve`:
         per side, the first least-loss split in (column, threshold) order."""
         cdef const int32_t* L = self.lists[d]
-        cdef const int32_t* rf = self.rank + <int64_t> f * self.n
+        cdef const int32_t* rf = self.rows.rank + <int64_t> f * self.rows.n
         cdef word_t* key[2]
         cdef uint64_t h[2]
         cdef node_t sid[2]
@@ -1063,7 +660,7 @@ cdef class MDP:
         cdef double best[2]
         cdef double leaf[2]
         cdef int64_t mc[2]
-        cdef int K = self.K, sd, j, c
+        cdef int K = self.rows.K, sd, j, c
         cdef int64_t i
         cdef int32_t r
         cdef double* tot = self.pair_counts            # [2][K]
@@ -1085,7 +682,7 @@ cdef class MDP:
             sd = 0 if rf[r] <= t else 1
             self.side[r] = <uint8_t> sd
             bs_set(key[sd], r)
-            tot[sd * K + self.y[r]] += self._wt(r)
+            tot[sd * K + self.rows.y[r]] += rows_wt(&self.rows, r)
             mc[sd] += 1
         for sd in range(2):
             h[sd] = bs_hash(key[sd], self.nw, d + 1)
@@ -1096,25 +693,25 @@ cdef class MDP:
             if sid[sd] >= 0:
                 self.memo_hits += 1
                 continue
-            leaf[sd] = self.leaf_loss(tot + sd * K)
+            leaf[sd] = rows_leaf_loss(&self.rows, tot + sd * K)
             # Rule (leaf floor), as in `solve`: no scan needed
-            need[sd] = 2 if leaf[sd] <= self.floor_loss(tot + sd * K) else 1
+            need[sd] = 2 if leaf[sd] <= rows_floor_loss(&self.rows, tot + sd * K) else 1
         if need[0] == 1 or need[1] == 1:
             # one scan per column, in parallel over columns when the work is
             # large; each column's result lands in its own slot and they are
             # reduced in column order, so the result does not depend on threads
             stride = 2 * (3 + K)
-            nt = self.n_threads if m * self.p >= PAR_MIN_WORK else 1
+            nt = self.n_threads if m * self.rows.p >= PAR_MIN_WORK else 1
             if nt > 1:
-                for j in prange(self.p, num_threads=nt, schedule="static"):
+                for j in prange(self.rows.p, num_threads=nt, schedule="static"):
                     self._pair_scan(j, L, m, need, tot,
                                     self.thread_scratch + omp_get_thread_num() * 3 * K,
                                     self.pair_res + j * stride)
             else:
-                for j in range(self.p):
+                for j in range(self.rows.p):
                     self._pair_scan(j, L, m, need, tot, self.thread_scratch,
                                     self.pair_res + j * stride)
-            for j in range(self.p):
+            for j in range(self.rows.p):
                 for sd in range(2):
                     res = self.pair_res + j * stride + sd * (3 + K)
                     if res[0] != 0.0 and (not found[sd] or res[1] < best[sd]):
@@ -1155,7 +752,7 @@ cdef class MDP:
         """One column of `last_pair`'s scan: per side, the first least-loss split
         of the column (res[0] found, res[1] loss, res[2] rank threshold, res[3:]
         left class counts), side 1's record after side 0's."""
-        cdef int K = self.K, sd, c
+        cdef int K = self.rows.K, sd, c
         cdef int64_t i
         cdef int32_t r, rk
         cdef int32_t prev[2]
@@ -1164,7 +761,7 @@ cdef class MDP:
         cdef double* right = scratch + 2 * K   # [K]
         cdef double* rs
         cdef const int32_t* lst = L + <int64_t> j * m
-        cdef const int32_t* rnk = self.rank + <int64_t> j * self.n
+        cdef const int32_t* rnk = self.rows.rank + <int64_t> j * self.rows.n
         memset(left, 0, 2 * K * sizeof(double))
         res[0] = 0.0
         res[3 + K] = 0.0
@@ -1180,14 +777,14 @@ cdef class MDP:
                 # the split between this side's previous rank and this one
                 for c in range(K):
                     right[c] = tot[sd * K + c] - left[sd * K + c]
-                v = self.leaf_loss(left + sd * K) + self.leaf_loss(right)
+                v = rows_leaf_loss(&self.rows, left + sd * K) + rows_leaf_loss(&self.rows, right)
                 rs = res + sd * (3 + K)
                 if rs[0] == 0.0 or v < rs[1]:
                     rs[0] = 1.0
                     rs[1] = v
                     rs[2] = prev[sd]
                     memcpy(rs + 3, left + sd * K, K * sizeof(double))
-            left[sd * K + self.y[r]] += self._wt(r)
+            left[sd * K + self.rows.y[r]] += rows_wt(&self.rows, r)
             prev[sd] = rk
 
     cdef bint _interrupted(self) noexcept nogil:
@@ -1211,10 +808,8 @@ cdef class MDP:
         if self.memory_limit > 0 and rss > self._stop_line():
             self.stop = STOP_MEMORY
             return True
-        with gil:
-            if fst_check_signals() != 0:
-                PyErr_Clear()
-                self.stop = STOP_INTERRUPT
+        if limits_interrupted():
+            self.stop = STOP_INTERRUPT
         return self.stop != 0
 
     cdef int _side_hull(self, node_t sid, int d, int64_t m, int32_t f, int32_t t,
@@ -1236,16 +831,16 @@ cdef class MDP:
         """Pool index of the leaf point of one side of test (f, t) of level d's
         state (a child the store had no room for), or -1 when out of memory."""
         cdef const int32_t* L = self.lists[d]
-        cdef const int32_t* rf = self.rank + <int64_t> f * self.n
-        cdef double* cnt = self.counts
+        cdef const int32_t* rf = self.rows.rank + <int64_t> f * self.rows.n
+        cdef double* cnt = self.rows.counts
         cdef int64_t i
         cdef int32_t r
-        memset(cnt, 0, self.K * sizeof(double))
+        memset(cnt, 0, self.rows.K * sizeof(double))
         for i in range(m):
             r = L[i]
             if (rf[r] <= t) == (side == 0):
-                cnt[self.y[r]] += self._wt(r)
-        return self._leaf_point(self.leaf_loss(cnt))
+                cnt[self.rows.y[r]] += rows_wt(&self.rows, r)
+        return self._leaf_point(rows_leaf_loss(&self.rows, cnt))
 
     cdef bint _memory_refused(self) noexcept nogil:
         """After a failed insert (neither the store nor any state changed): under a
@@ -1287,8 +882,8 @@ cdef class MDP:
             # -2: no room for the split (memory stop): the leaf, from the spare
             return self._leaf_only(sid, leaf) if room == -2 else -1
         self.n_expanded += 1
-        pl = self._leaf_point(self.leaf_loss(lc))
-        pr_ = self._leaf_point(self.leaf_loss(rc))
+        pl = self._leaf_point(rows_leaf_loss(&self.rows, lc))
+        pr_ = self._leaf_point(rows_leaf_loss(&self.rows, rc))
         lp = self._leaf_point(leaf)
         if pl < 0 or pr_ < 0 or lp < 0:
             return -1
@@ -1307,30 +902,26 @@ cdef class MDP:
 
     cdef int solve(self, node_t sid, int d, int64_t m) noexcept nogil:
         """Solve the state whose p sorted lists are in level d: its hull of
-        (complexity, loss) points optimal for some alpha >= 0, into the pool."""
+        (complexity, loss) points optimal for some alpha >= 0, into the pool.
+        Its children are solved first (depth first, one level a call: at most
+        max_depth calls deep)."""
         cdef const int32_t* L = self.lists[d]
-        cdef double* cnt = self.counts + 3 * self.K
-        cdef double leaf, v
-        cdef int64_t i, n_t, k, mc
-        cdef int32_t f, t
-        cdef int kd
-        cdef node_t cl, cr = -1
+        cdef double* cnt = self.rows.counts + 3 * self.rows.K
+        cdef double leaf, shift
+        cdef int64_t i
         cdef int rc
-        cdef int64_t ol, orr
-        cdef int32_t nl, nr
         cdef Buf* cb = &self.cand[d]
         cdef Point q
-        cdef double shift
-        memset(cnt, 0, self.K * sizeof(double))
+        memset(cnt, 0, self.rows.K * sizeof(double))
         for i in range(m):
-            cnt[self.y[L[i]]] += self._wt(L[i])
-        leaf = self.leaf_loss(cnt)
+            cnt[self.rows.y[L[i]]] += rows_wt(&self.rows, L[i])
+        leaf = rows_leaf_loss(&self.rows, cnt)
         cb.n = 0
         # Rule (leaf floor): when the leaf's loss equals the sum over rows of the
         # least cost of each row's class, no tree has a smaller loss (every tree
         # pays at least that per row) and every tree has complexity >= the
         # leaf's, so the leaf is optimal for every alpha >= 0.  Also covers d == D.
-        if d >= self.D or leaf <= self.floor_loss(cnt):
+        if d >= self.D or leaf <= rows_floor_loss(&self.rows, cnt):
             return self._leaf_only(sid, leaf)
         if self._interrupted():
             # Stopped (time limit or Ctrl-C): from now on every new state is a
@@ -1353,57 +944,87 @@ cdef class MDP:
         # the test's complexity under 'tests': the rows reaching it (their weight)
         shift = 0.0
         if self.complexity == C_TESTS:
-            for i in range(self.K):
+            for i in range(self.rows.K):
                 shift += cnt[i]
-        if d == self.D - 1:
-            # Children are leaves: the best test is the least-loss split whatever
-            # alpha is (see the module notes); exact over every split.
-            if self.best_split(L, m, &f, &t, &v):
-                q.c = shift + (2.0 if self.complexity == C_LEAVES else 0.0)
-                q.l = v
-                q.split = self.col_start[f] + t
-                q.pad = 0
-                # the two leaves are made only if the split is on the hull
-                q.left = -2
-                q.right = -2
-                if self._push(cb, &q) == -1:
-                    return -1   # -2: refused (memory stop), the leaf alone
+        rc = self._last_test(d, m, shift) if d == self.D - 1 else self._tests(d, m, shift)
+        if rc != 0:
+            return rc
+        return self._make_hull(sid, d, m, leaf)
+
+    cdef int _last_test(self, int d, int64_t m, double shift) noexcept nogil:
+        """Children are leaves: the best test is the least-loss split whatever
+        alpha is (see the module notes); exact over every split.  Its point joins
+        the level's candidates.  Returns -1 when out of memory."""
+        cdef int32_t f, t
+        cdef double v
+        cdef Point q
+        if rows_best_split(&self.rows, self.lists[d], m, &f, &t, &v):
+            q.c = shift + (2.0 if self.complexity == C_LEAVES else 0.0)
+            q.l = v
+            q.split = self.col_start[f] + t
+            q.pad = 0
+            # the two leaves are made only if the split is on the hull
+            q.left = -2
+            q.right = -2
+            if self._push(&self.cand[d], &q) == -1:
+                return -1   # -2: refused (memory stop), the leaf alone
+        return 0
+
+    cdef int _tests(self, int d, int64_t m, double shift) noexcept nogil:
+        """The state's tests (the generating function's, or every split), each
+        one's children solved and their hull chains merged into the level's
+        candidates (Bellman's equation as a Minkowski sum).  Returns -1 when out
+        of memory."""
+        cdef const int32_t* L = self.lists[d]
+        cdef int64_t n_t, k, mc
+        cdef int32_t f, t
+        cdef int kd = self.cart_k[d]
+        cdef node_t cl, cr = -1
+        cdef int rc
+        cdef int64_t ol, orr
+        cdef int32_t nl, nr
+        if kd == C_ALL:
+            n_t = cart_all_tests(&self.rows, L, m, self.tests[d])
         else:
-            kd = self.cart_k[d]
-            if kd == C_ALL:
-                n_t = self.all_tests(L, m, self.tests[d])
+            n_t = 0
+            if self.growth & GROW_DEPTH:
+                memcpy(self.rows.cs, L, <int64_t> self.rows.p * m * sizeof(int32_t))
+                cart_grow(&self.rows, 0, m, m, 0, kd, self.tests[d], &n_t)
+            if self.growth & GROW_BEST_FIRST:
+                memcpy(self.rows.cs, L, <int64_t> self.rows.p * m * sizeof(int32_t))
+                if cart_best_first(&self.rows, m, kd, self.tests[d], &n_t) != 0:
+                    return -1
+        for k in range(n_t):
+            if self.stop:
+                break      # stopped: the tests tried so far are the actions
+            f = self.tests[d][2 * k]
+            t = self.tests[d][2 * k + 1]
+            if d + 1 == self.D - 1:
+                rc = self.last_pair(d, m, f, t, &cl, &cr)
             else:
-                n_t = 0
-                if self.growth & GROW_DEPTH:
-                    memcpy(self.cs, L, <int64_t> self.p * m * sizeof(int32_t))
-                    self.cart(0, m, m, 0, kd, self.tests[d], &n_t)
-                if self.growth & GROW_BEST_FIRST:
-                    memcpy(self.cs, L, <int64_t> self.p * m * sizeof(int32_t))
-                    if self.best_first(m, kd, self.tests[d], &n_t) != 0:
-                        return -1
-            for k in range(n_t):
-                if self.stop:
-                    break      # stopped: the tests tried so far are the actions
-                f = self.tests[d][2 * k]
-                t = self.tests[d][2 * k + 1]
-                if d + 1 == self.D - 1:
-                    rc = self.last_pair(d, m, f, t, &cl, &cr)
-                else:
-                    rc = 0
-                    cl = self.child(d, m, f, t, 0, &mc)
-                    cr = self.child(d, m, f, t, 1, &mc) if cl != -1 else -1
-                    if cl == -1 or cr == -1:
-                        rc = -1
-                if rc != 0:
-                    return -1
-                if (self._side_hull(cl, d, m, f, t, 0, &ol, &nl) != 0
-                        or self._side_hull(cr, d, m, f, t, 1, &orr, &nr) != 0):
-                    return -1
-                rc = self.minkowski(d, ol, nl, orr, nr, shift, self.col_start[f] + t)
-                if rc == -1:
-                    return -1
-                # -2: refused (memory stop), the chain cut short; the loop ends
-        # the hull of the leaf and every action's chain
+                rc = 0
+                cl = self.child(d, m, f, t, 0, &mc)
+                cr = self.child(d, m, f, t, 1, &mc) if cl != -1 else -1
+                if cl == -1 or cr == -1:
+                    rc = -1
+            if rc != 0:
+                return -1
+            if (self._side_hull(cl, d, m, f, t, 0, &ol, &nl) != 0
+                    or self._side_hull(cr, d, m, f, t, 1, &orr, &nr) != 0):
+                return -1
+            rc = self.minkowski(d, ol, nl, orr, nr, shift, self.col_start[f] + t)
+            if rc == -1:
+                return -1
+            # -2: refused (memory stop), the chain cut short; the loop ends
+        return 0
+
+    cdef int _make_hull(self, node_t sid, int d, int64_t m, double leaf) noexcept nogil:
+        """The hull of the leaf and every action's chain (the level's candidates),
+        made contiguous in the pool as the state's.  Returns -1 when out of
+        memory."""
+        cdef Buf* cb = &self.cand[d]
+        cdef int64_t i, k
+        cdef int rc
         if self.sort_tmp_cap < cb.n:
             free(self.sort_tmp)
             self.sort_tmp = NULL
@@ -1418,8 +1039,8 @@ cdef class MDP:
                 return -1
             memset(self.sort_tmp, 0, k * sizeof(Point))   # resident now
             self.sort_tmp_cap = k
-        _sort_points(cb.p, cb.n, self.sort_tmp)
-        k = _lower_hull(cb.p, cb.n)
+        sort_points(cb.p, cb.n, self.sort_tmp)
+        k = lower_hull(cb.p, cb.n)
         # room for the hull and the last level's two leaves, so that the hull
         # is contiguous in the pool
         rc = self._pool_room(k + 2)
@@ -1429,7 +1050,7 @@ cdef class MDP:
             if cb.p[i].left == -2:
                 # the last level's split: make its two leaves now (before the
                 # hull, which must be contiguous in the pool)
-                if self._leaf_children(L, m, &cb.p[i]) != 0:
+                if self._leaf_children(self.lists[d], m, &cb.p[i]) != 0:
                     return -1
         self.hull_off[sid] = self.pool.n
         self.hull_len[sid] = <int32_t> k
@@ -1440,8 +1061,8 @@ cdef class MDP:
 
     cdef int _leaf_children(self, const int32_t* L, int64_t m, Point* q) noexcept nogil:
         """Leaf points of the two sides of q.split (last level)."""
-        cdef double* lc = self.counts
-        cdef double* rc = self.counts + self.K
+        cdef double* lc = self.rows.counts
+        cdef double* rc = self.rows.counts + self.rows.K
         cdef int64_t i
         cdef int f = 0
         cdef int32_t t
@@ -1450,16 +1071,16 @@ cdef class MDP:
         while self.col_start[f + 1] <= q.split:
             f += 1
         t = q.split - self.col_start[f]
-        rf = self.rank + <int64_t> f * self.n
-        memset(lc, 0, 2 * self.K * sizeof(double))
+        rf = self.rows.rank + <int64_t> f * self.rows.n
+        memset(lc, 0, 2 * self.rows.K * sizeof(double))
         for i in range(m):
             r = L[i]
             if rf[r] <= t:
-                lc[self.y[r]] += self._wt(r)
+                lc[self.rows.y[r]] += rows_wt(&self.rows, r)
             else:
-                rc[self.y[r]] += self._wt(r)
-        q.left = self._leaf_point(self.leaf_loss(lc))
-        q.right = self._leaf_point(self.leaf_loss(rc))
+                rc[self.rows.y[r]] += rows_wt(&self.rows, r)
+        q.left = self._leaf_point(rows_leaf_loss(&self.rows, lc))
+        q.right = self._leaf_point(rows_leaf_loss(&self.rows, rc))
         return 0 if q.left >= 0 and q.right >= 0 else -1
 
     def build(self, double time_limit=-1.0, int64_t memory_limit=0, int64_t reserve=-1):
@@ -1489,17 +1110,17 @@ cdef class MDP:
         self.memory_limit = memory_limit
         self.memo.memory_limit = memory_limit - self.reserve if memory_limit > 0 else 0
         with nogil:
-            memcpy(self.lists[0], self.order, <int64_t> self.p * self.n * sizeof(int32_t))
+            memcpy(self.lists[0], self.order, <int64_t> self.rows.p * self.rows.n * sizeof(int32_t))
             memset(key, 0, self.nw * sizeof(word_t))
-            for i in range(self.n):
+            for i in range(self.rows.n):
                 bs_set(key, i)
             h = bs_hash(key, self.nw, 0)
             sid = memo_insert(&self.memo, key, 0, h)
             rc = -1
             if sid >= 0 and self._reserve_states(1) == 0:
-                self.memo.nodes[sid].count = self.n
+                self.memo.nodes[sid].count = self.rows.n
                 self.states_at_depth[0] = 1
-                rc = self.solve(sid, 0, self.n)
+                rc = self.solve(sid, 0, self.rows.n)
         self.peak_rss = max(self.peak_rss, fst_process_rss())
         if rc != 0:
             raise MemoryError("DPDT: out of memory while building the MDP")
@@ -1514,11 +1135,11 @@ cdef class MDP:
             raise MemoryError()
         with nogil:
             if self.growth & GROW_DEPTH:
-                memcpy(self.cs, self.order, <int64_t> self.p * self.n * sizeof(int32_t))
-                self.cart(0, self.n, self.n, 0, kd, buf, &n_t)
+                memcpy(self.rows.cs, self.order, <int64_t> self.rows.p * self.rows.n * sizeof(int32_t))
+                cart_grow(&self.rows, 0, self.rows.n, self.rows.n, 0, kd, buf, &n_t)
             if self.growth & GROW_BEST_FIRST:
-                memcpy(self.cs, self.order, <int64_t> self.p * self.n * sizeof(int32_t))
-                self.best_first(self.n, kd, buf, &n_t)
+                memcpy(self.rows.cs, self.order, <int64_t> self.rows.p * self.rows.n * sizeof(int32_t))
+                cart_best_first(&self.rows, self.rows.n, kd, buf, &n_t)
         out = [(int(buf[2 * k]), int(buf[2 * k + 1])) for k in range(n_t)]
         free(buf)
         return out
