@@ -1,6 +1,7 @@
 """FastSmallTreeClassifier: the certified sparse decision tree."""
 import numbers
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -246,31 +247,10 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         weighted_cost = weights[:, None] * cost
         row_weight = check_row_weights(sample_weight, X, type(self).__name__)
         memory_limit = resolve_memory_limit(self.memory_limit)
-        X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
-        col_values = column_values(X_search)
-        n_splits = int(column_split_counts(X_search, col_values).sum())
         overrides = dict(getattr(self, "_overrides", None) or {})
         own = {k: overrides.pop(k) for k in _ESTIMATOR_OVERRIDES if k in overrides}
-        max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
-                                 own.get("split_bytes"))
-        # The splits' row bitsets are filled by the search as it reads them
-        # (`split_row`), or all first with the `eager_bits` override.
-        eager = bool(own.get("eager_bits", False))
-        if row_weight is None:
-            problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits,
-                                    col_values, fill=eager)
-            pc_label, pc_weight = np.arange(n_classes), weights
-        else:
-            keep = row_weight > 0
-            pc_label, pc_w, pc_of_row = _weight_classes(y_idx[keep], row_weight[keep],
-                                                        n_classes)
-            pc_weight = pc_w * weights[pc_label]
-            # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
-            # build_problem divides by its row count, so the scale is applied here.
-            scale = keep.sum() / row_weight.sum()
-            pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
-            problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
-                                    col_values, fill=eager)
+        space = _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight,
+                              memory_limit, own)
         config = make_config(
             overrides,
             regularization=lam, max_depth=self.max_depth,
@@ -281,21 +261,36 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # search's path depend on the machine's memory: under 'auto' the path
             # is that of no limit, and only the stop is added.
             ladder_bytes=0 if self.memory_limit == "auto" else -1)
-        search = Search(problem, config)
+        search = Search(space.problem, config)
         if self.verbose >= 2:
             search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = search.run()
-        extracted = search.extract()
+        self._record(search, code, space, X, y_idx, cost, weighted_cost, lam, row_weight)
+        self.search_stats_["memory_limit"] = memory_limit
+        if own.get("check_keys", False):
+            self.search_stats_["key_check"] = search.check_keys()
+        if self.verbose:
+            print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
+                  f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
+                  f"nodes={self.search_stats_['nodes_created']} "
+                  f"seconds={self.search_stats_['seconds']:.3f}")
+        self._warn_if_not_certified(space)
+        return self
+
+    def _record(self, search, code, space, X, y_idx, cost, weighted_cost, lam, row_weight):
+        """The fitted attributes from a finished search: the exported tree, its
+        objective re-scored on the training data (checked against the value the
+        search recorded), the certificate, the bound and the statistics."""
         # The exported counts are already class-weighted: the scores take the
         # user's cost matrix, so that their argmax is the label the search chose
         # (the weighted cost would apply the class weights twice).
         self.estimator_ = build_estimator(
-            problem, extracted, self.classes_, pc_label, pc_weight,
-            None if self.cost_matrix is None else cost,
+            space.problem, search.extract(), self.classes_, space.pc_label,
+            space.pc_weight, None if self.cost_matrix is None else cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None))
         self.status_ = STATUS_NAMES[code]
         self.optimal_ = bool(search.solved)
-        if max_splits is not None:
+        if space.max_splits is not None:
             # Only part of the split space was searched: its tree is a real tree on
             # the raw features, but neither its certificate nor its bound holds
             # for the whole space.
@@ -311,37 +306,31 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             raise RuntimeError(
                 "fst internal error: the exported tree scores "
                 f"{self.objective_!r} but the search recorded {recorded!r}.")
-        bound = (float(search.lower_bound) if max_splits is None
-                 else _creation_bound(problem, lam, self.max_depth))
+        bound = (float(search.lower_bound) if space.max_splits is None
+                 else _creation_bound(space.problem, lam, self.max_depth))
         self.lower_bound_ = min(bound, self.objective_)
         self.gap_ = self.objective_ - self.lower_bound_
         self.search_stats_ = search.stats()
-        self.search_stats_["memory_limit"] = memory_limit
-        self.search_stats_["n_splits"] = n_splits
-        self.search_stats_["n_splits_searched"] = int(problem.n_splits)
-        if own.get("check_keys", False):
-            self.search_stats_["key_check"] = search.check_keys()
-        if self.verbose:
-            print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
-                  f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
-                  f"nodes={self.search_stats_['nodes_created']} "
-                  f"seconds={self.search_stats_['seconds']:.3f}")
-        if max_splits is not None:
+        self.search_stats_["n_splits"] = space.n_splits
+        self.search_stats_["n_splits_searched"] = int(space.problem.n_splits)
+
+    def _warn_if_not_certified(self, space):
+        """A NotCertifiedWarning when the fit is not certified, saying why."""
+        if space.max_splits is not None:
             warnings.warn(
-                f"fst: the {n_splits:,} thresholds of X need "
-                f"{_split_space_bytes(n_splits, X_search.shape[0]) / 1e9:.3g} GB of row "
+                f"fst: the {space.n_splits:,} thresholds of X need "
+                f"{_split_space_bytes(space.n_splits, space.n_rows) / 1e9:.3g} GB of row "
                 f"bitsets, more than memory_limit leaves room for; searched "
-                f"{problem.n_splits:,} of them (row quantiles of each column) instead. "
-                f"Returning that search's best tree, not certified (objective "
+                f"{space.problem.n_splits:,} of them (row quantiles of each column) "
+                f"instead. Returning that search's best tree, not certified (objective "
                 f"{self.objective_:.6g}, lower bound {self.lower_bound_:.6g}); raise "
                 "memory_limit (None: no limit) for the full search.",
-                NotCertifiedWarning, stacklevel=2)
+                NotCertifiedWarning, stacklevel=3)
         elif not self.optimal_:
             warnings.warn(
                 f"fst stopped ({self.status_}) before proving optimality: returning the "
                 f"best tree found (objective {self.objective_:.6g}, lower bound "
-                f"{self.lower_bound_:.6g}).", NotCertifiedWarning, stacklevel=2)
-        return self
+                f"{self.lower_bound_:.6g}).", NotCertifiedWarning, stacklevel=3)
 
     def _score_objective(self, X, y_idx, weighted_cost, lam, row_weight=None):
         """loss / n + lam * leaves of estimator_, from its predictions on X
@@ -352,6 +341,40 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         else:
             loss = (row_weight * weighted_cost[y_idx, pred]).sum() / row_weight.sum()
         return float(loss + lam * self.n_leaves_)
+
+
+def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
+                  own):
+    """The split space of a fit (`build_problem`), and what the estimator needs to
+    read its results: the label and weight of each class of the search (one per
+    (class, sample weight) pair of a weighted fit), the number of thresholds of
+    the full space and how many the memory limit lets the search keep."""
+    X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
+    col_values = column_values(X_search)
+    n_splits = int(column_split_counts(X_search, col_values).sum())
+    max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
+                             own.get("split_bytes"))
+    # The splits' row bitsets are filled by the search as it reads them
+    # (`split_row`), or all first with the `eager_bits` override.
+    eager = bool(own.get("eager_bits", False))
+    if row_weight is None:
+        problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits,
+                                col_values, fill=eager)
+        pc_label, pc_weight = np.arange(n_classes), weights
+    else:
+        keep = row_weight > 0
+        pc_label, pc_w, pc_of_row = _weight_classes(y_idx[keep], row_weight[keep],
+                                                    n_classes)
+        pc_weight = pc_w * weights[pc_label]
+        # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
+        # build_problem divides by its row count, so the scale is applied here.
+        scale = keep.sum() / row_weight.sum()
+        pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
+        problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
+                                col_values, fill=eager)
+    return SimpleNamespace(problem=problem, pc_label=pc_label, pc_weight=pc_weight,
+                           n_splits=n_splits, max_splits=max_splits,
+                           n_rows=X_search.shape[0])
 
 
 def _split_space_bytes(n_splits, n_rows):
