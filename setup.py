@@ -1,8 +1,13 @@
 """Build the Cython core of fst, with OpenMP where the compiler supports it.
 
 Compiler directives are set once here.  ``FST_DEBUG=1`` in the environment turns
-bound checks and wrap-around checks on for debugging builds.
+bound checks and wrap-around checks on for debugging builds, ``FST_NO_OPENMP=1``
+builds without OpenMP.  The modules compile in parallel (one job a core).  An
+extension is rebuilt when its sources changed, and every one when the build's
+flags changed since the last build in this tree (so a debug build is never
+mistaken for a release one); ``FST_FORCE_BUILD=1`` rebuilds all.
 """
+import json
 import os
 import platform
 import subprocess
@@ -58,11 +63,11 @@ class BuildExtOpenMP(build_ext):
         return True
 
     def build_extensions(self):
-        # pip builds in-tree; never reuse a stale .so built with other flags.
-        self.force = True
+        if not self.parallel:
+            self.parallel = os.cpu_count() or 1
         cflags, lflags = _openmp_flags(self.compiler.compiler_type)
         if self.compiler.compiler_type != "msvc":
-            # a product never fused into a sum: the vector loops (_simd.h, whose
+            # a product never fused into a sum: the vector loops (simd/, whose
             # AVX-512 target has FMA) give the same doubles as the scalar ones
             flags = ["-ffp-contract=off"]
             if platform.machine().lower() in ("x86_64", "amd64"):
@@ -71,13 +76,37 @@ class BuildExtOpenMP(build_ext):
                 flags.append("-mpopcnt")
             for ext in self.extensions:
                 ext.extra_compile_args += flags
-        if os.environ.get("FST_NO_OPENMP") == "1" or not self._has_openmp(cflags, lflags):
+        openmp = os.environ.get("FST_NO_OPENMP") != "1" and self._has_openmp(cflags, lflags)
+        if not openmp:
             print("fst: OpenMP not available, building the core single-threaded")
         else:
             for ext in self.extensions:
                 ext.extra_compile_args += cflags
                 ext.extra_link_args += lflags
+        if _REBUILD:
+            self.force = True
         super().build_extensions()
+
+
+def _flags_changed():
+    """Whether the last build in this tree was made with other build switches
+    (then everything is regenerated and recompiled: pip builds in-tree, and a
+    .c or .so made with other switches would otherwise be reused); records the
+    present ones."""
+    signature = {key: os.environ.get(key, "") for key in ("FST_DEBUG", "FST_NO_OPENMP")}
+    stamp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fst", "_core",
+                         ".build-flags")
+    try:
+        with open(stamp) as f:
+            previous = json.load(f)
+    except (OSError, ValueError):
+        previous = None
+    with open(stamp, "w") as f:
+        json.dump(signature, f)
+    return previous != signature
+
+
+_REBUILD = _flags_changed() or os.environ.get("FST_FORCE_BUILD") == "1"
 
 
 def _extensions():
@@ -104,7 +133,7 @@ def _extensions():
         )
         for name in MODULES
     ]
-    return cythonize(exts, compiler_directives=directives)
+    return cythonize(exts, compiler_directives=directives, force=_REBUILD)
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExtOpenMP})

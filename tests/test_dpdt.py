@@ -90,6 +90,7 @@ def _continuous(seed, n=150, p=4, K=2):
     return X, y
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(16))
 def test_never_worse_than_cart_and_its_pruning_path(seed):
     """Proposition 2: for every alpha, the objective of DPDT's tree is at most that
@@ -121,6 +122,7 @@ def test_never_worse_than_cart_and_its_pruning_path(seed):
         assert mine <= theirs + 1e-12, (a, mine, theirs)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("class_weighted", [False, True])
 @pytest.mark.parametrize("growth", ["depth", "best_first"])
@@ -460,6 +462,7 @@ def _process_rss():
         return int(f.read().split()[1]) * __import__("os").sysconf("SC_PAGE_SIZE")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/statm"),
                     reason="reads the process size from /proc")
 def test_memory_limit_returns_the_front_built_so_far(monkeypatch):
@@ -513,6 +516,7 @@ def test_refused_growth_winds_down_with_real_trees(after):
     assert clf.pareto_front_["loss"].min() >= full.pareto_front_["loss"].min() - 1e-12
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not __import__("os").path.exists("/proc/self/statm"),
                     reason="reads the process size from /proc")
 def test_fixed_bytes_bound_what_the_mdp_allocates():

@@ -40,6 +40,7 @@ def test_time_limit_returns_best_tree_with_warning():
     _check_stopped(clf, X, y, "time_limit")
 
 
+@pytest.mark.slow
 def test_time_limit_holds_with_many_classes():
     """The pair stage's cap counts the classes, and a stage polls the time limit
     between its chunks: on breast cancer weighted into 40 (class, weight) pairs
@@ -57,6 +58,7 @@ def test_time_limit_holds_with_many_classes():
     assert clf.status_ == "time_limit" and clf.search_stats_["pair_stages"] > 0
 
 
+@pytest.mark.slow
 def test_verbose_progress_lines(monkeypatch, capsys):
     """verbose >= 2 prints the root's bounds while the search runs, from the
     search's own polls: each line's bound is at most its incumbent, bounds never fall, and the last line
@@ -177,6 +179,7 @@ print(clf.status_, clf.search_stats_["peak_rss_bytes"], limit)
 """
 
 
+@pytest.mark.slow
 def test_memory_limit_is_respected():
     """Run in a fresh process: the resident size of this one depends on what the
     tests before it left in the allocator."""

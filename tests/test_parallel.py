@@ -63,6 +63,7 @@ def test_threaded_pair_stage_matches_serial(sorted_min):
                                   serial.estimator_.tree_.feature)
 
 
+@pytest.mark.slow
 def test_identical_budget_sequence_for_every_n_jobs():
     """The switch from the first pass to the depth ladder and deepening is timed in
     work, not seconds, and work does not depend on threads: with a switch early in

@@ -244,6 +244,7 @@ def _assert_same_fit(base, other):
                                       getattr(base.estimator_.tree_, attr))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_identical_weighted_fits_with_and_without_vector_loops(seed):
     """A weighted fit (5 weights x 2 classes: 10 classes in the search, with
@@ -257,6 +258,7 @@ def test_identical_weighted_fits_with_and_without_vector_loops(seed):
                         sample_weight=w))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(10))
 def test_identical_fits_with_and_without_vector_loops(seed):
     """Whole fits (0/1 loss and a random cost matrix; two classes, and three or
@@ -300,6 +302,7 @@ def test_compacted_rows_hold_the_bits_at_the_rows_of_x(nw, density):
         assert len(out) == (k + 63) // 64
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_identical_fits_with_and_without_compacted_rows(seed):
     """Pair stages over their node's rows compacted or over full words count the
@@ -358,6 +361,7 @@ def test_pair_counts_with_class_zero_below_a_boundary(nw, where):
                                        if nb0 else _prefix_bits(1, nw), 1, nb0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(6))
 def test_identical_fits_with_and_without_the_class_boundary(seed):
     """Two-class pair stages that count class 0 as the rows below a boundary, or

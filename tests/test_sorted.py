@@ -119,6 +119,7 @@ def test_shrinking_values_fewer_splits_for_the_same_optimum(seed, max_depth):
     assert rescore(shrunk, X, y_idx, cost, 0.01) == pytest.approx(shrunk.objective_, abs=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("max_depth", [2, 3])
 @pytest.mark.parametrize("seed", range(6))
 def test_sorted_search_equals_general_search(seed, max_depth):

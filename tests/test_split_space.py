@@ -205,6 +205,7 @@ def test_bits_filled_on_first_use_change_nothing(seed, max_depth):
     assert fits[0] == fits[1]
 
 
+@pytest.mark.slow
 def test_bits_filled_on_first_use_hold_the_rows_of_each_threshold():
     """After a search, every split it filled holds exactly the rows of its
     threshold, and a depth-two search over sorted columns filled only the few
