@@ -196,7 +196,7 @@ def test_parity_below_a_split():
 
 @functools.lru_cache(maxsize=None)
 def _random_expected(seed):
-    """`_brute_force` of `random_problem(seed)`, computed once a session: the 4096
+    """`_brute_force` of `random_problem(seed)`, computed once per test run: the 4096
     rule combinations share 60 problems (the oracle is a third of their time)."""
     return _brute_force(*random_problem(seed))
 
@@ -276,7 +276,7 @@ def test_valued_children_stored_or_dropped_match_brute_force(seed, keep):
 @functools.lru_cache(maxsize=None)
 def _medium_expected(seed):
     """The brute-force optimum of medium problem `seed` at its penalty and depth
-    limit (as `_medium_matches_brute_force` sets them), computed once a session."""
+    limit (as `_medium_matches_brute_force` sets them), computed once per test run."""
     X, y = medium_problem(seed)
     return optimal_objective(X, y, np.ones((2, 2)) - np.eye(2), *medium_setting(seed))
 

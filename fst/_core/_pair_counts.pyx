@@ -25,22 +25,14 @@ from ._simd cimport (fst_pair_row2, fst_pair_row_k, fst_pair_transposed_ok, fst_
 cdef enum:
     # The transposed kernels (`fst_pair_row_t`, and `fst_pair_rows2_t` taking two
     # rows at once for two classes) are used from TRANSPOSE_ROWS rows of a stage
-    # (_pairs.pxd; the transposition, m * nw words, is shared by the rows), and for
-    # two classes up to this many words.  `benchmarks/pair_kernels.py`, 1000 splits, 64 rows, ns a
-    # cell against the row kernels: two classes 0.27 against 1.9 at 2 words, 0.68
-    # against 1.9 at 8, 1.31 against 2.4 at 16, 1.84 against 2.75 at 24, about even
-    # at 32; three classes 3.1 against 7.5 at 3 words, 9.1 against 13.2 at 16.  (A
-    # four-row kernel, faster per cell from 16 to 194 words there, changed nothing
-    # side by side on fico 0.05, broward 0.05 or coupon_carryout 0.02: not kept.)
+    # (_pair_counts.pxd: the transposition, m * nw words, is shared by the rows).
+    # They count eight or sixteen cells side by side with no horizontal sums, which
+    # pays while a cell has few words; for two classes the row kernels, one cell's
+    # words summed at once, catch up at a few dozen words
+    # (`benchmarks/pair_kernels.py` compares them): up to this many words ...
     TRANSPOSE_MAX_WORDS2 = 24
-    # ... or at any width while the transposed splits fit in 64 KiB (the stages of
-    # a node with few valid splits, read from cache): side by side, coupon_carryout
-    # 0.025 (36 words, about 60 splits) 5.46 s against 5.83 s, coupon_rest20 0.025
-    # 6.14 against 6.67, broward 0.05 (31 words) 9.59 against 10.73.  (Taking the
-    # row kernels instead once half the splits are chosen, since they count a cell
-    # shared by two chosen rows once (`pair_counts`), won in isolation from 48
-    # words -- ns a cell, all chosen: 64 words 3.1 against 4.7 -- but lost side by
-    # side on broward 0.05: 10.08 s against 9.34.)
+    # ... or at any width while the transposed splits fit in 64 KiB: the stages of
+    # a node with few valid splits, whose splits are then read from cache.
     TRANSPOSE_SMALL_WORDS = 8192
 
 cdef inline void _pair_row(int vec, const word_t* XS, Py_ssize_t i, Py_ssize_t r, int m,
@@ -115,10 +107,10 @@ cdef void pair_counts(int vec,              # IN the vector loops (Ctx.vec)
     row.  The two-class row kernels (wide stages) count it once, in the earlier
     row, skipping the cells whose split j has an earlier row (`colrow[j]`;
     INT32_MAX when j is not chosen), and copy it into the later row afterwards,
-    in tiles.  `benchmarks/pair_kernels.py --chosen 300`, ns a cell against
-    counting twice: 194 words 8.4 against 17.6, 100 words 4.7 against 8.4.  At 16
-    words (transposed) a copy costs about as much as a count, so the transposed
-    kernels do not skip (tried: 1.09 against 1.11).  Every cell is written by one
+    in tiles: a wide cell costs far more to count than to copy.  The transposed
+    kernels serve narrow cells, where a copy costs about as much as a count, so
+    they count every cell (`benchmarks/pair_kernels.py --chosen` compares the
+    two).  Every cell is written by one
     thread, and the copies run after all the counts, so the result does not
     depend on the number of threads."""
     cdef word_t* XT = NULL

@@ -404,15 +404,10 @@ cdef int staged_pairs(Ctx* c, const word_t* X, const double* cnt, const int32_t*
     holds the rows valued (n_rows of them).  Returns -1 on a memory stop.
 
     Leaving any row out is sound, so the order and the test only change the
-    work: fico 0.05's stages (its first 20,000 expansions, counters not kept)
-    had 94% of their rows end above the budget within the transfer of a
-    neighbour's bound, and a replay of their bounds valued 27% of the rows in
-    rounds.  Side by side: fico 0.05 certified in 30.6 s against 48.8 s, the same
-    path (172,390 expansions against 170,856); broward 0.05 9.05 s against 9.12
-    (41% of the rows left out, but 7% more expansions: children left without
-    pair values are valued later); compas 0.02 558,082 expansions in 60 s
-    against 506,771.  A stage whose rows are one a column (the coupon sets'
-    binary features) runs whole: rounds could leave nothing out."""
+    work.  On columns of many thresholds most rows end above the budget within
+    the transfer of a neighbour's bound, so rounds value a fraction of them; a
+    stage whose rows are one a column (binary features) runs whole, since
+    rounds could leave nothing out there."""
     cdef int n = n_rows[0]
     cdef uint8_t* st = <uint8_t*> calloc(m + 1, sizeof(uint8_t))  # 1 pending, 2 valued
     cdef double* lbs = <double*> malloc((m + 1) * sizeof(double))

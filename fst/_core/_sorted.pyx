@@ -546,10 +546,8 @@ cdef int sorted_start(Ctx* c, SortedRun* r) noexcept nogil:
     # At depth two, columns in the order of their best two-leaf split (ties by
     # column): a good incumbent early tightens the cap of every later column.
     # The order only changes the work: every column is searched.  Deeper nodes
-    # keep the column order: measured at depth 3 (lambda 0.01), ordering them too
-    # saved little more (room 12,763 -> 11,049 valuations; rice, htru and raisin
-    # the same) and changed which trees a time limit stops at: fault's best at
-    # 30 s fell from 0.42536 to 0.43242.
+    # keep the column order: there the children's searches, not the order of the
+    # columns, decide the incumbent.
     if r.two:
         r.perm = <int32_t*> malloc((r.d.ncu + 1) * sizeof(int32_t))
         r.key = <double*> malloc((r.d.ncu + 1) * sizeof(double))
@@ -708,9 +706,7 @@ cdef int _sorted_pick(Ctx* c, SortedRun* r, double* wh) noexcept nogil:
             r.jm = lo + (hi - lo) // 2
             # Both halves queued: intervals are taken first in first out, so
             # a column is sampled evenly before any part of it is refined (a
-            # good incumbent early tightens the cap; measured against last in
-            # first out, depth 3: rice 1.5 s against 2.5 s, htru 3.6 s against
-            # 4.7 s, wilt at lambda 0 certified in 11.7 s against open at 30 s)
+            # good incumbent early tightens the cap of every later valuation)
             d.stack[2 * r.nst] = ja
             d.stack[2 * r.nst + 1] = r.jm
             d.stack[2 * r.nst + 2] = r.jm
