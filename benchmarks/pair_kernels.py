@@ -1,5 +1,5 @@
 """Time the pair stage's count kernels per cell (not a benchmark against peers: it
-sets the thresholds TRANSPOSE_ROWS and TRANSPOSE_MAX_WORDS2 in fst/_core/_pairs.pyx).
+sets the thresholds TRANSPOSE_ROWS and TRANSPOSE_MAX_WORDS2 in fst/_core/_pair_counts.pyx).
 
     python benchmarks/pair_kernels.py --words 2,8,16,24,32 --classes 2,3
 
@@ -32,17 +32,17 @@ import time
 
 import numpy as np
 
-from fst._core import _pairs, _search
+from fst._core import _testing
 
 
-def per_cell(XS, rows, K, XC, step, repeat=7):
+def per_cell(XS, rows, K, XC, step, repeat=7, simd=1):
     """The fastest of `repeat` timed passes over the rows, after one untimed pass."""
     m = XS.shape[0]
     best = float("inf")
     for turn in range(repeat + 1):
         t = time.perf_counter()
         for r in range(0, len(rows), step):
-            _pairs._pair_counts_for_tests(XS, rows[r:r + step], K, XC, 1)
+            _testing.pair_counts_for_tests(XS, rows[r:r + step], K, XC, 1, simd=simd)
         if turn:
             best = min(best, time.perf_counter() - t)
     return best / (len(rows) * m) * 1e9
@@ -60,7 +60,7 @@ def main():
     args = ap.parse_args()
     if args.boundary:
         return boundary(args)
-    if _search.set_simd(1) != 1:
+    if _testing.simd_choice(1) != 1:
         print("no AVX-512 on this CPU: every setting runs the scalar loops")
     if args.chosen > 64:
         print("classes words  all of N splits chosen, one call: ns/cell")
@@ -71,7 +71,6 @@ def main():
                 XC = rng.integers(0, 2**63, size=(max(K - 1, 1), nw), dtype=np.uint64)
                 rows = np.arange(args.chosen, dtype=np.int32)
                 print(f"{K:7d} {nw:5d} {per_cell(XS, rows, K, XC, args.chosen):10.2f}")
-        _search.set_simd(-1)
         return
     m = args.splits
     rows = np.arange(64, dtype=np.int32)
@@ -84,11 +83,10 @@ def main():
             big = per_cell(XS, rows, K, XC, 64)
             small = per_cell(XS, rows, K, XC, 2)
             print(f"{K:7d} {nw:5d} {big:20.2f} {small:20.2f} {big / small:6.2f}")
-    _search.set_simd(-1)
 
 
 def boundary(args):
-    mode = _search.set_simd(-1)
+    mode = _testing.simd_choice(-1)
     print(f"loops: {['scalar', 'AVX-512', 'AVX2'][mode]}; {args.splits} splits, 64 rows")
     print("words  class-0 bitset ns/cell  boundary ns/cell  ratio")
     rows = np.arange(64, dtype=np.int32)
@@ -103,7 +101,7 @@ def boundary(args):
         for turn in range(32):
             for b in best:
                 t = time.perf_counter()
-                _pairs._pair_counts_for_tests(XS, rows, 2, XC, 1, b)
+                _testing.pair_counts_for_tests(XS, rows, 2, XC, 1, b)
                 if turn:
                     best[b] = min(best[b], time.perf_counter() - t)
         cells = len(rows) * args.splits / 1e9

@@ -5,10 +5,12 @@ sequence; not a benchmark: no peer runs beside it).
     FST_SHARED=../shared python benchmarks/probe.py broward_general_2y 0.005 \
         --time-limit 60 --memory-limit 6e9 --deepening 0.1 --switch-work 3e9
 
-The hooks are the private attributes the tests use: `_deepening` (share of the gap
-added to the root's budget per pass, and once the gap is small), `_switch_work` (work of the first pass at the
-incumbent) and `_ladder` (deepest rung, work of a rung's first turn, store size that
-ends the turns, root gap in lambdas that ends them).
+The settings are the search's private overrides the tests use
+(`FastSmallTreeClassifier._overrides`, keys of `fst._core._config.DEFAULTS`):
+`deepening` and `deepening_close` (share of the gap added to the root's budget per
+pass, and once the gap is small), `switch_work` (work of the first pass at the
+incumbent), the ladder (`ladder_max`, `rung_work`, `ladder_bytes`, `ladder_gap`),
+`sorted_min` and the pair stage in rounds (`stage_min_rows`, `stage_rounds`).
 """
 import argparse
 import os
@@ -45,18 +47,21 @@ def main():
     clf = fst.FastSmallTreeClassifier(regularization=args.regularization,
                                       time_limit=args.time_limit,
                                       memory_limit=int(args.memory_limit))
+    overrides = {}
     if args.deepening is not None:
-        clf._deepening = (tuple(args.deepening) if len(args.deepening) > 1
-                          else args.deepening[0])
+        overrides["deepening"] = args.deepening[0]
+        overrides["deepening_close"] = args.deepening[-1]
     if args.switch_work is not None:
-        clf._switch_work = int(args.switch_work)
+        overrides["switch_work"] = int(args.switch_work)
     if args.sorted_min is not None:
-        clf._sorted_min = args.sorted_min
+        overrides["sorted_min"] = args.sorted_min
     if args.ladder is not None:
-        clf._ladder = (tuple(int(v) for v in args.ladder[:3])
-                       + tuple(float(v) for v in args.ladder[3:]))
+        keys = ("ladder_max", "rung_work", "ladder_bytes", "ladder_gap")
+        overrides.update((k, int(v) if k != "ladder_gap" else float(v))
+                         for k, v in zip(keys, args.ladder))
     if args.staging is not None:
-        clf._staging = tuple(args.staging)
+        overrides.update(zip(("stage_min_rows", "stage_rounds"), args.staging))
+    clf._overrides = overrides
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", fst.NotCertifiedWarning)

@@ -7,7 +7,7 @@ diagnostic for the open problems, not a benchmark).
         --time-limit 60 --top 25
 
 It reads the search's store through `Search._lookup` after the fit (the search
-object is caught as `fit` hands it to `_run_search`).
+object is caught as `fit` makes it).
 """
 import argparse
 import collections
@@ -26,24 +26,24 @@ import fst._classifier as fc  # noqa: E402
 
 def _fit_keeping_search(X, y, lam, time_limit):
     caught = {}
-    run, build = fc._run_search, fc.build_problem
+    make, build = fc.Search, fc.build_problem
 
-    def keep_search(search, *args, **kwargs):
-        caught["search"] = search
-        return run(search, *args, **kwargs)
+    def keep_search(*args, **kwargs):
+        caught["search"] = make(*args, **kwargs)
+        return caught["search"]
 
     def keep_problem(*args, **kwargs):
         caught["problem"] = build(*args, **kwargs)
         return caught["problem"]
 
-    fc._run_search, fc.build_problem = keep_search, keep_problem
+    fc.Search, fc.build_problem = keep_search, keep_problem
     try:
         clf = fst.FastSmallTreeClassifier(regularization=lam, time_limit=time_limit)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", fst.NotCertifiedWarning)
             clf.fit(X, y)
     finally:
-        fc._run_search, fc.build_problem = run, build
+        fc.Search, fc.build_problem = make, build
     return clf, caught["search"], caught["problem"]
 
 
