@@ -183,7 +183,7 @@ cdef int64_t scan_counts(Ctx* c, const word_t* X, int64_t eX, const word_t* S,
     if eqm != NULL and K == 2:
         # The common case (0/1 loss, two classes): one loop, 8 words to a vector
         # where the CPU has AVX-512, 4 with AVX2 and rows sorted by class
-        # (fst_scan2, _simd.h; integer sums, the same).
+        # (fst_scan2, simd/scan.h; integer sums, the same).
         fst_scan2(c.vec, X, S, cb0, eqm, hkey, nw, sums, &hl, c.sp.n0_prefix)
         nl = sums[0]
         c0 = sums[1]

@@ -177,7 +177,7 @@ cdef struct PairStage:
     int nwc          # words of a row set in XS and XC: nw, or ceil(|X| / 64) when
                      # the rows of X are compacted (`fst_compact_at`)
     int nb0          # the rows of class 0 in XS are its bits below nb0 (two classes,
-                     # Ctx.n0_prefix), or -1: they are XC
+                     # Space.n0_prefix), or -1: they are XC
     word_t* XS       # m x nwc: X & s_j
     word_t* XT       # XS transposed (`transposed_splits`), or NULL: row kernels
     word_t* XC       # (K - 1) x nwc: X & class k
@@ -400,7 +400,7 @@ cdef int staged_pairs(Ctx* c, const word_t* X, const double* cnt, const int32_t*
     after the stage is the same as if it were valued.  After `c.cfg.stage_rounds`
     rounds the rows left are valued together.  Leaving a row out is sound as
     leaving it out under the stage's cap is: its children keep their bounds, and
-    the split's bound is the transfer `_expand` applies anyway.  On return `rows`
+    the split's bound is the transfer the expansion applies anyway.  On return `rows`
     holds the rows valued (n_rows of them).  Returns -1 on a memory stop.
 
     Leaving any row out is sound, so the order and the test only change the
@@ -435,7 +435,7 @@ cdef int staged_pairs(Ctx* c, const word_t* X, const double* cnt, const int32_t*
             if st[i] != 1 and lbs[i] < mk:
                 mk = lbs[i]
         while True:
-            # Transfer along each column, in the candidates' bounds (`_expand`
+            # Transfer along each column, in the candidates' bounds (the expansion
             # sets them afresh after the stage).
             for i in range(m):
                 cands[i].lb = lbs[i]

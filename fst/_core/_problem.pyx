@@ -240,7 +240,7 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=Tr
     # takes over the bits of a row set runs in the same order for any input order.
     # Label first: the rows of each class are consecutive, so the pair stage
     # counts a two-class cell's class 0 as its bits below a boundary
-    # (`fst_pair_row2p_*` in _simd.h), one popcount a word instead of two.
+    # (`fst_pair_row2p_*` in simd/counts.h), one popcount a word instead of two.
     group = _row_groups(np.where(np.isnan(X32), np.inf, X32))
     y = np.asarray(y, dtype=np.int64)
     order = np.lexsort((group, y))

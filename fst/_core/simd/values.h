@@ -65,7 +65,7 @@ static inline void fst_take_pair(double l1, double l2, int peel1, int peel2, int
  * X & s_i & s_j as (class-0 rows, rows); cl: the counts of X & s_j as doubles
  * (class 0, class 1); right: the child is X & ~s_i (its cell is cl - A); cc0,
  * cc1: the child's class counts; t1, t2: the potentials a cell needs to hold one
- * leaf, and two (`capacity_lam`).  best2 = INFINITY and arg = -1 when no split
+ * leaf, and two (`_bounds.capacity_unit`).  best2 = INFINITY and arg = -1 when no split
  * separates the child; peel = INFINITY when no cell peels off. */
 static void fst_pair_values2_scalar(const int32_t* A, int m, const double* cl, int right,
                                     double cc0, double cc1, const double* cost,
