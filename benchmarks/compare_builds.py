@@ -54,6 +54,7 @@ def _fit_record(X, y, params, overrides, fit_kw=None):
 
     clf = FastSmallTreeClassifier(**params)
     clf._overrides = dict(overrides)
+    _legacy_hooks(clf, overrides)
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -65,6 +66,20 @@ def _fit_record(X, y, params, overrides, fit_kw=None):
     return {"objective": float(clf.objective_), "lower_bound": float(clf.lower_bound_),
             "optimal": bool(clf.optimal_), "status": clf.status_, "tree": digest.hexdigest(),
             "stats": stats, "seconds": seconds}
+
+
+def _legacy_hooks(clf, overrides):
+    """The same settings as attributes, for a build older than the overrides mapping
+    (which read `_work_limit`, `_sorted_min`, `_switch_work` and `_ladder`); a build
+    that has the mapping never reads these attributes."""
+    if "work_limit" in overrides:
+        clf._work_limit = int(overrides["work_limit"])
+    if "sorted_min" in overrides:
+        clf._sorted_min = float(overrides["sorted_min"])
+    if "switch_work" in overrides:
+        clf._switch_work = int(overrides["switch_work"])
+        clf._ladder = (int(overrides.get("ladder_max", 6)),
+                       int(overrides.get("rung_work", -1)))
 
 
 def _oracle_problems():
