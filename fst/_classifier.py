@@ -13,6 +13,7 @@ from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._config import make_config
 from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._core._solver import Search
+from ._engine import MAX_ENGINE_DEPTH, EngineSearch, engine_space
 from ._export import build_estimator
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
                      check_row_weights, resolve_memory_limit)
@@ -37,7 +38,9 @@ _MAX_WEIGHT_CLASSES = 64
 # share of memory_limit otherwise); `eager_bits`, fill every split's row bitset
 # before the search; `check_keys`, rebuild every stored key after it
 # (`search_stats_['key_check']`).
-_ESTIMATOR_OVERRIDES = ("split_bytes", "eager_bits", "check_keys")
+# `depth_engine`, whether a max_depth fit runs the depth-limited engine (None:
+# when it is the faster, `_use_engine`).
+_ESTIMATOR_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine")
 
 
 # Seconds between progress lines at verbose >= 2.
@@ -249,8 +252,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         memory_limit = resolve_memory_limit(self.memory_limit)
         overrides = dict(getattr(self, "_overrides", None) or {})
         own = {k: overrides.pop(k) for k in _ESTIMATOR_OVERRIDES if k in overrides}
+        engine = _use_engine(self.max_depth, own.get("depth_engine"))
         space = _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight,
-                              memory_limit, own)
+                              memory_limit, own, engine)
         config = make_config(
             overrides,
             regularization=lam, max_depth=self.max_depth,
@@ -261,9 +265,13 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # search's path depend on the machine's memory: under 'auto' the path
             # is that of no limit, and only the stop is added.
             ladder_bytes=0 if self.memory_limit == "auto" else -1)
-        search = Search(space.problem, config)
-        if self.verbose >= 2:
-            search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
+        if engine:
+            search = EngineSearch(space.problem, lam, self.max_depth, config["rules"],
+                                  config["time_limit"], memory_limit)
+        else:
+            search = Search(space.problem, config)
+            if self.verbose >= 2:
+                search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = search.run()
         self._record(search, code, space, X, y_idx, cost, weighted_cost, lam, row_weight)
         self.search_stats_["memory_limit"] = memory_limit
@@ -343,8 +351,19 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         return float(loss + lam * self.n_leaves_)
 
 
+def _use_engine(max_depth, choice):
+    """Whether a fit runs the depth-limited engine: under a max_depth it can search
+    (the `depth_engine` override forces it either way)."""
+    if max_depth is None or max_depth > MAX_ENGINE_DEPTH:
+        if choice:
+            raise ValueError("the depth-limited engine needs max_depth <= "
+                             f"{MAX_ENGINE_DEPTH}")
+        return False
+    return False if choice is None else bool(choice)
+
+
 def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
-                  own):
+                  own, engine=False):
     """The split space of a fit (`build_problem`), and what the estimator needs to
     read its results: the label and weight of each class of the search (one per
     (class, sample weight) pair of a weighted fit), the number of thresholds of
@@ -352,14 +371,21 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
     X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
     col_values = column_values(X_search)
     n_splits = int(column_split_counts(X_search, col_values).sum())
-    max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
-                             own.get("split_bytes"))
+    if engine:
+        # rows ranked and sorted per column: no bitsets, every threshold kept
+        build = lambda X_, y_, K_, cost_, max_splits, values, fill: engine_space(  # noqa: E731
+            X_, y_, K_, cost_, values)
+        max_splits = None
+    else:
+        build = build_problem
+        max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
+                                 own.get("split_bytes"))
     # The splits' row bitsets are filled by the search as it reads them
     # (`split_row`), or all first with the `eager_bits` override.
     eager = bool(own.get("eager_bits", False))
     if row_weight is None:
-        problem = build_problem(X, y_idx, n_classes, weighted_cost, max_splits,
-                                col_values, fill=eager)
+        problem = build(X, y_idx, n_classes, weighted_cost, max_splits,
+                        col_values, fill=eager)
         pc_label, pc_weight = np.arange(n_classes), weights
     else:
         keep = row_weight > 0
@@ -370,8 +396,8 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
         # build_problem divides by its row count, so the scale is applied here.
         scale = keep.sum() / row_weight.sum()
         pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
-        problem = build_problem(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
-                                col_values, fill=eager)
+        problem = build(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
+                        col_values, fill=eager)
     return SimpleNamespace(problem=problem, pc_label=pc_label, pc_weight=pc_weight,
                            n_splits=n_splits, max_splits=max_splits,
                            n_rows=X_search.shape[0])

@@ -1,0 +1,55 @@
+# The depth-limited engine: exact trees of at most a given depth over the rows
+# sorted per column, in memory linear in rows x columns (no per-threshold
+# bitsets).  Its argument is at `_depth.DepthSearch`.
+from ._typedefs cimport int32_t, int64_t, uint8_t
+from ._limits cimport Limits
+
+
+cdef struct DSpace:
+    # The problem, read only during a search.
+    int n                      # rows
+    int p                      # columns
+    int K                      # classes of the search (labels a leaf tries)
+    const int32_t* rank        # p x n: rank of each row's value on each column
+                               # (NaN above every number); split k of column u
+                               # sends ranks <= k left
+    const int32_t* col_start   # p + 1: the first global split id of each column
+    const int32_t* y           # n: the class of each row
+    const double* cost         # K x K: cost of a row of class k labelled j, / n
+    const double* maxcost      # K: each class's largest cost (a row's worst)
+    const double* mincost      # K: each class's least cost (the loss floor)
+    double unit                # > 0: cost is unit * (k != j) (0/1 loss, one
+                               # weight): losses are whole rows times unit
+    double lam                 # the price of a leaf
+    int rules                  # RULE_* bits (_config.pxd) the engine applies
+
+
+cdef struct DLevel:
+    # Scratch of the nodes at one depth left (one node of each depth is open at a
+    # time, so one set per depth), each array sized for the whole data; pages are
+    # touched only as far as a node's rows reach.
+    int32_t* child      # p x m: the two children's rows sorted per column (left
+                        # child's block first, p x m_left, then the right's)
+    int32_t* rk         # p x m: the node's ranks in each column's order
+    int32_t* yk         # p x m: the node's classes in each column's order
+    int32_t* tpos       # m: a column's thresholds (rows left of each)
+    double* lbl         # m: bound (or value) of each valued threshold's left child
+    double* lbr         # m: ... and of its right child
+    double* wpre        # m + 1: worst cost of a column's first rows
+    int32_t* queue      # 8 m + 16: the intervals of thresholds still open (each
+                        # valuation queues at most two)
+    int32_t* best       # tree of the node's best split, in heap order (below)
+    int32_t* cand       # tree of the valued split's first child, heap order
+    int64_t* cnt        # 4 K: class counts (node, the two children, scratch)
+
+
+cdef struct DEngine:
+    DSpace sp
+    Limits lim
+    int max_depth
+    int n_threads
+    uint8_t* side       # n: 0 left of the split being valued, 1 right
+    DLevel* lv          # max_depth + 1 levels (index: depth left)
+    int64_t nodes       # subproblems searched (depth >= 1)
+    int64_t evals       # root splits valued at depth two or more
+    int64_t sweeps      # column passes of the depth-one valuations

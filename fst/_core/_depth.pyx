@@ -1,0 +1,693 @@
+"""The depth-limited engine: the tree of least `loss / n + lam * leaves` among all
+trees of depth at most D on every threshold of every column, over the rows kept
+sorted per column (O(rows x columns) memory, no per-threshold bitsets).
+
+The search of a row set X with d levels left, within a budget B (`_solve`):
+* d = 0, one row, or a leaf the loss floor proves optimal: the leaf.
+* d = 1: one pass per column over X's rows in that column's order, counting each
+  class up to every threshold, values every split's two leaves (`_depth_one`).
+* d >= 2: the root splits of each column are valued by bisection over the
+  column's thresholds (an interval of thresholds still open is valued at its
+  midpoint, then split in two); an interval is dropped when every threshold in
+  it is proven above the cap min(B, best) by the interval bound (its two valued
+  ends' outer children), and shrunk from each end by the neighbour bound (rows
+  crossing between two thresholds change the split's value by at most their
+  worst cost).  At d = 2 a split's two sides are valued exactly by one pass per
+  column (`_depth_one` on both sides at once); deeper, the split's children are
+  partitioned stably (each stays sorted per column) and searched with the
+  look-ahead budgets: the larger child within cap - lb(smaller), the smaller
+  within cap - R(larger).
+
+The answer of `_solve(X, d, B)` is either exact, R(X, d) with its tree, or a
+lower bound above B + TOL; a split is pruned only when its bound exceeds the cap
+by more than TOL, and the best split is replaced only by one better by more than
+TOL, so ties go to the first split found (columns in index order, thresholds in
+the fixed bisection order).  Every bound is a named rule of `_bounds.pxd`.
+
+# Notes:
+# - Recursion is bounded by the depth limit (one C frame a level), so it needs no
+#   explicit stack; every level's scratch is allocated once per fit (`DLevel`).
+# - Trees are kept in heap order: position q's children at 2q + 1 and 2q + 2;
+#   an entry is a global split id, or -1 for a leaf.
+"""
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy, memset
+
+import numpy as np
+cimport numpy as cnp
+
+from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
+from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst_now,
+                       RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
+from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER
+from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
+                       interval_bound, neighbour_bound, rows_moved_bound)
+
+cnp.import_array()
+
+# The deepest tree the engine searches (its trees are held in heap order, 2^(D+1)
+# entries a level).
+MAX_ENGINE_DEPTH = 16
+
+
+# ------------------------------------------------------------------- values
+
+cdef inline double _loss(const DSpace* sp, const int64_t* c, int64_t m) noexcept nogil:
+    """Least total cost of labelling rows with class counts c (m rows) by one
+    label: min_j sum_k c_k C[k, j]; under a unit cost, (m - max_k c_k) * unit,
+    from whole rows so that equal losses are equal to the last bit."""
+    cdef int k, j, K = sp.K
+    cdef int64_t mx = 0
+    cdef double s, best = INF
+    if sp.unit > 0.0:
+        for k in range(K):
+            if c[k] > mx:
+                mx = c[k]
+        return (m - mx) * sp.unit
+    for j in range(K):
+        s = 0.0
+        for k in range(K):
+            s += c[k] * sp.cost[k * K + j]
+        if s < best:
+            best = s
+    return best
+
+
+cdef inline double _floor(const DSpace* sp, const int64_t* c) noexcept nogil:
+    """The loss floor: every row costs at least its class's least cost."""
+    cdef int k
+    cdef double s = 0.0
+    for k in range(sp.K):
+        s += c[k] * sp.mincost[k]
+    return s
+
+
+cdef inline double _lower(const DSpace* sp, const int64_t* c, int64_t m, int d) noexcept nogil:
+    """A bound on R(S, d) from S's counts alone: its leaf with no depth left, else
+    the creation bound (`creation_lower_bound`, or `two_leaf_lower_bound` with
+    RULE_EQUIVALENT off)."""
+    cdef double leaf = _loss(sp, c, m) + sp.lam
+    if d == 0 or m <= 1:
+        return leaf
+    if sp.rules & RULE_EQUIVALENT:
+        return creation_lower_bound(leaf, _floor(sp, c), sp.lam)
+    return two_leaf_lower_bound(leaf, sp.lam)
+
+
+# --------------------------------------------------------------- the limits
+
+cdef inline bint _poll(DEngine* e) noexcept nogil:
+    """Whether the search must stop: time at every valuation, memory and Ctrl-C
+    every 0.1 s."""
+    cdef double now
+    cdef long long rss
+    if e.lim.stop != RUNNING:
+        return True
+    now = fst_now()
+    if e.lim.deadline >= 0 and now > e.lim.deadline:
+        e.lim.stop = STOP_TIME
+        return True
+    if now >= e.lim.next_poll:
+        e.lim.next_poll = now + 0.1
+        rss = limits_rss(&e.lim)
+        if e.lim.memory_limit > 0 and rss > e.lim.memory_limit:
+            e.lim.stop = STOP_MEMORY
+            return True
+        if limits_interrupted():
+            e.lim.stop = STOP_INTERRUPT
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- depth one
+
+cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nogil:
+    """The node's ranks and classes in each column's order (rk, yk)."""
+    cdef int u, i
+    cdef int n = e.sp.n
+    cdef const int32_t* rank
+    cdef const int32_t* o
+    cdef int32_t* rk
+    cdef int32_t* yk
+    for u in range(e.sp.p):
+        rank = e.sp.rank + <int64_t> u * n
+        o = ord + <int64_t> u * m
+        rk = L.rk + <int64_t> u * m
+        yk = L.yk + <int64_t> u * m
+        for i in range(m):
+            rk[i] = rank[o[i]]
+            yk[i] = e.sp.y[o[i]]
+
+
+cdef void _depth_one(DEngine* e, DLevel* L, const int32_t* ord, int m, int nsides,
+                     const int64_t* tot, const int64_t* ntot, double* best,
+                     int32_t* arg) noexcept nogil:
+    """R(S, 1) of each side S of the node (one side: the node itself; two: the
+    rows with side 0 and 1 in `e.side`): best[s] the least of S's leaf and of every
+    split's two leaves, arg[s] that split (-1: the leaf).
+
+    One pass per column over the node's rows in that column's order, counting
+    each side's classes up to a threshold (its left leaf; the side's counts less
+    them, its right leaf).  Every partition of a side by one split is a prefix of
+    this order at a change of rank (split k sends ranks <= k left), so the least
+    over them is R(S, 1).  With RULE_EXCHANGE a side's threshold is skipped while
+    the rows that crossed since its last valuation could not lower its value
+    below the best (`rows_moved_bound`), and with RULE_EQUIVALENT a side's pass
+    ends once its best reaches its floor (no split can do better)."""
+    cdef DSpace* sp = &e.sp
+    cdef int K = sp.K
+    cdef int u, s, k, i
+    cdef int64_t* ic = L.cnt                 # 2 K: each side's counts so far
+    cdef int64_t rc[64]                      # a side's counts beyond a threshold
+    cdef int64_t nn[2]
+    cdef int32_t prev[2]
+    cdef int64_t seen[2]
+    cdef double need[2]
+    cdef double lowest[2]
+    cdef bint done[2]
+    cdef double v, pmax = 0.0
+    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
+    cdef const int32_t* rk
+    cdef const int32_t* yk
+    cdef const int32_t* o
+    cdef const uint8_t* side = e.side
+    for k in range(K):
+        if sp.maxcost[k] - sp.mincost[k] > pmax:
+            pmax = sp.maxcost[k] - sp.mincost[k]
+    for s in range(nsides):
+        arg[s] = -1
+        best[s] = _loss(sp, tot + s * K, ntot[s]) + sp.lam
+        lowest[s] = -INF
+        if sp.rules & RULE_EQUIVALENT:
+            lowest[s] = creation_lower_bound(best[s], _floor(sp, tot + s * K), sp.lam)
+    for u in range(sp.p):
+        rk = L.rk + <int64_t> u * m
+        yk = L.yk + <int64_t> u * m
+        o = ord + <int64_t> u * m
+        e.sweeps += 1
+        memset(ic, 0, 2 * K * sizeof(int64_t))
+        for s in range(nsides):
+            nn[s] = 0
+            prev[s] = -1
+            seen[s] = 0
+            need[s] = 0.0
+            done[s] = ntot[s] < 2 or best[s] <= lowest[s] + TOL
+        if nsides == 2 and done[0] and done[1]:
+            break
+        if nsides == 1 and done[0]:
+            break
+        for i in range(m):
+            s = side[o[i]] if nsides == 2 else 0
+            if done[s]:
+                continue
+            if nn[s] > 0 and rk[i] != prev[s] and (
+                    not moved_rule
+                    or rows_moved_bound(nn[s] - seen[s], pmax) + TOL >= need[s]):
+                # side s's rows so far left, the rest right (split prev[s])
+                seen[s] = nn[s]
+                for k in range(K):
+                    rc[k] = tot[s * K + k] - ic[s * K + k]
+                v = (_loss(sp, ic + s * K, nn[s]) + _loss(sp, rc, ntot[s] - nn[s])
+                     + 2.0 * sp.lam)
+                if v < best[s] - TOL:
+                    best[s] = v
+                    arg[s] = sp.col_start[u] + prev[s]
+                    if best[s] <= lowest[s] + TOL:
+                        done[s] = True
+                need[s] = v - best[s]
+                if moved_rule and rows_moved_bound(ntot[s] - seen[s], pmax) + TOL < need[s]:
+                    done[s] = True      # no later threshold of this side can do better
+                if done[0] and (nsides == 1 or done[1]):
+                    break
+            ic[s * K + yk[i]] += 1
+            nn[s] += 1
+            prev[s] = rk[i]
+
+
+# ------------------------------------------------------------------- trees
+
+cdef inline int _heap_size(int d) noexcept nogil:
+    return (1 << (d + 1)) - 1
+
+
+cdef void _place(int32_t* parent, int d, int at, const int32_t* child) noexcept nogil:
+    """Copy a subtree of depth d - 1 (heap order) under position `at` (1 or 2)
+    of a tree of depth d."""
+    cdef int l, width
+    for l in range(d):
+        width = 1 << l
+        memcpy(parent + (2 * width - 1) + (at - 1) * width, child + (width - 1),
+               width * sizeof(int32_t))
+
+
+# ------------------------------------------------------------------ search
+
+cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* cnt,
+                   double B, bint* exact) noexcept nogil:
+    """R(X, d) of the node with rows `ord` (m rows sorted per column, class counts
+    cnt) when it is at most B + TOL (exact[0] set, its tree in e.lv[d].best);
+    otherwise a lower bound above B + TOL (exact[0] cleared; e.lv[d].best holds
+    the best tree found, worth the value `_solve` would return were it exact)."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef int K = sp.K
+    cdef double leaf = _loss(sp, cnt, m) + sp.lam
+    cdef double best, lbmin, v
+    cdef int64_t nt[2]
+    cdef double b1[2]
+    cdef int32_t a1[2]
+    cdef int u
+    L.best[0] = -1
+    exact[0] = True
+    if d == 0 or m <= 1:
+        return leaf
+    if (sp.rules & RULE_EQUIVALENT) and floor_settles_leaf(leaf - sp.lam, _floor(sp, cnt), sp.lam):
+        return leaf
+    e.nodes += 1
+    _gather(e, L, ord, m)
+    if d == 1:
+        nt[0] = m
+        _depth_one(e, L, ord, m, 1, cnt, nt, b1, a1)
+        if a1[0] >= 0:
+            memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
+            L.best[0] = a1[0]
+        return b1[0]
+    best = leaf
+    lbmin = INF
+    for u in range(sp.p):
+        if _poll(e):
+            break
+        _search_column(e, d, u, ord, m, cnt, B, &best, &lbmin)
+        if e.lim.stop != RUNNING:
+            break
+    if e.lim.stop != RUNNING:
+        exact[0] = False
+        return best
+    if best <= B + TOL:
+        return best
+    exact[0] = False
+    return best if best < lbmin else lbmin
+
+
+cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
+                         const int64_t* cnt, double B, double* best,
+                         double* lbmin) noexcept nogil:
+    """Value the root splits of column u of a node with d >= 2 levels left by
+    bisection over its thresholds, pruning intervals by the interval and
+    neighbour bounds against cap = min(B, best); best and its tree (e.lv[d].best)
+    improve, lbmin takes the least bound of every split proven above its cap."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef int K = sp.K
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const int32_t* o = ord + <int64_t> u * m
+    cdef int32_t* tpos = L.tpos
+    cdef int32_t* q = L.queue
+    cdef double* W = L.wpre
+    cdef int T = 0, i, head = 0, tail = 0, lo, hi, a, c, mid, t, tcur = 0, lo2, hi2, k
+    cdef double cap, bnd, va, v
+    cdef double vs[2]
+    cdef int32_t split
+    cdef bint ex
+    for i in range(1, m):
+        if rk[i] != rk[i - 1]:
+            tpos[T] = i
+            T += 1
+    if T == 0:
+        return
+    W[0] = 0.0
+    for i in range(m):
+        W[i + 1] = W[i] + sp.maxcost[yk[i]]
+    # every row right of the split (position tcur = 0)
+    for i in range(m):
+        e.side[o[i]] = 1
+    q[0] = 0; q[1] = T - 1; q[2] = -1; q[3] = -1
+    tail = 1
+    while head < tail:
+        lo = q[4 * head]; hi = q[4 * head + 1]; a = q[4 * head + 2]; c = q[4 * head + 3]
+        head += 1
+        cap = B if B < best[0] else best[0]
+        if (sp.rules & RULE_TRANSFER) and a >= 0 and c >= 0:
+            bnd = interval_bound(L.lbl[a], L.lbr[c])
+            if bnd > cap + TOL:
+                if bnd < lbmin[0]:
+                    lbmin[0] = bnd
+                continue
+        if sp.rules & RULE_EXCHANGE:
+            if a >= 0:
+                va = L.lbl[a] + L.lbr[a]
+                lo2 = _shrink_up(W, tpos, tpos[a], va, lo, hi, cap, lbmin)
+                lo = lo2
+            if c >= 0 and lo <= hi:
+                va = L.lbl[c] + L.lbr[c]
+                hi2 = _shrink_down(W, tpos, tpos[c], va, lo, hi, cap, lbmin)
+                hi = hi2
+        if lo > hi:
+            continue
+        if _poll(e):
+            return
+        mid = (lo + hi) // 2
+        t = tpos[mid]
+        split = sp.col_start[u] + rk[t - 1]
+        e.evals += 1
+        if d == 2:
+            # move the rows between the last valued threshold and this one
+            while tcur < t:
+                e.side[o[tcur]] = 0
+                tcur += 1
+            while tcur > t:
+                tcur -= 1
+                e.side[o[tcur]] = 1
+            _value_depth_two(e, L, ord, m, cnt, split, t, yk, best, &vs[0])
+        else:
+            ex = _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, &vs[0])
+            if e.lim.stop != RUNNING:
+                return
+            if not ex and vs[0] + vs[1] < lbmin[0]:
+                lbmin[0] = vs[0] + vs[1]
+        L.lbl[mid] = vs[0]
+        L.lbr[mid] = vs[1]
+        if lo <= mid - 1:
+            q[4 * tail] = lo; q[4 * tail + 1] = mid - 1; q[4 * tail + 2] = a; q[4 * tail + 3] = mid
+            tail += 1
+        if mid + 1 <= hi:
+            q[4 * tail] = mid + 1; q[4 * tail + 1] = hi; q[4 * tail + 2] = mid; q[4 * tail + 3] = c
+            tail += 1
+
+
+cdef int _shrink_up(const double* W, const int32_t* tpos, int32_t ta, double va, int lo,
+                    int hi, double cap, double* lbmin) noexcept nogil:
+    """The first threshold of [lo, hi] (right of the valued threshold at row
+    position ta, of bound va) that the neighbour bound does not prove above cap;
+    hi + 1 when none.  The bound falls as thresholds move away from ta (more rows
+    cross), so the proven ones are a prefix, found by bisection."""
+    cdef int a = lo, b = hi + 1, mid
+    cdef double bnd
+    while a < b:
+        mid = (a + b) // 2
+        if neighbour_bound(va, W[tpos[mid]] - W[ta]) > cap + TOL:
+            a = mid + 1
+        else:
+            b = mid
+    if a > lo:
+        bnd = neighbour_bound(va, W[tpos[a - 1]] - W[ta])
+        if bnd < lbmin[0]:
+            lbmin[0] = bnd
+    return a
+
+
+cdef int _shrink_down(const double* W, const int32_t* tpos, int32_t tc, double vc, int lo,
+                      int hi, double cap, double* lbmin) noexcept nogil:
+    """`_shrink_up` from the valued threshold at tc right of [lo, hi]: the last
+    threshold not proven above cap; lo - 1 when none."""
+    cdef int a = lo - 1, b = hi, mid
+    cdef double bnd
+    while a < b:
+        mid = (a + b + 1) // 2
+        if neighbour_bound(vc, W[tc] - W[tpos[mid]]) > cap + TOL:
+            b = mid - 1
+        else:
+            a = mid
+    if a < hi:
+        bnd = neighbour_bound(vc, W[tc] - W[tpos[a + 1]])
+        if bnd < lbmin[0]:
+            lbmin[0] = bnd
+    return a
+
+
+cdef void _value_depth_two(DEngine* e, DLevel* L, const int32_t* ord, int m,
+                           const int64_t* cnt, int32_t split, int t, const int32_t* yk,
+                           double* best, double* vs) noexcept nogil:
+    """A root split of a node with two levels left (its first t rows in yk's
+    column order go left, as e.side says): both sides valued exactly at depth one
+    in one pass per column; the node's best and tree improve when it is better."""
+    cdef int K = e.sp.K
+    cdef int k, i
+    cdef int64_t tot[128]
+    cdef int64_t nt[2]
+    cdef int32_t arg[2]
+    cdef double v
+    for k in range(2 * K):
+        tot[k] = 0
+    for i in range(t):
+        tot[yk[i]] += 1
+    for k in range(K):
+        tot[K + k] = cnt[k] - tot[k]
+    nt[0] = t
+    nt[1] = m - t
+    _depth_one(e, L, ord, m, 2, tot, nt, vs, arg)
+    v = vs[0] + vs[1]
+    if v < best[0] - TOL:
+        best[0] = v
+        memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
+        L.best[0] = split
+        L.best[1] = arg[0]
+        L.best[2] = arg[1]
+
+
+cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
+                        const int64_t* cnt, int32_t split, int t, double cap,
+                        double* best, double* vs) noexcept nogil:
+    """A root split of a node with d >= 3 levels left: its rows partitioned into
+    the two children (each still sorted per column), the larger child searched
+    within cap - lb(smaller) and the smaller within cap - R(larger).  vs gets the
+    two children's values or bounds; True when both are exact."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* C = &e.lv[d - 1]
+    cdef int K = sp.K
+    cdef int p = sp.p
+    cdef int g, i, k, ml = t, mr = m - t, nl, nr, first, second
+    cdef const int32_t* o
+    cdef int32_t* left = L.child
+    cdef int32_t* right = L.child + <int64_t> p * ml
+    cdef int32_t* dl
+    cdef int32_t* dr
+    cdef int32_t r
+    cdef int64_t* cl = L.cnt + 2 * K
+    cdef int64_t* cr = L.cnt + 3 * K
+    cdef const int32_t* ou = ord + <int64_t> u * m
+    cdef const int32_t* yu = L.yk + <int64_t> u * m
+    cdef const int32_t* rows[2]
+    cdef const int64_t* cc[2]
+    cdef int mm[2]
+    cdef double lb0[2]
+    cdef double v1, v2, bud
+    cdef bint ex1, ex2
+    for i in range(m):
+        e.side[ou[i]] = 0 if i < t else 1
+    for k in range(K):
+        cl[k] = 0
+    for i in range(t):
+        cl[yu[i]] += 1
+    for k in range(K):
+        cr[k] = cnt[k] - cl[k]
+    for g in range(p):
+        o = ord + <int64_t> g * m
+        dl = left + <int64_t> g * ml
+        dr = right + <int64_t> g * mr
+        nl = 0
+        nr = 0
+        for i in range(m):
+            r = o[i]
+            if e.side[r] == 0:
+                dl[nl] = r
+                nl += 1
+            else:
+                dr[nr] = r
+                nr += 1
+    rows[0] = left; rows[1] = right
+    cc[0] = cl; cc[1] = cr
+    mm[0] = ml; mm[1] = mr
+    lb0[0] = _lower(sp, cl, ml, d - 1)
+    lb0[1] = _lower(sp, cr, mr, d - 1)
+    first = 0 if ml >= mr else 1
+    second = 1 - first
+    # the larger child first: its value often rules the smaller one out
+    bud = cap - lb0[second]
+    v1 = _solve(e, d - 1, rows[first], mm[first], cc[first], bud, &ex1)
+    if e.lim.stop != RUNNING:
+        return False
+    vs[first] = v1
+    vs[second] = lb0[second]
+    if not ex1 or v1 > bud + TOL:
+        return False
+    memcpy(L.cand, C.best, _heap_size(d - 1) * sizeof(int32_t))
+    bud = cap - v1
+    v2 = _solve(e, d - 1, rows[second], mm[second], cc[second], bud, &ex2)
+    if e.lim.stop != RUNNING:
+        return False
+    vs[second] = v2
+    if not ex2:
+        return False
+    if v1 + v2 < best[0] - TOL:
+        best[0] = v1 + v2
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        L.best[0] = split
+        _place(L.best, d, 1 + first, L.cand)
+        _place(L.best, d, 1 + second, C.best)
+    return True
+
+
+# -------------------------------------------------------------- the object
+
+cdef class DepthSearch:
+    """One depth-limited search: the problem's arrays, the engine's scratch, the
+    result.
+
+    Parameters
+    ----------
+    rank : int32 array (p, n)
+        Rank of each row's value on each column (NaN above every number).
+    col_order : int32 array (p, n)
+        The rows sorted by rank on each column (ties by row index).
+    col_start : int32 array (p + 1,)
+        The first global split id of each column; split k of column u (global
+        col_start[u] + k) sends ranks <= k left.
+    y : int32 array (n,)
+        Class of each row, in [0, K).
+    cost : float64 array (K, K)
+        Cost of a row of class k labelled j, already divided by n.
+    lam : float
+        Price of a leaf.
+    max_depth : int
+    rules : int
+        RULE_* bits (the engine reads RULE_EQUIVALENT, RULE_EXCHANGE and
+        RULE_TRANSFER).
+    time_limit : float or None
+    memory_limit : int (0: none)
+    """
+    cdef DEngine e
+    cdef object _keep
+    cdef public double upper_bound
+    cdef public double lower_bound
+    cdef public bint solved
+    cdef public double seconds
+    cdef double _time_limit
+    cdef object _cnt
+
+    def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
+                  int rules, time_limit=None, long long memory_limit=0):
+        cdef int p, n, K, d
+        cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
+        cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
+        cdef cnp.ndarray[int32_t, ndim=1] S = np.ascontiguousarray(col_start, dtype=np.int32)
+        cdef cnp.ndarray[int32_t, ndim=1] Y = np.ascontiguousarray(y, dtype=np.int32)
+        cdef cnp.ndarray[double, ndim=2] C = np.ascontiguousarray(cost, dtype=np.float64)
+        cdef cnp.ndarray[double, ndim=1] mx = np.ascontiguousarray(C.max(axis=1))
+        cdef cnp.ndarray[double, ndim=1] mn = np.ascontiguousarray(C.min(axis=1))
+        p, n = R.shape[0], R.shape[1]
+        K = C.shape[0]
+        if K > 64:
+            raise ValueError("the depth-limited engine handles at most 64 classes")
+        if not 0 <= max_depth <= MAX_ENGINE_DEPTH:
+            raise ValueError(f"the depth-limited engine searches depths 0 to "
+                             f"{MAX_ENGINE_DEPTH}")
+        memset(&self.e, 0, sizeof(DEngine))
+        self._keep = (R, O, S, Y, C, mx, mn)
+        self._cnt = np.bincount(Y, minlength=K).astype(np.int64) if n else np.zeros(K, np.int64)
+        self.e.sp.n = n
+        self.e.sp.p = p
+        self.e.sp.K = K
+        self.e.sp.rank = &R[0, 0] if n and p else NULL
+        self.e.sp.col_start = &S[0]
+        self.e.sp.y = &Y[0] if n else NULL
+        self.e.sp.cost = &C[0, 0]
+        self.e.sp.maxcost = &mx[0]
+        self.e.sp.mincost = &mn[0]
+        self.e.sp.lam = lam
+        self.e.sp.rules = rules
+        off = C[~np.eye(K, dtype=bool)]
+        if K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0]) and off[0] > 0:
+            self.e.sp.unit = float(off[0])
+        self.e.max_depth = max_depth
+        self._time_limit = -1.0 if time_limit is None else float(time_limit)
+        self.e.lim.memory_limit = memory_limit
+        self.e.side = <uint8_t*> calloc(max(n, 1), 1)
+        self.e.lv = <DLevel*> calloc(max_depth + 1, sizeof(DLevel))
+        if self.e.side == NULL or self.e.lv == NULL:
+            raise MemoryError()
+        for d in range(max_depth + 1):
+            self._alloc_level(&self.e.lv[d], d, n, p, K)
+        self.upper_bound = INF
+        self.lower_bound = -INF
+        self.solved = False
+
+    cdef _alloc_level(self, DLevel* L, int d, int n, int p, int K):
+        cdef int64_t pn = <int64_t> max(p, 1) * max(n, 1)
+        L.best = <int32_t*> malloc(_heap_size(d) * sizeof(int32_t))
+        L.cnt = <int64_t*> calloc(4 * K + 4, sizeof(int64_t))
+        if L.best == NULL or L.cnt == NULL:
+            raise MemoryError()
+        L.best[0] = -1
+        if d == 0:
+            return
+        # malloc of the whole-data size: the pages a node does not reach are never
+        # touched, so the resident memory follows the rows actually searched
+        L.rk = <int32_t*> malloc(pn * sizeof(int32_t))
+        L.yk = <int32_t*> malloc(pn * sizeof(int32_t))
+        if L.rk == NULL or L.yk == NULL:
+            raise MemoryError()
+        if d == 1:
+            return
+        L.child = <int32_t*> malloc(pn * sizeof(int32_t))
+        L.tpos = <int32_t*> malloc((n + 1) * sizeof(int32_t))
+        L.lbl = <double*> malloc((n + 1) * sizeof(double))
+        L.lbr = <double*> malloc((n + 1) * sizeof(double))
+        L.wpre = <double*> malloc((n + 2) * sizeof(double))
+        L.queue = <int32_t*> malloc((8 * <int64_t> n + 16) * sizeof(int32_t))
+        L.cand = <int32_t*> malloc(_heap_size(d) * sizeof(int32_t))
+        if (L.child == NULL or L.tpos == NULL or L.lbl == NULL or L.lbr == NULL
+                or L.wpre == NULL or L.queue == NULL or L.cand == NULL):
+            raise MemoryError()
+
+    def __dealloc__(self):
+        cdef int d
+        if self.e.lv != NULL:
+            for d in range(self.e.max_depth + 1):
+                free(self.e.lv[d].child); free(self.e.lv[d].rk); free(self.e.lv[d].yk)
+                free(self.e.lv[d].tpos); free(self.e.lv[d].lbl); free(self.e.lv[d].lbr)
+                free(self.e.lv[d].wpre); free(self.e.lv[d].queue); free(self.e.lv[d].best)
+                free(self.e.lv[d].cand); free(self.e.lv[d].cnt)
+            free(self.e.lv)
+        free(self.e.side)
+
+    def run(self):
+        """Search; returns the stop code (RUNNING: certified)."""
+        cdef cnp.ndarray[int64_t, ndim=1] cnt = self._cnt
+        cdef cnp.ndarray[int32_t, ndim=2] O = self._keep[1]
+        cdef const int32_t* ord = &O[0, 0] if O.size else NULL
+        cdef double v, t0
+        cdef bint exact = False
+        cdef int D = self.e.max_depth
+        cdef int n = self.e.sp.n
+        t0 = fst_now()
+        with nogil:
+            limits_start(&self.e.lim, self._time_limit, self.e.lim.memory_limit)
+            if self.e.sp.p == 0 or n <= 1:
+                v = _solve(&self.e, 0, ord, n, &cnt[0], INF, &exact)
+            else:
+                v = _solve(&self.e, D, ord, n, &cnt[0], INF, &exact)
+            limits_rss(&self.e.lim)
+        self.seconds = fst_now() - t0
+        self.upper_bound = v
+        self.solved = bool(exact) and self.e.lim.stop == RUNNING
+        self.lower_bound = v if self.solved else -INF
+        return int(self.e.lim.stop)
+
+    def tree(self):
+        """The best tree found, in heap order (global split ids, -1 leaves)."""
+        cdef int D = self.e.max_depth if (self.e.sp.p and self.e.sp.n > 1) else 0
+        cdef int h = _heap_size(D)
+        out = np.empty(h, dtype=np.int32)
+        cdef int32_t[::1] v = out
+        memcpy(&v[0], self.e.lv[D].best, h * sizeof(int32_t))
+        if self.e.lv[D].best[0] < 0:
+            out[:] = -1
+        return out
+
+    def stats(self):
+        return {"nodes": int(self.e.nodes), "evaluations": int(self.e.evals),
+                "column_passes": int(self.e.sweeps), "seconds": float(self.seconds),
+                "peak_rss_bytes": int(self.e.lim.peak_rss)}

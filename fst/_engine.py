@@ -1,0 +1,100 @@
+"""The depth-limited engine's side of a fit: its split space (rows ranked and
+sorted per column, no row bitsets) and a search object with the interface the
+estimator reads (`run`, `extract`, `upper_bound`, `lower_bound`, `solved`,
+`stats`)."""
+from types import SimpleNamespace
+
+import numpy as np
+
+from ._core._depth import DepthSearch, MAX_ENGINE_DEPTH
+from ._core._problem import _column_space
+
+__all__ = ["EngineSearch", "engine_space", "MAX_ENGINE_DEPTH"]
+
+
+def engine_space(X32, y, n_classes, cost, values=None):
+    """The split space of the engine: per column the rows' value ranks and the rows
+    sorted by rank, the thresholds (float32 midpoints, +inf for "finite left, NaN
+    right"), the split columns and starts, as `build_problem` numbers them; y the
+    class of each row; cost (n_classes, n_classes) not yet divided by n. Memory
+    O(rows x columns)."""
+    n = X32.shape[0]
+    pr = SimpleNamespace()
+    _column_space(pr, X32, None, values)
+    pr.n_rows = n
+    pr.n_features = X32.shape[1]
+    pr.n_classes = int(n_classes)
+    pr.y = np.ascontiguousarray(np.asarray(y, dtype=np.int32))
+    pr.cost = np.ascontiguousarray(np.asarray(cost, dtype=np.float64) / max(n, 1))
+    pr.mincost = pr.cost.min(axis=1)
+    return pr
+
+
+class EngineSearch:
+    """One run of the depth-limited engine on an `engine_space`."""
+
+    def __init__(self, space, lam, max_depth, rules, time_limit=None, memory_limit=0):
+        self.space = space
+        self.max_depth = int(max_depth)
+        self._s = DepthSearch(space.row_rank, space.col_order, space.col_start, space.y,
+                              space.cost, float(lam), self.max_depth, int(rules),
+                              time_limit, int(memory_limit or 0))
+        self.lam = float(lam)
+
+    def run(self):
+        code = self._s.run()
+        if not self._s.solved:
+            # a stopped search proves the root's creation bound: its leaf, or any
+            # tree with a split at least the loss floor plus two leaves
+            sp = self.space
+            counts = np.bincount(sp.y, minlength=sp.cost.shape[0]).astype(np.float64)
+            leaf = float((counts @ sp.cost).min()) + self.lam
+            floor = float(np.nextafter(counts @ sp.mincost, -np.inf))
+            self._stopped_bound = leaf if self.max_depth == 0 else min(leaf, floor + 2 * self.lam)
+        return code
+
+    @property
+    def upper_bound(self):
+        return self._s.upper_bound
+
+    @property
+    def solved(self):
+        return self._s.solved
+
+    @property
+    def lower_bound(self):
+        return self._s.lower_bound if self._s.solved else self._stopped_bound
+
+    def stats(self):
+        st = self._s.stats()
+        st["engine"] = "depth"
+        st["nodes_created"] = st["nodes"]
+        return st
+
+    def extract(self):
+        """(split, left, right, depth, rows) of the best tree found, in pre-order,
+        as `Search.extract` returns them."""
+        heap = self._s.tree()
+        sp = self.space
+        splits, lefts, rights, depths, rows = [], [], [], [], []
+        stack = [(0, np.arange(sp.n_rows, dtype=np.intp), 0, -1, 0)]
+        while stack:
+            pos, r, level, parent, is_right = stack.pop()
+            me = len(splits)
+            if parent >= 0:
+                (rights if is_right else lefts)[parent] = me
+            s = int(heap[pos]) if pos < len(heap) else -1
+            splits.append(s)
+            lefts.append(-1)
+            rights.append(-1)
+            depths.append(level)
+            rows.append(r)
+            if s < 0:
+                continue
+            col = int(sp.split_col[s])
+            k = s - int(sp.col_start[col])
+            go_left = sp.row_rank[col][r] <= k
+            stack.append((2 * pos + 2, r[~go_left], level + 1, me, 1))
+            stack.append((2 * pos + 1, r[go_left], level + 1, me, 0))
+        return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
+                np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
