@@ -562,6 +562,23 @@ cdef inline double neighbour_bound(double lb_end, double worst_between) noexcept
     return lb_end - worst_between
 
 
+cdef inline double superset_child_bound(double lb_inner) noexcept nogil:
+    """A child of a root split contains the same-side child of every split of
+    the column nearer its own side (L_t contains L_a for a < t, R_t contains R_c
+    for c > t), and a superset costs no less (a tree on the larger set, applied
+    to the smaller one, loses no more and has no more leaves): R(L_t) >=
+    lb(L_a).  The depth-limited engine starts a child's bound from it (under
+    RULE_TRANSFER, as `interval_bound`)."""
+    return lb_inner
+
+
+cdef inline double subset_child_bound(double lb_outer, double worst_removed) noexcept nogil:
+    """The other way: L_t = L_c minus the rows D between t and c, and the optimal
+    tree of L_t applied to L_c costs at most worst(D) more, so R(L_t) >= lb(L_c)
+    - worst(D) (under RULE_EXCHANGE, as `neighbour_bound`)."""
+    return lb_outer - worst_removed
+
+
 cdef inline double rows_moved_bound(int64_t moved, double pmax) noexcept nogil:
     """The depth-one passes (`_sorted._depth_one_sides`) value a side's split at a
     threshold only when the rows that crossed since its last valuation could

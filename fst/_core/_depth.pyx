@@ -41,7 +41,8 @@ from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst
                        RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
 from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
-                       interval_bound, neighbour_bound, rows_moved_bound)
+                       interval_bound, neighbour_bound, rows_moved_bound,
+                       superset_child_bound, subset_child_bound)
 
 cnp.import_array()
 
@@ -252,7 +253,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     cdef DLevel* L = &e.lv[d]
     cdef int K = sp.K
     cdef double leaf = _loss(sp, cnt, m) + sp.lam
-    cdef double best, lbmin, v
+    cdef double best, lbmin, v, low
     cdef int64_t nt[2]
     cdef double b1[2]
     cdef int32_t a1[2]
@@ -274,12 +275,20 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
         return b1[0]
     best = leaf
     lbmin = INF
+    low = _lower(sp, cnt, m, d)
+    # The best depth-one split first: its value at depth d is often near the
+    # optimum, so the bisection starts under a close cap.
+    nt[0] = m
+    _depth_one(e, L, ord, m, 1, cnt, nt, b1, a1)
+    if a1[0] >= 0 and best > low + TOL:
+        u = _split_column(sp, a1[0])
+        _value_split(e, d, u, ord, m, cnt, a1[0], B, &best, &lbmin)
     for u in range(sp.p):
+        if e.lim.stop != RUNNING or best <= low + TOL:
+            break       # stopped, or no split can beat the best (creation bound)
         if _poll(e):
             break
         _search_column(e, d, u, ord, m, cnt, B, &best, &lbmin)
-        if e.lim.stop != RUNNING:
-            break
     if e.lim.stop != RUNNING:
         exact[0] = False
         return best
@@ -287,6 +296,49 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
         return best
     exact[0] = False
     return best if best < lbmin else lbmin
+
+
+cdef inline double _prune_level(double B, double best) noexcept nogil:
+    """The bound above which a split is pruned: above the budget (B + TOL: the
+    answer must then be a bound above it), or at the incumbent (best - TOL:
+    ties go to the split found first, so only a strictly better one is sought)."""
+    cdef double a = B + TOL, b = best - TOL
+    return a if a < b else b
+
+
+cdef inline int _split_column(const DSpace* sp, int32_t split) noexcept nogil:
+    """The column of a global split id."""
+    cdef int u = 0
+    while u + 1 < sp.p and sp.col_start[u + 1] <= split:
+        u += 1
+    return u
+
+
+cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
+                       const int64_t* cnt, int32_t split, double B, double* best,
+                       double* lbmin) noexcept nogil:
+    """Value one root split (of column u) of a node with d >= 2 levels left
+    against cap = min(B, best), as `_search_column` values a threshold."""
+    cdef DLevel* L = &e.lv[d]
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const int32_t* o = ord + <int64_t> u * m
+    cdef int32_t k = split - e.sp.col_start[u]
+    cdef int t = 0, i
+    cdef double cap = B if B < best[0] else best[0]
+    cdef double vs[2]
+    while t < m and rk[t] <= k:
+        t += 1
+    if t == 0 or t == m:
+        return
+    e.evals += 1
+    if d == 2:
+        for i in range(m):
+            e.side[o[i]] = 0 if i < t else 1
+        _value_depth_two(e, L, ord, m, cnt, split, t, yk, best, &vs[0])
+    elif not _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, &vs[0], NULL):
+        if e.lim.stop == RUNNING and vs[0] + vs[1] < lbmin[0]:
+            lbmin[0] = vs[0] + vs[1]
 
 
 cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
@@ -306,8 +358,9 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int32_t* q = L.queue
     cdef double* W = L.wpre
     cdef int T = 0, i, head = 0, tail = 0, lo, hi, a, c, mid, t, tcur = 0, lo2, hi2, k
-    cdef double cap, bnd, va, v
+    cdef double cap, bnd, va, v, P
     cdef double vs[2]
+    cdef double hint[3]
     cdef int32_t split
     cdef bint ex
     for i in range(1, m):
@@ -328,20 +381,23 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         lo = q[4 * head]; hi = q[4 * head + 1]; a = q[4 * head + 2]; c = q[4 * head + 3]
         head += 1
         cap = B if B < best[0] else best[0]
+        # a split is pruned when its bound exceeds the budget, or when it could
+        # at best tie with the incumbent (only a strictly better split is taken)
+        P = _prune_level(B, best[0])
         if (sp.rules & RULE_TRANSFER) and a >= 0 and c >= 0:
             bnd = interval_bound(L.lbl[a], L.lbr[c])
-            if bnd > cap + TOL:
+            if bnd > P:
                 if bnd < lbmin[0]:
                     lbmin[0] = bnd
                 continue
         if sp.rules & RULE_EXCHANGE:
             if a >= 0:
                 va = L.lbl[a] + L.lbr[a]
-                lo2 = _shrink_up(W, tpos, tpos[a], va, lo, hi, cap, lbmin)
+                lo2 = _shrink_up(W, tpos, tpos[a], va, lo, hi, P, lbmin)
                 lo = lo2
             if c >= 0 and lo <= hi:
                 va = L.lbl[c] + L.lbr[c]
-                hi2 = _shrink_down(W, tpos, tpos[c], va, lo, hi, cap, lbmin)
+                hi2 = _shrink_down(W, tpos, tpos[c], va, lo, hi, P, lbmin)
                 hi = hi2
         if lo > hi:
             continue
@@ -361,7 +417,31 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
                 e.side[o[tcur]] = 1
             _value_depth_two(e, L, ord, m, cnt, split, t, yk, best, &vs[0])
         else:
-            ex = _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, &vs[0])
+            hint[0] = -INF
+            hint[1] = -INF
+            if a >= 0:
+                if sp.rules & RULE_TRANSFER:
+                    hint[0] = superset_child_bound(L.lbl[a])
+                if sp.rules & RULE_EXCHANGE:
+                    bnd = subset_child_bound(L.lbr[a], W[t] - W[tpos[a]])
+                    if bnd > hint[1]:
+                        hint[1] = bnd
+            if c >= 0:
+                if sp.rules & RULE_TRANSFER:
+                    bnd = superset_child_bound(L.lbr[c])
+                    if bnd > hint[1]:
+                        hint[1] = bnd
+                if sp.rules & RULE_EXCHANGE:
+                    bnd = subset_child_bound(L.lbl[c], W[tpos[c]] - W[t])
+                    if bnd > hint[0]:
+                        hint[0] = bnd
+            # the smaller child's budget is widened by the worst cost of the rows
+            # to the interval's farther end: a bound it proves then reaches past
+            # the whole interval (the neighbour bound), a value no worse
+            hint[2] = W[tpos[hi]] - W[t]
+            if W[t] - W[tpos[lo]] > hint[2]:
+                hint[2] = W[t] - W[tpos[lo]]
+            ex = _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, &vs[0], hint)
             if e.lim.stop != RUNNING:
                 return
             if not ex and vs[0] + vs[1] < lbmin[0]:
@@ -377,16 +457,16 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
 
 
 cdef int _shrink_up(const double* W, const int32_t* tpos, int32_t ta, double va, int lo,
-                    int hi, double cap, double* lbmin) noexcept nogil:
+                    int hi, double P, double* lbmin) noexcept nogil:
     """The first threshold of [lo, hi] (right of the valued threshold at row
-    position ta, of bound va) that the neighbour bound does not prove above cap;
+    position ta, of bound va) that the neighbour bound does not prove above P;
     hi + 1 when none.  The bound falls as thresholds move away from ta (more rows
     cross), so the proven ones are a prefix, found by bisection."""
     cdef int a = lo, b = hi + 1, mid
     cdef double bnd
     while a < b:
         mid = (a + b) // 2
-        if neighbour_bound(va, W[tpos[mid]] - W[ta]) > cap + TOL:
+        if neighbour_bound(va, W[tpos[mid]] - W[ta]) > P:
             a = mid + 1
         else:
             b = mid
@@ -398,14 +478,14 @@ cdef int _shrink_up(const double* W, const int32_t* tpos, int32_t ta, double va,
 
 
 cdef int _shrink_down(const double* W, const int32_t* tpos, int32_t tc, double vc, int lo,
-                      int hi, double cap, double* lbmin) noexcept nogil:
+                      int hi, double P, double* lbmin) noexcept nogil:
     """`_shrink_up` from the valued threshold at tc right of [lo, hi]: the last
-    threshold not proven above cap; lo - 1 when none."""
+    threshold not proven above P; lo - 1 when none."""
     cdef int a = lo - 1, b = hi, mid
     cdef double bnd
     while a < b:
         mid = (a + b + 1) // 2
-        if neighbour_bound(vc, W[tc] - W[tpos[mid]]) > cap + TOL:
+        if neighbour_bound(vc, W[tc] - W[tpos[mid]]) > P:
             b = mid - 1
         else:
             a = mid
@@ -448,7 +528,7 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, const int32_t* ord, int m,
 
 cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
                         const int64_t* cnt, int32_t split, int t, double cap,
-                        double* best, double* vs) noexcept nogil:
+                        double* best, double* vs, const double* hint) noexcept nogil:
     """A root split of a node with d >= 3 levels left: its rows partitioned into
     the two children (each still sorted per column), the larger child searched
     within cap - lb(smaller) and the smaller within cap - R(larger).  vs gets the
@@ -502,6 +582,12 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     mm[0] = ml; mm[1] = mr
     lb0[0] = _lower(sp, cl, ml, d - 1)
     lb0[1] = _lower(sp, cr, mr, d - 1)
+    if hint != NULL:
+        # the children's bounds from the column's valued neighbours
+        if hint[0] > lb0[0]:
+            lb0[0] = hint[0]
+        if hint[1] > lb0[1]:
+            lb0[1] = hint[1]
     first = 0 if ml >= mr else 1
     second = 1 - first
     # the larger child first: its value often rules the smaller one out
@@ -515,6 +601,8 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         return False
     memcpy(L.cand, C.best, _heap_size(d - 1) * sizeof(int32_t))
     bud = cap - v1
+    if hint != NULL:
+        bud += hint[2]
     v2 = _solve(e, d - 1, rows[second], mm[second], cc[second], bud, &ex2)
     if e.lim.stop != RUNNING:
         return False
