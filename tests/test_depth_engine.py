@@ -1,0 +1,153 @@
+"""The depth-limited engine (fst/_core/_depth.pyx): exact against brute force in
+every switch combination of its rules, with costs, weights and NaN; every tree
+re-scored from the raw data; stops return a valid tree and bound; no threshold is
+ever dropped; results do not depend on row order."""
+import warnings
+
+import numpy as np
+import pytest
+
+from fst import FastSmallTreeClassifier
+from fst._core import _config
+from fst.exceptions import NotCertifiedWarning
+from oracle import (continuous_problem, optimal_objective, random_problem, rescore,
+                    sample_weights)
+
+# the engine's rules: the loss floor, the neighbour and moved-rows bounds, the
+# interval and superset bounds
+ENGINE_RULES = (_config.RULES["equivalent"], _config.RULES["exchange"],
+                _config.RULES["transfer"])
+
+
+def _expected(X, y, cost, lam, depth, w=None):
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full = (np.ones((K, K)) - np.eye(K)) if cost is None else cost[np.ix_(classes, classes)]
+    return optimal_objective(X, y_idx, full, lam, depth, weights=w), y_idx, full
+
+
+def _fit(X, y, cost, lam, depth, rules=_config.ALL_RULES, w=None, **params):
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth,
+                                  **params)
+    clf._overrides = {"depth_engine": True, "rules": rules}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, y, sample_weight=w)
+    return clf
+
+
+def _check(X, y, cost, lam, depth, rules=_config.ALL_RULES, w=None):
+    expected, y_idx, full = _expected(X, y, cost, lam, depth, w)
+    clf = _fit(X, y, cost, lam, depth, rules, w)
+    assert clf.optimal_
+    assert clf.search_stats_["engine"] == "depth"
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(expected, abs=1e-9)
+    assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
+    assert clf.estimator_.get_depth() <= depth
+    return clf
+
+
+@pytest.mark.parametrize("seed", range(120))
+def test_engine_matches_brute_force(seed):
+    X, y, cost, lam, depth = random_problem(seed)
+    _check(X, y, cost, lam, depth if depth is not None else 1 + seed % 4)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_engine_matches_brute_force_on_continuous_columns(seed):
+    X, y, cost, lam, depth = continuous_problem(seed)
+    _check(X, y, cost, lam, depth if depth is not None else 3)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_engine_matches_brute_force_with_sample_weights(seed):
+    X, y, cost, lam, depth = random_problem(3000 + seed)
+    _check(X, y, cost, lam, depth if depth is not None else 2, w=sample_weights(seed, y))
+
+
+@pytest.mark.parametrize("lam", [0.0, 0.02])
+@pytest.mark.parametrize("seed", range(20))
+def test_engine_at_zero_regularization_and_nan(seed, lam):
+    """lam = 0 (the exact depth-limited problem) on columns with NaN."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, size=(14, 3)).astype(float)
+    X[rng.random(X.shape) < 0.15] = np.nan
+    y = rng.integers(0, 2 + seed % 2, size=14)
+    _check(X, y, None, lam, 1 + seed % 3)
+
+
+def _combo_problems():
+    for seed in range(0, 40, 3):
+        X, y, cost, lam, depth = random_problem(seed)
+        yield X, y, cost, lam, depth if depth is not None else 2 + seed % 2
+    for seed in range(0, 30, 3):
+        X, y, cost, lam, depth = continuous_problem(seed)
+        yield X, y, cost, lam, depth if depth is not None else 3
+
+
+@pytest.mark.parametrize("combo", range(8))
+def test_engine_every_rule_combination_matches_brute_force(combo):
+    """Each of the engine's rules (loss floor; neighbour and moved-rows bounds;
+    interval and superset bounds) switched off or on: the same optimum."""
+    rules = _config.ALL_RULES
+    for i, bit in enumerate(ENGINE_RULES):
+        if not combo >> i & 1:
+            rules &= ~bit
+    for X, y, cost, lam, depth in _combo_problems():
+        _check(X, y, cost, lam, depth, rules)
+
+
+def test_engine_agrees_with_the_bitset_search():
+    """On a continuous problem too large for brute force, both searches certify
+    the same optimum at depth 2 and 3."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=300) > 0.4).astype(int)
+    for depth in (2, 3):
+        for lam in (0.0, 0.01):
+            a = _fit(X, y, None, lam, depth)
+            b = FastSmallTreeClassifier(regularization=lam, max_depth=depth)
+            b._overrides = {"depth_engine": False}
+            b.fit(X, y)
+            assert a.optimal_ and b.optimal_
+            assert a.objective_ == pytest.approx(b.objective_, abs=1e-9)
+
+
+def test_engine_keeps_every_threshold():
+    """Thousands of distinct values a column: the engine searches all of them."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(4000, 3))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    clf = _fit(X, y, None, 0.0, 2)
+    assert clf.optimal_
+    assert clf.search_stats_["n_splits_searched"] == clf.search_stats_["n_splits"]
+    X32 = X.astype(np.float32)
+    assert clf.search_stats_["n_splits"] == sum(len(np.unique(X32[:, j])) - 1
+                                                for j in range(3))
+
+
+def test_engine_does_not_depend_on_row_order():
+    X, y, cost, lam, _ = continuous_problem(5)
+    perm = np.random.default_rng(0).permutation(len(y))
+    a = _fit(X, y, cost, lam, 3)
+    b = _fit(X[perm], y[perm], cost, lam, 3)
+    assert a.objective_ == b.objective_
+    np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+def test_engine_time_limit_returns_a_valid_tree():
+    """A stop returns the best tree found, re-scored, with a bound below it."""
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 6))
+    y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=3000) > 0).astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=0.05)
+    clf._overrides = {"depth_engine": True}
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    assert not clf.optimal_
+    assert clf.status_ == "time_limit"
+    assert clf.estimator_.get_depth() <= 4
+    _, y_idx = np.unique(y, return_inverse=True)
+    assert rescore(clf, X, y_idx, 1 - np.eye(2), 0.0) == pytest.approx(clf.objective_)
+    assert clf.lower_bound_ <= clf.objective_
