@@ -267,7 +267,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             ladder_bytes=0 if self.memory_limit == "auto" else -1)
         if engine:
             search = EngineSearch(space.problem, lam, self.max_depth, config["rules"],
-                                  config["time_limit"], memory_limit)
+                                  config["time_limit"], memory_limit, config["n_threads"])
         else:
             search = Search(space.problem, config)
             if self.verbose >= 2:

@@ -33,12 +33,13 @@ def engine_space(X32, y, n_classes, cost, values=None):
 class EngineSearch:
     """One run of the depth-limited engine on an `engine_space`."""
 
-    def __init__(self, space, lam, max_depth, rules, time_limit=None, memory_limit=0):
+    def __init__(self, space, lam, max_depth, rules, time_limit=None, memory_limit=0,
+                 n_threads=1):
         self.space = space
         self.max_depth = int(max_depth)
         self._s = DepthSearch(space.row_rank, space.col_order, space.col_start, space.y,
                               space.cost, float(lam), self.max_depth, int(rules),
-                              time_limit, int(memory_limit or 0))
+                              time_limit, int(memory_limit or 0), int(n_threads))
         self.lam = float(lam)
 
     def run(self):

@@ -20,6 +20,8 @@ cdef struct DSpace:
     const double* mincost      # K: each class's least cost (the loss floor)
     double unit                # > 0: cost is unit * (k != j) (0/1 loss, one
                                # weight): losses are whole rows times unit
+    double quantum             # > 0: every objective is a whole number of it
+                               # (a unit cost and lam a whole number of units)
     double lam                 # the price of a leaf
     int rules                  # RULE_* bits (_config.pxd) the engine applies
 
@@ -41,6 +43,9 @@ cdef struct DLevel:
     int32_t* best       # tree of the node's best split, in heap order (below)
     int32_t* cand       # tree of the valued split's first child, heap order
     int64_t* cnt        # 4 K: class counts (node, the two children, scratch)
+    double* cbest       # 2 p: each column's best split value per side (threads)
+    int32_t* carg       # 2 p: ... and that split
+    int64_t* ccnt       # 2 K p: each column's class counts (threads)
 
 
 cdef struct DEngine:

@@ -32,6 +32,7 @@ the fixed bisection order).  Every bound is a named rule of `_bounds.pxd`.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
+from cython.parallel cimport prange
 
 import numpy as np
 cimport numpy as cnp
@@ -49,6 +50,10 @@ cnp.import_array()
 # The deepest tree the engine searches (its trees are held in heap order, 2^(D+1)
 # entries a level).
 MAX_ENGINE_DEPTH = 16
+
+# A depth-one pass over at least this many (row, column) cells runs its columns on
+# the fit's threads; smaller ones are not worth waking them.
+cdef int64_t PARALLEL_MIN_CELLS = 200_000
 
 
 # ------------------------------------------------------------------- values
@@ -140,6 +145,114 @@ cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
             yk[i] = e.sp.y[o[i]]
 
 
+cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
+                       const int32_t* o, const uint8_t* side, int m, int nsides,
+                       const int64_t* tot, const int64_t* ntot, const double* lowest,
+                       double pmax, int32_t base, int64_t* ic, double* best,
+                       int32_t* arg) noexcept nogil:
+    """One column's pass of `_depth_one`: best[s] and arg[s] improve (by more
+    than TOL) with the column's splits of each side s; ic is 2 K of scratch."""
+    cdef int K = sp.K
+    cdef int s, k, i
+    cdef int64_t rc[64]
+    cdef int64_t nn[2]
+    cdef int32_t prev[2]
+    cdef int64_t seen[2]
+    cdef double need[2]
+    cdef bint done[2]
+    cdef double v
+    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
+    memset(ic, 0, 2 * K * sizeof(int64_t))
+    for s in range(2):
+        nn[s] = 0
+        prev[s] = -1
+        seen[s] = 0
+        need[s] = 0.0
+        done[s] = s >= nsides or ntot[s] < 2 or best[s] <= lowest[s] + TOL
+    if done[0] and done[1]:
+        return
+    if K == 2 and sp.unit > 0.0:
+        _column_pass_unit2(sp, rk, yk, o, side, m, nsides, tot, ntot, lowest, base,
+                           done, best, arg)
+        return
+    for i in range(m):
+        s = side[o[i]] if nsides == 2 else 0
+        if done[s]:
+            continue
+        if nn[s] > 0 and rk[i] != prev[s] and (
+                not moved_rule
+                or rows_moved_bound(nn[s] - seen[s], pmax) + TOL >= need[s]):
+            # side s's rows so far left, the rest right (split prev[s])
+            seen[s] = nn[s]
+            for k in range(K):
+                rc[k] = tot[s * K + k] - ic[s * K + k]
+            v = (_loss(sp, ic + s * K, nn[s]) + _loss(sp, rc, ntot[s] - nn[s])
+                 + 2.0 * sp.lam)
+            if v < best[s] - TOL:
+                best[s] = v
+                arg[s] = base + prev[s]
+                if best[s] <= lowest[s] + TOL:
+                    done[s] = True
+            need[s] = v - best[s]
+            if moved_rule and rows_moved_bound(ntot[s] - seen[s], pmax) + TOL < need[s]:
+                done[s] = True      # no later threshold of this side can do better
+            if done[0] and done[1]:
+                return
+        ic[s * K + yk[i]] += 1
+        nn[s] += 1
+        prev[s] = rk[i]
+
+
+cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t* yk,
+                             const int32_t* o, const uint8_t* side, int m, int nsides,
+                             const int64_t* tot, const int64_t* ntot,
+                             const double* lowest, int32_t base, bint* done,
+                             double* best, int32_t* arg) noexcept nogil:
+    """`_column_pass` for two classes under a unit cost u, from whole rows: a
+    split's value is (min(l0, l1) + min(t0 - l0, t1 - l1)) u + 2 lam, and the
+    moved-rows bound (`rows_moved_bound`) has the potential u of every row."""
+    cdef int s, i
+    cdef int64_t l[4]          # class counts so far, side-major
+    cdef int64_t nn[2]
+    cdef int32_t prev[2]
+    cdef int64_t seen[2]
+    cdef double need[2]
+    cdef int64_t e0, e1
+    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
+    cdef double u = sp.unit, two = 2.0 * sp.lam, v
+    l[0] = 0; l[1] = 0; l[2] = 0; l[3] = 0
+    for s in range(2):
+        nn[s] = 0
+        prev[s] = -1
+        seen[s] = 0
+        need[s] = 0.0
+    for i in range(m):
+        s = side[o[i]] if nsides == 2 else 0
+        if done[s]:
+            continue
+        if nn[s] > 0 and rk[i] != prev[s] and (
+                not moved_rule or rows_moved_bound(nn[s] - seen[s], u) + TOL >= need[s]):
+            seen[s] = nn[s]
+            e0 = l[2 * s] if l[2 * s] < l[2 * s + 1] else l[2 * s + 1]
+            e1 = tot[2 * s] - l[2 * s]
+            if tot[2 * s + 1] - l[2 * s + 1] < e1:
+                e1 = tot[2 * s + 1] - l[2 * s + 1]
+            v = (e0 + e1) * u + two
+            if v < best[s] - TOL:
+                best[s] = v
+                arg[s] = base + prev[s]
+                if best[s] <= lowest[s] + TOL:
+                    done[s] = True
+            need[s] = v - best[s]
+            if moved_rule and rows_moved_bound(ntot[s] - seen[s], u) + TOL < need[s]:
+                done[s] = True
+            if done[0] and done[1]:
+                return
+        l[2 * s + yk[i]] += 1
+        nn[s] += 1
+        prev[s] = rk[i]
+
+
 cdef void _depth_one(DEngine* e, DLevel* L, const int32_t* ord, int m, int nsides,
                      const int64_t* tot, const int64_t* ntot, double* best,
                      int32_t* arg) noexcept nogil:
@@ -154,75 +267,50 @@ cdef void _depth_one(DEngine* e, DLevel* L, const int32_t* ord, int m, int nside
     over them is R(S, 1).  With RULE_EXCHANGE a side's threshold is skipped while
     the rows that crossed since its last valuation could not lower its value
     below the best (`rows_moved_bound`), and with RULE_EQUIVALENT a side's pass
-    ends once its best reaches its floor (no split can do better)."""
+    ends once its best reaches its floor (no split can do better).  A skipped
+    threshold is never better than the best by more than TOL, so the result is
+    the first best split in column order with or without the skips; threads
+    (columns side by side, each from the leaf) reduce in column order to it."""
     cdef DSpace* sp = &e.sp
     cdef int K = sp.K
-    cdef int u, s, k, i
-    cdef int64_t* ic = L.cnt                 # 2 K: each side's counts so far
-    cdef int64_t rc[64]                      # a side's counts beyond a threshold
-    cdef int64_t nn[2]
-    cdef int32_t prev[2]
-    cdef int64_t seen[2]
-    cdef double need[2]
+    cdef int u, s, k
     cdef double lowest[2]
-    cdef bint done[2]
-    cdef double v, pmax = 0.0
-    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
-    cdef const int32_t* rk
-    cdef const int32_t* yk
-    cdef const int32_t* o
-    cdef const uint8_t* side = e.side
+    cdef double pmax = 0.0
+    cdef bint par = e.n_threads > 1 and <int64_t> m * sp.p >= PARALLEL_MIN_CELLS
     for k in range(K):
         if sp.maxcost[k] - sp.mincost[k] > pmax:
             pmax = sp.maxcost[k] - sp.mincost[k]
-    for s in range(nsides):
+    for s in range(2):
         arg[s] = -1
-        best[s] = _loss(sp, tot + s * K, ntot[s]) + sp.lam
+        best[s] = INF
         lowest[s] = -INF
+    for s in range(nsides):
+        best[s] = _loss(sp, tot + s * K, ntot[s]) + sp.lam
         if sp.rules & RULE_EQUIVALENT:
             lowest[s] = creation_lower_bound(best[s], _floor(sp, tot + s * K), sp.lam)
+    if not par:
+        for u in range(sp.p):
+            e.sweeps += 1
+            _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
+                         ord + <int64_t> u * m, e.side, m, nsides, tot, ntot, lowest,
+                         pmax, sp.col_start[u], L.cnt, best, arg)
+        return
     for u in range(sp.p):
-        rk = L.rk + <int64_t> u * m
-        yk = L.yk + <int64_t> u * m
-        o = ord + <int64_t> u * m
-        e.sweeps += 1
-        memset(ic, 0, 2 * K * sizeof(int64_t))
+        L.cbest[2 * u] = best[0]
+        L.cbest[2 * u + 1] = best[1]
+        L.carg[2 * u] = -1
+        L.carg[2 * u + 1] = -1
+    for u in prange(sp.p, schedule="dynamic", num_threads=e.n_threads):
+        _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
+                     ord + <int64_t> u * m, e.side, m, nsides, tot, ntot, lowest, pmax,
+                     sp.col_start[u], L.ccnt + <int64_t> u * 2 * K, L.cbest + 2 * u,
+                     L.carg + 2 * u)
+    e.sweeps += sp.p
+    for u in range(sp.p):
         for s in range(nsides):
-            nn[s] = 0
-            prev[s] = -1
-            seen[s] = 0
-            need[s] = 0.0
-            done[s] = ntot[s] < 2 or best[s] <= lowest[s] + TOL
-        if nsides == 2 and done[0] and done[1]:
-            break
-        if nsides == 1 and done[0]:
-            break
-        for i in range(m):
-            s = side[o[i]] if nsides == 2 else 0
-            if done[s]:
-                continue
-            if nn[s] > 0 and rk[i] != prev[s] and (
-                    not moved_rule
-                    or rows_moved_bound(nn[s] - seen[s], pmax) + TOL >= need[s]):
-                # side s's rows so far left, the rest right (split prev[s])
-                seen[s] = nn[s]
-                for k in range(K):
-                    rc[k] = tot[s * K + k] - ic[s * K + k]
-                v = (_loss(sp, ic + s * K, nn[s]) + _loss(sp, rc, ntot[s] - nn[s])
-                     + 2.0 * sp.lam)
-                if v < best[s] - TOL:
-                    best[s] = v
-                    arg[s] = sp.col_start[u] + prev[s]
-                    if best[s] <= lowest[s] + TOL:
-                        done[s] = True
-                need[s] = v - best[s]
-                if moved_rule and rows_moved_bound(ntot[s] - seen[s], pmax) + TOL < need[s]:
-                    done[s] = True      # no later threshold of this side can do better
-                if done[0] and (nsides == 1 or done[1]):
-                    break
-            ic[s * K + yk[i]] += 1
-            nn[s] += 1
-            prev[s] = rk[i]
+            if L.carg[2 * u + s] >= 0 and L.cbest[2 * u + s] < best[s] - TOL:
+                best[s] = L.cbest[2 * u + s]
+                arg[s] = L.carg[2 * u + s]
 
 
 # ------------------------------------------------------------------- trees
@@ -295,14 +383,29 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     if best <= B + TOL:
         return best
     exact[0] = False
-    return best if best < lbmin else lbmin
+    # no tree is worth B or less (every split was proven above its cap)
+    v = best if best < lbmin else lbmin
+    return v if v > B else B
 
 
-cdef inline double _prune_level(double B, double best) noexcept nogil:
+cdef inline double _cap(const DSpace* sp, double B, double best) noexcept nogil:
+    """What a split must cost at most to be of use: the budget B, or less than the
+    incumbent.  Where every value is a whole number of quanta q (a unit cost and
+    lam a whole number of units), less than best is at most best - q."""
+    cdef double b = best - sp.quantum
+    return B if B < b else b
+
+
+cdef inline double _prune_level(const DSpace* sp, double B, double best) noexcept nogil:
     """The bound above which a split is pruned: above the budget (B + TOL: the
-    answer must then be a bound above it), or at the incumbent (best - TOL:
-    ties go to the split found first, so only a strictly better one is sought)."""
-    cdef double a = B + TOL, b = best - TOL
+    answer must then be a bound above it), or at the incumbent (ties go to the
+    split found first, so only a strictly better one is sought): best - TOL, or
+    best - q + TOL where values are whole quanta (`_cap`)."""
+    cdef double a = B + TOL, b
+    if sp.quantum > 0.0:
+        b = best - sp.quantum + TOL
+    else:
+        b = best - TOL
     return a if a < b else b
 
 
@@ -325,7 +428,7 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef const int32_t* o = ord + <int64_t> u * m
     cdef int32_t k = split - e.sp.col_start[u]
     cdef int t = 0, i
-    cdef double cap = B if B < best[0] else best[0]
+    cdef double cap = _cap(&e.sp, B, best[0])
     cdef double vs[2]
     while t < m and rk[t] <= k:
         t += 1
@@ -380,10 +483,10 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     while head < tail:
         lo = q[4 * head]; hi = q[4 * head + 1]; a = q[4 * head + 2]; c = q[4 * head + 3]
         head += 1
-        cap = B if B < best[0] else best[0]
+        cap = _cap(sp, B, best[0])
         # a split is pruned when its bound exceeds the budget, or when it could
         # at best tie with the incumbent (only a strictly better split is taken)
-        P = _prune_level(B, best[0])
+        P = _prune_level(sp, B, best[0])
         if (sp.rules & RULE_TRANSFER) and a >= 0 and c >= 0:
             bnd = interval_bound(L.lbl[a], L.lbr[c])
             if bnd > P:
@@ -592,6 +695,8 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     second = 1 - first
     # the larger child first: its value often rules the smaller one out
     bud = cap - lb0[second]
+    if hint != NULL:
+        bud += hint[2]
     v1 = _solve(e, d - 1, rows[first], mm[first], cc[first], bud, &ex1)
     if e.lim.stop != RUNNING:
         return False
@@ -645,6 +750,9 @@ cdef class DepthSearch:
         RULE_TRANSFER).
     time_limit : float or None
     memory_limit : int (0: none)
+    n_threads : int
+        Threads of the depth-one passes' columns (the result does not depend
+        on it).
     """
     cdef DEngine e
     cdef object _keep
@@ -656,7 +764,7 @@ cdef class DepthSearch:
     cdef object _cnt
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
-                  int rules, time_limit=None, long long memory_limit=0):
+                  int rules, time_limit=None, long long memory_limit=0, int n_threads=1):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
@@ -689,7 +797,12 @@ cdef class DepthSearch:
         off = C[~np.eye(K, dtype=bool)]
         if K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0]) and off[0] > 0:
             self.e.sp.unit = float(off[0])
+            # every objective is a whole number of units when lam is one
+            ratio = lam / self.e.sp.unit
+            if abs(ratio - round(ratio)) <= 1e-9 * max(1.0, ratio):
+                self.e.sp.quantum = self.e.sp.unit
         self.e.max_depth = max_depth
+        self.e.n_threads = max(n_threads, 1)
         self._time_limit = -1.0 if time_limit is None else float(time_limit)
         self.e.lim.memory_limit = memory_limit
         self.e.side = <uint8_t*> calloc(max(n, 1), 1)
@@ -715,7 +828,10 @@ cdef class DepthSearch:
         # touched, so the resident memory follows the rows actually searched
         L.rk = <int32_t*> malloc(pn * sizeof(int32_t))
         L.yk = <int32_t*> malloc(pn * sizeof(int32_t))
-        if L.rk == NULL or L.yk == NULL:
+        L.cbest = <double*> malloc(2 * max(p, 1) * sizeof(double))
+        L.carg = <int32_t*> malloc(2 * max(p, 1) * sizeof(int32_t))
+        L.ccnt = <int64_t*> malloc(2 * max(p, 1) * K * sizeof(int64_t))
+        if L.rk == NULL or L.yk == NULL or L.cbest == NULL or L.carg == NULL or L.ccnt == NULL:
             raise MemoryError()
         if d == 1:
             return
@@ -738,6 +854,7 @@ cdef class DepthSearch:
                 free(self.e.lv[d].tpos); free(self.e.lv[d].lbl); free(self.e.lv[d].lbr)
                 free(self.e.lv[d].wpre); free(self.e.lv[d].queue); free(self.e.lv[d].best)
                 free(self.e.lv[d].cand); free(self.e.lv[d].cnt)
+                free(self.e.lv[d].cbest); free(self.e.lv[d].carg); free(self.e.lv[d].ccnt)
             free(self.e.lv)
         free(self.e.side)
 
