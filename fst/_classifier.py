@@ -39,7 +39,7 @@ _MAX_WEIGHT_CLASSES = 64
 # before the search; `check_keys`, rebuild every stored key after it
 # (`search_stats_['key_check']`).
 # `depth_engine`, whether a max_depth fit runs the depth-limited engine (None:
-# when it is the faster, `_use_engine`).
+# decided by the split space, `_search_space`).
 _ESTIMATOR_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine")
 
 
@@ -252,9 +252,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         memory_limit = resolve_memory_limit(self.memory_limit)
         overrides = dict(getattr(self, "_overrides", None) or {})
         own = {k: overrides.pop(k) for k in _ESTIMATOR_OVERRIDES if k in overrides}
-        engine = _use_engine(self.max_depth, own.get("depth_engine"))
         space = _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight,
-                              memory_limit, own, engine)
+                              memory_limit, own,
+                              _engine_choice(self.max_depth, own.get("depth_engine")))
         config = make_config(
             overrides,
             regularization=lam, max_depth=self.max_depth,
@@ -265,7 +265,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # search's path depend on the machine's memory: under 'auto' the path
             # is that of no limit, and only the stop is added.
             ladder_bytes=0 if self.memory_limit == "auto" else -1)
-        if engine:
+        if space.engine:
             search = EngineSearch(space.problem, lam, self.max_depth, config["rules"],
                                   config["time_limit"], memory_limit, config["n_threads"])
         else:
@@ -351,26 +351,41 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         return float(loss + lam * self.n_leaves_)
 
 
-def _use_engine(max_depth, choice):
-    """Whether a fit runs the depth-limited engine: under a max_depth it can search
-    (the `depth_engine` override forces it either way)."""
+# Under max_depth, a split space of at least this many thresholds a column on
+# average (continuous columns) goes to the depth-limited engine, whose passes over
+# sorted rows beat the row bitsets there; fewer (binary or binned columns) stay
+# with the bitset search and its pair stage.
+_ENGINE_MIN_THRESHOLDS = 8
+
+
+def _engine_choice(max_depth, choice):
+    """The `depth_engine` override checked: True, False, or None (decided by the
+    split space, `_search_space`)."""
+    if choice and (max_depth is None or max_depth > MAX_ENGINE_DEPTH):
+        raise ValueError(f"the depth-limited engine needs max_depth <= {MAX_ENGINE_DEPTH}")
     if max_depth is None or max_depth > MAX_ENGINE_DEPTH:
-        if choice:
-            raise ValueError("the depth-limited engine needs max_depth <= "
-                             f"{MAX_ENGINE_DEPTH}")
         return False
-    return False if choice is None else bool(choice)
+    return None if choice is None else bool(choice)
 
 
 def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
-                  own, engine=False):
-    """The split space of a fit (`build_problem`), and what the estimator needs to
-    read its results: the label and weight of each class of the search (one per
-    (class, sample weight) pair of a weighted fit), the number of thresholds of
-    the full space and how many the memory limit lets the search keep."""
+                  own, engine=None):
+    """The split space of a fit (`build_problem`, or `engine_space` for the
+    depth-limited engine: `engine` True, False or None to decide here), and what
+    the estimator needs to read its results: the label and weight of each class of
+    the search (one per (class, sample weight) pair of a weighted fit), the number
+    of thresholds of the full space, how many the memory limit lets the bitset
+    search keep, and whether the engine runs."""
     X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
     col_values = column_values(X_search)
     n_splits = int(column_split_counts(X_search, col_values).sum())
+    max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
+                             own.get("split_bytes"))
+    if engine is None:
+        # continuous columns, or a space whose bitsets would not fit: the engine
+        # (which never drops a threshold)
+        engine = (n_splits >= _ENGINE_MIN_THRESHOLDS * max(X_search.shape[1], 1)
+                  or max_splits is not None)
     if engine:
         # rows ranked and sorted per column: no bitsets, every threshold kept
         build = lambda X_, y_, K_, cost_, max_splits, values, fill: engine_space(  # noqa: E731
@@ -378,8 +393,6 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
         max_splits = None
     else:
         build = build_problem
-        max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
-                                 own.get("split_bytes"))
     # The splits' row bitsets are filled by the search as it reads them
     # (`split_row`), or all first with the `eager_bits` override.
     eager = bool(own.get("eager_bits", False))
@@ -400,7 +413,7 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
                         col_values, fill=eager)
     return SimpleNamespace(problem=problem, pc_label=pc_label, pc_weight=pc_weight,
                            n_splits=n_splits, max_splits=max_splits,
-                           n_rows=X_search.shape[0])
+                           n_rows=X_search.shape[0], engine=bool(engine))
 
 
 def _split_space_bytes(n_splits, n_rows):

@@ -151,3 +151,34 @@ def test_engine_time_limit_returns_a_valid_tree():
     _, y_idx = np.unique(y, return_inverse=True)
     assert rescore(clf, X, y_idx, 1 - np.eye(2), 0.0) == pytest.approx(clf.objective_)
     assert clf.lower_bound_ <= clf.objective_
+
+
+def test_max_depth_on_continuous_columns_goes_to_the_engine_and_keeps_every_threshold():
+    """Under max_depth, continuous columns go to the engine, even where the row
+    bitsets of every threshold would not fit (the bitset search would then search
+    row quantiles only, uncertified); binary columns stay with the bitset search."""
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(500, 3))
+    y = (X[:, 0] + X[:, 1] > 0.2).astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=2)
+    clf._overrides = {"split_bytes": 1000}     # test hook: room for a few bitsets
+    clf.fit(X, y)
+    assert clf.optimal_ and clf.search_stats_.get("engine") == "depth"
+    assert clf.search_stats_["n_splits_searched"] == clf.search_stats_["n_splits"]
+    Xb = (X > 0).astype(float)
+    clf = FastSmallTreeClassifier(regularization=0.01, max_depth=2).fit(Xb, y)
+    assert clf.optimal_ and "engine" not in clf.search_stats_
+
+
+def test_engine_results_do_not_depend_on_n_jobs():
+    """Depth-one passes large enough to run their columns on threads give the
+    same tree as one thread."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(60_000, 5))
+    y = ((X[:, 0] > 0.1) ^ (X[:, 1] * X[:, 3] > 0.2) | (rng.random(60_000) < 0.1)).astype(int)
+    fits = [_fit(X, y, None, 0.0, 2, n_jobs=n_jobs) for n_jobs in (1, 2)]
+    assert fits[0].optimal_ and fits[1].optimal_
+    assert fits[0].objective_ == fits[1].objective_
+    for a in ("feature", "threshold", "children_left"):
+        np.testing.assert_array_equal(getattr(fits[0].estimator_.tree_, a),
+                                      getattr(fits[1].estimator_.tree_, a))

@@ -277,10 +277,10 @@ def test_a_pass_without_progress_is_reported_not_repeated():
     X, y = _hard_problem()
     clf = FastSmallTreeClassifier(regularization=0.02, max_depth=3)
     # test hooks: deepening from the first pass; the root's bound lowered after it
-    clf._overrides = {"switch_work": 0, "break_contract": True}
+    clf._overrides = {"depth_engine": False, "switch_work": 0, "break_contract": True}
     with pytest.raises(RuntimeError, match=r"contract \(iii\)"):
         clf.fit(X, y)
-    clf._overrides = {"switch_work": 0}
+    clf._overrides = {"depth_engine": False, "switch_work": 0}
     assert clf.fit(X, y).optimal_     # the same fit without the hook certifies
 
 

@@ -632,7 +632,7 @@ def test_root_pair_stage_cap(root_cap):
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=2)
     # test hooks: the pair stage's word-work cap at a node and at the root; depth-two
     # nodes never go to sorted columns
-    clf._overrides = {"pair_cap": 10_000,
+    clf._overrides = {"depth_engine": False, "pair_cap": 10_000,
                       "pair_cap_root": 10**9 if root_cap == "complete" else 10_000,
                       "sorted_min": np.inf}
     clf.fit(X, y)

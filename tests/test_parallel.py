@@ -45,8 +45,9 @@ def test_threaded_pair_stage_matches_serial(sorted_min):
     fits = []
     for n_jobs in (1, 2):
         clf = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=n_jobs)
-        if sorted_min is not None:
-            clf._overrides = {"sorted_min": sorted_min}  # test hook: pin the pair stage
+        # test hooks: the bitset search; sorted_min pins its pair stage
+        clf._overrides = ({"depth_engine": False} if sorted_min is None
+                          else {"depth_engine": False, "sorted_min": sorted_min})
         fits.append(clf.fit(X, y))
     serial, threaded = fits
     assert serial.optimal_ and threaded.optimal_

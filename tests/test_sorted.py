@@ -18,6 +18,20 @@ from fst._core._problem import _pack_rows, build_problem
 from oracle import continuous_problem, optimal_objective, problem_cost, rescore
 
 
+class _BitsetSearch(FastSmallTreeClassifier):
+    """FastSmallTreeClassifier held to the bitset search, whose sorted-column stage
+    these tests are about (a max_depth fit on continuous columns would otherwise
+    go to the depth-limited engine); `_overrides` set on it keep that."""
+
+    @property
+    def _overrides(self):
+        return {"depth_engine": False, **self.__dict__.get("_test_overrides", {})}
+
+    @_overrides.setter
+    def _overrides(self, value):
+        self.__dict__["_test_overrides"] = dict(value)
+
+
 def _check(clf, X, y, cost, lam, max_depth, weights=None):
     y_idx, full_cost = problem_cost(y, cost)
     expected = optimal_objective(X, y_idx, full_cost, lam, max_depth, weights=weights)
@@ -36,7 +50,7 @@ def test_sorted_search_matches_brute_force(seed, sorted_min):
     default threshold: the certified optimum, its bound and the re-scored tree
     are brute force's, with costs, three classes, NaN and lambda 0."""
     X, y, cost, lam, max_depth = continuous_problem(seed)
-    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    clf = _BitsetSearch(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     if sorted_min is not None:
         clf._overrides = {"sorted_min": sorted_min}  # test hook
     with warnings.catch_warnings():
@@ -54,7 +68,7 @@ def test_the_oracle_problems_reach_the_sorted_search():
         X, y, cost, lam, max_depth = continuous_problem(seed)
         if max_depth < 2:
             continue
-        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+        clf = _BitsetSearch(regularization=lam, cost_matrix=cost, max_depth=max_depth)
         clf._overrides = {"sorted_min": 0.0}  # test hook
         clf.fit(X, y)
         total += 1
@@ -72,7 +86,7 @@ def test_sorted_search_with_weights_matches_brute_force(seed):
     w = rng.choice([0.0, 0.5, 1.0, 2.5, 3.0], size=len(y))
     w[0] = 1.0
     class_weight = {0: 2.0, 1: 0.5} if seed % 2 else None
-    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth,
+    clf = _BitsetSearch(regularization=lam, cost_matrix=cost, max_depth=max_depth,
                                   class_weight=class_weight)
     clf._overrides = {"sorted_min": 0.0}  # test hook
     clf.fit(X, y, sample_weight=w)
@@ -85,7 +99,7 @@ def test_unshrunk_sorted_search_matches_brute_force(seed):
     their ends' neighbour bounds: still brute force's optimum (the shrinking is
     on in every other test)."""
     X, y, cost, lam, max_depth = continuous_problem(seed)
-    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
+    clf = _BitsetSearch(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     clf._overrides = {"sorted_min": 0.0, "strategy_off": ["sorted_shrink"]}  # test hook
     clf.fit(X, y)
     _check(clf, X, y, cost, lam, max_depth)
@@ -105,7 +119,7 @@ def test_shrinking_values_fewer_splits_for_the_same_optimum(seed, max_depth):
         y[(X[:, 2] > 0.8) & (rng.random(600) < 0.7)] = 2
     fits = []
     for shrink in (True, False):
-        clf = FastSmallTreeClassifier(regularization=0.01, max_depth=max_depth)
+        clf = _BitsetSearch(regularization=0.01, max_depth=max_depth)
         clf._overrides = {} if shrink else {"strategy_off": ["sorted_shrink"]}  # test hook
         fits.append(clf.fit(X, y))
     shrunk, bisected = fits
@@ -134,7 +148,7 @@ def test_sorted_search_equals_general_search(seed, max_depth):
     lam = [0.005, 0.01, 0.02][seed % 3]
     fits = []
     for sorted_min in (None, np.inf):
-        clf = FastSmallTreeClassifier(regularization=lam, max_depth=max_depth)
+        clf = _BitsetSearch(regularization=lam, max_depth=max_depth)
         if sorted_min is not None:
             clf._overrides = {"sorted_min": sorted_min}  # test hook
         fits.append(clf.fit(X, y))
@@ -157,11 +171,11 @@ def test_sorted_search_ignores_row_order_and_n_jobs():
     y = ((X[:, 0] + X[:, 1] > 0.3) ^ (X[:, 2] > 0.5)).astype(int)
     y[rng.random(400) < 0.1] ^= 1
     perm = rng.permutation(400)
-    ref = FastSmallTreeClassifier(regularization=0.005, max_depth=3).fit(X, y)
+    ref = _BitsetSearch(regularization=0.005, max_depth=3).fit(X, y)
     assert ref.search_stats_["sorted_nodes"] > 0
-    for clf, (Xf, yf) in [(FastSmallTreeClassifier(regularization=0.005, max_depth=3),
+    for clf, (Xf, yf) in [(_BitsetSearch(regularization=0.005, max_depth=3),
                            (X[perm], y[perm])),
-                          (FastSmallTreeClassifier(regularization=0.005, max_depth=3, n_jobs=2),
+                          (_BitsetSearch(regularization=0.005, max_depth=3, n_jobs=2),
                            (X, y))]:
         clf.fit(Xf, yf)
         assert clf.objective_ == ref.objective_
@@ -177,7 +191,7 @@ def test_time_limit_inside_sorted_search_returns_a_real_tree():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(6000, 12))
     y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=6000) > 0).astype(int)
-    clf = FastSmallTreeClassifier(regularization=0.001, max_depth=4, time_limit=0.5)
+    clf = _BitsetSearch(regularization=0.001, max_depth=4, time_limit=0.5)
     with pytest.warns(UserWarning):
         clf.fit(X, y)
     assert not clf.optimal_

@@ -117,7 +117,7 @@ def test_fit_over_the_split_space_returns_a_real_tree_never_certified(budget, na
     assert full.optimal_
     per = _split_space_bytes(1, len(y))
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=3)
-    clf._overrides = {"split_bytes": budget * per}
+    clf._overrides = {"depth_engine": False, "split_bytes": budget * per}
     with pytest.warns(NotCertifiedWarning, match="thresholds of X need"):
         clf.fit(X, y)
     assert clf.status_ == "memory_limit" and clf.optimal_ is False
@@ -141,7 +141,7 @@ def test_fit_over_the_split_space_does_not_depend_on_row_order():
     fits = []
     for idx in (np.arange(len(y)), perm):
         clf = FastSmallTreeClassifier(regularization=0.01, max_depth=3)
-        clf._overrides = {"split_bytes": 60 * _split_space_bytes(1, len(y))}
+        clf._overrides = {"depth_engine": False, "split_bytes": 60 * _split_space_bytes(1, len(y))}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotCertifiedWarning)
             clf.fit(X[idx], y[idx])
@@ -157,7 +157,7 @@ def test_fit_over_the_split_space_with_sample_weights():
     lam = 0.02
     full = FastSmallTreeClassifier(regularization=lam, max_depth=2).fit(X, y, sample_weight=w)
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=2)
-    clf._overrides = {"split_bytes": 30 * _split_space_bytes(1, int((w > 0).sum()))}
+    clf._overrides = {"depth_engine": False, "split_bytes": 30 * _split_space_bytes(1, int((w > 0).sum()))}
     with pytest.warns(NotCertifiedWarning, match="thresholds of X need"):
         clf.fit(X, y, sample_weight=w)
     assert clf.search_stats_["n_splits_searched"] <= 30
@@ -168,7 +168,7 @@ def test_fit_over_the_split_space_with_sample_weights():
 def test_the_full_space_is_searched_when_it_fits():
     X, y = _continuous(200, 3, seed=9)
     clf = FastSmallTreeClassifier(regularization=0.05, max_depth=2)
-    clf._overrides = {"split_bytes": _split_space_bytes(int(column_split_counts(X).sum()),
+    clf._overrides = {"depth_engine": False, "split_bytes": _split_space_bytes(int(column_split_counts(X).sum()),
                                                        len(y))}
     clf.fit(X, y)
     assert clf.optimal_
