@@ -34,6 +34,8 @@ cdef struct DLevel:
                         # child's block first, p x m_left, then the right's)
     int32_t* rk         # p x m: the node's ranks in each column's order
     int32_t* yk         # p x m: the node's classes in each column's order
+    int32_t* upos       # p x m (depth two): each row's position in the order of
+                        # the column whose root splits are valued (`_positions`)
     int32_t* tpos       # m: a column's thresholds (rows left of each)
     double* lbl         # m: bound (or value) of each valued threshold's left child
     double* lbr         # m: ... and of its right child
@@ -54,6 +56,7 @@ cdef struct DEngine:
     int max_depth
     int n_threads
     uint8_t* side       # n: 0 left of the split being valued, 1 right
+    int32_t* pos        # n: a row's position in one column's order (scratch)
     DLevel* lv          # max_depth + 1 levels (index: depth left)
     int64_t nodes       # subproblems searched (depth >= 1)
     int64_t evals       # root splits valued at depth two or more

@@ -146,12 +146,14 @@ cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
 
 
 cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
-                       const int32_t* o, const uint8_t* side, int m, int nsides,
+                       const int32_t* pos, int32_t t, int m, int nsides,
                        const int64_t* tot, const int64_t* ntot, const double* lowest,
                        double pmax, int32_t base, int64_t* ic, double* best,
                        int32_t* arg) noexcept nogil:
     """One column's pass of `_depth_one`: best[s] and arg[s] improve (by more
-    than TOL) with the column's splits of each side s; ic is 2 K of scratch."""
+    than TOL) with the column's splits of each side s (with two sides, a row is
+    on side 1 when its position `pos` in the root split's column is t or more);
+    ic is 2 K of scratch."""
     cdef int K = sp.K
     cdef int s, k, i
     cdef int64_t rc[64]
@@ -172,11 +174,11 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
     if done[0] and done[1]:
         return
     if K == 2 and sp.unit > 0.0:
-        _column_pass_unit2(sp, rk, yk, o, side, m, nsides, tot, ntot, lowest, base,
+        _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,
                            done, best, arg)
         return
     for i in range(m):
-        s = side[o[i]] if nsides == 2 else 0
+        s = (pos[i] >= t) if nsides == 2 else 0
         if done[s]:
             continue
         if nn[s] > 0 and rk[i] != prev[s] and (
@@ -204,35 +206,33 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
 
 
 cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t* yk,
-                             const int32_t* o, const uint8_t* side, int m, int nsides,
+                             const int32_t* pos, int32_t t, int m, int nsides,
                              const int64_t* tot, const int64_t* ntot,
                              const double* lowest, int32_t base, bint* done,
                              double* best, int32_t* arg) noexcept nogil:
     """`_column_pass` for two classes under a unit cost u, from whole rows: a
     split's value is (min(l0, l1) + min(t0 - l0, t1 - l1)) u + 2 lam, and the
-    moved-rows bound (`rows_moved_bound`) has the potential u of every row."""
+    moved-rows bound (`rows_moved_bound`, the potential u of every row) becomes
+    a count of rows: after a valuation v, the next is worth making only once
+    (v - best - TOL) / u rows have crossed."""
     cdef int s, i
     cdef int64_t l[4]          # class counts so far, side-major
     cdef int64_t nn[2]
     cdef int32_t prev[2]
-    cdef int64_t seen[2]
-    cdef double need[2]
-    cdef int64_t e0, e1
+    cdef int64_t next_at[2]    # the row count at which side s is next valued
+    cdef int64_t e0, e1, wait
     cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
-    cdef double u = sp.unit, two = 2.0 * sp.lam, v
+    cdef double u = sp.unit, two = 2.0 * sp.lam, v, need
     l[0] = 0; l[1] = 0; l[2] = 0; l[3] = 0
     for s in range(2):
         nn[s] = 0
         prev[s] = -1
-        seen[s] = 0
-        need[s] = 0.0
+        next_at[s] = 1
     for i in range(m):
-        s = side[o[i]] if nsides == 2 else 0
+        s = (pos[i] >= t) if nsides == 2 else 0
         if done[s]:
             continue
-        if nn[s] > 0 and rk[i] != prev[s] and (
-                not moved_rule or rows_moved_bound(nn[s] - seen[s], u) + TOL >= need[s]):
-            seen[s] = nn[s]
+        if nn[s] >= next_at[s] and rk[i] != prev[s]:
             e0 = l[2 * s] if l[2 * s] < l[2 * s + 1] else l[2 * s + 1]
             e1 = tot[2 * s] - l[2 * s]
             if tot[2 * s + 1] - l[2 * s + 1] < e1:
@@ -243,9 +243,16 @@ cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t*
                 arg[s] = base + prev[s]
                 if best[s] <= lowest[s] + TOL:
                     done[s] = True
-            need[s] = v - best[s]
-            if moved_rule and rows_moved_bound(ntot[s] - seen[s], u) + TOL < need[s]:
-                done[s] = True
+            next_at[s] = nn[s] + 1
+            if moved_rule:
+                # rows_moved_bound(r, u) = r u must reach need - TOL: r >= wait
+                need = v - best[s] - TOL
+                if need > 0.0:
+                    wait = <int64_t> (need / u)
+                    if wait > 1:
+                        next_at[s] = nn[s] + wait
+                    if wait > ntot[s] - nn[s]:
+                        done[s] = True      # no later threshold can do better
             if done[0] and done[1]:
                 return
         l[2 * s + yk[i]] += 1
@@ -253,11 +260,12 @@ cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t*
         prev[s] = rk[i]
 
 
-cdef void _depth_one(DEngine* e, DLevel* L, const int32_t* ord, int m, int nsides,
+cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                      const int64_t* tot, const int64_t* ntot, double* best,
                      int32_t* arg) noexcept nogil:
     """R(S, 1) of each side S of the node (one side: the node itself; two: the
-    rows with side 0 and 1 in `e.side`): best[s] the least of S's leaf and of every
+    rows before position t of the root split's column, side 0, and the others,
+    side 1, as `L.upos` places them): best[s] the least of S's leaf and of every
     split's two leaves, arg[s] that split (-1: the leaf).
 
     One pass per column over the node's rows in that column's order, counting
@@ -292,8 +300,8 @@ cdef void _depth_one(DEngine* e, DLevel* L, const int32_t* ord, int m, int nside
         for u in range(sp.p):
             e.sweeps += 1
             _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                         ord + <int64_t> u * m, e.side, m, nsides, tot, ntot, lowest,
-                         pmax, sp.col_start[u], L.cnt, best, arg)
+                         L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
+                         tot, ntot, lowest, pmax, sp.col_start[u], L.cnt, best, arg)
         return
     for u in range(sp.p):
         L.cbest[2 * u] = best[0]
@@ -302,9 +310,9 @@ cdef void _depth_one(DEngine* e, DLevel* L, const int32_t* ord, int m, int nside
         L.carg[2 * u + 1] = -1
     for u in prange(sp.p, schedule="dynamic", num_threads=e.n_threads):
         _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                     ord + <int64_t> u * m, e.side, m, nsides, tot, ntot, lowest, pmax,
-                     sp.col_start[u], L.ccnt + <int64_t> u * 2 * K, L.cbest + 2 * u,
-                     L.carg + 2 * u)
+                     L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
+                     tot, ntot, lowest, pmax, sp.col_start[u], L.ccnt + <int64_t> u * 2 * K,
+                     L.cbest + 2 * u, L.carg + 2 * u)
     e.sweeps += sp.p
     for u in range(sp.p):
         for s in range(nsides):
@@ -356,7 +364,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     _gather(e, L, ord, m)
     if d == 1:
         nt[0] = m
-        _depth_one(e, L, ord, m, 1, cnt, nt, b1, a1)
+        _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1)
         if a1[0] >= 0:
             memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
             L.best[0] = a1[0]
@@ -367,7 +375,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     # The best depth-one split first: its value at depth d is often near the
     # optimum, so the bisection starts under a close cap.
     nt[0] = m
-    _depth_one(e, L, ord, m, 1, cnt, nt, b1, a1)
+    _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1)
     if a1[0] >= 0 and best > low + TOL:
         u = _split_column(sp, a1[0])
         _value_split(e, d, u, ord, m, cnt, a1[0], B, &best, &lbmin)
@@ -436,8 +444,7 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         return
     e.evals += 1
     if d == 2:
-        for i in range(m):
-            e.side[o[i]] = 0 if i < t else 1
+        _positions(e, L, ord, m, u)
         _value_depth_two(e, L, ord, m, cnt, split, t, yk, best, &vs[0])
     elif not _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, &vs[0], NULL):
         if e.lim.stop == RUNNING and vs[0] + vs[1] < lbmin[0]:
@@ -475,9 +482,8 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     W[0] = 0.0
     for i in range(m):
         W[i + 1] = W[i] + sp.maxcost[yk[i]]
-    # every row right of the split (position tcur = 0)
-    for i in range(m):
-        e.side[o[i]] = 1
+    if d == 2:
+        _positions(e, L, ord, m, u)
     q[0] = 0; q[1] = T - 1; q[2] = -1; q[3] = -1
     tail = 1
     while head < tail:
@@ -511,13 +517,6 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         split = sp.col_start[u] + rk[t - 1]
         e.evals += 1
         if d == 2:
-            # move the rows between the last valued threshold and this one
-            while tcur < t:
-                e.side[o[tcur]] = 0
-                tcur += 1
-            while tcur > t:
-                tcur -= 1
-                e.side[o[tcur]] = 1
             _value_depth_two(e, L, ord, m, cnt, split, t, yk, best, &vs[0])
         else:
             hint[0] = -INF
@@ -599,6 +598,23 @@ cdef int _shrink_down(const double* W, const int32_t* tpos, int32_t tc, double v
     return a
 
 
+cdef void _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) noexcept nogil:
+    """L.upos: for each column, the position in column u's order of each of the
+    node's rows in that column's order; a root split of column u at position t
+    then sends a row right when its position is t or more, tested in sequence."""
+    cdef int g, i
+    cdef const int32_t* o = ord + <int64_t> u * m
+    cdef const int32_t* og
+    cdef int32_t* up
+    for i in range(m):
+        e.pos[o[i]] = i
+    for g in range(e.sp.p):
+        og = ord + <int64_t> g * m
+        up = L.upos + <int64_t> g * m
+        for i in range(m):
+            up[i] = e.pos[og[i]]
+
+
 cdef void _value_depth_two(DEngine* e, DLevel* L, const int32_t* ord, int m,
                            const int64_t* cnt, int32_t split, int t, const int32_t* yk,
                            double* best, double* vs) noexcept nogil:
@@ -619,7 +635,7 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, const int32_t* ord, int m,
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
     nt[1] = m - t
-    _depth_one(e, L, ord, m, 2, tot, nt, vs, arg)
+    _depth_one(e, L, m, 2, t, tot, nt, vs, arg)
     v = vs[0] + vs[1]
     if v < best[0] - TOL:
         best[0] = v
@@ -806,8 +822,9 @@ cdef class DepthSearch:
         self._time_limit = -1.0 if time_limit is None else float(time_limit)
         self.e.lim.memory_limit = memory_limit
         self.e.side = <uint8_t*> calloc(max(n, 1), 1)
+        self.e.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
         self.e.lv = <DLevel*> calloc(max_depth + 1, sizeof(DLevel))
-        if self.e.side == NULL or self.e.lv == NULL:
+        if self.e.side == NULL or self.e.pos == NULL or self.e.lv == NULL:
             raise MemoryError()
         for d in range(max_depth + 1):
             self._alloc_level(&self.e.lv[d], d, n, p, K)
@@ -836,6 +853,9 @@ cdef class DepthSearch:
         if d == 1:
             return
         L.child = <int32_t*> malloc(pn * sizeof(int32_t))
+        L.upos = <int32_t*> malloc(pn * sizeof(int32_t)) if d == 2 else NULL
+        if d == 2 and L.upos == NULL:
+            raise MemoryError()
         L.tpos = <int32_t*> malloc((n + 1) * sizeof(int32_t))
         L.lbl = <double*> malloc((n + 1) * sizeof(double))
         L.lbr = <double*> malloc((n + 1) * sizeof(double))
@@ -855,8 +875,10 @@ cdef class DepthSearch:
                 free(self.e.lv[d].wpre); free(self.e.lv[d].queue); free(self.e.lv[d].best)
                 free(self.e.lv[d].cand); free(self.e.lv[d].cnt)
                 free(self.e.lv[d].cbest); free(self.e.lv[d].carg); free(self.e.lv[d].ccnt)
+                free(self.e.lv[d].upos)
             free(self.e.lv)
         free(self.e.side)
+        free(self.e.pos)
 
     def run(self):
         """Search; returns the stop code (RUNNING: certified)."""
