@@ -14,9 +14,9 @@ from oracle import (continuous_problem, optimal_objective, random_problem, resco
                     sample_weights)
 
 # the engine's rules: the loss floor, the neighbour and moved-rows bounds, the
-# interval and superset bounds
+# interval and superset bounds, leaf support
 ENGINE_RULES = (_config.RULES["equivalent"], _config.RULES["exchange"],
-                _config.RULES["transfer"])
+                _config.RULES["transfer"], _config.RULES["support"])
 
 
 def _expected(X, y, cost, lam, depth, w=None):
@@ -86,10 +86,11 @@ def _combo_problems():
         yield X, y, cost, lam, depth if depth is not None else 3
 
 
-@pytest.mark.parametrize("combo", range(8))
+@pytest.mark.parametrize("combo", range(16))
 def test_engine_every_rule_combination_matches_brute_force(combo):
     """Each of the engine's rules (loss floor; neighbour and moved-rows bounds;
-    interval and superset bounds) switched off or on: the same optimum."""
+    interval and superset bounds; leaf support) switched off or on: the same
+    optimum."""
     rules = _config.ALL_RULES
     for i, bit in enumerate(ENGINE_RULES):
         if not combo >> i & 1:
@@ -182,3 +183,45 @@ def test_engine_results_do_not_depend_on_n_jobs():
     for a in ("feature", "threshold", "children_left"):
         np.testing.assert_array_equal(getattr(fits[0].estimator_.tree_, a),
                                       getattr(fits[1].estimator_.tree_, a))
+
+
+def _depth_one_errors(x_cols, y, rows):
+    """Fewest errors of a depth-one tree (or a leaf) on `rows`: every threshold of
+    every column, enumerated directly."""
+    yr = y[rows]
+    best = min(np.sum(yr == 0), np.sum(yr == 1))
+    for col in x_cols:
+        v = col[rows]
+        order = np.argsort(v, kind="stable")
+        vs, ys = v[order], yr[order]
+        c1 = np.cumsum(ys)
+        c0 = np.arange(1, len(ys) + 1) - c1
+        cut = np.flatnonzero(vs[1:] != vs[:-1])      # left = first cut + 1 rows
+        if len(cut) == 0:
+            continue
+        l0, l1 = c0[cut], c1[cut]
+        r0, r1 = c0[-1] - l0, c1[-1] - l1
+        best = min(best, int(np.min(np.minimum(l0, l1) + np.minimum(r0, r1))))
+    return best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_engine_depth_two_against_direct_enumeration(seed):
+    """Hundreds of rows of continuous columns, two classes, lam = 0: the fewest
+    errors of a depth-two tree by enumerating every root threshold and every
+    threshold of each side, against the engine (whose row-skipping passes and
+    pruned bisection must never miss the optimum)."""
+    rng = np.random.default_rng(50 + seed)
+    n, p = 240, 3
+    X = rng.normal(size=(n, p)).round(2)
+    y = ((X[:, 0] + rng.normal(scale=0.8, size=n) > 0) ^ (X[:, 1] > 0.5)).astype(int)
+    cols = [X[:, j].astype(np.float32) for j in range(p)]
+    best = _depth_one_errors(cols, y, np.arange(n))
+    for col in cols:
+        for t in np.unique(col)[:-1]:
+            left = np.flatnonzero(col <= t)
+            right = np.flatnonzero(col > t)
+            best = min(best, _depth_one_errors(cols, y, left) + _depth_one_errors(cols, y, right))
+    clf = _fit(X, y, None, 0.0, 2)
+    assert clf.optimal_
+    assert clf.objective_ * n == pytest.approx(best, abs=1e-6)

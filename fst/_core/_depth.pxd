@@ -24,6 +24,8 @@ cdef struct DSpace:
                                # (a unit cost and lam a whole number of units)
     double lam                 # the price of a leaf
     int rules                  # RULE_* bits (_config.pxd) the engine applies
+    double sup_lam             # > 0 (RULE_SUPPORT): a side of a split needs this
+                               # much support (`split_supported`)
 
 
 cdef struct DLevel:

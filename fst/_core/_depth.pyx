@@ -40,10 +40,11 @@ cimport numpy as cnp
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst_now,
                        RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
-from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER
+from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_SUPPORT
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, neighbour_bound, rows_moved_bound,
-                       superset_child_bound, subset_child_bound)
+                       superset_child_bound, subset_child_bound, leaf_support,
+                       split_supported, support_unit)
 
 cnp.import_array()
 
@@ -86,6 +87,15 @@ cdef inline double _floor(const DSpace* sp, const int64_t* c) noexcept nogil:
     for k in range(sp.K):
         s += c[k] * sp.mincost[k]
     return s
+
+
+cdef inline double _worst(const DSpace* sp, const int64_t* c) noexcept nogil:
+    """worst(S): every row at its class's largest cost."""
+    cdef int k
+    cdef double w = 0.0
+    for k in range(sp.K):
+        w += c[k] * sp.maxcost[k]
+    return w
 
 
 cdef inline double _lower(const DSpace* sp, const int64_t* c, int64_t m, int d) noexcept nogil:
@@ -162,7 +172,7 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
     cdef int64_t seen[2]
     cdef double need[2]
     cdef bint done[2]
-    cdef double v
+    cdef double v, ll, lr
     cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
     memset(ic, 0, 2 * K * sizeof(int64_t))
     for s in range(2):
@@ -188,14 +198,19 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
             seen[s] = nn[s]
             for k in range(K):
                 rc[k] = tot[s * K + k] - ic[s * K + k]
-            v = (_loss(sp, ic + s * K, nn[s]) + _loss(sp, rc, ntot[s] - nn[s])
-                 + 2.0 * sp.lam)
+            ll = _loss(sp, ic + s * K, nn[s])
+            lr = _loss(sp, rc, ntot[s] - nn[s])
+            v = ll + lr + 2.0 * sp.lam
+            if sp.sup_lam > 0.0 and not split_supported(
+                    leaf_support(_worst(sp, ic + s * K), ll),
+                    leaf_support(_worst(sp, rc), lr), sp.sup_lam):
+                v = INF         # a leaf of too little support: never optimal
             if v < best[s] - TOL:
                 best[s] = v
                 arg[s] = base + prev[s]
                 if best[s] <= lowest[s] + TOL:
                     done[s] = True
-            need[s] = v - best[s]
+            need[s] = v - best[s] if v < INF else 0.0
             if moved_rule and rows_moved_bound(ntot[s] - seen[s], pmax) + TOL < need[s]:
                 done[s] = True      # no later threshold of this side can do better
             if done[0] and done[1]:
@@ -238,6 +253,16 @@ cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t*
             if tot[2 * s + 1] - l[2 * s + 1] < e1:
                 e1 = tot[2 * s + 1] - l[2 * s + 1]
             v = (e0 + e1) * u + two
+            if sp.sup_lam > 0.0 and not split_supported(
+                    leaf_support(nn[s] * u, e0 * u),
+                    leaf_support((ntot[s] - nn[s]) * u, e1 * u), sp.sup_lam):
+                # a leaf of too little support: never optimal (under a unit
+                # cost a set's worst is its rows, its support its majority)
+                next_at[s] = nn[s] + 1
+                l[2 * s + yk[i]] += 1
+                nn[s] += 1
+                prev[s] = rk[i]
+                continue
             if v < best[s] - TOL:
                 best[s] = v
                 arg[s] = base + prev[s]
@@ -451,6 +476,40 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
             lbmin[0] = vs[0] + vs[1]
 
 
+cdef int _supported_from(const DSpace* sp, const int32_t* yk, const double* W,
+                         const int32_t* tpos, int T, int64_t* c) noexcept nogil:
+    """The first threshold (index into tpos) whose left side has support at least
+    sup_lam; T when none (`split_supported`)."""
+    cdef int j = 0, i = 0, k
+    for k in range(sp.K):
+        c[k] = 0
+    while j < T:
+        while i < tpos[j]:
+            c[yk[i]] += 1
+            i += 1
+        if leaf_support(W[i], _loss(sp, c, i)) >= sp.sup_lam:
+            return j
+        j += 1
+    return T
+
+
+cdef int _supported_to(const DSpace* sp, const int32_t* yk, const double* W,
+                       const int32_t* tpos, int T, int m, int64_t* c) noexcept nogil:
+    """The last threshold whose right side has support at least sup_lam; -1 when
+    none."""
+    cdef int j = T - 1, i = m, k
+    for k in range(sp.K):
+        c[k] = 0
+    while j >= 0:
+        while i > tpos[j]:
+            i -= 1
+            c[yk[i]] += 1
+        if leaf_support(W[m] - W[i], _loss(sp, c, m - i)) >= sp.sup_lam:
+            return j
+        j -= 1
+    return -1
+
+
 cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
                          const int64_t* cnt, double B, double* best,
                          double* lbmin) noexcept nogil:
@@ -482,9 +541,21 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     W[0] = 0.0
     for i in range(m):
         W[i + 1] = W[i] + sp.maxcost[yk[i]]
+    if sp.sup_lam > 0.0:
+        # leaf support: both sides of a split of an optimal tree hold support at
+        # least lam, and a side's support grows with it, so the supported
+        # thresholds are one run: from the first whose left side reaches lam to
+        # the last whose right side does
+        lo = _supported_from(sp, yk, W, tpos, T, L.cnt + 2 * K)
+        hi = _supported_to(sp, yk, W, tpos, T, m, L.cnt + 2 * K)
+        if lo > hi:
+            return
+    else:
+        lo = 0
+        hi = T - 1
     if d == 2:
         _positions(e, L, ord, m, u)
-    q[0] = 0; q[1] = T - 1; q[2] = -1; q[3] = -1
+    q[0] = lo; q[1] = hi; q[2] = -1; q[3] = -1
     tail = 1
     while head < tail:
         lo = q[4 * head]; hi = q[4 * head + 1]; a = q[4 * head + 2]; c = q[4 * head + 3]
@@ -810,6 +881,7 @@ cdef class DepthSearch:
         self.e.sp.mincost = &mn[0]
         self.e.sp.lam = lam
         self.e.sp.rules = rules
+        self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
         off = C[~np.eye(K, dtype=bool)]
         if K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0]) and off[0] > 0:
             self.e.sp.unit = float(off[0])
