@@ -5,6 +5,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
@@ -282,8 +283,26 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                   f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
                   f"nodes={self.search_stats_['nodes_created']} "
                   f"seconds={self.search_stats_['seconds']:.3f}")
+        if space.engine and not self.optimal_:
+            self._keep_cart_if_better(X, y, sample_weight, y_idx, weighted_cost, lam,
+                                      row_weight)
         self._warn_if_not_certified(space)
         return self
+
+    def _keep_cart_if_better(self, X, y, sample_weight, y_idx, weighted_cost, lam,
+                             row_weight):
+        """A stopped depth-limited search returns at least CART's tree of the same
+        depth: CART is grown and kept when it scores better on the objective."""
+        cart = DecisionTreeClassifier(max_depth=self.max_depth, class_weight=self.class_weight,
+                                      random_state=0).fit(X, y, sample_weight=sample_weight)
+        objective = self._score_objective(X, y_idx, weighted_cost, lam, row_weight, cart)
+        if objective < self.objective_:
+            self.estimator_ = cart
+            self.n_leaves_ = int(cart.tree_.n_leaves)
+            self.objective_ = objective
+            self.lower_bound_ = min(self.lower_bound_, objective)
+            self.gap_ = self.objective_ - self.lower_bound_
+            self.search_stats_["incumbent"] = "cart"
 
     def _record(self, search, code, space, X, y_idx, cost, weighted_cost, lam, row_weight):
         """The fitted attributes from a finished search: the exported tree, its
@@ -340,15 +359,16 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 f"best tree found (objective {self.objective_:.6g}, lower bound "
                 f"{self.lower_bound_:.6g}).", NotCertifiedWarning, stacklevel=3)
 
-    def _score_objective(self, X, y_idx, weighted_cost, lam, row_weight=None):
-        """loss / n + lam * leaves of estimator_, from its predictions on X
+    def _score_objective(self, X, y_idx, weighted_cost, lam, row_weight=None, est=None):
+        """loss / n + lam * leaves of estimator_ (or est), from its predictions on X
         (with sample weights, the weighted loss over their sum)."""
-        pred = np.searchsorted(self.classes_, self.estimator_.predict(X, check_input=False))
+        est = self.estimator_ if est is None else est
+        pred = np.searchsorted(self.classes_, est.predict(X, check_input=False))
         if row_weight is None:
             loss = weighted_cost[y_idx, pred].sum() / X.shape[0]
         else:
             loss = (row_weight * weighted_cost[y_idx, pred]).sum() / row_weight.sum()
-        return float(loss + lam * self.n_leaves_)
+        return float(loss + lam * est.tree_.n_leaves)
 
 
 # Under max_depth, a split space of at least this many thresholds a column on

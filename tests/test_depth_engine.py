@@ -225,3 +225,24 @@ def test_engine_depth_two_against_direct_enumeration(seed):
     clf = _fit(X, y, None, 0.0, 2)
     assert clf.optimal_
     assert clf.objective_ * n == pytest.approx(best, abs=1e-6)
+
+
+def test_a_stopped_engine_returns_at_least_cart():
+    """A time stop under max_depth returns a tree no worse than CART's of the same
+    depth (CART is kept when the search's best is worse)."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(20_000, 8))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=20_000) > 0)
+    y = y.astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=0.01)
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    cart = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    assert not clf.optimal_
+    # stopped at once, the search's own best is CART's or worse here
+    assert clf.search_stats_["incumbent"] == "cart"
+    assert clf.objective_ <= np.mean(cart.predict(X) != y) + 1e-12
+    assert np.mean(clf.predict(X) != y) == pytest.approx(clf.objective_)
+    assert clf.lower_bound_ <= clf.objective_
