@@ -1,7 +1,11 @@
 """fst against ConTree on depth-limited problems of continuous data, side by side.
 
     FST_SHARED=../shared python benchmarks/run_depth_limited.py --depths 2,3 --penalties 0.01,0
+    FST_SHARED=../shared python benchmarks/run_depth_limited.py --depths 2,3,4 --penalties 0 --solvers fst,contree,pytrees --time-limit 120
     python benchmarks/run_depth_limited.py --one SOLVER DATASET DEPTH LAMBDA TIME_LIMIT
+
+``pytrees`` is pytrees-rs's ConTreeClassifier (lambda = 0 only: it minimises
+errors).
 
 ConTree (pycontree) is an exact solver for trees of a given depth on continuous
 features; with ``complexity_cost=lambda`` it minimises fst's objective under a depth
@@ -47,6 +51,8 @@ def one(solver, name, depth, lam, time_limit):
         from fst import FastSmallTreeClassifier
     elif solver == "contree":
         from pycontree import ConTree
+    elif solver == "pytrees":
+        from pytrees import ConTreeClassifier
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
@@ -61,6 +67,13 @@ def one(solver, name, depth, lam, time_limit):
             fit_s = time.perf_counter() - t0
             pred, leaves = m.predict(X), m.get_num_leaf_nodes()
             cert = bool(m._config.is_within_time_limit())
+        elif solver == "pytrees":
+            if lam != 0:
+                raise ValueError("pytrees-rs's ConTree minimises errors: lambda 0 only")
+            m = ConTreeClassifier(max_depth=depth, max_time=time_limit).fit(X, y)
+            fit_s = time.perf_counter() - t0
+            pred, cert = m.predict(X), m.status_ == "optimal"
+            leaves = int(np.sum(m.tree_.children_left < 0)) if hasattr(m.tree_, "children_left") else 0
         else:
             raise ValueError(solver)
     err = float(np.mean(np.asarray(pred).astype(np.int64) != y))
@@ -75,6 +88,7 @@ def main():
     ap.add_argument("--depths", default="2,3")
     ap.add_argument("--penalties", default="0.01")
     ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--solvers", default="fst,contree")
     ap.add_argument("--out", default=os.path.join(HERE, "results", "depth_limited.jsonl"))
     ap.add_argument("--one", nargs=5, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -88,7 +102,7 @@ def main():
         for lam in [float(v) for v in args.penalties.split(",")]:
             for d in [int(v) for v in args.depths.split(",")]:
                 for name in args.datasets.split(","):
-                    for s in ("fst", "contree"):
+                    for s in args.solvers.split(","):
                         cmd = [sys.executable, __file__, "--one", s, name, str(d), str(lam),
                                str(args.time_limit)]
                         try:
@@ -110,31 +124,40 @@ def main():
 
 def summarise(rows):
     by = {}
+    solvers = []
     for r in rows:
         by.setdefault((r["dataset"], r["depth"], r["lambda"]), {})[r["solver"]] = r
-    print("\n| data | depth | lambda | fst s | ConTree s | objective |")
-    print("|---|---|---|---|---|---|")
-    both_f = both_c = 0.0
-    n_both = dis = 0
-    cert = {"fst": 0, "contree": 0}
+        if r["solver"] not in solvers:
+            solvers.append(r["solver"])
+    print("\n| data | depth | lambda | " + " | ".join(f"{s} s" for s in solvers)
+          + " | objective |")
+    print("|---|---|---|" + "---|" * (len(solvers) + 1))
+    cert = {s: 0 for s in solvers}
+    dis = 0
     for (name, d, lam), v in by.items():
-        f, c = v.get("fst"), v.get("contree")
-        if f is None or c is None:
-            continue
-        for s, r in (("fst", f), ("contree", c)):
+        for s, r in v.items():
             cert[s] += bool(r["certified"])
-        if f["certified"] and c["certified"]:
-            n_both += 1
-            both_f += f["seconds"]
-            both_c += c["seconds"]
-            dis += abs(f["objective"] - c["objective"]) > 1e-9
-        cell = lambda r: f"{'**C** ' if r['certified'] else ''}{r['seconds']:.2f}"  # noqa: E731
-        print(f"| {name} | {d} | {lam:g} | {cell(f)} | {cell(c)} | "
-              f"{min(f['objective'], c['objective']):.5f} |")
-    print(f"\n* certified: fst {cert['fst']}, ConTree {cert['contree']} of {len(by)}")
-    if n_both:
-        print(f"* both certify {n_both}: summed fit time fst {both_f:.2f} s, ConTree "
-              f"{both_c:.2f} s, ratio {both_f / both_c:.3f}; disagreements {dis}")
+        objs = {r["objective"] for r in v.values() if r["certified"]}
+        dis += len(objs) > 1 and max(objs) - min(objs) > 1e-9
+        cell = lambda r: ("" if r is None else  # noqa: E731
+                          f"{'**C** ' if r['certified'] else ''}{r['seconds']:.2f}")
+        best = min(r["objective"] for r in v.values())
+        print(f"| {name} | {d} | {lam:g} | " + " | ".join(cell(v.get(s)) for s in solvers)
+              + f" | {best:.5f} |")
+    print("\n* certified: " + ", ".join(f"{s} {cert[s]}" for s in solvers)
+          + f" of {len(by)}; certified objectives that disagree: {dis}")
+    for peer in solvers[1:]:
+        both = [(v[solvers[0]], v[peer]) for v in by.values()
+                if solvers[0] in v and peer in v and v[solvers[0]]["certified"]
+                and v[peer]["certified"]]
+        if both:
+            a = sum(f["seconds"] for f, _ in both)
+            b = sum(c["seconds"] for _, c in both)
+            print(f"* {solvers[0]} against {peer}: {len(both)} problems both certify; "
+                  f"summed fit time {a:.2f} s against {b:.2f} s, ratio {a / b:.3f}")
+        worse = [k for k, v in by.items() if solvers[0] in v and peer in v
+                 and v[solvers[0]]["objective"] > v[peer]["objective"] + 1e-9]
+        print(f"* problems where {solvers[0]}'s tree is worse than {peer}'s: {worse or 'none'}")
 
 
 if __name__ == "__main__":

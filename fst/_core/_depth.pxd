@@ -47,9 +47,11 @@ cdef struct DLevel:
     int32_t* best       # tree of the node's best split, in heap order (below)
     int32_t* cand       # tree of the valued split's first child, heap order
     int64_t* cnt        # 4 K: class counts (node, the two children, scratch)
-    double* cbest       # 2 p: each column's best split value per side (threads)
-    int32_t* carg       # 2 p: ... and that split
-    int64_t* ccnt       # 2 K p: each column's class counts (threads)
+    double* cbest       # 8 p: each column's best split value per side (threads;
+                        # a cache line a column)
+    int32_t* carg       # 16 p: ... and that split
+    int64_t* ccnt       # (2 K + 8) p: each column's class counts (threads)
+    double* cshared     # 2: each side's best over the columns (threads)
 
 
 cdef struct DEngine:

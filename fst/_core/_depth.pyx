@@ -48,6 +48,32 @@ from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles
 
 cnp.import_array()
 
+cdef extern from *:
+    """
+    /* The best value of a side shared by the threads of a depth-one pass: read
+       relaxed (a stale value only skips fewer thresholds), lowered by
+       compare-and-swap. */
+    static inline double fst_shared_load(const double* p) {
+    #if defined(__GNUC__)
+        double v; __atomic_load(p, &v, __ATOMIC_RELAXED); return v;
+    #else
+        return *(volatile const double*)p;
+    #endif
+    }
+    static inline void fst_shared_min(double* p, double v) {
+    #if defined(__GNUC__)
+        double cur; __atomic_load(p, &cur, __ATOMIC_RELAXED);
+        while (v < cur && !__atomic_compare_exchange(p, &cur, &v, 1, __ATOMIC_RELAXED,
+                                                      __ATOMIC_RELAXED)) {}
+    #else
+        #pragma omp critical(fst_shared_min)
+        { if (v < *p) *p = v; }
+    #endif
+    }
+    """
+    double fst_shared_load(const double* p) noexcept nogil
+    void fst_shared_min(double* p, double v) noexcept nogil
+
 # The deepest tree the engine searches (its trees are held in heap order, 2^(D+1)
 # entries a level).
 MAX_ENGINE_DEPTH = 16
@@ -159,11 +185,14 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
                        const int32_t* pos, int32_t t, int m, int nsides,
                        const int64_t* tot, const int64_t* ntot, const double* lowest,
                        double pmax, int32_t base, int64_t* ic, double* best,
-                       int32_t* arg) noexcept nogil:
+                       int32_t* arg, double* shared) noexcept nogil:
     """One column's pass of `_depth_one`: best[s] and arg[s] improve (by more
     than TOL) with the column's splits of each side s (with two sides, a row is
     on side 1 when its position `pos` in the root split's column is t or more);
-    ic is 2 K of scratch."""
+    ic is 2 K of scratch; `shared` (threads) holds each side's best over every
+    column so far, which the moved-rows bound may measure against: a threshold
+    it skips is worse than a real split by more than TOL, so never the best nor
+    a tie."""
     cdef int K = sp.K
     cdef int s, k, i
     cdef int64_t rc[64]
@@ -172,7 +201,7 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
     cdef int64_t seen[2]
     cdef double need[2]
     cdef bint done[2]
-    cdef double v, ll, lr
+    cdef double v, ll, lr, ref
     cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
     memset(ic, 0, 2 * K * sizeof(int64_t))
     for s in range(2):
@@ -185,7 +214,7 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
         return
     if K == 2 and sp.unit > 0.0:
         _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,
-                           done, best, arg)
+                           done, best, arg, shared)
         return
     for i in range(m):
         s = (pos[i] >= t) if nsides == 2 else 0
@@ -210,7 +239,13 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
                 arg[s] = base + prev[s]
                 if best[s] <= lowest[s] + TOL:
                     done[s] = True
-            need[s] = v - best[s] if v < INF else 0.0
+            if shared != NULL and v < INF:
+                if best[s] < INF:
+                    fst_shared_min(shared + s, best[s])
+                ref = fst_shared_load(shared + s)
+                need[s] = v - (ref if ref < best[s] else best[s])
+            else:
+                need[s] = v - best[s] if v < INF else 0.0
             if moved_rule and rows_moved_bound(ntot[s] - seen[s], pmax) + TOL < need[s]:
                 done[s] = True      # no later threshold of this side can do better
             if done[0] and done[1]:
@@ -224,7 +259,7 @@ cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t*
                              const int32_t* pos, int32_t t, int m, int nsides,
                              const int64_t* tot, const int64_t* ntot,
                              const double* lowest, int32_t base, bint* done,
-                             double* best, int32_t* arg) noexcept nogil:
+                             double* best, int32_t* arg, double* shared) noexcept nogil:
     """`_column_pass` for two classes under a unit cost u, from whole rows: a
     split's value is (min(l0, l1) + min(t0 - l0, t1 - l1)) u + 2 lam, and the
     moved-rows bound (`rows_moved_bound`, the potential u of every row) becomes
@@ -237,7 +272,7 @@ cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t*
     cdef int64_t next_at[2]    # the row count at which side s is next valued
     cdef int64_t e0, e1, wait
     cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
-    cdef double u = sp.unit, two = 2.0 * sp.lam, v, need
+    cdef double u = sp.unit, two = 2.0 * sp.lam, v, need, ref
     l[0] = 0; l[1] = 0; l[2] = 0; l[3] = 0
     for s in range(2):
         nn[s] = 0
@@ -271,7 +306,13 @@ cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t*
             next_at[s] = nn[s] + 1
             if moved_rule:
                 # rows_moved_bound(r, u) = r u must reach need - TOL: r >= wait
-                need = v - best[s] - TOL
+                ref = best[s]
+                if shared != NULL:
+                    fst_shared_min(shared + s, best[s])
+                    ref = fst_shared_load(shared + s)
+                    if ref > best[s]:
+                        ref = best[s]
+                need = v - ref - TOL
                 if need > 0.0:
                     wait = <int64_t> (need / u)
                     if wait > 1:
@@ -326,24 +367,26 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
             e.sweeps += 1
             _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
                          L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                         tot, ntot, lowest, pmax, sp.col_start[u], L.cnt, best, arg)
+                         tot, ntot, lowest, pmax, sp.col_start[u], L.cnt, best, arg, NULL)
         return
+    L.cshared[0] = best[0]
+    L.cshared[1] = best[1]
     for u in range(sp.p):
-        L.cbest[2 * u] = best[0]
-        L.cbest[2 * u + 1] = best[1]
-        L.carg[2 * u] = -1
-        L.carg[2 * u + 1] = -1
+        L.cbest[8 * u] = best[0]
+        L.cbest[8 * u + 1] = best[1]
+        L.carg[16 * u] = -1
+        L.carg[16 * u + 1] = -1
     for u in prange(sp.p, schedule="dynamic", num_threads=e.n_threads):
         _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
                      L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                     tot, ntot, lowest, pmax, sp.col_start[u], L.ccnt + <int64_t> u * 2 * K,
-                     L.cbest + 2 * u, L.carg + 2 * u)
+                     tot, ntot, lowest, pmax, sp.col_start[u], L.ccnt + <int64_t> u * (2 * K + 8),
+                     L.cbest + 8 * u, L.carg + 16 * u, L.cshared)
     e.sweeps += sp.p
     for u in range(sp.p):
         for s in range(nsides):
-            if L.carg[2 * u + s] >= 0 and L.cbest[2 * u + s] < best[s] - TOL:
-                best[s] = L.cbest[2 * u + s]
-                arg[s] = L.carg[2 * u + s]
+            if L.carg[16 * u + s] >= 0 and L.cbest[8 * u + s] < best[s] - TOL:
+                best[s] = L.cbest[8 * u + s]
+                arg[s] = L.carg[16 * u + s]
 
 
 # ------------------------------------------------------------------- trees
@@ -917,10 +960,14 @@ cdef class DepthSearch:
         # touched, so the resident memory follows the rows actually searched
         L.rk = <int32_t*> malloc(pn * sizeof(int32_t))
         L.yk = <int32_t*> malloc(pn * sizeof(int32_t))
-        L.cbest = <double*> malloc(2 * max(p, 1) * sizeof(double))
-        L.carg = <int32_t*> malloc(2 * max(p, 1) * sizeof(int32_t))
-        L.ccnt = <int64_t*> malloc(2 * max(p, 1) * K * sizeof(int64_t))
-        if L.rk == NULL or L.yk == NULL or L.cbest == NULL or L.carg == NULL or L.ccnt == NULL:
+        # a cache line a column (threads write their own column's best)
+        L.cbest = <double*> malloc(8 * max(p, 1) * sizeof(double))
+        L.carg = <int32_t*> malloc(16 * max(p, 1) * sizeof(int32_t))
+        # each column's counts a cache line apart: threads never share one
+        L.ccnt = <int64_t*> calloc(max(p, 1) * (2 * K + 8), sizeof(int64_t))
+        L.cshared = <double*> calloc(16, sizeof(double))
+        if (L.rk == NULL or L.yk == NULL or L.cbest == NULL or L.carg == NULL
+                or L.ccnt == NULL or L.cshared == NULL):
             raise MemoryError()
         if d == 1:
             return
@@ -947,7 +994,7 @@ cdef class DepthSearch:
                 free(self.e.lv[d].wpre); free(self.e.lv[d].queue); free(self.e.lv[d].best)
                 free(self.e.lv[d].cand); free(self.e.lv[d].cnt)
                 free(self.e.lv[d].cbest); free(self.e.lv[d].carg); free(self.e.lv[d].ccnt)
-                free(self.e.lv[d].upos)
+                free(self.e.lv[d].upos); free(self.e.lv[d].cshared)
             free(self.e.lv)
         free(self.e.side)
         free(self.e.pos)
