@@ -106,22 +106,15 @@ cdef inline double _loss(const DSpace* sp, const int64_t* c, int64_t m) noexcept
     return best
 
 
-cdef inline double _floor(const DSpace* sp, const int64_t* c) noexcept nogil:
-    """The loss floor: every row costs at least its class's least cost."""
+cdef inline double _class_sum(const DSpace* sp, const int64_t* c,
+                              const double* per_row) noexcept nogil:
+    """sum_k c_k per_row[k]: with mincost, the loss floor (every row costs at least
+    its class's least cost); with maxcost, worst(S) (every row at its largest)."""
     cdef int k
     cdef double s = 0.0
     for k in range(sp.K):
-        s += c[k] * sp.mincost[k]
+        s += c[k] * per_row[k]
     return s
-
-
-cdef inline double _worst(const DSpace* sp, const int64_t* c) noexcept nogil:
-    """worst(S): every row at its class's largest cost."""
-    cdef int k
-    cdef double w = 0.0
-    for k in range(sp.K):
-        w += c[k] * sp.maxcost[k]
-    return w
 
 
 cdef inline double _lower(const DSpace* sp, const int64_t* c, int64_t m, int d) noexcept nogil:
@@ -132,7 +125,7 @@ cdef inline double _lower(const DSpace* sp, const int64_t* c, int64_t m, int d) 
     if d == 0 or m <= 1:
         return leaf
     if sp.rules & RULE_EQUIVALENT:
-        return creation_lower_bound(leaf, _floor(sp, c), sp.lam)
+        return creation_lower_bound(leaf, _class_sum(sp, c, sp.mincost), sp.lam)
     return two_leaf_lower_bound(leaf, sp.lam)
 
 
@@ -231,8 +224,8 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
             lr = _loss(sp, rc, ntot[s] - nn[s])
             v = ll + lr + 2.0 * sp.lam
             if sp.sup_lam > 0.0 and not split_supported(
-                    leaf_support(_worst(sp, ic + s * K), ll),
-                    leaf_support(_worst(sp, rc), lr), sp.sup_lam):
+                    leaf_support(_class_sum(sp, ic + s * K, sp.maxcost), ll),
+                    leaf_support(_class_sum(sp, rc, sp.maxcost), lr), sp.sup_lam):
                 v = INF         # a leaf of too little support: never optimal
             if v < best[s] - TOL:
                 best[s] = v
@@ -361,7 +354,8 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     for s in range(nsides):
         best[s] = _loss(sp, tot + s * K, ntot[s]) + sp.lam
         if sp.rules & RULE_EQUIVALENT:
-            lowest[s] = creation_lower_bound(best[s], _floor(sp, tot + s * K), sp.lam)
+            lowest[s] = creation_lower_bound(best[s], _class_sum(sp, tot + s * K, sp.mincost),
+                                             sp.lam)
     if not par:
         for u in range(sp.p):
             e.sweeps += 1
@@ -426,7 +420,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     exact[0] = True
     if d == 0 or m <= 1:
         return leaf
-    if (sp.rules & RULE_EQUIVALENT) and floor_settles_leaf(leaf - sp.lam, _floor(sp, cnt), sp.lam):
+    if (sp.rules & RULE_EQUIVALENT) and floor_settles_leaf(
+            leaf - sp.lam, _class_sum(sp, cnt, sp.mincost), sp.lam):
         return leaf
     e.nodes += 1
     _gather(e, L, ord, m)
