@@ -15,8 +15,8 @@ The search of a row set X with d levels left, within a budget B (`_solve`):
   worst cost).  At d = 2 a split's two sides are valued exactly by one pass per
   column (`_depth_one` on both sides at once); deeper, the split's children are
   partitioned stably (each stays sorted per column) and searched with the
-  look-ahead budgets: the larger child within cap - lb(smaller), the smaller
-  within cap - R(larger).
+  look-ahead budgets: the smaller child within cap - lb(larger), the larger
+  within cap - R(smaller).
 
 The answer of `_solve(X, d, B)` is either exact, R(X, d) with its tree, or a
 lower bound above B + TOL; a split is pruned only when its bound exceeds the cap
@@ -646,9 +646,9 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
                     bnd = subset_child_bound(L.lbl[c], W[tpos[c]] - W[t])
                     if bnd > hint[0]:
                         hint[0] = bnd
-            # the smaller child's budget is widened by the worst cost of the rows
-            # to the interval's farther end: a bound it proves then reaches past
-            # the whole interval (the neighbour bound), a value no worse
+            # both children's budgets are widened by the worst cost of the rows to
+            # the interval's farther end: a bound a child proves then reaches
+            # across the whole interval (the neighbour bound)
             hint[2] = W[tpos[hi]] - W[t]
             if W[t] - W[tpos[lo]] > hint[2]:
                 hint[2] = W[t] - W[tpos[lo]]
@@ -758,8 +758,8 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
                         const int64_t* cnt, int32_t split, int t, double cap,
                         double* best, double* vs, const double* hint) noexcept nogil:
     """A root split of a node with d >= 3 levels left: its rows partitioned into
-    the two children (each still sorted per column), the larger child searched
-    within cap - lb(smaller) and the smaller within cap - R(larger).  vs gets the
+    the two children (each still sorted per column), the smaller child searched
+    within cap - lb(larger) and the larger within cap - R(smaller).  vs gets the
     two children's values or bounds; True when both are exact."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
@@ -816,9 +816,10 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
             lb0[0] = hint[0]
         if hint[1] > lb0[1]:
             lb0[1] = hint[1]
-    first = 0 if ml >= mr else 1
+    first = 1 if ml >= mr else 0
     second = 1 - first
-    # the larger child first: its value often rules the smaller one out
+    # the smaller child first: it costs less, and its value often rules the
+    # larger one out
     bud = cap - lb0[second]
     if hint != NULL:
         bud += hint[2]
