@@ -562,6 +562,13 @@ cdef inline double neighbour_bound(double lb_end, double worst_between) noexcept
     return lb_end - worst_between
 
 
+cdef inline double one_leaf_lower_bound(double lam) noexcept nogil:
+    """Any tree on a nonempty set has a leaf and a nonnegative loss: R(S) >= lam.
+    It stands in for the bound of a column's end that no valued threshold has
+    reached yet (`interval_bound` with one end open)."""
+    return lam
+
+
 cdef inline double superset_child_bound(double lb_inner) noexcept nogil:
     """A child of a root split contains the same-side child of every split of
     the column nearer its own side (L_t contains L_a for a < t, R_t contains R_c

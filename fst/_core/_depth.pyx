@@ -44,7 +44,7 @@ from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_SUPPOR
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, neighbour_bound, rows_moved_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
-                       split_supported, support_unit)
+                       split_supported, support_unit, one_leaf_lower_bound)
 
 cnp.import_array()
 
@@ -602,8 +602,9 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         # a split is pruned when its bound exceeds the budget, or when it could
         # at best tie with the incumbent (only a strictly better split is taken)
         P = _prune_level(sp, B, best[0])
-        if (sp.rules & RULE_TRANSFER) and a >= 0 and c >= 0:
-            bnd = interval_bound(L.lbl[a], L.lbr[c])
+        if (sp.rules & RULE_TRANSFER) and (a >= 0 or c >= 0):
+            bnd = interval_bound(L.lbl[a] if a >= 0 else one_leaf_lower_bound(sp.lam),
+                                 L.lbr[c] if c >= 0 else one_leaf_lower_bound(sp.lam))
             if bnd > P:
                 if bnd < lbmin[0]:
                     lbmin[0] = bnd
