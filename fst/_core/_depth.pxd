@@ -59,7 +59,7 @@ cdef struct DEngine:
     Limits lim
     int max_depth
     int n_threads
-    uint8_t* side       # n: 0 left of the split being valued, 1 right
+    uint8_t* side       # n: 0 left of the split being partitioned, 1 right
     int32_t* pos        # n: a row's position in one column's order (scratch)
     DLevel* lv          # max_depth + 1 levels (index: depth left)
     int64_t nodes       # subproblems searched (depth >= 1)

@@ -496,9 +496,8 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef DLevel* L = &e.lv[d]
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
-    cdef const int32_t* o = ord + <int64_t> u * m
     cdef int32_t k = split - e.sp.col_start[u]
-    cdef int t = 0, i
+    cdef int t = 0
     cdef double cap = _cap(&e.sp, B, best[0])
     cdef double vs[2]
     while t < m and rk[t] <= k:
@@ -560,12 +559,11 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int K = sp.K
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
-    cdef const int32_t* o = ord + <int64_t> u * m
     cdef int32_t* tpos = L.tpos
     cdef int32_t* q = L.queue
     cdef double* W = L.wpre
-    cdef int T = 0, i, head = 0, tail = 0, lo, hi, a, c, mid, t, tcur = 0, lo2, hi2, k
-    cdef double cap, bnd, va, v, P
+    cdef int T = 0, i, head = 0, tail = 0, lo, hi, a, c, mid, t
+    cdef double cap, bnd, va, P
     cdef double vs[2]
     cdef double hint[3]
     cdef int32_t split
@@ -612,12 +610,10 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         if sp.rules & RULE_EXCHANGE:
             if a >= 0:
                 va = L.lbl[a] + L.lbr[a]
-                lo2 = _shrink_up(W, tpos, tpos[a], va, lo, hi, P, lbmin)
-                lo = lo2
+                lo = _shrink_up(W, tpos, tpos[a], va, lo, hi, P, lbmin)
             if c >= 0 and lo <= hi:
                 va = L.lbl[c] + L.lbr[c]
-                hi2 = _shrink_down(W, tpos, tpos[c], va, lo, hi, P, lbmin)
-                hi = hi2
+                hi = _shrink_down(W, tpos, tpos[c], va, lo, hi, P, lbmin)
         if lo > hi:
             continue
         if _poll(e):
@@ -729,8 +725,9 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, const int32_t* ord, int m,
                            const int64_t* cnt, int32_t split, int t, const int32_t* yk,
                            double* best, double* vs) noexcept nogil:
     """A root split of a node with two levels left (its first t rows in yk's
-    column order go left, as e.side says): both sides valued exactly at depth one
-    in one pass per column; the node's best and tree improve when it is better."""
+    column order go left, as L.upos places them, `_positions`): both sides valued
+    exactly at depth one in one pass per column; the node's best and tree improve
+    when it is better."""
     cdef int K = e.sp.K
     cdef int k, i
     cdef int64_t tot[128]
