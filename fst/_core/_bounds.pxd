@@ -604,6 +604,15 @@ cdef inline double unit_rows_moved_bound(int64_t most, double unit) noexcept nog
     return most * unit
 
 
+cdef inline int64_t unit_rows_to_wait(int64_t errors, int64_t errors_to_beat) noexcept nogil:
+    """`rows_moved_bound` in whole rows, two classes under a unit cost: a row
+    crossing from a split's right leaf to its left changes each leaf's errors by
+    at most one, in opposite directions, so a split with `errors` errors is
+    followed by none with `errors_to_beat` or fewer until errors - errors_to_beat
+    rows have crossed."""
+    return errors - errors_to_beat
+
+
 cdef inline double two_class_moved_bound(double x) noexcept nogil:
     """`rows_moved_bound` with two labels a, b: |A_a(D) - A_b(D)| = |D_0 al + D_1 be|
     (al = C[0, a] - C[0, b], be = C[1, a] - C[1, b]), x the sum (under 0/1 loss,

@@ -44,7 +44,8 @@ from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_SUPPOR
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, neighbour_bound, rows_moved_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
-                       split_supported, support_unit, one_leaf_lower_bound)
+                       split_supported, support_unit, one_leaf_lower_bound,
+                       unit_rows_to_wait)
 
 cnp.import_array()
 
@@ -248,29 +249,47 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
         prev[s] = rk[i]
 
 
+cdef inline int64_t _errors_to_beat(const DSpace* sp, double best) noexcept nogil:
+    """The most errors e of a split whose value e u + 2 lam is below best - TOL
+    (-1: none), as the doubles compare."""
+    cdef double x = (best - TOL - 2.0 * sp.lam) / sp.unit
+    cdef int64_t e
+    if x > 4e18:
+        return <int64_t> 4e18
+    if x <= 0.0:
+        return -1
+    e = <int64_t> x
+    while e >= 0 and e * sp.unit + 2.0 * sp.lam >= best - TOL:
+        e -= 1
+    while (e + 1) * sp.unit + 2.0 * sp.lam < best - TOL:
+        e += 1
+    return e
+
+
 cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t* yk,
                              const int32_t* pos, int32_t t, int m, int nsides,
                              const int64_t* tot, const int64_t* ntot,
                              const double* lowest, int32_t base, bint* done,
                              double* best, int32_t* arg, double* shared) noexcept nogil:
-    """`_column_pass` for two classes under a unit cost u, from whole rows: a
-    split's value is (min(l0, l1) + min(t0 - l0, t1 - l1)) u + 2 lam, and the
-    moved-rows bound (`rows_moved_bound`, the potential u of every row) becomes
-    a count of rows: after a valuation v, the next is worth making only once
-    (v - best - TOL) / u rows have crossed."""
+    """`_column_pass` for two classes under a unit cost u, in whole rows: a
+    split's value is (min(l0, l1) + min(t0 - l0, t1 - l1)) u + 2 lam, it beats the
+    best when its errors are at most `_errors_to_beat`, and the moved-rows bound
+    counts the rows to wait (`unit_rows_to_wait`)."""
     cdef int s, i
     cdef int64_t l[4]          # class counts so far, side-major
     cdef int64_t nn[2]
     cdef int32_t prev[2]
     cdef int64_t next_at[2]    # the row count at which side s is next valued
-    cdef int64_t e0, e1, wait
+    cdef int64_t beat[2]       # the most errors a split of side s may have to win
+    cdef int64_t e0, e1, err, wait, sb
     cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
-    cdef double u = sp.unit, two = 2.0 * sp.lam, v, need, ref
+    cdef double u = sp.unit, two = 2.0 * sp.lam
     l[0] = 0; l[1] = 0; l[2] = 0; l[3] = 0
     for s in range(2):
         nn[s] = 0
         prev[s] = -1
         next_at[s] = 1
+        beat[s] = _errors_to_beat(sp, best[s]) if s < nsides else -1
     for i in range(m):
         s = (pos[i] >= t) if nsides == 2 else 0
         if done[s]:
@@ -280,34 +299,30 @@ cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t*
             e1 = tot[2 * s] - l[2 * s]
             if tot[2 * s + 1] - l[2 * s + 1] < e1:
                 e1 = tot[2 * s + 1] - l[2 * s + 1]
-            v = (e0 + e1) * u + two
+            err = e0 + e1
+            next_at[s] = nn[s] + 1
             if sp.sup_lam > 0.0 and not split_supported(
                     leaf_support(nn[s] * u, e0 * u),
                     leaf_support((ntot[s] - nn[s]) * u, e1 * u), sp.sup_lam):
                 # a leaf of too little support: never optimal (under a unit
                 # cost a set's worst is its rows, its support its majority)
-                next_at[s] = nn[s] + 1
-                l[2 * s + yk[i]] += 1
-                nn[s] += 1
-                prev[s] = rk[i]
-                continue
-            if v < best[s] - TOL:
-                best[s] = v
-                arg[s] = base + prev[s]
-                if best[s] <= lowest[s] + TOL:
-                    done[s] = True
-            next_at[s] = nn[s] + 1
-            if moved_rule:
-                # rows_moved_bound(r, u) = r u must reach need - TOL: r >= wait
-                ref = best[s]
-                if shared != NULL:
-                    fst_shared_min(shared + s, best[s])
-                    ref = fst_shared_load(shared + s)
-                    if ref > best[s]:
-                        ref = best[s]
-                need = v - ref - TOL
-                if need > 0.0:
-                    wait = <int64_t> (need / u)
+                pass
+            else:
+                if err <= beat[s]:
+                    best[s] = err * u + two
+                    arg[s] = base + prev[s]
+                    beat[s] = _errors_to_beat(sp, best[s])
+                    if best[s] <= lowest[s] + TOL:
+                        done[s] = True
+                    if shared != NULL:
+                        fst_shared_min(shared + s, best[s])
+                if moved_rule:
+                    sb = beat[s]
+                    if shared != NULL:
+                        sb = _errors_to_beat(sp, fst_shared_load(shared + s))
+                        if sb > beat[s]:
+                            sb = beat[s]
+                    wait = unit_rows_to_wait(err, sb)
                     if wait > 1:
                         next_at[s] = nn[s] + wait
                     if wait > ntot[s] - nn[s]:
