@@ -779,7 +779,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef DLevel* C = &e.lv[d - 1]
     cdef int K = sp.K
     cdef int p = sp.p
-    cdef int g, i, k, ml = t, mr = m - t, nl, nr, first, second
+    cdef int g, i, k, j, ml = t, mr = m - t, nl, nr, first, second
     cdef const int32_t* o
     cdef int32_t* left = L.child
     cdef int32_t* right = L.child + <int64_t> p * ml
@@ -795,7 +795,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int mm[2]
     cdef double lb0[2]
     cdef double v1, v2, bud
-    cdef bint ex1, ex2
+    cdef bint ex1
     for i in range(m):
         e.side[ou[i]] = 0 if i < t else 1
     for k in range(K):
@@ -833,26 +833,21 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     second = 1 - first
     # the smaller child first: it costs less, and its value often rules the
     # larger one out
-    bud = cap - lb0[second]
-    if hint != NULL:
-        bud += hint[2]
-    v1 = _solve(e, d - 1, rows[first], mm[first], cc[first], bud, &ex1)
-    if e.lim.stop != RUNNING:
-        return False
-    vs[first] = v1
     vs[second] = lb0[second]
-    if not ex1 or v1 > bud + TOL:
-        return False
-    memcpy(L.cand, C.best, _heap_size(d - 1) * sizeof(int32_t))
-    bud = cap - v1
-    if hint != NULL:
-        bud += hint[2]
-    v2 = _solve(e, d - 1, rows[second], mm[second], cc[second], bud, &ex2)
-    if e.lim.stop != RUNNING:
-        return False
-    vs[second] = v2
-    if not ex2:
-        return False
+    for k in range(2):
+        j = first if k == 0 else second
+        bud = cap - (lb0[second] if k == 0 else v1)
+        if hint != NULL:
+            bud += hint[2]
+        v2 = _solve(e, d - 1, rows[j], mm[j], cc[j], bud, &ex1)
+        if e.lim.stop != RUNNING:
+            return False
+        vs[j] = v2
+        if not ex1 or (k == 0 and v2 > bud + TOL):
+            return False
+        if k == 0:
+            v1 = v2
+            memcpy(L.cand, C.best, _heap_size(d - 1) * sizeof(int32_t))
     if v1 + v2 < best[0] - TOL:
         best[0] = v1 + v2
         memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
