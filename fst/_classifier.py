@@ -73,7 +73,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         rows, so 'balanced' keeps the scale of the unweighted loss.
     max_depth : int, default=None
         Hard depth limit (a single leaf has depth 0). With it, ``regularization=0``
-        makes fst an exact depth-limited solver.
+        makes fst an exact depth-limited solver. Continuous columns (8 or more
+        thresholds a column on average) then go to the depth-limited engine,
+        which keeps the rows sorted per column (memory linear in rows x columns)
+        and searches every threshold; a stopped fit returns at least CART's tree
+        of that depth.
     time_limit : float, default=None
         Seconds of search. On expiry the best tree found is returned with
         ``optimal_ = False`` and a :class:`~fst.exceptions.NotCertifiedWarning`.
@@ -96,9 +100,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         with that search's best tree, ``optimal_ = False`` and a lower bound valid
         for the whole space.
     n_jobs : int, default=1
-        Threads for the row-count pair stage (None means 1, -1 all cores). The
-        results do not depend on it: threads fill disjoint cells and ties are
-        broken by a fixed order.
+        Threads for the row-count pair stage and the depth-limited engine's
+        column passes (None means 1, -1 all cores). The results do not depend on
+        it: threads fill disjoint cells and ties are broken by a fixed order.
     verbose : int, default=0
         Print a summary of the search when > 0; at 2 or more, also a progress
         line every 5 s while it runs (seconds, proven lower bound, the best
