@@ -18,6 +18,8 @@ cdef struct DSpace:
     const double* cost         # K x K: cost of a row of class k labelled j, / n
     const double* maxcost      # K: each class's largest cost (a row's worst)
     const double* mincost      # K: each class's least cost (the loss floor)
+    double pmax                # the largest potential of a row, max_k (maxcost -
+                               # mincost): what one row's move changes at most
     double unit                # > 0: cost is unit * (k != j) (0/1 loss, one
                                # weight): losses are whole rows times unit
     double quantum             # > 0: every objective is a whole number of it

@@ -178,8 +178,8 @@ cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
 cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
                        const int32_t* pos, int32_t t, int m, int nsides,
                        const int64_t* tot, const int64_t* ntot, const double* lowest,
-                       double pmax, int32_t base, int64_t* ic, double* best,
-                       int32_t* arg, double* shared) noexcept nogil:
+                       int32_t base, int64_t* ic, double* best, int32_t* arg,
+                       double* shared) noexcept nogil:
     """One column's pass of `_depth_one`: best[s] and arg[s] improve (by more
     than TOL) with the column's splits of each side s (with two sides, a row is
     on side 1 when its position `pos` in the root split's column is t or more);
@@ -216,7 +216,7 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
             continue
         if nn[s] > 0 and rk[i] != prev[s] and (
                 not moved_rule
-                or rows_moved_bound(nn[s] - seen[s], pmax) + TOL >= need[s]):
+                or rows_moved_bound(nn[s] - seen[s], sp.pmax) + TOL >= need[s]):
             # side s's rows so far left, the rest right (split prev[s])
             seen[s] = nn[s]
             for k in range(K):
@@ -240,7 +240,7 @@ cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
                 need[s] = v - (ref if ref < best[s] else best[s])
             else:
                 need[s] = v - best[s] if v < INF else 0.0
-            if moved_rule and rows_moved_bound(ntot[s] - seen[s], pmax) + TOL < need[s]:
+            if moved_rule and rows_moved_bound(ntot[s] - seen[s], sp.pmax) + TOL < need[s]:
                 done[s] = True      # no later threshold of this side can do better
             if done[0] and done[1]:
                 return
@@ -357,11 +357,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     cdef int K = sp.K
     cdef int u, s, k
     cdef double lowest[2]
-    cdef double pmax = 0.0
     cdef bint par = e.n_threads > 1 and <int64_t> m * sp.p >= PARALLEL_MIN_CELLS
-    for k in range(K):
-        if sp.maxcost[k] - sp.mincost[k] > pmax:
-            pmax = sp.maxcost[k] - sp.mincost[k]
     for s in range(2):
         arg[s] = -1
         best[s] = INF
@@ -376,7 +372,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
             e.sweeps += 1
             _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
                          L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                         tot, ntot, lowest, pmax, sp.col_start[u], L.cnt, best, arg, NULL)
+                         tot, ntot, lowest, sp.col_start[u], L.cnt, best, arg, NULL)
         return
     L.cshared[0] = best[0]
     L.cshared[1] = best[1]
@@ -388,7 +384,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     for u in prange(sp.p, schedule="dynamic", num_threads=e.n_threads):
         _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
                      L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                     tot, ntot, lowest, pmax, sp.col_start[u], L.ccnt + <int64_t> u * (2 * K + 8),
+                     tot, ntot, lowest, sp.col_start[u], L.ccnt + <int64_t> u * (2 * K + 8),
                      L.cbest + 8 * u, L.carg + 16 * u, L.cshared)
     e.sweeps += sp.p
     for u in range(sp.p):
@@ -424,7 +420,6 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     the best tree found, worth the value `_solve` would return were it exact)."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
-    cdef int K = sp.K
     cdef double leaf = _loss(sp, cnt, m) + sp.lam
     cdef double best, lbmin, v, low
     cdef int64_t nt[2]
@@ -510,22 +505,68 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     against cap = min(B, best), as `_search_column` values a threshold."""
     cdef DLevel* L = &e.lv[d]
     cdef const int32_t* rk = L.rk + <int64_t> u * m
-    cdef const int32_t* yk = L.yk + <int64_t> u * m
     cdef int32_t k = split - e.sp.col_start[u]
     cdef int t = 0
-    cdef double cap = _cap(&e.sp, B, best[0])
     cdef double vs[2]
     while t < m and rk[t] <= k:
         t += 1
     if t == 0 or t == m:
         return
-    e.evals += 1
     if d == 2:
         _positions(e, L, ord, m, u)
-        _value_depth_two(e, L, ord, m, cnt, split, t, yk, best, &vs[0])
-    elif not _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, &vs[0], NULL):
-        if e.lim.stop == RUNNING and vs[0] + vs[1] < lbmin[0]:
-            lbmin[0] = vs[0] + vs[1]
+    _value_at(e, d, u, ord, m, cnt, split, t, _cap(&e.sp, B, best[0]), best, lbmin, NULL,
+              vs)
+
+
+cdef void _value_at(DEngine* e, int d, int u, const int32_t* ord, int m,
+                    const int64_t* cnt, int32_t split, int t, double cap, double* best,
+                    double* lbmin, const double* hint, double* vs) noexcept nogil:
+    """Value the root split sending the first t rows of column u's order left:
+    at d = 2 both sides exactly (`_value_depth_two`, L.upos filled for u), deeper
+    by its children's search (`_value_deeper`, hint its children's bounds or
+    NULL).  vs gets the sides' values or bounds; a split proven above its cap
+    lowers lbmin to its bound."""
+    e.evals += 1
+    if d == 2:
+        _value_depth_two(e, &e.lv[d], m, cnt, split, t, e.lv[d].yk + <int64_t> u * m,
+                         best, vs)
+    elif (not _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, vs, hint)
+            and e.lim.stop == RUNNING and vs[0] + vs[1] < lbmin[0]):
+        lbmin[0] = vs[0] + vs[1]
+
+
+cdef void _child_hints(const DSpace* sp, const DLevel* L, const double* W,
+                       const int32_t* tpos, int a, int c, int lo, int hi, int t,
+                       double* hint) noexcept nogil:
+    """The children's bounds of the root split at row position t from the
+    column's valued neighbours a < t < c (-1: none), and the widening of their
+    budgets: hint[0] for L_t, hint[1] for R_t, hint[2] the worst cost of the
+    rows from t to the farther end of [lo, hi]."""
+    cdef double bnd
+    hint[0] = -INF
+    hint[1] = -INF
+    if a >= 0:
+        if sp.rules & RULE_TRANSFER:
+            hint[0] = superset_child_bound(L.lbl[a])
+        if sp.rules & RULE_EXCHANGE:
+            bnd = subset_child_bound(L.lbr[a], W[t] - W[tpos[a]])
+            if bnd > hint[1]:
+                hint[1] = bnd
+    if c >= 0:
+        if sp.rules & RULE_TRANSFER:
+            bnd = superset_child_bound(L.lbr[c])
+            if bnd > hint[1]:
+                hint[1] = bnd
+        if sp.rules & RULE_EXCHANGE:
+            bnd = subset_child_bound(L.lbl[c], W[tpos[c]] - W[t])
+            if bnd > hint[0]:
+                hint[0] = bnd
+    # both children's budgets are widened by the worst cost of the rows to the
+    # interval's farther end: a bound a child proves then reaches across the
+    # whole interval (the neighbour bound)
+    hint[2] = W[tpos[hi]] - W[t]
+    if W[t] - W[tpos[lo]] > hint[2]:
+        hint[2] = W[t] - W[tpos[lo]]
 
 
 cdef int _supported_from(const DSpace* sp, const int32_t* yk, const double* W,
@@ -582,7 +623,6 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double vs[2]
     cdef double hint[3]
     cdef int32_t split
-    cdef bint ex
     for i in range(1, m):
         if rk[i] != rk[i - 1]:
             tpos[T] = i
@@ -636,39 +676,11 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         mid = (lo + hi) // 2
         t = tpos[mid]
         split = sp.col_start[u] + rk[t - 1]
-        e.evals += 1
-        if d == 2:
-            _value_depth_two(e, L, ord, m, cnt, split, t, yk, best, &vs[0])
-        else:
-            hint[0] = -INF
-            hint[1] = -INF
-            if a >= 0:
-                if sp.rules & RULE_TRANSFER:
-                    hint[0] = superset_child_bound(L.lbl[a])
-                if sp.rules & RULE_EXCHANGE:
-                    bnd = subset_child_bound(L.lbr[a], W[t] - W[tpos[a]])
-                    if bnd > hint[1]:
-                        hint[1] = bnd
-            if c >= 0:
-                if sp.rules & RULE_TRANSFER:
-                    bnd = superset_child_bound(L.lbr[c])
-                    if bnd > hint[1]:
-                        hint[1] = bnd
-                if sp.rules & RULE_EXCHANGE:
-                    bnd = subset_child_bound(L.lbl[c], W[tpos[c]] - W[t])
-                    if bnd > hint[0]:
-                        hint[0] = bnd
-            # both children's budgets are widened by the worst cost of the rows to
-            # the interval's farther end: a bound a child proves then reaches
-            # across the whole interval (the neighbour bound)
-            hint[2] = W[tpos[hi]] - W[t]
-            if W[t] - W[tpos[lo]] > hint[2]:
-                hint[2] = W[t] - W[tpos[lo]]
-            ex = _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, &vs[0], hint)
-            if e.lim.stop != RUNNING:
-                return
-            if not ex and vs[0] + vs[1] < lbmin[0]:
-                lbmin[0] = vs[0] + vs[1]
+        if d > 2:
+            _child_hints(sp, L, W, tpos, a, c, lo, hi, t, hint)
+        _value_at(e, d, u, ord, m, cnt, split, t, cap, best, lbmin, hint, vs)
+        if e.lim.stop != RUNNING:
+            return
         L.lbl[mid] = vs[0]
         L.lbr[mid] = vs[1]
         if lo <= mid - 1:
@@ -736,9 +748,9 @@ cdef void _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) no
             up[i] = e.pos[og[i]]
 
 
-cdef void _value_depth_two(DEngine* e, DLevel* L, const int32_t* ord, int m,
-                           const int64_t* cnt, int32_t split, int t, const int32_t* yk,
-                           double* best, double* vs) noexcept nogil:
+cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const int64_t* cnt,
+                           int32_t split, int t, const int32_t* yk, double* best,
+                           double* vs) noexcept nogil:
     """A root split of a node with two levels left (its first t rows in yk's
     column order go left, as L.upos places them, `_positions`): both sides valued
     exactly at depth one in one pass per column; the node's best and tree improve
@@ -926,6 +938,7 @@ cdef class DepthSearch:
         self.e.sp.cost = &C[0, 0]
         self.e.sp.maxcost = &mx[0]
         self.e.sp.mincost = &mn[0]
+        self.e.sp.pmax = float((mx - mn).max()) if K else 0.0
         self.e.sp.lam = lam
         self.e.sp.rules = rules
         self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
