@@ -337,8 +337,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             raise RuntimeError(
                 "fst internal error: the exported tree scores "
                 f"{self.objective_!r} but the search recorded {recorded!r}.")
-        bound = (float(search.lower_bound) if space.max_splits is None
-                 else _creation_bound(space.problem, lam, self.max_depth))
+        # the search's bound, or (part of the space searched, or a stopped engine,
+        # which proves nothing beyond it) the creation bound of all the rows
+        bound = search.lower_bound
+        if space.max_splits is not None or bound is None:
+            bound = _creation_bound(space.problem, lam, self.max_depth)
         self.lower_bound_ = min(bound, self.objective_)
         self.gap_ = self.objective_ - self.lower_bound_
         self.search_stats_ = search.stats()
@@ -385,9 +388,9 @@ _ENGINE_MIN_THRESHOLDS = 8
 def _engine_choice(max_depth, choice):
     """The `depth_engine` override checked: True, False, or None (decided by the
     split space, `_search_space`)."""
-    if choice and (max_depth is None or max_depth > MAX_ENGINE_DEPTH):
-        raise ValueError(f"the depth-limited engine needs max_depth <= {MAX_ENGINE_DEPTH}")
     if max_depth is None or max_depth > MAX_ENGINE_DEPTH:
+        if choice:
+            raise ValueError(f"the depth-limited engine needs max_depth <= {MAX_ENGINE_DEPTH}")
         return False
     return None if choice is None else bool(choice)
 
@@ -411,18 +414,9 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
         engine = (n_splits >= _ENGINE_MIN_THRESHOLDS * max(X_search.shape[1], 1)
                   or max_splits is not None)
     if engine:
-        # rows ranked and sorted per column: no bitsets, every threshold kept
-        build = lambda X_, y_, K_, cost_, max_splits, values, fill: engine_space(  # noqa: E731
-            X_, y_, K_, cost_, values)
-        max_splits = None
-    else:
-        build = build_problem
-    # The splits' row bitsets are filled by the search as it reads them
-    # (`split_row`), or all first with the `eager_bits` override.
-    eager = bool(own.get("eager_bits", False))
+        max_splits = None        # the engine keeps every threshold
     if row_weight is None:
-        problem = build(X, y_idx, n_classes, weighted_cost, max_splits,
-                        col_values, fill=eager)
+        y_search, n_search, cost_search = y_idx, n_classes, weighted_cost
         pc_label, pc_weight = np.arange(n_classes), weights
     else:
         keep = row_weight > 0
@@ -432,9 +426,16 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
         # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
         # build_problem divides by its row count, so the scale is applied here.
         scale = keep.sum() / row_weight.sum()
-        pc_cost = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
-        problem = build(X_search, pc_of_row, len(pc_label), pc_cost, max_splits,
-                        col_values, fill=eager)
+        y_search, n_search = pc_of_row, len(pc_label)
+        cost_search = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
+    if engine:
+        # rows ranked and sorted per column: no bitsets
+        problem = engine_space(X_search, y_search, n_search, cost_search, col_values)
+    else:
+        # The splits' row bitsets are filled by the search as it reads them
+        # (`split_row`), or all first with the `eager_bits` override.
+        problem = build_problem(X_search, y_search, n_search, cost_search, max_splits,
+                                col_values, fill=bool(own.get("eager_bits", False)))
     return SimpleNamespace(problem=problem, pc_label=pc_label, pc_weight=pc_weight,
                            n_splits=n_splits, max_splits=max_splits,
                            n_rows=X_search.shape[0], engine=bool(engine))

@@ -27,6 +27,9 @@ def engine_space(X32, y, n_classes, cost, values=None):
     pr.y = np.ascontiguousarray(np.asarray(y, dtype=np.int32))
     pr.cost = np.ascontiguousarray(np.asarray(cost, dtype=np.float64) / max(n, 1))
     pr.mincost = pr.cost.min(axis=1)
+    # equivalent rows are not grouped: no excess above the floor is counted (the
+    # creation bound of a stopped fit stays valid, only less tight)
+    pr.row_excess = np.zeros(0)
     return pr
 
 
@@ -40,19 +43,9 @@ class EngineSearch:
         self._s = DepthSearch(space.row_rank, space.col_order, space.col_start, space.y,
                               space.cost, float(lam), self.max_depth, int(rules),
                               time_limit, int(memory_limit or 0), int(n_threads))
-        self.lam = float(lam)
 
     def run(self):
-        code = self._s.run()
-        if not self._s.solved:
-            # a stopped search proves the root's creation bound: its leaf, or any
-            # tree with a split at least the loss floor plus two leaves
-            sp = self.space
-            counts = np.bincount(sp.y, minlength=sp.cost.shape[0]).astype(np.float64)
-            leaf = float((counts @ sp.cost).min()) + self.lam
-            floor = float(np.nextafter(counts @ sp.mincost, -np.inf))
-            self._stopped_bound = leaf if self.max_depth == 0 else min(leaf, floor + 2 * self.lam)
-        return code
+        return self._s.run()
 
     @property
     def upper_bound(self):
@@ -64,7 +57,9 @@ class EngineSearch:
 
     @property
     def lower_bound(self):
-        return self._s.lower_bound if self._s.solved else self._stopped_bound
+        """The certified optimum, or None when the search stopped (it then proves
+        nothing beyond the root's creation bound, `_classifier._creation_bound`)."""
+        return self._s.lower_bound if self._s.solved else None
 
     def stats(self):
         st = self._s.stats()
