@@ -13,7 +13,6 @@ is part of fst; the peers are imported from their installed packages.
 """
 import json
 import os
-import resource
 import sys
 import time
 import warnings
@@ -22,14 +21,13 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(__file__))
 from _data import load_gosdt14  # noqa: E402
+from _proc import peak_rss as _peak_rss  # noqa: E402
 
 
 STREED_DEPTH_CAP = int(os.environ.get("FST_STREED_DEPTH", "6"))
 CONTREE_DEPTH_CAP = int(os.environ.get("FST_CONTREE_DEPTH", "4"))
 
 
-def _peak_rss():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux: KiB
 
 
 def exact_binarisation(X):

@@ -20,7 +20,6 @@ the two must agree.
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -30,6 +29,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from _data import QUANTBNB  # noqa: E402
+from _proc import run_one  # noqa: E402
 
 NAMES = ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page", "raisin",
          "rice", "room", "segment", "wilt"]
@@ -105,14 +105,10 @@ def main():
                     for s in args.solvers.split(","):
                         cmd = [sys.executable, __file__, "--one", s, name, str(d), str(lam),
                                str(args.time_limit)]
-                        try:
-                            p = subprocess.run(cmd, capture_output=True, text=True,
-                                               timeout=2 * args.time_limit + 60)
-                            r = json.loads(p.stdout.strip().splitlines()[-1])
-                        except (subprocess.TimeoutExpired, IndexError, ValueError):
-                            r = {"solver": s, "dataset": name, "depth": d, "lambda": lam,
-                                 "seconds": float("nan"), "certified": False,
-                                 "objective": float("nan"), "leaves": -1}
+                        r = run_one(cmd, 2 * args.time_limit + 60,
+                                    {"solver": s, "dataset": name, "depth": d, "lambda": lam,
+                                     "seconds": float("nan"), "certified": False,
+                                     "objective": float("nan"), "leaves": -1})
                         rows.append(r)
                         fh.write(json.dumps(r) + "\n")
                         fh.flush()

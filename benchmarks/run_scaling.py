@@ -19,8 +19,6 @@ Install the peers with ``pip install pycontree pytrees-rs``.
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import time
 import warnings
@@ -28,6 +26,8 @@ import warnings
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from _proc import peak_rss, run_one  # noqa: E402
 SOLVERS = ("fst", "contree", "pytrees")
 
 
@@ -65,20 +65,16 @@ def one(solver, rows, depth, time_limit, n_jobs=1):
         seconds = time.perf_counter() - t0
     pred = np.asarray(m.predict(X))
     errors = int(np.sum(pred.astype(np.int64) != y))
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     return {"solver": solver, "rows": rows, "depth": depth, "seconds": seconds,
-            "certified": cert, "errors": errors, "peak_rss": rss, "n_jobs": n_jobs}
+            "certified": cert, "errors": errors, "peak_rss": peak_rss(), "n_jobs": n_jobs}
 
 
 def run(solver, rows, depth, time_limit, n_jobs):
     cmd = [sys.executable, os.path.abspath(__file__), "--one", solver, str(rows), str(depth),
            str(time_limit), "--n-jobs", str(n_jobs)]
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=3 * time_limit + 120)
-        return json.loads(p.stdout.strip().splitlines()[-1])
-    except (subprocess.TimeoutExpired, IndexError, ValueError):
-        return {"solver": solver, "rows": rows, "depth": depth, "seconds": float("nan"),
-                "certified": False, "errors": -1, "peak_rss": 0, "n_jobs": n_jobs}
+    return run_one(cmd, 3 * time_limit + 120,
+                   {"solver": solver, "rows": rows, "depth": depth, "seconds": float("nan"),
+                    "certified": False, "errors": -1, "peak_rss": 0, "n_jobs": n_jobs})
 
 
 def main():
