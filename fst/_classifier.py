@@ -18,7 +18,7 @@ from ._engine import MAX_ENGINE_DEPTH, EngineSearch, engine_space
 from ._export import build_estimator
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
                      check_row_weights, resolve_memory_limit)
-from .exceptions import NotCertifiedWarning
+from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
 
@@ -77,7 +77,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         thresholds a column on average) then go to the depth-limited engine,
         which keeps the rows sorted per column (memory linear in rows x columns)
         and searches every threshold; a stopped fit returns at least CART's tree
-        of that depth.
+        of that depth, and after a time stop at least DPDT's (grown in the last
+        tenth of ``time_limit``).
     time_limit : float, default=None
         Seconds of search. On expiry the best tree found is returned with
         ``optimal_ = False`` and a :class:`~fst.exceptions.NotCertifiedWarning`.
@@ -271,8 +272,12 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # is that of no limit, and only the stop is added.
             ladder_bytes=0 if self.memory_limit == "auto" else -1)
         if space.engine:
+            # Under a time limit the engine keeps a tenth of it for DPDT, whose tree a
+            # stopped fit returns when it is better (`_keep_better_incumbent`).
+            engine_time = (None if config["time_limit"] is None
+                           else config["time_limit"] * (1.0 - _DPDT_TIME_SHARE))
             search = EngineSearch(space.problem, lam, self.max_depth, config["rules"],
-                                  config["time_limit"], memory_limit, config["n_threads"])
+                                  engine_time, memory_limit, config["n_threads"])
         else:
             search = Search(space.problem, config)
             if self.verbose >= 2:
@@ -288,25 +293,45 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                   f"nodes={self.search_stats_['nodes_created']} "
                   f"seconds={self.search_stats_['seconds']:.3f}")
         if space.engine and not self.optimal_:
-            self._keep_cart_if_better(X, y, sample_weight, y_idx, weighted_cost, lam,
-                                      row_weight)
+            self._keep_better_incumbent(X, y, sample_weight, y_idx, weighted_cost, lam,
+                                        row_weight, memory_limit,
+                                        config["time_limit"] is not None
+                                        and self.status_ == "time_limit")
         self._warn_if_not_certified(space)
         return self
 
-    def _keep_cart_if_better(self, X, y, sample_weight, y_idx, weighted_cost, lam,
-                             row_weight):
+    def _keep_better_incumbent(self, X, y, sample_weight, y_idx, weighted_cost, lam,
+                               row_weight, memory_limit, with_dpdt):
         """A stopped depth-limited search returns at least CART's tree of the same
-        depth: CART is grown and kept when it scores better on the objective."""
+        depth and, after a time stop, DPDT's (grown in the tenth of the time limit
+        the engine left it): each is kept when it scores better on the objective."""
         cart = DecisionTreeClassifier(max_depth=self.max_depth, class_weight=self.class_weight,
                                       random_state=0).fit(X, y, sample_weight=sample_weight)
-        objective = self._score_objective(X, y_idx, weighted_cost, lam, row_weight, cart)
-        if objective < self.objective_:
-            self.estimator_ = cart
-            self.n_leaves_ = int(cart.tree_.n_leaves)
+        self._keep_if_better(X, y_idx, weighted_cost, lam, row_weight, cart, "cart")
+        if not with_dpdt:
+            return
+        from ._dpdt import DPDTClassifier
+        dpdt = DPDTClassifier(max_depth=self.max_depth, complexity="leaves", alphas=[lam],
+                              alpha=lam, cost_matrix=self.cost_matrix,
+                              class_weight=self.class_weight,
+                              time_limit=float(self.time_limit) * _DPDT_TIME_SHARE,
+                              memory_limit=memory_limit or None, n_jobs=self.n_jobs)
+        with warnings.catch_warnings():
+            # a DPDT stopped at its own limit still returns real trees
+            warnings.simplefilter("ignore", IncompleteMDPWarning)
+            dpdt.fit(X, y, sample_weight=sample_weight)
+        self._keep_if_better(X, y_idx, weighted_cost, lam, row_weight, dpdt.estimator_,
+                             "dpdt")
+
+    def _keep_if_better(self, X, y_idx, weighted_cost, lam, row_weight, est, name):
+        objective = self._score_objective(X, y_idx, weighted_cost, lam, row_weight, est)
+        if objective < self.objective_ - 1e-12:
+            self.estimator_ = est
+            self.n_leaves_ = int(est.tree_.n_leaves)
             self.objective_ = objective
             self.lower_bound_ = min(self.lower_bound_, objective)
             self.gap_ = self.objective_ - self.lower_bound_
-            self.search_stats_["incumbent"] = "cart"
+            self.search_stats_["incumbent"] = name
 
     def _record(self, search, code, space, X, y_idx, cost, weighted_cost, lam, row_weight):
         """The fitted attributes from a finished search: the exported tree, its
@@ -383,6 +408,10 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
 # sorted rows beat the row bitsets there; fewer (binary or binned columns) stay
 # with the bitset search and its pair stage.
 _ENGINE_MIN_THRESHOLDS = 8
+
+# The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
+# when the engine stops with a worse one.
+_DPDT_TIME_SHARE = 0.1
 
 
 def _engine_choice(max_depth, choice):

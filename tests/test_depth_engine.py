@@ -246,3 +246,30 @@ def test_a_stopped_engine_returns_at_least_cart():
     assert clf.objective_ <= np.mean(cart.predict(X) != y) + 1e-12
     assert np.mean(clf.predict(X) != y) == pytest.approx(clf.objective_)
     assert clf.lower_bound_ <= clf.objective_
+
+
+def test_a_time_stopped_engine_returns_at_least_dpdt(monkeypatch):
+    """After a time stop under max_depth, DPDT's tree of the same depth (grown in the
+    share of the time limit the engine leaves it) is returned when it is better. The
+    engine is left almost nothing here, so that DPDT's tree wins and is the one
+    returned, re-scored."""
+    import fst._classifier as classifier
+    from fst import DPDTClassifier
+
+    monkeypatch.setattr(classifier, "_DPDT_TIME_SHARE", 0.995)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3_000, 6))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
+    y = y.astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.001, max_depth=4, time_limit=4.0)
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    dpdt = DPDTClassifier(max_depth=4, complexity="leaves", alphas=[0.001],
+                          alpha=0.001).fit(X, y)
+    dpdt_objective = np.mean(dpdt.predict(X) != y) + 0.001 * dpdt.estimator_.tree_.n_leaves
+    assert not clf.optimal_ and clf.status_ == "time_limit"
+    assert clf.search_stats_["incumbent"] == "dpdt"
+    assert clf.objective_ <= dpdt_objective + 1e-12
+    assert (np.mean(clf.predict(X) != y) + 0.001 * clf.n_leaves_
+            == pytest.approx(clf.objective_, abs=1e-12))
+    assert clf.lower_bound_ <= clf.objective_
