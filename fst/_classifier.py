@@ -41,7 +41,8 @@ _MAX_WEIGHT_CLASSES = 64
 # (`search_stats_['key_check']`).
 # `depth_engine`, whether a max_depth fit runs the depth-limited engine (None:
 # decided by the split space, `_search_space`).
-_ESTIMATOR_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine")
+_ESTIMATOR_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
+                        "engine_deepen")
 
 
 # Seconds between progress lines at verbose >= 2.
@@ -277,7 +278,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             engine_time = (None if config["time_limit"] is None
                            else config["time_limit"] * (1.0 - _DPDT_TIME_SHARE))
             search = EngineSearch(space.problem, lam, self.max_depth, config["rules"],
-                                  engine_time, memory_limit, config["n_threads"])
+                                  engine_time, memory_limit, config["n_threads"],
+                                  deepen=own.get("engine_deepen", True))
         else:
             search = Search(space.problem, config)
             if self.verbose >= 2:

@@ -2,6 +2,7 @@
 sorted per column, no row bitsets) and a search object with the interface the
 estimator reads (`run`, `extract`, `upper_bound`, `lower_bound`, `solved`,
 `stats`)."""
+import time
 from types import SimpleNamespace
 
 import numpy as np
@@ -34,18 +35,50 @@ def engine_space(X32, y, n_classes, cost, values=None):
 
 
 class EngineSearch:
-    """One run of the depth-limited engine on an `engine_space`."""
+    """The depth-limited engine on an `engine_space`, deepened one level at a time:
+    the optimum of depth d - 1 is a real tree of depth at most d, so it seeds the
+    search of depth d (`DepthSearch.seed`), whose root then prunes under its value
+    from the first split on; a stop at a shallower depth returns that depth's best
+    tree, a valid tree of the requested depth."""
 
     def __init__(self, space, lam, max_depth, rules, time_limit=None, memory_limit=0,
-                 n_threads=1):
+                 n_threads=1, deepen=True):
         self.space = space
         self.max_depth = int(max_depth)
-        self._s = DepthSearch(space.row_rank, space.col_order, space.col_start, space.y,
-                              space.cost, float(lam), self.max_depth, int(rules),
-                              time_limit, int(memory_limit or 0), int(n_threads))
+        self._args = (space.row_rank, space.col_order, space.col_start, space.y,
+                      space.cost, float(lam))
+        self._rules = int(rules)
+        self._time_limit = time_limit
+        self._memory_limit = int(memory_limit or 0)
+        self._n_threads = int(n_threads)
+        self._first = min(2, self.max_depth) if deepen else self.max_depth
+        self._s = None
+        self._depth = 0
+        self._stats = []
+
+    def _search(self, depth, time_limit):
+        return DepthSearch(*self._args, depth, self._rules, time_limit,
+                           self._memory_limit, self._n_threads)
 
     def run(self):
-        return self._s.run()
+        start = time.perf_counter()
+        seed = None
+        code = 0
+        # below depth two, the root's own first valuation (the best depth-one
+        # split) is the seed
+        for depth in range(self._first, self.max_depth + 1):
+            left = (None if self._time_limit is None
+                    else max(self._time_limit - (time.perf_counter() - start), 0.0))
+            s = self._search(depth, left)
+            if seed is not None:
+                s.seed(*seed)
+            code = s.run()
+            self._s, self._depth = s, depth
+            self._stats.append(s.stats())
+            if not s.solved:
+                break
+            seed = (s.upper_bound, s.tree())
+        return code
 
     @property
     def upper_bound(self):
@@ -62,9 +95,14 @@ class EngineSearch:
         return self._s.lower_bound if self._s.solved else None
 
     def stats(self):
-        st = self._s.stats()
+        st = {k: sum(r[k] for r in self._stats) for k in
+              ("nodes", "evaluations", "column_passes", "seconds")}
+        st["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in self._stats)
         st["engine"] = "depth"
         st["nodes_created"] = st["nodes"]
+        # the deepest search run, and the optimum of each shallower depth it was
+        # seeded with
+        st["depth_searched"] = self._depth
         return st
 
     def extract(self):

@@ -273,3 +273,88 @@ def test_a_time_stopped_engine_returns_at_least_dpdt(monkeypatch):
     assert (np.mean(clf.predict(X) != y) + 0.001 * clf.n_leaves_
             == pytest.approx(clf.objective_, abs=1e-12))
     assert clf.lower_bound_ <= clf.objective_
+
+
+@pytest.mark.parametrize("combo", range(16))
+def test_engine_without_deepening_matches_brute_force(combo):
+    """The search of the requested depth alone (no shallower optimum as its seed) is
+    exact too, in every rule combination."""
+    rules = _config.ALL_RULES
+    for k, bit in enumerate(ENGINE_RULES):
+        if not combo >> k & 1:
+            rules &= ~bit
+    for X, y, cost, lam, depth in _combo_problems():
+        expected, y_idx, full = _expected(X, y, cost, lam, depth)
+        clf = _fit(X, y, cost, lam, depth, rules)
+        clf._overrides["engine_deepen"] = False
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            clf.fit(X, y)
+        assert clf.optimal_
+        assert clf.search_stats_["depth_searched"] == depth
+        assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+        assert rescore(clf, X, y_idx, full, lam) == pytest.approx(expected, abs=1e-9)
+
+
+def _engine_problem():
+    from sklearn.datasets import load_breast_cancer
+
+    from fst._engine import engine_space
+    X, y = load_breast_cancer(return_X_y=True)
+    X32 = np.ascontiguousarray(X[:, :10], dtype=np.float32)
+    cost = np.ones((2, 2)) - np.eye(2)
+    return engine_space(X32, y, 2, cost)
+
+
+def test_a_seed_is_the_root_s_best_until_a_split_beats_it():
+    """A seeded root returns the seed's tree when it stops before finding a better
+    one, and still certifies the optimum when the seed is the optimum itself."""
+    from fst._core._depth import DepthSearch
+
+    space = _engine_problem()
+    args = (space.row_rank, space.col_order, space.col_start, space.y, space.cost, 0.01)
+    exact = DepthSearch(*args, 3, _config.ALL_RULES)
+    exact.run()
+    assert exact.solved
+    optimum, tree = exact.upper_bound, exact.tree()
+    # stopped at once: nothing found in that time beats the optimum, so the seed
+    # (the optimum's own tree) is what a stopped root returns
+    stopped = DepthSearch(*args, 3, _config.ALL_RULES, 0.0)
+    stopped.seed(optimum, tree)
+    stopped.run()
+    assert not stopped.solved
+    assert stopped.upper_bound == optimum
+    assert np.array_equal(stopped.tree(), tree)
+    # the optimum as the seed: certified, with the same value
+    seeded = DepthSearch(*args, 3, _config.ALL_RULES)
+    seeded.seed(optimum, tree)
+    seeded.run()
+    assert seeded.solved and seeded.upper_bound == optimum
+    # a shallower heap is a prefix of a deeper one
+    shallow = DepthSearch(*args, 2, _config.ALL_RULES)
+    shallow.run()
+    deeper = DepthSearch(*args, 3, _config.ALL_RULES, 0.0)
+    deeper.seed(shallow.upper_bound, shallow.tree())
+    deeper.run()
+    assert deeper.upper_bound <= shallow.upper_bound
+    with pytest.raises(ValueError, match="deeper than max_depth"):
+        shallow.seed(optimum, tree)
+
+
+def test_a_stop_in_the_last_depth_returns_at_least_the_shallower_optimum():
+    """Deepened one level at a time, a fit stopped in its last depth returns a tree
+    at least as good as the optimum one level shallower, re-scored."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, :10]
+    shallow = FastSmallTreeClassifier(regularization=0.01, max_depth=2).fit(X, y)
+    assert shallow.optimal_
+    clf = FastSmallTreeClassifier(regularization=0.01, max_depth=5, time_limit=0.3)
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    assert not clf.optimal_
+    assert clf.search_stats_["depth_searched"] >= 3
+    assert clf.objective_ <= shallow.objective_ + 1e-12
+    assert (np.mean(clf.predict(X) != y) + 0.01 * clf.n_leaves_
+            == pytest.approx(clf.objective_, abs=1e-12))

@@ -67,3 +67,7 @@ cdef struct DEngine:
     int64_t nodes       # subproblems searched (depth >= 1)
     int64_t evals       # root splits valued at depth two or more
     int64_t sweeps      # column passes of the depth-one valuations
+    double seed_value   # < INF: the value of a real tree of depth at most
+                        # max_depth on every row, its splits in seed_tree (heap
+                        # order): the root's best before any split is valued
+    int32_t* seed_tree

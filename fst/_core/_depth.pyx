@@ -443,6 +443,12 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
             L.best[0] = a1[0]
         return b1[0]
     best = leaf
+    if d == e.max_depth and e.seed_value < best - TOL:
+        # the root starts from the seed, a real tree of this depth: a split
+        # replaces it only by being better by more than TOL, so the answer is
+        # exact as without it, and the cap is close from the first split on
+        best = e.seed_value
+        memcpy(L.best, e.seed_tree, _heap_size(d) * sizeof(int32_t))
     lbmin = INF
     low = _lower(sp, cnt, m, d)
     # The best depth-one split first: its value at depth d is often near the
@@ -955,8 +961,11 @@ cdef class DepthSearch:
         self.e.lim.memory_limit = memory_limit
         self.e.side = <uint8_t*> calloc(max(n, 1), 1)
         self.e.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
+        self.e.seed_value = INF
+        self.e.seed_tree = <int32_t*> malloc(_heap_size(max_depth) * sizeof(int32_t))
         self.e.lv = <DLevel*> calloc(max_depth + 1, sizeof(DLevel))
-        if self.e.side == NULL or self.e.pos == NULL or self.e.lv == NULL:
+        if (self.e.side == NULL or self.e.pos == NULL or self.e.lv == NULL
+                or self.e.seed_tree == NULL):
             raise MemoryError()
         for d in range(max_depth + 1):
             self._alloc_level(&self.e.lv[d], d, n, p, K)
@@ -1015,6 +1024,20 @@ cdef class DepthSearch:
             free(self.e.lv)
         free(self.e.side)
         free(self.e.pos)
+        free(self.e.seed_tree)
+
+    def seed(self, double value, tree):
+        """Start the root from a real tree of depth at most max_depth (heap order,
+        global split ids, -1 leaves; a shallower heap is its prefix) whose
+        objective on every row, as this engine values it, is `value`."""
+        cdef int h = _heap_size(self.e.max_depth)
+        cdef cnp.ndarray[int32_t, ndim=1] t = np.full(h, -1, dtype=np.int32)
+        src = np.asarray(tree, dtype=np.int32).reshape(-1)
+        if src.size > h:
+            raise ValueError("the seed is deeper than max_depth")
+        t[:src.size] = src
+        memcpy(self.e.seed_tree, &t[0], h * sizeof(int32_t))
+        self.e.seed_value = value
 
     def run(self):
         """Search; returns the stop code (RUNNING: certified)."""
