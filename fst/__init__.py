@@ -1,8 +1,9 @@
 """fst: provably optimal sparse decision trees as native scikit-learn trees."""
 from ._classifier import FastSmallTreeClassifier
 from ._dpdt import DPDTClassifier
+from ._path import RegularizationPath, regularization_path
 from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
 __all__ = ["DPDTClassifier", "FastSmallTreeClassifier", "IncompleteMDPWarning",
-           "NotCertifiedWarning"]
+           "NotCertifiedWarning", "RegularizationPath", "regularization_path"]
 __version__ = "0.1.0"

@@ -1,0 +1,344 @@
+"""The certified regularization path: every tree optimal for some lam in a range,
+with the exact values of lam at which the optimum changes.
+
+R(lam) = min over trees T of loss(T) + lam * leaves(T) is the lower envelope of
+one line per tree, so it is concave and piecewise linear, and each tree of the
+envelope is optimal on one interval of lam.  Given the optima A at lam_a and B at
+lam_b (lam_a < lam_b, A with more leaves), their lines cross at
+lam* = (loss_B - loss_A) / (leaves_A - leaves_B).  A fit at lam* either finds a
+tree C below both lines there (a third tree of the envelope, with fewer leaves
+than A and more than B; the two halves are explored in turn), or proves that
+R(lam*) is the lines' common value: R is then A's line on [lam_a, lam*] and B's on
+[lam*, lam_b] (R is at most each line everywhere, equals it at both ends, and is
+concave), so lam* is the breakpoint.  A tree's interval is certified when the fits
+at both of its ends were.
+"""
+import time
+import warnings
+
+import numpy as np
+
+from ._classifier import FastSmallTreeClassifier
+from ._utils import check_class_weight, check_cost_matrix
+from .exceptions import NotCertifiedWarning
+
+__all__ = ["RegularizationPath", "regularization_path"]
+
+# Two objectives closer than this are equal on the path (the search's own
+# tolerance is 1e-10; a breakpoint is exact to within this over the slopes).
+_PATH_TOL = 1e-9
+
+
+class _Fit:
+    """One certified (or stopped) fit of the path: its lam, its tree's line
+    (loss, leaves), whether it was certified, and the fitted estimator."""
+
+    def __init__(self, lam, clf):
+        self.lam = lam
+        self.clf = clf
+        self.leaves = int(clf.n_leaves_)
+        self.loss = float(clf.objective_ - lam * clf.n_leaves_)
+        self.optimal = bool(clf.optimal_)
+
+    def at(self, lam):
+        return self.loss + lam * self.leaves
+
+
+class RegularizationPath:
+    """The trees of a certified regularization path (`regularization_path`).
+
+    Attributes
+    ----------
+    trees_ : list of DecisionTreeClassifier
+        Each distinct tree optimal on some interval of the range, simplest first
+        (fewest leaves, largest lam).
+    estimators_ : list of FastSmallTreeClassifier
+        The fit that found each tree of ``trees_`` (its ``objective_``,
+        ``lower_bound_`` and ``search_stats_`` at the lam it was fitted at).
+    pareto_front_ : dict of ndarray
+        One entry per tree of ``trees_``: ``lambda_min`` and ``lambda_max`` (the
+        interval where it is optimal; at a breakpoint shared by two trees both
+        are, and ``tree_at`` returns the simpler), ``loss`` (training loss / n,
+        as the objective counts it), ``accuracy`` (training accuracy, weighted by
+        the sample weights), ``n_leaves``, ``depth`` and ``optimal`` (True when
+        the fits at both ends of its interval were certified, so that the tree is
+        proven optimal on the whole interval). ``pandas.DataFrame(pareto_front_)``
+        gives a table.
+    fits_ : dict of ndarray
+        Every fit the path ran, in order: ``lambda``, ``objective``, ``optimal``,
+        ``seconds``.
+    lambda_min, lambda_max : float
+        The range searched.
+    classes_ : ndarray
+    """
+
+    def __init__(self, lambda_min, lambda_max, trees, classes, accuracy, log):
+        self.lambda_min = lambda_min
+        self.lambda_max = lambda_max
+        self.classes_ = classes
+        # trees: (fit, lo, hi, optimal) from the largest tree to the smallest
+        trees = trees[::-1]
+        self.estimators_ = [f.clf for f, _, _, _ in trees]
+        self.trees_ = [f.clf.estimator_ for f, _, _, _ in trees]
+        self.pareto_front_ = {
+            "lambda_min": np.array([lo for _, lo, _, _ in trees], dtype=float),
+            "lambda_max": np.array([hi for _, _, hi, _ in trees], dtype=float),
+            "loss": np.array([f.loss for f, _, _, _ in trees], dtype=float),
+            "accuracy": np.array([accuracy(f.clf) for f, _, _, _ in trees], dtype=float),
+            "n_leaves": np.array([f.leaves for f, _, _, _ in trees], dtype=np.intp),
+            "depth": np.array([f.clf.estimator_.get_depth() for f, _, _, _ in trees],
+                              dtype=np.intp),
+            "optimal": np.array([ok for _, _, _, ok in trees], dtype=bool),
+        }
+        self.fits_ = {
+            "lambda": np.array([r[0] for r in log], dtype=float),
+            "objective": np.array([r[1] for r in log], dtype=float),
+            "optimal": np.array([r[2] for r in log], dtype=bool),
+            "seconds": np.array([r[3] for r in log], dtype=float),
+        }
+
+    @property
+    def n_trees_(self):
+        return len(self.trees_)
+
+    @property
+    def optimal_(self):
+        """True when every tree of the path is certified on its whole interval."""
+        return bool(self.pareto_front_["optimal"].all())
+
+    def _index_at(self, lam):
+        lam = float(lam)
+        if not np.isfinite(lam) or lam < self.lambda_min - _PATH_TOL \
+                or lam > self.lambda_max + _PATH_TOL:
+            raise ValueError(
+                f"lam={lam!r} is outside the path's range [{self.lambda_min!r}, "
+                f"{self.lambda_max!r}].")
+        # simplest first: the first tree whose interval reaches down to lam (at a
+        # shared breakpoint, the simpler tree)
+        lo = self.pareto_front_["lambda_min"]
+        return int(np.flatnonzero(lo <= lam + _PATH_TOL)[0])
+
+    def tree_at(self, lam):
+        """The tree optimal at ``lam`` (at a breakpoint, the simpler of the two)."""
+        return self.trees_[self._index_at(lam)]
+
+    def estimator_at(self, lam):
+        """The FastSmallTreeClassifier fit whose tree ``tree_at(lam)`` returns."""
+        return self.estimators_[self._index_at(lam)]
+
+    def __repr__(self):
+        f = self.pareto_front_
+        lines = [f"RegularizationPath({self.n_trees_} trees on lambda in "
+                 f"[{self.lambda_min:g}, {self.lambda_max:g}], "
+                 f"{'certified' if self.optimal_ else 'not all certified'})"]
+        for i in range(self.n_trees_):
+            lines.append(f"  [{f['lambda_min'][i]:.6g}, {f['lambda_max'][i]:.6g}]  "
+                         f"leaves={f['n_leaves'][i]}  loss={f['loss'][i]:.6g}  "
+                         f"accuracy={f['accuracy'][i]:.4f}"
+                         + ("" if f["optimal"][i] else "  (not certified)"))
+        return "\n".join(lines)
+
+    def plot_front(self, ax=None):
+        """Training accuracy of the trees of ``trees_`` against their leaves.
+
+        Returns
+        -------
+        ax : matplotlib Axes
+        """
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError as exc:  # optional dependency
+            raise ImportError("plot_front needs matplotlib: pip install matplotlib") from exc
+        if ax is None:
+            _, ax = plt.subplots()
+        f = self.pareto_front_
+        ax.step(f["n_leaves"], f["accuracy"], where="post", color="C0", alpha=0.5)
+        ok = f["optimal"]
+        ax.plot(f["n_leaves"][ok], f["accuracy"][ok], "o", color="C0", label="certified")
+        if not ok.all():
+            ax.plot(f["n_leaves"][~ok], f["accuracy"][~ok], "o", mfc="none", color="C0",
+                    label="not certified")
+        ax.set_xlabel("leaves")
+        ax.set_ylabel("training accuracy")
+        ax.set_title("FastSmallTree regularization path")
+        ax.legend()
+        return ax
+
+
+def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=None,
+                        cost_matrix=None, class_weight=None, sample_weight=None,
+                        time_limit=60.0, memory_limit="auto", n_jobs=1):
+    """Every optimal tree for lam in [lambda_min, lambda_max], with the exact
+    values of lam where the optimum changes.
+
+    The optimal objective ``R(lam) = min_T loss(T) + lam * leaves(T)`` is
+    concave and piecewise linear in lam; the path fits FastSmallTreeClassifier
+    at both ends of the range, then at the point where the lines of two
+    neighbouring trees cross: either a third tree is better there (and both
+    halves are explored), or that point is the breakpoint between the two. With
+    every fit certified, the path is exact: each tree is proven optimal on its
+    whole interval, and no tree is missing between two breakpoints. It takes
+    about two fits a tree.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+    lambda_min : float, default=0.005
+        The smallest regularization of the range (> 0 without ``max_depth``:
+        at 0 every leaf is free and the search is unbounded).
+    lambda_max : float, default=None
+        The largest; None means the loss of the single leaf, above which the
+        single leaf is optimal.
+    max_depth, cost_matrix, class_weight :
+        As for FastSmallTreeClassifier.
+    sample_weight : array-like of shape (n_samples,), default=None
+    time_limit : float or None, default=60.0
+        Seconds for each fit. A fit stopped at it leaves the trees whose
+        intervals end there not certified (``pareto_front_['optimal']``), and a
+        NotCertifiedWarning is issued once for the path.
+    memory_limit, n_jobs :
+        As for FastSmallTreeClassifier, for each fit.
+
+    Returns
+    -------
+    path : RegularizationPath
+        ``trees_`` (native scikit-learn trees, simplest first),
+        ``pareto_front_``, ``tree_at(lam)``, ``plot_front()``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from fst import regularization_path
+    >>> X, y = load_iris(return_X_y=True)
+    >>> path = regularization_path(X, y, lambda_min=0.01)
+    >>> path.pareto_front_["n_leaves"].tolist()
+    [1, 2, 3, 4]
+    """
+    lambda_min = _check_lambda(lambda_min, "lambda_min")
+    if lambda_min == 0 and max_depth is None:
+        raise ValueError(
+            "lambda_min=0 needs max_depth: without a depth limit every leaf is free "
+            "at lam=0 and the search is unbounded. Set lambda_min > 0 or max_depth.")
+    params = dict(max_depth=max_depth, cost_matrix=cost_matrix, class_weight=class_weight,
+                  time_limit=time_limit, memory_limit=memory_limit, n_jobs=n_jobs)
+    log = []
+    uncertified = []
+
+    def fit(lam):
+        clf = FastSmallTreeClassifier(regularization=lam, **params)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NotCertifiedWarning)
+            clf.fit(X, y, sample_weight=sample_weight)
+        for w in caught:
+            if issubclass(w.category, NotCertifiedWarning):
+                uncertified.append(lam)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        log.append((lam, float(clf.objective_), bool(clf.optimal_),
+                    time.perf_counter() - t0))
+        return _Fit(lam, clf)
+
+    low = fit(lambda_min)
+    if lambda_max is None:
+        lambda_max = max(_leaf_loss(low.clf, y, cost_matrix, class_weight, sample_weight),
+                         lambda_min)
+    else:
+        lambda_max = _check_lambda(lambda_max, "lambda_max")
+        if lambda_max < lambda_min:
+            raise ValueError(f"lambda_max={lambda_max!r} is below lambda_min={lambda_min!r}.")
+    high = fit(lambda_max) if lambda_max > lambda_min else low
+
+    # breakpoints: (lam, certified) between consecutive trees, found left to right
+    trees = [low]
+    cuts = []
+    _explore(low, high, fit, trees, cuts)
+    # each tree's interval and certificate (the fits at both of its ends)
+    ends = [(lambda_min, low.optimal)] + cuts + [(lambda_max, high.optimal)]
+    out = []
+    for i, f in enumerate(trees):
+        (lo, lo_ok), (hi, hi_ok) = ends[i], ends[i + 1]
+        if hi - lo <= _PATH_TOL and i + 1 < len(trees):
+            # a tree optimal on no more than a point (two trees of equal loss,
+            # tied at lam = lo): the simpler next one takes its end, as at any
+            # end two trees share
+            ends[i + 1] = (lo, lo_ok and hi_ok)
+            continue
+        out.append((f, lo, hi, lo_ok and hi_ok))
+    if uncertified:
+        warnings.warn(
+            f"{len(set(uncertified))} of the path's {len(log)} fits stopped before "
+            f"certifying (time_limit={time_limit!r}); the trees whose intervals end "
+            f"at them are marked optimal=False in pareto_front_. Raise time_limit "
+            f"(None: no limit) to certify them.", NotCertifiedWarning, stacklevel=2)
+    classes = low.clf.classes_
+    w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+
+    def accuracy(clf):
+        right = clf.predict(X) == np.asarray(y)
+        return float(np.mean(right) if w is None else (w * right).sum() / w.sum())
+
+    return RegularizationPath(lambda_min, lambda_max, out, classes, accuracy, log)
+
+
+def _explore(a, b, fit, trees, cuts):
+    """The envelope from a (fitted at the smaller lam; trees[-1] on entry) to b:
+    appends the trees after a, b last, to `trees` and the breakpoint between
+    each two to `cuts` as (lam, certified)."""
+    if _same(a, b):
+        return          # one line: a's interval reaches b's fit
+    if a.leaves <= b.leaves:
+        # only a stopped fit breaks the envelope's order: the cut is placed at
+        # b's fit, not certified
+        cuts.append((b.lam, False))
+        trees.append(b)
+        return
+    lam = (b.loss - a.loss) / (a.leaves - b.leaves)
+    if not a.lam + _PATH_TOL < lam < b.lam - _PATH_TOL:
+        # the lines of two optima cross between their fits: at one of them, that
+        # fit is the breakpoint (both trees are optimal there); only a stopped
+        # fit puts the crossing further out (the cut is then clamped)
+        inside = a.lam - _PATH_TOL <= lam <= b.lam + _PATH_TOL
+        cuts.append((min(max(lam, a.lam), b.lam), inside and a.optimal and b.optimal))
+        trees.append(b)
+        return
+    c = fit(lam)
+    if c.at(lam) < a.at(lam) - _PATH_TOL and b.leaves < c.leaves < a.leaves:
+        _explore(a, c, fit, trees, cuts)
+        _explore(c, b, fit, trees, cuts)
+        return
+    # no tree below both lines at their crossing: it is the breakpoint, proven
+    # when that fit and the two at the ends were certified
+    cuts.append((lam, c.optimal and a.optimal and b.optimal))
+    trees.append(b)
+
+
+def _same(a, b):
+    """The same line: equal leaves and loss (a tree and its equals on the path)."""
+    return a.leaves == b.leaves and abs(a.loss - b.loss) <= _PATH_TOL
+
+
+def _leaf_loss(clf, y, cost_matrix, class_weight, sample_weight):
+    """The single leaf's loss / n under the fit's costs and weights: from this lam
+    on the leaf is optimal (any split costs two leaves, and no loss is below 0)."""
+    classes = clf.classes_
+    y_idx = np.searchsorted(classes, np.asarray(y).reshape(-1))
+    K = len(classes)
+    cost = check_cost_matrix(cost_matrix, K, "regularization_path")
+    cost = check_class_weight(class_weight, classes, np.asarray(y).reshape(-1),
+                              "regularization_path")[:, None] * cost
+    w = (np.ones(len(y_idx)) if sample_weight is None
+         else np.asarray(sample_weight, dtype=float).reshape(-1))
+    per_label = np.array([(w * cost[y_idx, j]).sum() for j in range(K)]) / w.sum()
+    return float(per_label.min())
+
+
+def _check_lambda(value, name):
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a finite number >= 0. Got {value!r}.") from None
+    if not np.isfinite(value) or value < 0:
+        raise ValueError(f"{name} must be a finite number >= 0. Got {value!r}.")
+    return value
