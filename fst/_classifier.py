@@ -45,6 +45,15 @@ _ESTIMATOR_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine
                         "engine_deepen")
 
 
+# What a NotCertifiedWarning suggests, by the stop.
+_HOW_TO_GO_ON = {
+    "time_limit": "To certify, raise time_limit (None: no limit), raise regularization "
+                  "or set max_depth; verbose=2 shows the gap closing.",
+    "memory_limit": "To certify, raise memory_limit (None: no limit), raise "
+                    "regularization or set max_depth.",
+    "interrupted": "The fit was interrupted; fit again to certify.",
+}
+
 # Seconds between progress lines at verbose >= 2.
 _PROGRESS_SECONDS = 5.0
 
@@ -80,9 +89,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         and searches every threshold; a stopped fit returns at least CART's tree
         of that depth, and after a time stop at least DPDT's (grown in the last
         tenth of ``time_limit``).
-    time_limit : float, default=None
+    time_limit : float or None, default=60.0
         Seconds of search. On expiry the best tree found is returned with
-        ``optimal_ = False`` and a :class:`~fst.exceptions.NotCertifiedWarning`.
+        ``optimal_ = False``, its ``lower_bound_`` and ``gap_``, and a
+        :class:`~fst.exceptions.NotCertifiedWarning`. None sets no limit: a hard
+        problem at a small ``regularization`` can then run for hours.
     memory_limit : int, 'auto' or None, default='auto'
         Bytes of resident memory of the whole process, checked as the search
         runs. On excess the search stops as for ``time_limit``. 'auto' is three
@@ -177,7 +188,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     }
 
     def __init__(self, regularization=0.05, *, cost_matrix=None, class_weight=None,
-                 max_depth=None, time_limit=None, memory_limit="auto", n_jobs=1,
+                 max_depth=None, time_limit=60.0, memory_limit="auto", n_jobs=1,
                  verbose=0):
         self.regularization = regularization
         self.cost_matrix = cost_matrix
@@ -391,7 +402,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             warnings.warn(
                 f"fst stopped ({self.status_}) before proving optimality: returning the "
                 f"best tree found (objective {self.objective_:.6g}, lower bound "
-                f"{self.lower_bound_:.6g}).", NotCertifiedWarning, stacklevel=3)
+                f"{self.lower_bound_:.6g}, gap {self.gap_:.3g}). "
+                + _HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning, stacklevel=3)
 
     def _score_objective(self, X, y_idx, weighted_cost, lam, row_weight=None, est=None):
         """loss / n + lam * leaves of estimator_ (or est), from its predictions on X
