@@ -224,21 +224,7 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
                   time_limit=time_limit, memory_limit=memory_limit, n_jobs=n_jobs)
     log = []
     uncertified = []
-
-    def fit(lam):
-        clf = FastSmallTreeClassifier(regularization=lam, **params)
-        t0 = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", NotCertifiedWarning)
-            clf.fit(X, y, sample_weight=sample_weight)
-        for w in caught:
-            if issubclass(w.category, NotCertifiedWarning):
-                uncertified.append(lam)
-            else:
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-        log.append((lam, float(clf.objective_), bool(clf.optimal_),
-                    time.perf_counter() - t0))
-        return _Fit(lam, clf)
+    fit = _fitter(X, y, sample_weight, params, log, uncertified)
 
     low = fit(lambda_min)
     if lambda_max is None:
@@ -280,6 +266,65 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
         return float(np.mean(right) if w is None else (w * right).sum() / w.sum())
 
     return RegularizationPath(lambda_min, lambda_max, out, classes, accuracy, log)
+
+
+def _fitter(X, y, sample_weight, params, log, uncertified):
+    """fit(lam) -> _Fit: a FastSmallTreeClassifier fit at lam, logged as (lam,
+    objective, certified, seconds); a stopped fit's lam goes to `uncertified`
+    (its NotCertifiedWarning is held back: the caller warns once)."""
+
+    def fit(lam):
+        clf = FastSmallTreeClassifier(regularization=lam, **params)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", NotCertifiedWarning)
+            clf.fit(X, y, sample_weight=sample_weight)
+        for w in caught:
+            if issubclass(w.category, NotCertifiedWarning):
+                uncertified.append(lam)
+            else:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        log.append((lam, float(clf.objective_), bool(clf.optimal_),
+                    time.perf_counter() - t0))
+        return _Fit(lam, clf)
+
+    return fit
+
+
+def grid_fits(X, y, lams, params, sample_weight=None):
+    """The optimum at each value of the sorted grid `lams`, with fewer fits where
+    the path allows: when the fits at lams[i] < lams[j] are certified and return
+    the same line, that tree is optimal on all of [lams[i], lams[j]] (R is at most
+    its line everywhere, equals it at both ends, and is concave), so the values
+    between need no fit; otherwise the middle value is fitted and both halves
+    follow.  Returns (one _Fit per value, certified at it; the fit log; the lams
+    of stopped fits)."""
+    log, uncertified = [], []
+    fit = _fitter(X, y, sample_weight, params, log, uncertified)
+    n = len(lams)
+    out = [None] * n
+    ok = [False] * n
+    out[0] = fit(float(lams[0]))
+    ok[0] = out[0].optimal
+    if n > 1:
+        out[-1] = fit(float(lams[-1]))
+        ok[-1] = out[-1].optimal
+
+    def fill(i, j):
+        if j - i <= 1:
+            return
+        if _same(out[i], out[j]) and out[i].optimal and out[j].optimal:
+            for k in range(i + 1, j):
+                out[k], ok[k] = out[i], True
+            return
+        m = (i + j) // 2
+        out[m] = fit(float(lams[m]))
+        ok[m] = out[m].optimal
+        fill(i, m)
+        fill(m, j)
+
+    fill(0, n - 1)
+    return out, ok, log, uncertified
 
 
 def _explore(a, b, fit, trees, cuts):

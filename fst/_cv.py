@@ -1,0 +1,261 @@
+"""FastSmallTreeClassifierCV: the regularization chosen by cross-validation over
+the certified path of each fold."""
+import numbers
+import time
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.metrics import check_scoring
+from sklearn.model_selection import check_cv
+from sklearn.utils import _safe_indexing
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._classifier import FastSmallTreeClassifier
+from ._path import grid_fits
+from ._utils import NativeTreeMixin
+
+__all__ = ["FastSmallTreeClassifierCV"]
+
+# The grid of regularizations when none is given.
+_DEFAULT_LAMBDAS = np.geomspace(0.005, 0.1, 8)
+
+
+class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator):
+    """FastSmallTreeClassifier with its regularization chosen by cross-validation.
+
+    Each fold follows the regularization path of its training rows along
+    ``lambdas``: the optimal objective is concave and piecewise linear in the
+    regularization, so when the certified fits at two values return the same
+    tree, that tree is optimal at every value between them and those need no
+    fit. Each value's tree is scored on the fold's held-out rows, and the value
+    of best mean score is refitted on all rows. The folds are joblib jobs: under
+    ``with joblib.parallel_backend("dask"):`` they run on a dask.distributed
+    cluster, which is the way to spread a search past one machine.
+
+    Parameters
+    ----------
+    lambdas : array-like of float, default=None
+        The regularizations compared; None means 8 values from 0.005 to 0.1,
+        evenly spaced on a log scale.
+    cv : int, cross-validation generator or iterable, default=5
+        As for sklearn's GridSearchCV (stratified folds for an int).
+    scoring : str, callable or None, default=None
+        As for GridSearchCV; None is accuracy.
+    max_depth, cost_matrix, class_weight, memory_limit :
+        As for FastSmallTreeClassifier, for every fit.
+    time_limit : float or None, default=60.0
+        Seconds for each fit of the paths and of the refit. A stopped fit's tree
+        is still scored; ``cv_results_['optimal']`` says whether every fold's
+        tree at that value was certified.
+    n_jobs : int, default=None
+        Folds run side by side (joblib; None means 1 unless in a
+        ``joblib.parallel_backend`` context, -1 all cores). Each fit runs one
+        thread.
+    refit : bool, default=True
+        Refit the best regularization on all rows (``best_estimator_``).
+    verbose : int, default=0
+
+    Attributes
+    ----------
+    regularization_ : float
+        The value of ``lambdas`` of best mean test score (the first on ties).
+    best_score_ : float
+    best_index_ : int
+    cv_results_ : dict of ndarray
+        As GridSearchCV's: ``param_regularization``, ``params``,
+        ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
+        ``rank_test_score``, plus ``optimal`` (every fold's tree certified at
+        that value) and ``n_leaves`` (mean leaves of the folds' trees).
+    n_fits_ : int
+        Fits run over all folds (at most folds x len(lambdas): a value between
+        two certified fits of the same tree needs none).
+    best_estimator_ : FastSmallTreeClassifier
+        The refit on all rows.
+    estimator_ : DecisionTreeClassifier
+        The refit's native tree (predictions go through it).
+    optimal_ : bool
+        Whether the refit was certified.
+    classes_ : ndarray
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+    refit_time_ : float
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from fst import FastSmallTreeClassifierCV
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = FastSmallTreeClassifierCV(lambdas=[0.005, 0.02, 0.05], max_depth=3).fit(X, y)
+    >>> clf.regularization_ in (0.005, 0.02, 0.05)
+    True
+    """
+
+    _parameter_constraints = {
+        "lambdas": ["array-like", None],
+        "cv": ["cv_object"],
+        "scoring": [str, callable, None],
+        "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+        "cost_matrix": ["array-like", None],
+        "class_weight": [dict, StrOptions({"balanced"}), None],
+        "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
+        "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"),
+                         StrOptions({"auto"}), None],
+        "n_jobs": [numbers.Integral, None],
+        "refit": ["boolean"],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, lambdas=None, *, cv=5, scoring=None, max_depth=None,
+                 cost_matrix=None, class_weight=None, time_limit=60.0,
+                 memory_limit="auto", n_jobs=None, refit=True, verbose=0):
+        self.lambdas = lambdas
+        self.cv = cv
+        self.scoring = scoring
+        self.max_depth = max_depth
+        self.cost_matrix = cost_matrix
+        self.class_weight = class_weight
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _lambdas(self):
+        lams = _DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas
+        lams = np.asarray(lams, dtype=np.float64).reshape(-1)
+        if lams.size == 0 or not np.all(np.isfinite(lams)) or np.any(lams < 0):
+            raise ValueError(
+                "The 'lambdas' parameter of FastSmallTreeClassifierCV must hold finite "
+                f"values >= 0, at least one. Got {self.lambdas!r} instead.")
+        if lams.min() == 0 and self.max_depth is None:
+            raise ValueError(
+                "lambdas holds 0 without max_depth: every leaf is free at 0 and the "
+                "search is unbounded. Set max_depth or use values > 0.")
+        return lams
+
+    def _estimator(self, regularization):
+        return FastSmallTreeClassifier(
+            regularization=regularization, cost_matrix=self.cost_matrix,
+            class_weight=self.class_weight, max_depth=self.max_depth,
+            time_limit=self.time_limit, memory_limit=self.memory_limit, n_jobs=1)
+
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the regularizations of ``lambdas`` and refit the best.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows in every fit (not in the scores).
+
+        Returns
+        -------
+        self : FastSmallTreeClassifierCV
+        """
+        self._validate_params()
+        lams = self._lambdas()
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
+                             order="C")
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        cv = check_cv(self.cv, y, classifier=True)
+        scorer = check_scoring(self, scoring=self.scoring)
+        folds = list(cv.split(X, y))
+        sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        jobs = (delayed(_fold)(self._path_params(), lams, scorer, X, y, sw, train, test)
+                for train, test in folds)
+        results = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(jobs)
+        self.n_fits_ = int(sum(r[0] for r in results))
+        scores = np.array([r[1] for r in results])          # (folds, lambdas)
+        certified = np.array([r[2] for r in results])
+        leaves = np.array([r[3] for r in results])
+        self.cv_results_ = _cv_results(lams, scores, certified, leaves,
+                                       [r[4] for r in results])
+        self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.regularization_ = float(lams[self.best_index_])
+        self.n_splits_ = len(folds)
+        if self.refit:
+            t0 = time.perf_counter()
+            best = self._estimator(self.regularization_)
+            best.set_params(n_jobs=1 if self.n_jobs is None else self.n_jobs)
+            best.fit(X, y, sample_weight=sample_weight)
+            self.refit_time_ = time.perf_counter() - t0
+            self.best_estimator_ = best
+            self.estimator_ = best.estimator_
+            self.optimal_ = best.optimal_
+        return self
+
+    def _path_params(self):
+        return dict(max_depth=self.max_depth, cost_matrix=self.cost_matrix,
+                    class_weight=self.class_weight, time_limit=self.time_limit,
+                    memory_limit=self.memory_limit, n_jobs=1)
+
+    def _validate_X_predict(self, X):
+        check_is_fitted(self, "estimator_")
+        return super()._validate_X_predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """The score of ``scoring`` (accuracy when None) of the refit on (X, y)."""
+        check_is_fitted(self, "estimator_")
+        if self.scoring is None:
+            return super().score(X, y, sample_weight=sample_weight)
+        return check_scoring(self, scoring=self.scoring)(self, X, y)
+
+    def __str__(self):
+        if not hasattr(self, "regularization_"):
+            return repr(self)
+        head = (f"FastSmallTreeClassifierCV: regularization_={self.regularization_:g} "
+                f"(mean test score {self.best_score_:.4f} over {self.n_splits_} folds)")
+        if hasattr(self, "best_estimator_"):
+            return head + "\n" + str(self.best_estimator_)
+        return head
+
+
+def _fold(params, lams, scorer, X, y, sw, train, test):
+    """One fold: the optimum of its training rows at each of lams (`grid_fits`:
+    values between two certified fits of the same tree need no fit), each scored
+    on the held-out rows."""
+    t0 = time.perf_counter()
+    order = np.argsort(lams, kind="stable")
+    Xt, yt = _safe_indexing(X, train), _safe_indexing(y, train)
+    fits, ok, log, _ = grid_fits(Xt, yt, lams[order], params,
+                                 None if sw is None else sw[train])
+    Xv, yv = _safe_indexing(X, test), _safe_indexing(y, test)
+    scores, certified, leaves = np.empty(len(lams)), np.empty(len(lams), bool), \
+        np.empty(len(lams))
+    for f, good, i in zip(fits, ok, order):
+        scores[i] = float(scorer(f.clf, Xv, yv))
+        certified[i] = good
+        leaves[i] = f.leaves
+    return len(log), scores, certified, leaves, time.perf_counter() - t0
+
+
+def _cv_results(lams, scores, certified, leaves, seconds):
+    """GridSearchCV's layout of the folds' scores (lambdas as the one parameter)."""
+    mean = scores.mean(axis=0)
+    std = scores.std(axis=0)
+    # GridSearchCV's ranking: 1 for the best mean, ties share the smallest rank
+    rank = np.array([1 + np.sum(mean > m) for m in mean], dtype=np.int32)
+    res = {
+        "param_regularization": np.ma.MaskedArray(lams.astype(object), mask=False),
+        "params": [{"regularization": float(v)} for v in lams],
+    }
+    for k in range(scores.shape[0]):
+        res[f"split{k}_test_score"] = scores[k]
+    res["mean_test_score"] = mean
+    res["std_test_score"] = std
+    res["rank_test_score"] = rank
+    res["optimal"] = certified.all(axis=0)
+    res["n_leaves"] = leaves.mean(axis=0)
+    res["mean_path_time"] = np.full(len(lams), float(np.mean(seconds)))
+    return res
