@@ -1,78 +1,188 @@
 """Command line: fit the certified tree on a bundled data set or a CSV file.
 
-    python -m fst                          # monk_2 at regularization 0.02
-    python -m fst --dataset car_evaluation --regularization 0.005
-    python -m fst --csv data.csv --regularization 0.02 --max-depth 4
-    python -m fst --dpdt --max-depth 3     # DPDT: the accuracy/complexity front
+    fst                                    # monk_2 at regularization 0.02
+    fst --dataset car_evaluation --regularization 0.005
+    fst --csv data.csv --target label --max-depth 4 --save model.joblib
+    fst --csv train.csv --test test.csv --cv 5     # regularization by 5-fold CV
+    fst --csv data.csv --path 0.005,0.1            # the certified path
+    fst --dpdt --max-depth 3               # DPDT: the accuracy/complexity front
 """
 import argparse
+import csv
+import os
 import sys
 import time
 import warnings
 
 import numpy as np
-from sklearn.tree import export_text
 
-from . import DPDTClassifier, FastSmallTreeClassifier, __version__
+from . import (DPDTClassifier, FastSmallTreeClassifier, FastSmallTreeClassifierCV,
+               __version__, regularization_path)
 from .datasets import list_datasets, load_dataset
 
+_MISSING = {"", "NA", "?", "nan", "NaN"}
 
-def _load_csv(path):
-    """Numeric features, label in the last column; 'NA', '?' and '' are missing."""
-    import csv
 
+class CommandError(Exception):
+    """A problem with the command's input, printed as one line."""
+
+
+def _load_csv(path, target=None, sep=","):
+    """(X, y, feature names) from a CSV file with a header row: the label is the
+    column named `target` (the last one when None), every other column numeric;
+    'NA', '?', 'nan' and '' are missing."""
+    if not os.path.isfile(path):
+        raise CommandError(f"no such file: {path}")
     with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+        rows = [r for r in csv.reader(f, delimiter=sep) if r]
+    if len(rows) < 2:
+        raise CommandError(f"{path}: needs a header row and at least one data row")
     header, body = rows[0], rows[1:]
-    missing = {"", "NA", "?", "nan", "NaN"}
-    X = np.array([[np.nan if v in missing else float(v) for v in r[:-1]] for r in body])
-    y = np.array([r[-1] for r in body])
-    return X, y, header[:-1]
+    if target is None:
+        t = len(header) - 1
+    elif target in header:
+        t = header.index(target)
+    else:
+        raise CommandError(f"{path}: no column named {target!r} (columns: "
+                           f"{', '.join(header)})")
+    names = [h for k, h in enumerate(header) if k != t]
+    X = np.empty((len(body), len(names)))
+    for i, r in enumerate(body, start=2):
+        if len(r) != len(header):
+            raise CommandError(f"{path}, line {i}: {len(r)} fields, the header has "
+                               f"{len(header)}")
+        vals = [v for k, v in enumerate(r) if k != t]
+        for k, v in enumerate(vals):
+            v = v.strip()
+            if v in _MISSING:
+                X[i - 2, k] = np.nan
+                continue
+            try:
+                X[i - 2, k] = float(v)
+            except ValueError:
+                raise CommandError(
+                    f"{path}, line {i}: column {names[k]!r} holds {v!r}, not a number "
+                    "(encode text columns as numbers first, e.g. one column per "
+                    "category)") from None
+    y = np.array([r[t].strip() for r in body])
+    return X, y, names
 
 
 def main(argv=None):
+    try:
+        return _main(argv)
+    except CommandError as exc:
+        print(f"fst: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _parser():
     parser = argparse.ArgumentParser(
-        prog="python -m fst", description="Fit the provably optimal sparse decision tree.")
+        prog="fst", description="Fit the provably optimal sparse decision tree.")
     src = parser.add_mutually_exclusive_group()
     src.add_argument("--dataset", default="monk_2", choices=list_datasets(),
                      help="bundled data set (default: monk_2)")
-    src.add_argument("--csv", help="CSV file: numeric features, label in the last column")
+    src.add_argument("--csv", help="CSV file with a header row: numeric features and "
+                                   "the label")
+    parser.add_argument("--target", help="the label's column (default: the last)")
+    parser.add_argument("--sep", default=",", help="field separator (default: ,)")
     parser.add_argument("--regularization", "-l", type=float, default=0.02,
                         help="price of one leaf (default: 0.02)")
     parser.add_argument("--max-depth", type=int, default=None)
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds")
+    parser.add_argument("--time-limit", type=float, default=60.0,
+                        help="seconds a fit (default: 60; 0 means no limit)")
+    parser.add_argument("--path", metavar="MIN,MAX",
+                        help="print the certified regularization path over [MIN, MAX]")
+    parser.add_argument("--cv", type=int, metavar="K",
+                        help="choose the regularization by K-fold cross-validation")
+    parser.add_argument("--test", metavar="FILE",
+                        help="CSV file of held-out rows (same columns) to score on")
+    parser.add_argument("--save", metavar="FILE",
+                        help="save the fitted model with joblib")
     parser.add_argument("--dpdt", action="store_true",
                         help="fit DPDTClassifier instead and print its front "
                              "(--max-depth defaults to 3, --cart-depth to 4)")
     parser.add_argument("--cart-depth", type=int, default=4,
                         help="DPDT: depth of the generating CART (default: 4)")
     parser.add_argument("--version", action="version", version=f"fst {__version__}")
-    args = parser.parse_args(argv)
+    return parser
 
+
+def _main(argv):
+    args = _parser().parse_args(argv)
     if args.csv:
-        X, y, names = _load_csv(args.csv)
+        X, y, names = _load_csv(args.csv, args.target, args.sep)
         source = args.csv
     else:
+        if args.target is not None:
+            raise CommandError("--target applies to --csv files")
         X, y, names = load_dataset(args.dataset)
+        names = list(names)
         source = f"bundled data set {args.dataset}"
+    time_limit = None if args.time_limit == 0 else args.time_limit
+    if args.regularization < 0 or args.time_limit < 0:
+        raise CommandError("--regularization and --time-limit must be >= 0")
     if args.dpdt:
         return _dpdt(args, X, y, names, source)
-    clf = FastSmallTreeClassifier(regularization=args.regularization,
-                                  max_depth=args.max_depth, time_limit=args.time_limit)
+    print(f"fst {__version__}: {source}, {X.shape[0]} rows, {X.shape[1]} features")
+    if args.path:
+        return _path(args, X, y, time_limit)
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        clf.fit(X, y)
+        if args.cv:
+            if args.cv < 2:
+                raise CommandError("--cv needs at least 2 folds")
+            model = FastSmallTreeClassifierCV(cv=args.cv, max_depth=args.max_depth,
+                                              time_limit=time_limit).fit(X, y)
+            clf = model.best_estimator_
+            print(f"cross-validation: regularization {model.regularization_:g}, mean "
+                  f"accuracy {model.best_score_:.4f} over {args.cv} folds "
+                  f"({model.n_fits_} fits)")
+        else:
+            clf = model = FastSmallTreeClassifier(
+                regularization=args.regularization, max_depth=args.max_depth,
+                time_limit=time_limit).fit(X, y)
     seconds = time.perf_counter() - t0
-    print(f"fst {__version__}: {source}, {X.shape[0]} rows, {X.shape[1]} features, "
-          f"regularization {args.regularization}")
-    print(export_text(clf.estimator_, feature_names=list(names)))
-    print(f"objective   {clf.objective_:.6f}  (loss/n + {args.regularization} x "
-          f"{clf.n_leaves_} leaves)")
-    print(f"optimal_    {clf.optimal_}  (status {clf.status_}, lower bound "
-          f"{clf.lower_bound_:.6f})")
-    print(f"accuracy    {clf.score(X, y):.4f}")
+    _rename(clf, names)
+    print(clf.summary())
+    print(f"optimal_    {clf.optimal_}")
+    print(f"accuracy    {clf.score(X, y):.4f}  (training)")
+    if args.test:
+        Xt, yt, _ = _load_csv(args.test, args.target, args.sep)
+        if Xt.shape[1] != X.shape[1]:
+            raise CommandError(f"{args.test}: {Xt.shape[1]} feature columns, the "
+                               f"training data has {X.shape[1]}")
+        print(f"accuracy    {model.score(Xt, yt):.4f}  (test, {Xt.shape[0]} rows)")
     print(f"time        {seconds:.3f} s  ({clf.search_stats_['nodes_created']} subproblems)")
+    if args.save:
+        import joblib
+        joblib.dump(model, args.save)
+        print(f"saved       {args.save}")
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+    return 0
+
+
+def _rename(clf, names):
+    """The summary's feature names: the CSV header's (the model saw an array)."""
+    if getattr(clf, "feature_names_in_", None) is None:
+        clf._summary_names = list(names)
+
+
+def _path(args, X, y, time_limit):
+    try:
+        lo, hi = (float(v) for v in args.path.split(","))
+    except ValueError:
+        raise CommandError(f"--path wants MIN,MAX (two numbers), not {args.path!r}") from None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            path = regularization_path(X, y, lambda_min=lo, lambda_max=hi,
+                                       max_depth=args.max_depth, time_limit=time_limit)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+    print(path)
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     return 0
@@ -93,6 +203,7 @@ def _dpdt(args, X, y, names, source):
               f"{f['accuracy'][i]:9.4f}  {f['expected_tests'][i]:14.3f}  "
               f"{f['n_leaves'][i]:6d}  {f['depth'][i]:5d}")
     print("most accurate tree (alpha = 0):")
+    from sklearn.tree import export_text
     print(export_text(clf.estimator_, feature_names=list(names)))
     print(f"time        {seconds:.3f} s  ({clf.n_states_} states, "
           f"{clf.mdp_stats_['states_saved']} saved by sharing)")

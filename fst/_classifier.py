@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._config import make_config
@@ -16,7 +16,7 @@ from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._core._solver import Search
 from ._engine import MAX_ENGINE_DEPTH, EngineSearch, engine_space
 from ._export import build_estimator
-from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
+from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix, check_no_categorical,
                      check_row_weights, resolve_memory_limit)
 from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
@@ -251,6 +251,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             The fitted estimator.
         """
         lam = self._check_params()
+        check_no_categorical(X, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
                              order="C")
         check_classification_targets(y)
@@ -312,6 +313,34 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                                         and self.status_ == "time_limit")
         self._warn_if_not_certified(space)
         return self
+
+    def summary(self):
+        """The fitted tree as text (``sklearn.tree.export_text``) under a header:
+        the status, the objective and its lower bound, the gap, the leaves and
+        depth, and the training loss."""
+        check_is_fitted(self, "estimator_")
+        from sklearn.tree import export_text
+        names = getattr(self, "feature_names_in_", getattr(self, "_summary_names", None))
+        head = [
+            f"FastSmallTreeClassifier(regularization={self.regularization:g}"
+            + ("" if self.max_depth is None else f", max_depth={self.max_depth}") + ")",
+            f"  status     {self.status_}"
+            + ("  (certified optimal)" if self.optimal_ else "  (not certified)"),
+            f"  objective  {self.objective_:.6g}  = loss "
+            f"{self.objective_ - self.regularization * self.n_leaves_:.6g} + "
+            f"{self.regularization:g} x {self.n_leaves_} leaves",
+            f"  bound      {self.lower_bound_:.6g}  (gap {self.gap_:.3g})",
+            f"  tree       {self.n_leaves_} leaves, depth {self.get_depth()}, "
+            f"{self.search_stats_.get('seconds', float('nan')):.3g} s",
+        ]
+        text = export_text(self.estimator_, feature_names=None if names is None
+                           else [str(n) for n in names], show_weights=False)
+        return "\n".join(head) + "\n" + text.rstrip("\n")
+
+    def __str__(self):
+        if not hasattr(self, "estimator_"):
+            return repr(self)
+        return self.summary()
 
     def _keep_better_incumbent(self, X, y, sample_weight, y_idx, weighted_cost, lam,
                                row_weight, memory_limit, with_dpdt):

@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import FastSmallTreeClassifier
 from ._path import grid_fits
-from ._utils import NativeTreeMixin
+from ._utils import NativeTreeMixin, check_no_categorical
 
 __all__ = ["FastSmallTreeClassifierCV"]
 
@@ -163,6 +163,7 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         """
         self._validate_params()
         lams = self._lambdas()
+        check_no_categorical(X, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
                              order="C")
         check_classification_targets(y)

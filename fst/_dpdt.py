@@ -17,7 +17,7 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
 from ._core._problem import build_space
 from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._export import build_estimator
-from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix,
+from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix, check_no_categorical,
                      check_row_weights, resolve_memory_limit)
 from .exceptions import IncompleteMDPWarning
 
@@ -306,6 +306,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             raise ValueError(
                 "The 'n_jobs' parameter of DPDTClassifier must be a nonzero integer or "
                 "None. Got 0 instead.")
+        check_no_categorical(X, type(self).__name__)
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
                              order="C")
         check_classification_targets(y)

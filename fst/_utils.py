@@ -109,6 +109,25 @@ def check_row_weights(sample_weight, X, owner):
     return w
 
 
+def check_no_categorical(X, owner):
+    """Refuse pandas category and text columns by name, saying what to do: the
+    search splits numbers by thresholds only, and an order a category does not have
+    would be silently made up."""
+    dtypes = getattr(X, "dtypes", None)
+    if dtypes is None or not hasattr(X, "columns"):
+        return
+    bad = [str(c) for c, t in zip(X.columns, dtypes)
+           if str(t) == "category" or str(t) in ("object", "string", "str")
+           or str(t).startswith("string")]
+    if bad:
+        raise ValueError(
+            f"{owner} needs numeric columns; {', '.join(repr(c) for c in bad)} "
+            f"{'is' if len(bad) == 1 else 'are'} categorical or text. Encode them as "
+            "numbers first: one 0/1 column per category (pandas.get_dummies or "
+            "sklearn's OneHotEncoder), or codes ordered by the label's rate in each "
+            "category (sklearn's TargetEncoder) when an order is wanted.")
+
+
 class NativeTreeMixin:
     """Prediction through the fitted native tree ``estimator_``.
 

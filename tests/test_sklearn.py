@@ -178,3 +178,51 @@ def test_single_class_gives_one_leaf():
     assert clf.n_leaves_ == 1 and clf.optimal_
     assert clf.objective_ == pytest.approx(0.05)
     assert list(clf.predict(X)) == ["a"] * 6
+
+
+def test_print_shows_the_tree_and_its_certificate(iris_fit):
+    X, y, clf = iris_fit
+    text = str(clf)
+    assert text == clf.summary()
+    assert "status     optimal  (certified optimal)" in text
+    assert f"objective  {clf.objective_:.6g}" in text and "gap 0" in text
+    assert f"{clf.n_leaves_} leaves" in text
+    assert export_text(clf.estimator_).rstrip("\n") in text
+    # unfitted, print is the estimator's repr
+    assert str(FastSmallTreeClassifier(regularization=0.1)) == \
+        "FastSmallTreeClassifier(regularization=0.1)"
+
+
+def test_categorical_and_text_columns_are_refused_with_what_to_do():
+    import pandas as pd
+
+    from fst import DPDTClassifier, FastSmallTreeClassifierCV
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0] * 3,
+                      "colour": pd.Categorical(["red", "blue", "red", "green"] * 3),
+                      "town": ["x", "y", "x", "y"] * 3})
+    y = [0, 1, 0, 1] * 3
+    for est in (FastSmallTreeClassifier(), DPDTClassifier(max_depth=2),
+                FastSmallTreeClassifierCV([0.1], cv=2)):
+        with pytest.raises(ValueError, match=r"'colour', 'town' are categorical or text"
+                                             r".*get_dummies.*TargetEncoder"):
+            est.fit(X, y)
+    # once encoded, it fits
+    FastSmallTreeClassifier(regularization=0.1).fit(pd.get_dummies(X, dtype=float), y)
+
+
+def test_dtreeviz_renders_the_native_tree(iris_fit, tmp_path):
+    import shutil
+
+    import dtreeviz
+    if shutil.which("dot") is None:
+        pytest.fail("dtreeviz needs the Graphviz binary 'dot' (apt-get install graphviz)")
+    X, y, clf = iris_fit
+    viz = dtreeviz.model(clf.estimator_, X_train=X, y_train=y,
+                         feature_names=["sl", "sw", "pl", "pw"],
+                         class_names=["setosa", "versicolor", "virginica"])
+    svg = viz.view().svg()
+    assert svg.lstrip().startswith("<?xml") or "<svg" in svg
+    assert "pl" in svg
+    path = tmp_path / "tree.svg"
+    viz.view().save(str(path))
+    assert path.stat().st_size > 1000
