@@ -1,6 +1,5 @@
 """FastSmallTreeClassifierCV: the regularization chosen by cross-validation over
 the certified path of each fold."""
-import numbers
 import time
 
 import numpy as np
@@ -9,7 +8,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils import _safe_indexing
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -97,15 +95,11 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         "lambdas": ["array-like", None],
         "cv": ["cv_object"],
         "scoring": [str, callable, None],
-        "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
-        "cost_matrix": ["array-like", None],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
-        "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"),
-                         StrOptions({"auto"}), None],
-        "n_jobs": [numbers.Integral, None],
         "refit": ["boolean"],
-        "verbose": ["verbose"],
+        # the fits' own parameters, as FastSmallTreeClassifier checks them
+        **{k: FastSmallTreeClassifier._parameter_constraints[k]
+           for k in ("max_depth", "cost_matrix", "class_weight", "time_limit",
+                     "memory_limit", "n_jobs", "verbose")},
     }
 
     def __init__(self, lambdas=None, *, cv=5, scoring=None, max_depth=None,
