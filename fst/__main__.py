@@ -144,8 +144,7 @@ def _main(argv):
                 regularization=args.regularization, max_depth=args.max_depth,
                 time_limit=time_limit).fit(X, y)
     seconds = time.perf_counter() - t0
-    _rename(clf, names)
-    print(clf.summary())
+    print(clf.summary(feature_names=names))
     print(f"optimal_    {clf.optimal_}")
     print(f"accuracy    {clf.score(X, y):.4f}  (training)")
     if args.test:
@@ -162,12 +161,6 @@ def _main(argv):
     for w in caught:
         print(f"warning: {w.message}", file=sys.stderr)
     return 0
-
-
-def _rename(clf, names):
-    """The summary's feature names: the CSV header's (the model saw an array)."""
-    if getattr(clf, "feature_names_in_", None) is None:
-        clf._summary_names = list(names)
 
 
 def _path(args, X, y, time_limit):

@@ -309,18 +309,19 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         if space.engine and not self.optimal_:
             self._keep_better_incumbent(X, y, sample_weight, y_idx, weighted_cost, lam,
                                         row_weight, memory_limit,
-                                        config["time_limit"] is not None
-                                        and self.status_ == "time_limit")
+                                        self.status_ == "time_limit")
         self._warn_if_not_certified(space)
         return self
 
-    def summary(self):
+    def summary(self, feature_names=None):
         """The fitted tree as text (``sklearn.tree.export_text``) under a header:
-        the status, the objective and its lower bound, the gap, the leaves and
-        depth, and the training loss."""
+        the status, the objective split into loss and leaves, its lower bound and
+        the gap, the leaves and depth. ``feature_names`` default to
+        ``feature_names_in_`` when X had column names."""
         check_is_fitted(self, "estimator_")
         from sklearn.tree import export_text
-        names = getattr(self, "feature_names_in_", getattr(self, "_summary_names", None))
+        names = (getattr(self, "feature_names_in_", None) if feature_names is None
+                 else feature_names)
         head = [
             f"FastSmallTreeClassifier(regularization={self.regularization:g}"
             + ("" if self.max_depth is None else f", max_depth={self.max_depth}") + ")",
