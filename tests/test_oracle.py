@@ -357,7 +357,7 @@ def test_path_keys_rebuild_every_stored_node(seed):
     clf._overrides = {"memo_capacity": 4, "check_keys": True}
     clf.fit(X, y)
     nodes, paths, bad, longest = clf.search_stats_["key_check"]
-    assert nodes == clf.search_stats_["nodes_created"]
+    assert nodes >= clf.search_stats_["nodes_created"]   # and the canonical tree's
     assert bad == 0
     assert paths > 0
     assert clf.search_stats_["whole_keys"] == nodes - paths

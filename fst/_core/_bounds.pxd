@@ -492,6 +492,69 @@ cdef inline double splits_lower_bound(const Cand* cands, int n, double leaf) noe
     return lbmin
 
 
+cdef extern from *:
+    """
+    #define FST_SHARE_SLACK (3 * FST_TOL)
+    """
+    # A share of a parallel root within this of the shared incumbent is done
+    # (`shared_cap`).
+    const double SHARE_SLACK "FST_SHARE_SLACK"
+
+
+cdef inline double owned_splits_lower_bound(const Cand* cands, int n, double leaf,
+                                            int tid, int n_workers) noexcept nogil:
+    """A parallel root's share (n_jobs > 1, the switch of this rule and the next):
+    thread tid searches the root splits s with s % n_workers == tid, and its root
+    stands for R_t(X) = min(leaf, min over its kept splits of R(split)) >=
+    min(leaf, their lbs).  Every split belongs to one thread and a minimiser is
+    always kept (`splits_lower_bound`), so R(X) = min over threads of R_t(X): a
+    thread solved at v_t holds a real tree no worse than its share, the least v_t
+    is R(X), and the least of the threads' bounds bounds R(X)."""
+    cdef double lbmin = leaf
+    cdef int i
+    for i in range(n):
+        if (not cands[i].dropped and cands[i].split % n_workers == tid
+                and cands[i].lb < lbmin):
+            lbmin = cands[i].lb
+    return lbmin
+
+
+cdef inline double shared_cap(double cap, double shared) noexcept nogil:
+    """The cap of a parallel root's loop: the shared incumbent is the value of a
+    real tree some thread holds (it only decreases), so a share proved above it
+    cannot hold the optimum, and its splits need only be searched below it, to
+    shared - TOL.  Every split the loop leaves is then proved above the cap, or
+    no better than the loop's incumbent within TOL, so a complete pass leaves
+    the share solved, or its bound above its budget or above the least shared
+    value si it capped at less SHARE_SLACK (one TOL for the cap, one for a
+    look-ahead proof, which clears the cap by no margin, one for a split no
+    better than the incumbent within TOL): `_schedule._passes` checks exactly
+    this, and a share within SHARE_SLACK of the shared incumbent is done."""
+    if shared - TOL < cap:
+        return shared - TOL
+    return cap
+
+
+cdef inline bint share_settles(double best, double B, double si_min) noexcept nogil:
+    """A parallel root's share is solved at its loop's incumbent `best` when it
+    fits the budget and no shared cap went below it (si_min - TOL >= best): the
+    loop then ran with the caps of the sequential search, min(B, best)."""
+    return best <= B + TOL and best <= si_min - TOL
+
+
+cdef inline bint shared_bound(Node* nd, double v) noexcept nogil:
+    """Shared bound (n_jobs > 1, the switch): v is a bound some thread of this fit
+    proved for the same row set and depth left and published (`_table.pxd`).
+    R(X, d) depends on X and d alone within one fit (same data, costs, lambda
+    and rules), so v <= R(X, d) here as well (i).  A thread's restricted root is
+    never published (`owned_splits_lower_bound` bounds its share only).
+    Returns whether it raised the bound."""
+    if v > nd.lb:
+        nd.lb = v
+        return True
+    return False
+
+
 cdef inline double superset_bound(double lbmin, double sup, int depth, int rules) noexcept nogil:
     """Superset bound (RULE_SUPERSET), only without a depth limit: R is monotone
     under inclusion (restricting an optimal tree of X to S adds neither loss nor

@@ -5,6 +5,41 @@ from ._problem cimport Space
 from ._config cimport Config
 from ._limits cimport Limits
 from ._memo cimport Node, Memo
+from ._table cimport fst_table_t
+
+cdef extern from *:
+    """
+    /* The state the threads of a parallel search share (`fst_shared_t`): the
+       best objective any thread's tree reaches, which only decreases, and the
+       first stop.  Each is one aligned word written by compare-and-swap with
+       release order and read with acquire order, so a thread that sees a value
+       also sees every write its publisher made before it, on ARM as on x86. */
+    typedef struct { double incumbent; int stop; } fst_shared_t;
+    static inline double fst_shared_incumbent(fst_shared_t* s) {
+        double v; __atomic_load(&s->incumbent, &v, __ATOMIC_ACQUIRE); return v;
+    }
+    static inline void fst_shared_lower(fst_shared_t* s, double v) {
+        double cur; __atomic_load(&s->incumbent, &cur, __ATOMIC_ACQUIRE);
+        while (v < cur && !__atomic_compare_exchange(&s->incumbent, &cur, &v, 1,
+                                                      __ATOMIC_RELEASE, __ATOMIC_ACQUIRE)) {}
+    }
+    static inline int fst_shared_stop(fst_shared_t* s) {
+        return __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE);
+    }
+    static inline void fst_shared_set_stop(fst_shared_t* s, int code) {
+        int zero = 0;
+        __atomic_compare_exchange_n(&s->stop, &zero, code, 0, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED);
+    }
+    """
+    ctypedef struct fst_shared_t:
+        double incumbent
+        int stop
+    double fst_shared_incumbent(fst_shared_t* s) noexcept nogil
+    void fst_shared_lower(fst_shared_t* s, double v) noexcept nogil
+    int fst_shared_stop(fst_shared_t* s) noexcept nogil
+    void fst_shared_set_stop(fst_shared_t* s, int code) noexcept nogil
+
 
 cdef struct Stats:
     int64_t expansions       # nodes expanded (frames opened)
@@ -19,6 +54,7 @@ cdef struct Stats:
     int64_t sorted_splits_valued     # root splits it valued
     int64_t sorted_splits_set_aside  # root splits its bounds set aside
     int64_t sorted_leaf_pairs  # two-leaf trees its depth-one passes valued
+    int64_t shared_raises    # bounds raised from the threads' shared table
 
 
 cdef struct Cand:
@@ -75,6 +111,12 @@ cdef struct Ctx:
     void* reporter           # a Python callable for progress lines, or NULL
     double report_every      # seconds between its calls
     double next_report       # when it is next due
+    # the parallel search (`_solver.Search` with n_jobs > 1); sh is NULL alone
+    fst_shared_t* sh         # the threads' shared incumbent and stop
+    int tid                  # this thread's number, 0 .. n_workers - 1
+    int n_workers            # threads: split s of the root belongs to s % n_workers
+    double si_seen           # the least shared incumbent the root's loop capped at
+    fst_table_t* table       # the threads' shared bounds (`_table.pxd`), or NULL
 
 
 cdef inline Node* cand_node(Ctx* c, Cand* cd, int right) noexcept nogil:
@@ -86,3 +128,15 @@ cdef inline Node* cand_node(Ctx* c, Cand* cd, int right) noexcept nogil:
 
 cdef void check_limits(Ctx* c) noexcept nogil
 cdef void check_memory_now(Ctx* c) noexcept nogil
+
+
+cdef inline bint owns(const Ctx* c, int32_t split) noexcept nogil:
+    """Whether this thread searches root split `split`: every root split belongs
+    to exactly one thread (split % n_workers), the leaf to all."""
+    return c.sh == NULL or split % c.n_workers == c.tid
+
+
+cdef inline bint restricted(const Ctx* c, int64_t count) noexcept nogil:
+    """A node of all rows -- the root, or a depth ladder rung's -- searched by one
+    of several threads: its split loop runs over this thread's splits only."""
+    return c.sh != NULL and count == c.sp.n

@@ -15,13 +15,21 @@ from ._limits cimport (STOP_TIME, STOP_MEMORY, STOP_INTERRUPT, STOP_SWITCH, fst_
 from ._memo cimport memo_bytes
 
 
+cdef inline void _stop(Ctx* c, int code) noexcept nogil:
+    """End the search with `code`; in a parallel search every thread ends with it
+    (`STOP_SWITCH` is a pass's own and stays with its thread)."""
+    c.lim.stop = code
+    if c.sh != NULL and code != STOP_SWITCH:
+        fst_shared_set_stop(c.sh, code)
+
+
 cdef void check_memory_now(Ctx* c) noexcept nogil:
     """Poll the memory limit at once: after a wide expansion's per-candidate records
     are written (children not yet stored live there, outside the memo store), so the
     process stops within about one level's records of the limit."""
     cdef long long rss = limits_rss(&c.lim)
     if c.lim.memory_limit > 0 and rss > c.lim.memory_limit:
-        c.lim.stop = STOP_MEMORY
+        _stop(c, STOP_MEMORY)
 
 
 cdef void check_limits(Ctx* c) noexcept nogil:
@@ -29,12 +37,19 @@ cdef void check_limits(Ctx* c) noexcept nogil:
     64 expansions or 0.1 s; the progress reporter when it is due."""
     cdef double now = fst_now()
     cdef long long rss
+    cdef int code
     c.lim.ticks += 1
+    if c.sh != NULL:
+        # another thread's stop ends this one's search as well
+        code = fst_shared_stop(c.sh)
+        if code:
+            c.lim.stop = code
+            return
     if c.lim.deadline >= 0 and now > c.lim.deadline:
-        c.lim.stop = STOP_TIME
+        _stop(c, STOP_TIME)
         return
     if c.cfg.work_limit > 0 and c.work > c.cfg.work_limit:
-        c.lim.stop = STOP_TIME
+        _stop(c, STOP_TIME)
         return
     if c.work_stop > 0 and c.work > c.work_stop:
         c.lim.stop = STOP_SWITCH
@@ -44,18 +59,22 @@ cdef void check_limits(Ctx* c) noexcept nogil:
     if c.prog_root >= 0:
         c.prog_lb = c.memo.nodes[c.prog_root].lb
         c.prog_ub = c.memo.nodes[c.prog_root].ub
+        if c.sh != NULL:
+            # the root's incumbent is a real tree: the other threads prune with it
+            fst_shared_lower(c.sh, c.prog_ub)
     rss = limits_rss(&c.lim)
     if c.lim.memory_limit > 0:
         if rss < 0:
             rss = memo_bytes(&c.memo)
         if rss > c.lim.memory_limit:
-            c.lim.stop = STOP_MEMORY
+            _stop(c, STOP_MEMORY)
             return
     if now >= c.lim.next_poll:
         c.lim.next_poll = now + 0.1
-        if limits_interrupted():
-            c.lim.stop = STOP_INTERRUPT
-        elif c.reporter != NULL and now >= c.next_report:
+        # Ctrl-C reaches Python's main thread, which runs thread 0
+        if c.tid == 0 and limits_interrupted():
+            _stop(c, STOP_INTERRUPT)
+        elif c.reporter != NULL and c.tid == 0 and now >= c.next_report:
             c.next_report = now + c.report_every
             with gil:
                 _report(c, now)

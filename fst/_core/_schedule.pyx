@@ -22,14 +22,14 @@ limit stops the search.
 from libc.stdlib cimport malloc, realloc, free
 from libc.string cimport memcpy, memset
 
-from ._typedefs cimport word_t, node_t, int32_t, int64_t, TOL
+from ._typedefs cimport word_t, node_t, int32_t, int64_t, TOL, INF
 from ._bitset cimport bs_and, bs_andnot, bs_hash, bs_set
 from ._memo cimport Node, memo_find, memo_key, memo_bytes
 from ._problem cimport split_row
 from ._limits cimport RUNNING, STOP_MEMORY, STOP_SWITCH
 from ._config cimport STRATEGY_GREEDY, STRATEGY_SORTED
-from ._context cimport Ctx, Cand, check_limits
-from ._bounds cimport settle
+from ._context cimport Ctx, Cand, check_limits, fst_shared_incumbent, fst_shared_lower
+from ._bounds cimport settle, SHARE_SLACK
 from ._nodes cimport class_counts, node_get_whole, gather_valid
 from ._search cimport solve
 
@@ -282,13 +282,17 @@ cdef void _passes(Ctx* c, node_t root, const word_t* full,
         if c.cfg.ladder_max >= 2 and c.cfg.max_depth < 0:
             ladder_next = 2
             chunk = c.cfg.rung_work // 2
-    while not c.lim.stop and not c.memo.nodes[root].solved:
+    while not c.lim.stop and not c.memo.nodes[root].solved and not _share_done(c, root):
         c.st.passes += 1
+        c.si_seen = INF
         solve(c, root, all_splits, c.sp.n_splits, B)
         nd = &c.memo.nodes[root]
+        if c.sh != NULL:
+            fst_shared_lower(c.sh, nd.ub)
         if c.cfg.break_contract and not nd.solved and not c.lim.stop:
             nd.lb = B if B < nd.lb else nd.lb   # tests: simulates the bug below
-        if not c.lim.stop and not nd.solved and not (nd.lb > B):
+        if (not c.lim.stop and not nd.solved and not (nd.lb > B)
+                and not (c.sh != NULL and nd.lb > c.si_seen - SHARE_SLACK)):
             # Contract (iii) broken: a complete pass must solve the root or prove
             # it above B.  Deepening would then run pass after pass without
             # progress (forever, without a time limit): the caller reports the bug.
@@ -328,6 +332,17 @@ cdef void _passes(Ctx* c, node_t root, const word_t* full,
         if nd.solved or c.lim.stop:
             return
         B = _next_budget(c, nd, B)
+
+
+cdef inline bint _share_done(Ctx* c, node_t root) noexcept nogil:
+    """A thread's share of a parallel root is done once its bound is within
+    SHARE_SLACK (three TOL) of the shared incumbent or above it
+    (`owned_splits_lower_bound`): none of its splits can beat another thread's
+    tree by more than that.  (A pass at the root keeps to this: it ends solved,
+    above its budget, or within SHARE_SLACK of the least shared incumbent it
+    capped at or above it, `shared_cap`.)"""
+    return (c.sh != NULL
+            and c.memo.nodes[root].lb >= fst_shared_incumbent(c.sh) - SHARE_SLACK)
 
 
 cdef double _next_budget(Ctx* c, const Node* nd, double B) noexcept nogil:

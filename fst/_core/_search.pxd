@@ -35,5 +35,9 @@ cdef struct Frame:
     double child_B
     const int32_t* child_cand
     int child_ncand
+    int restricted           # a parallel root: its loop runs over this thread's splits
+    double si_min            # the least shared incumbent its loop capped at, else INF
 
 cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) noexcept nogil
+cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_splits,
+                             int n_all, node_t* left, node_t* right) noexcept nogil

@@ -27,12 +27,17 @@ from ._memo cimport Node, memo_key
 from ._limits cimport STOP_MEMORY
 from ._config cimport (RULE_SEGMENT, RULE_TRANSFER, RULE_EXCHANGE, RULE_PAIRS,
                        RULE_PEEL3, STRATEGY_SORTED)
-from ._context cimport Ctx, Cand, Key, cand_node, check_limits, check_memory_now
+from ._context cimport (Ctx, Cand, Key, cand_node, check_limits, check_memory_now, owns,
+                        restricted, fst_shared_incumbent, fst_shared_lower)
 from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
                        lower_to_incumbent, capacity_unit, split_bound, split_not_worth,
                        column_transfer, threshold_exchange, splits_lower_bound,
                        superset_bound, lookahead_first, lookahead_second,
-                       raise_split_bound, children_bound, split_value)
+                       raise_split_bound, children_bound, split_value,
+                       owned_splits_lower_bound, shared_cap, shared_bound,
+                       share_settles)
+from ._table cimport fst_table_get, fst_table_put
+from ._problem cimport split_row
 from ._nodes cimport (class_counts, find_child, store_children, gather_valid,
                       prefetch_slots, prefetch_match)
 from ._segment cimport solve_single_column
@@ -86,6 +91,11 @@ cdef bint _frame_enter(Ctx* c, node_t nid, const int32_t* cand, int ncand,
     cdef int64_t cap
     if nd.solved or c.lim.stop:
         return False
+    if c.table != NULL and not restricted(c, nd.count):
+        if shared_bound(nd, fst_table_get(c.table, nd.hash, nd.count, nd.depth,
+                                          memo_key(&c.memo, nid), NULL, 0)):
+            c.st.shared_raises += 1
+            lower_to_incumbent(nd)
     if settle(nd):
         return False
     if nd.lb > B + TOL:
@@ -108,6 +118,8 @@ cdef bint _frame_enter(Ctx* c, node_t nid, const int32_t* cand, int ncand,
     f.B = B
     f.cand = cand
     f.ncand = ncand
+    f.restricted = restricted(c, nd.count)
+    f.si_min = INF
     c.st.expansions += 1
     f.X = <word_t*> malloc(c.sp.nw * sizeof(word_t))
     f.valid = <int32_t*> malloc((ncand + 1) * sizeof(int32_t))
@@ -140,6 +152,11 @@ cdef void _frame_finish(Ctx* c, Frame* f) noexcept nogil:
                 nd.best_split = f.cands[i].split
                 lower_to_incumbent(nd)
         settle(nd)
+        if c.sh != NULL and f.nid == c.prog_root:
+            fst_shared_lower(c.sh, nd.ub)
+        if c.table != NULL and f.X != NULL and not f.restricted and f.state == F_DONE:
+            # what this expansion proved, for the other threads
+            fst_table_put(c.table, nd.hash, nd.count, nd.depth, f.X, nd.lb)
     free(f.X)
     free(f.valid)
     free(f.cnt)
@@ -233,7 +250,9 @@ cdef void _expand_begin(Ctx* c, Frame* f) noexcept nogil:
     f.state = F_DONE
     memcpy(f.X, memo_key(&c.memo, nid), c.sp.nw * sizeof(word_t))
     class_counts(c, f.X, nd.count, f.cnt)
-    if depth >= 2 and c.cfg.max_depth >= 0 and (c.cfg.strategy & STRATEGY_SORTED):
+    # (a parallel root's share runs the candidate loop, which keeps to its splits)
+    if (depth >= 2 and c.cfg.max_depth >= 0 and (c.cfg.strategy & STRATEGY_SORTED)
+            and not f.restricted):
         if _try_sorted(c, f):
             return
     f.nvalid = gather_valid(c, f.X, nd.count, f.cnt, child_depth, f.cand, f.ncand,
@@ -294,6 +313,22 @@ cdef void _lookup_children(Ctx* c, Frame* f) noexcept nogil:
         cands[i].split = s
         cands[i].dropped = 0
         f.n_cands = i + 1
+        if c.table != NULL:
+            _adopt_shared(c, f.X, s, cand_node(c, &cands[i], 0), 1)
+            _adopt_shared(c, f.X, s, cand_node(c, &cands[i], 1), 2)
+
+
+cdef inline void _adopt_shared(Ctx* c, const word_t* X, int32_t s, Node* child,
+                               int mode) noexcept nogil:
+    """A child's bound raised to the one the threads' table holds for its rows
+    (X & S, mode 1; X & ~S, mode 2), stored or not (`shared_bound`)."""
+    if child.solved:
+        return
+    if shared_bound(child, fst_table_get(c.table, child.hash, child.count, child.depth,
+                                         X, split_row(&c.sp, s), mode)):
+        c.st.shared_raises += 1
+        lower_to_incumbent(child)
+        settle(child)
 
 
 cdef bint _bound_node(Ctx* c, Frame* f) noexcept nogil:
@@ -342,11 +377,19 @@ cdef bint _bound_node(Ctx* c, Frame* f) noexcept nogil:
         column_transfer(cands, f.nvalid)
     if c.cfg.rules & RULE_EXCHANGE:
         threshold_exchange(c, cands, f.nvalid)
-    raise_bound(nd, superset_bound(splits_lower_bound(cands, f.nvalid, nd.leaf), sup,
-                                   nd.depth, c.cfg.rules))
+    raise_bound(nd, superset_bound(_splits_bound(c, f), sup, nd.depth, c.cfg.rules))
     if settle(nd):
         return False
     return not (nd.lb > f.B + TOL)   # else proved above the budget
+
+
+cdef inline double _splits_bound(Ctx* c, Frame* f) noexcept nogil:
+    """The node's bound from its candidates: over this thread's splits at a
+    parallel root (`owned_splits_lower_bound`), else over all."""
+    if f.restricted:
+        return owned_splits_lower_bound(f.cands, f.nvalid, c.memo.nodes[f.nid].leaf,
+                                        c.tid, c.n_workers)
+    return splits_lower_bound(f.cands, f.nvalid, c.memo.nodes[f.nid].leaf)
 
 
 cdef void _order_candidates(Ctx* c, Frame* f) noexcept nogil:
@@ -359,7 +402,7 @@ cdef void _order_candidates(Ctx* c, Frame* f) noexcept nogil:
         c.lim.stop = STOP_MEMORY
         return
     for i in range(f.nvalid):
-        if not cands[i].dropped:
+        if not cands[i].dropped and (not f.restricted or owns(c, cands[i].split)):
             if c.order_ub:
                 keys[nkeys].ord = cand_node(c, &cands[i], 0).ub + cand_node(c, &cands[i], 1).ub
             else:
@@ -405,6 +448,8 @@ cdef bint _after_child(Ctx* c, Frame* f) noexcept nogil:
             f.best = v
             c.memo.nodes[f.nid].ub = v              # (ii) a real tree
             c.memo.nodes[f.nid].best_split = cd.split
+            if c.sh != NULL and f.nid == c.prog_root:
+                fst_shared_lower(c.sh, v)
     f.k += 1
     return False
 
@@ -416,7 +461,8 @@ cdef void _expand_loop(Ctx* c, Frame* f) noexcept nogil:
     can fit the budget or beat the incumbent; then the node's bound (F_DONE)."""
     cdef Cand* cands = f.cands
     cdef Key* keys = f.keys
-    cdef double B = f.B, cap
+    cdef double B = f.B, cap, si
+    cdef bint shared = f.restricted and f.nid == c.prog_root
     cdef int i, k
     if f.state == F_FIRST or f.state == F_SECOND:
         if not c.lim.stop and _after_child(c, f):
@@ -426,6 +472,13 @@ cdef void _expand_loop(Ctx* c, Frame* f) noexcept nogil:
         k = f.k
         i = keys[k].idx
         cap = B if B < f.best else f.best
+        if shared:
+            # a parallel root: another thread's tree caps this one's share
+            si = fst_shared_incumbent(c.sh)
+            if shared_cap(cap, si) < cap:
+                cap = shared_cap(cap, si)
+                if si < f.si_min:
+                    f.si_min = si
         if cands[i].lb > cap + TOL:
             # Bounds only rise (column transfer from failed neighbours), so this
             # candidate is out; later keys were sorted no lower, but their bounds
@@ -469,11 +522,109 @@ cdef void _loop_bound(Ctx* c, Frame* f) noexcept nogil:
     budget -- every kept split has lb >= best - TOL (evaluated, proved above the
     cap, or cut off by the sorted order) and the leaf is >= best, so R(X) =
     best; else every kept split and the leaf are proved above B and the bound
-    rises to their min, after spreading the raised bounds along each column."""
+    rises to their min, after spreading the raised bounds along each column.
+    At a parallel root the incumbent settles the share only when no shared cap
+    went below it (`share_settles`); else the share's bound exceeds B or the
+    least shared value used less SHARE_SLACK (`shared_cap`)."""
     cdef Node* nd = &c.memo.nodes[f.nid]
-    if f.best <= f.B + TOL:
+    if f.si_min < c.si_seen:
+        c.si_seen = f.si_min
+    if share_settles(f.best, f.B, f.si_min):
         settle_at_incumbent(nd)
         return
     if c.cfg.rules & RULE_TRANSFER:
         column_transfer(f.cands, f.nvalid)
-    raise_bound(nd, splits_lower_bound(f.cands, f.nvalid, nd.leaf))
+    raise_bound(nd, _splits_bound(c, f))
+
+
+cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_splits,
+                             int n_all, node_t* left, node_t* right) noexcept nogil:
+    """The root of the canonical optimal tree of node nid, whose optimum is V: the
+    leaf (-1) when it reaches V within TOL, else the lowest split index whose best
+    tree reaches V within TOL, its children's ids in `left` and `right`.  At a
+    parallel root only this thread's splits are tried, and -2 says none of them
+    reaches V; -3 is a stop.
+
+    Which optimal tree the search records depends on the order it met them, and
+    so on the threads, the store's capacity and the row order; this choice
+    depends on X and V alone.  The splits are tried over all splits (the valid
+    ones of X are a function of X), in index order, none set aside by a
+    dominance rule (those keep one of several equal splits, by the store's
+    history); a split is skipped only when a proven bound puts it above V + TOL,
+    else its children are solved within what V leaves them."""
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef int nw = c.sp.nw
+    cdef int depth = nd.depth
+    cdef int child_depth = depth - 1 if depth > 0 else -1
+    cdef bint one_column, own_only = restricted(c, nd.count)
+    cdef double cap_unit = capacity_unit(c.cfg.rules, c.cfg.lam)
+    cdef double lb
+    cdef int i, nvalid
+    cdef int32_t found = -2
+    cdef node_t first, second
+    cdef Node* L
+    cdef Node* R
+    cdef word_t* X
+    cdef double* cnt
+    cdef int32_t* valid
+    cdef Cand* cands
+    if nd.leaf <= V + TOL or depth == 0:
+        return -1
+    X = <word_t*> malloc(nw * sizeof(word_t))
+    cnt = <double*> malloc(c.sp.K * sizeof(double))
+    valid = <int32_t*> malloc((n_all + 1) * sizeof(int32_t))
+    cands = <Cand*> malloc((n_all + 1) * sizeof(Cand))
+    if X == NULL or cnt == NULL or valid == NULL or cands == NULL:
+        c.lim.stop = STOP_MEMORY
+        found = -3
+    else:
+        memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
+        class_counts(c, X, nd.count, cnt)
+        nvalid = gather_valid(c, X, nd.count, cnt, child_depth, all_splits, n_all, valid,
+                              cands, &one_column)
+        for i in range(nvalid):
+            cands[i].split = valid[i]
+            cands[i].dropped = 0
+            cands[i].left = find_child(c, nid, X, valid[i], False, &cands[i].tl)
+            cands[i].right = find_child(c, nid, X, valid[i], True, &cands[i].tr)
+        if (c.cfg.rules & RULE_PAIRS) and child_depth != 0:
+            if expand_pairs(c, nid, X, cnt, valid, nvalid, cands, V) < 0:
+                found = -3
+        i = 0
+        while found == -2 and i < nvalid:
+            if own_only and not owns(c, cands[i].split):
+                i += 1
+                continue
+            L = cand_node(c, &cands[i], 0)
+            R = cand_node(c, &cands[i], 1)
+            if c.cfg.rules & RULE_PAIRS:
+                lb = split_bound(L, R, c.cfg.lam, cap_unit)
+            else:
+                lb = children_bound(L, R)
+            if lb > V + TOL:
+                i += 1
+                continue
+            if store_children(c, nid, X, &cands[i]) < 0:
+                found = -3
+                break
+            first, second = cands[i].left, cands[i].right
+            if c.memo.nodes[second].count < c.memo.nodes[first].count:
+                first, second = second, first
+            solve(c, first, valid, nvalid, V - c.memo.nodes[second].lb)
+            L = &c.memo.nodes[first]
+            if not c.lim.stop and L.solved and L.ub + c.memo.nodes[second].lb <= V + TOL:
+                solve(c, second, valid, nvalid, V - L.ub)
+                L = &c.memo.nodes[first]
+                R = &c.memo.nodes[second]
+                if not c.lim.stop and R.solved and L.ub + R.ub <= V + TOL:
+                    found = cands[i].split
+                    left[0] = cands[i].left
+                    right[0] = cands[i].right
+            if c.lim.stop:
+                found = -3
+            i += 1
+    free(X)
+    free(cnt)
+    free(valid)
+    free(cands)
+    return found

@@ -9,26 +9,64 @@ tree it recorded.
 #   into), so concurrent fits in threads are independent.
 # - The search runs in the calling thread; Ctrl-C reaches it through its own
 #   polls (`_context.check_limits`), which end it as a stop.
+# - With n_jobs > 1 each of n threads runs the whole schedule on its own context
+#   (memo store, scratch, frames) over the same split space, its root split loop
+#   restricted to its share (split % n), and they share two words
+#   (`fst_shared_t`): the best objective any thread's tree reaches, which caps
+#   every share's loop, and the first stop, which ends them all.  The root's
+#   optimum is the least of the shares' (`_bounds.owned_splits_lower_bound`).
+# - The tree returned is canonical (`_search.canonical_split`): at each node the
+#   leaf if it is optimal, else the lowest split index reaching the node's
+#   optimum.  It depends on the data and the optimum alone, so a certified fit
+#   returns the same tree for any n_jobs, row order or store capacity; a
+#   stopped fit returns the best tree it recorded.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint64_t, INF
 from ._bitset cimport bs_count, bs_and, bs_andnot, bs_hash, bs_hash_key
 from ._memo cimport (MAX_DEPTH_LEFT, Node, memo_init, memo_free, memo_find, memo_key,
                      memo_bytes)
-from ._problem cimport space_init, split_row
+from ._problem cimport space_init, split_row, fill_column
 from ._problem import distinct_columns
 from ._limits cimport (RUNNING, STOP_INTERRUPT, fst_now, fst_process_rss, limits_start)
 from ._config cimport STRATEGY_CLASS_PREFIX, config_from_dict
-from ._context cimport Ctx
+from ._context cimport Ctx, Stats, fst_shared_t, fst_shared_set_stop
 from ._schedule cimport schedule_run
+from ._search cimport canonical_split
+from ._table cimport fst_table_t, FST_SLOT_BYTES
+from cython.parallel cimport prange
 from ._openmp cimport FST_OPENMP
 from ._simd cimport fst_simd_resolve, fst_simd_mode
 
 cnp.import_array()
+
+
+cdef void _ctx_free(Ctx* c) noexcept:
+    """Free what one thread's context owns (the split space is the Problem's)."""
+    memo_free(&c.memo)
+    free(c.tmp)
+    free(c.cnt_scratch)
+    free(c.icnt)
+    free(c.hkey)
+    free(c.frames)
+
+
+cdef void _limits_off(Ctx* c) noexcept:
+    """No time or work limit and no pass switch from here (the memory limit
+    stays); the root's shared-incumbent cap is off (`prog_root`)."""
+    c.lim.deadline = -1.0
+    c.cfg.work_limit = 0
+    c.work_stop = 0
+    c.prog_root = -1
+    c.reporter = NULL
+
+
+# The most the threads' table of shared bounds takes (bytes).
+DEF TABLE_BYTES = 64 << 20
 
 
 cdef class Search:
@@ -42,6 +80,21 @@ cdef class Search:
     cdef node_t root
     cdef int32_t* all_splits
     cdef readonly double seconds
+    # the threads of a parallel search: ctxs[0] is &c, the others are `extra`
+    cdef int n_workers
+    cdef Ctx** ctxs
+    cdef Ctx* extra
+    cdef node_t* roots
+    cdef Stats* st_search      # each thread's counters when the search ended
+    cdef int64_t* nodes_search  # and its nodes
+    cdef fst_shared_t shared
+    cdef fst_table_t table      # the threads' shared bounds (slots NULL alone)
+    # the result over all threads (`_gather`)
+    cdef int main              # the context holding the tree returned
+    cdef double lb, ub
+    cdef bint done             # no stop: the optimum is proved
+    cdef int32_t canon_root    # the canonical root split (-1: the leaf), or
+    cdef node_t canon_left, canon_right   # -2: not made (the recorded tree)
 
     def __cinit__(self):
         memset(&self.c, 0, sizeof(Ctx))
@@ -49,15 +102,29 @@ cdef class Search:
         self.root = -1
         self.c.prog_root = -1
         self.c.prog_ub = INF
+        self.n_workers = 1
+        self.ctxs = NULL
+        self.extra = NULL
+        self.roots = NULL
+        self.st_search = NULL
+        self.nodes_search = NULL
+        self.canon_root = -2
+        memset(&self.table, 0, sizeof(fst_table_t))
 
     def __dealloc__(self):
-        memo_free(&self.c.memo)
-        free(self.c.tmp)
-        free(self.c.cnt_scratch)
-        free(self.c.icnt)
-        free(self.c.hkey)
+        cdef int t
+        free(self.table.slots)
+        free(self.table.keys)
+        _ctx_free(&self.c)
+        if self.extra != NULL:
+            for t in range(self.n_workers - 1):
+                _ctx_free(&self.extra[t])
+        free(self.extra)
+        free(self.ctxs)
+        free(self.roots)
+        free(self.st_search)
+        free(self.nodes_search)
         free(self.all_splits)
-        free(self.c.frames)
 
     def __init__(self, problem, dict config):
         """`config`: a dict of `_config.make_config` (the estimator's parameters
@@ -82,6 +149,7 @@ cdef class Search:
                              f"a node's depth left in 16 bits")
         if not (FST_OPENMP and c.cfg.n_threads > 1):
             c.cfg.n_threads = 1
+        self.n_workers = c.cfg.n_threads
         self._pcols = distinct_columns(problem.cost)
         space_init(&c.sp, problem, self._pcols,
                    (c.cfg.strategy & STRATEGY_CLASS_PREFIX) != 0)
@@ -98,9 +166,81 @@ cdef class Search:
             self.all_splits[i] = i
         for i in range(2 * c.sp.nw):
             c.hkey[i] = bs_hash_key(i)
-        if memo_init(&c.memo, c.sp.nw, c.cfg.memo_capacity) != 0:
+        if memo_init(&c.memo, c.sp.nw, max(c.cfg.memo_capacity // self.n_workers, 1)) != 0:
             raise MemoryError()
         c.memo.split_bits = c.sp.split_bits   # children keep their keys as paths
+        self._make_workers()
+
+    cdef _make_workers(self):
+        """The contexts of the threads: the first is `c`; the others copy its
+        configuration and split space and get their own store (its capacity
+        shared out), scratch and frames.  The split rows are filled at once,
+        since the threads read them together."""
+        cdef int t, n = self.n_workers, j
+        cdef Ctx* c = &self.c
+        cdef Ctx* w
+        self.ctxs = <Ctx**> calloc(n, sizeof(Ctx*))
+        self.roots = <node_t*> calloc(n, sizeof(node_t))
+        self.st_search = <Stats*> calloc(n, sizeof(Stats))
+        self.nodes_search = <int64_t*> calloc(n, sizeof(int64_t))
+        if (self.ctxs == NULL or self.roots == NULL or self.st_search == NULL
+                or self.nodes_search == NULL):
+            raise MemoryError()
+        self.ctxs[0] = c
+        if n == 1:
+            return
+        for j in range(c.sp.n_cols):
+            fill_column(&c.sp, j)
+        c.cfg.n_threads = 1       # the pair stage runs in its thread
+        self.extra = <Ctx*> calloc(n - 1, sizeof(Ctx))
+        if self.extra == NULL:
+            raise MemoryError()
+        for t in range(1, n):
+            w = &self.extra[t - 1]
+            self.ctxs[t] = w
+            w.sp = c.sp
+            w.cfg = c.cfg
+            w.vec = c.vec
+            w.prog_root = -1
+            w.prog_ub = INF
+            w.tmp = <word_t*> malloc(c.sp.nw * sizeof(word_t))
+            w.cnt_scratch = <double*> malloc(3 * c.sp.K * sizeof(double))
+            w.icnt = <int64_t*> malloc(c.sp.K * sizeof(int64_t))
+            w.hkey = <uint64_t*> malloc(2 * c.sp.nw * sizeof(uint64_t))
+            if (w.tmp == NULL or w.cnt_scratch == NULL or w.icnt == NULL
+                    or w.hkey == NULL):
+                raise MemoryError()
+            memcpy(w.hkey, c.hkey, 2 * c.sp.nw * sizeof(uint64_t))
+            if memo_init(&w.memo, c.sp.nw, max(c.cfg.memo_capacity // n, 1)) != 0:
+                raise MemoryError()
+            w.memo.split_bits = c.sp.split_bits
+        self._make_table()
+        for t in range(n):
+            self.ctxs[t].sh = &self.shared
+            self.ctxs[t].tid = t
+            self.ctxs[t].n_workers = n
+            self.ctxs[t].table = &self.table if self.table.slots != NULL else NULL
+
+    cdef _make_table(self):
+        """The table of bounds the threads share: as many slots (a power of two)
+        as fit in TABLE_BYTES, or an eighth of the memory limit when that is less
+        (a slot holds its key: nw words).  Pages are touched as slots fill."""
+        cdef int64_t per = FST_SLOT_BYTES + self.c.sp.nw * sizeof(word_t)
+        cdef int64_t budget = TABLE_BYTES, size = 1 << 10
+        if self.c.cfg.memory_limit > 0 and self.c.cfg.memory_limit // 8 < budget:
+            budget = self.c.cfg.memory_limit // 8
+        while size * 2 * per <= budget and size < (1 << 22):
+            size *= 2
+        self.table.slots = calloc(size, FST_SLOT_BYTES)
+        self.table.keys = <uint64_t*> calloc(size * self.c.sp.nw, sizeof(uint64_t))
+        if self.table.slots == NULL or self.table.keys == NULL:
+            free(self.table.slots)
+            free(self.table.keys)
+            self.table.slots = NULL
+            self.table.keys = NULL
+            return
+        self.table.mask = size - 1
+        self.table.nw = self.c.sp.nw
 
     def set_reporter(self, reporter, double seconds=5.0):
         """Call `reporter((seconds, lower bound, incumbent, expansions))` every
@@ -111,80 +251,206 @@ cdef class Search:
 
     def interrupt(self):
         """Ask a running search (in another thread) to stop as on Ctrl-C."""
-        self.c.lim.stop = STOP_INTERRUPT
+        if self.n_workers > 1:
+            fst_shared_set_stop(&self.shared, STOP_INTERRUPT)
+        else:
+            self.c.lim.stop = STOP_INTERRUPT
 
     def run(self):
         """Search until the root is solved or a limit of the configuration stops
         it.  Returns the status code (`_limits.STATUS_NAMES`)."""
         cdef Ctx* c = &self.c
+        cdef Ctx** ctxs = self.ctxs
+        cdef node_t* roots = self.roots
+        cdef const int32_t* al = self.all_splits
+        cdef int t, n = self.n_workers
         cdef double t0 = fst_now()
-        c.prog_t0 = t0
-        limits_start(&c.lim, c.cfg.time_limit, c.cfg.memory_limit)
-        c.memo.memory_limit = c.cfg.memory_limit
-        c.next_report = t0 + c.report_every
+        self.shared.incumbent = INF
+        self.shared.stop = RUNNING
+        for t in range(n):
+            ctxs[t].prog_t0 = t0
+            limits_start(&ctxs[t].lim, c.cfg.time_limit, c.cfg.memory_limit)
+            ctxs[t].memo.memory_limit = c.cfg.memory_limit
+            ctxs[t].next_report = t0 + c.report_every
+            ctxs[t].reporter = c.reporter
+            ctxs[t].report_every = c.report_every
         with nogil:
-            self.root = schedule_run(c, self.all_splits)
+            if n == 1:
+                roots[0] = schedule_run(c, al)
+            else:
+                for t in prange(n, num_threads=n, schedule="static", chunksize=1):
+                    roots[t] = schedule_run(ctxs[t], al)
             c.lim.peak_rss = max(c.lim.peak_rss, fst_process_rss())
+        for t in range(n):
+            if roots[t] < 0:
+                raise MemoryError("fst could not allocate the root of the search")
+            if ctxs[t].contract_broken:
+                raise RuntimeError(
+                    "fst internal error: a search pass left the root unsolved with "
+                    f"lower bound {ctxs[t].memo.nodes[roots[t]].lb!r}, not above its "
+                    "budget (search contract (iii)). Please report it with the data.")
+        code = self._gather()
+        for t in range(n):
+            # the search's own work; the canonical tree's is counted apart
+            self.st_search[t] = ctxs[t].st
+            self.nodes_search[t] = ctxs[t].memo.n_nodes
+        if self.done:
+            self._canonical_root()
         self.seconds = fst_now() - t0
-        if self.root < 0:
-            raise MemoryError("fst could not allocate the root of the search")
-        if c.contract_broken:
-            raise RuntimeError(
-                "fst internal error: a search pass left the root unsolved with lower "
-                f"bound {c.memo.nodes[self.root].lb!r}, not above its budget (search "
-                "contract (iii)). Please report it with the data.")
-        return c.lim.stop
+        return code
+
+    cdef int _gather(self):
+        """The result over the threads: the least incumbent (the first thread
+        holding it keeps the tree), the least bound, the stop if any; a search
+        without a stop has proved its incumbent optimal (every share is solved
+        or within TOL above the shared incumbent)."""
+        cdef int t, n = self.n_workers, code = RUNNING
+        cdef Node* nd
+        self.main = 0
+        self.ub = INF
+        self.lb = INF
+        for t in range(n):
+            if self.ctxs[t].lim.stop != RUNNING and code == RUNNING:
+                code = self.ctxs[t].lim.stop
+            nd = &self.ctxs[t].memo.nodes[self.roots[t]]
+            if nd.ub < self.ub:
+                self.ub = nd.ub
+                self.main = t
+            if nd.lb < self.lb:
+                self.lb = nd.lb
+            if self.ctxs[t].lim.peak_rss > self.c.lim.peak_rss:
+                self.c.lim.peak_rss = self.ctxs[t].lim.peak_rss
+        if n > 1 and self.shared.stop != RUNNING:
+            code = self.shared.stop
+        self.done = code == RUNNING
+        if self.done or self.lb > self.ub:
+            self.lb = self.ub
+        self.root = self.roots[self.main]
+        return code
+
+    cdef void _canonical_root(self):
+        """The canonical tree's root split: the leaf, or the least split any
+        thread's share finds reaching the optimum (each tries its own splits
+        from the lowest up).  The limits are off from here: the search is over
+        and this is part of reading its answer.  A memory stop keeps the
+        recorded tree."""
+        cdef Ctx** ctxs = self.ctxs
+        cdef node_t* roots = self.roots
+        cdef const int32_t* al = self.all_splits
+        cdef int t, n = self.n_workers, n_all = self.c.sp.n_splits
+        cdef double V = self.ub
+        cdef int32_t* found = <int32_t*> malloc(n * sizeof(int32_t))
+        cdef node_t* lids = <node_t*> malloc(2 * n * sizeof(node_t))
+        cdef int32_t best = -2
+        if found == NULL or lids == NULL:
+            free(found)
+            free(lids)
+            return
+        for t in range(n):
+            _limits_off(ctxs[t])
+        with nogil:
+            if n == 1:
+                found[0] = canonical_split(ctxs[0], roots[0], V, al, n_all, &lids[0], &lids[1])
+            else:
+                for t in prange(n, num_threads=n, schedule="static", chunksize=1):
+                    found[t] = canonical_split(ctxs[t], roots[t], V, al, n_all,
+                                               &lids[2 * t], &lids[2 * t + 1])
+        for t in range(n):
+            if found[t] == -3:
+                best = -3
+                break
+            if found[t] == -1:
+                best = -1
+            elif found[t] >= 0 and best != -1 and (best < 0 or found[t] < best):
+                best = found[t]
+                self.main = t
+                self.canon_left = lids[2 * t]
+                self.canon_right = lids[2 * t + 1]
+        for t in range(n):
+            ctxs[t].lim.stop = RUNNING
+        free(found)
+        free(lids)
+        if best == -1 or best >= 0:
+            self.canon_root = best
+            self.root = self.roots[self.main]
 
     def progress(self):
         """(seconds since the run started, the root's lower bound and incumbent
         at the last poll, expansions): safe to call from another thread while
         `run` works; before the root exists the bounds are (0, inf)."""
+        cdef int t
+        cdef double lb = self.c.prog_lb, ub = self.c.prog_ub
+        cdef int64_t expansions = 0
+        for t in range(self.n_workers):
+            lb = min(lb, self.ctxs[t].prog_lb)
+            ub = min(ub, self.ctxs[t].prog_ub)
+            expansions += self.ctxs[t].st.expansions
         return (fst_now() - self.c.prog_t0 if self.c.prog_t0 > 0 else 0.0,
-                self.c.prog_lb, self.c.prog_ub, self.c.st.expansions)
+                lb, ub, expansions)
 
     @property
     def lower_bound(self):
-        return self.c.memo.nodes[self.root].lb
+        return self.lb
 
     @property
     def upper_bound(self):
-        return self.c.memo.nodes[self.root].ub
+        return self.ub
 
     @property
     def solved(self):
-        return bool(self.c.memo.nodes[self.root].solved) and self.c.lim.stop == RUNNING
+        return bool(self.done)
 
     def stats(self):
         """The search's counters (`search_stats_`)."""
-        cdef Ctx* c = &self.c
-        cdef int64_t i, rung_nodes = 0
-        if c.cfg.max_depth < 0:
-            for i in range(c.memo.n_nodes):
-                rung_nodes += c.memo.nodes[i].depth >= 0
-        return {
-            "nodes_created": int(c.memo.n_nodes),
-            "expansions": int(c.st.expansions),
-            "memo_bytes": int(memo_bytes(&c.memo)),
-            "memo_capacity": int(c.memo.cap_nodes),
-            "peak_rss_bytes": int(c.lim.peak_rss),
-            "seconds": float(self.seconds),
-            "pair_stages": int(c.st.pair_stages),
-            "root_passes": int(c.st.passes),
-            "open_levels": int(c.n_frames),
-            "transfers": int(c.st.transfers),
-            "threads": int(c.cfg.n_threads),
-            "work": int(c.work),
-            "ladder_depth": int(c.st.ladder_depth),
-            "ladder_turns": int(c.st.ladder_turns),
-            "ladder_nodes": int(rung_nodes),  # nodes of the rungs (depth-limited keys)
-            "whole_keys": int(c.memo.n_keys),  # the other nodes' keys are paths
-            "pair_rows": int(c.st.pair_rows),            # rows of pair stages valued
-            "pair_rows_left_out": int(c.st.pair_rows_left),  # by stages in rounds
-            "sorted_nodes": int(c.st.sorted_nodes),
-            "sorted_splits_valued": int(c.st.sorted_splits_valued),
-            "sorted_splits_set_aside": int(c.st.sorted_splits_set_aside),
-            "sorted_leaf_pairs": int(c.st.sorted_leaf_pairs),
-        }
+        cdef Ctx* c
+        cdef Stats* st
+        cdef int64_t i, rung_nodes = 0, extra = 0
+        cdef int t
+        out = {}
+        per_thread = []
+        for t in range(self.n_workers):
+            c = self.ctxs[t]
+            st = &self.st_search[t]
+            extra += c.st.expansions - st.expansions
+            rung_nodes = 0
+            if c.cfg.max_depth < 0:
+                for i in range(self.nodes_search[t]):
+                    rung_nodes += c.memo.nodes[i].depth >= 0
+            one = {
+                "nodes_created": int(self.nodes_search[t]),
+                "expansions": int(st.expansions),
+                "memo_bytes": int(memo_bytes(&c.memo)),
+                "memo_capacity": int(c.memo.cap_nodes),
+                "pair_stages": int(st.pair_stages),
+                "root_passes": int(st.passes),
+                "open_levels": int(c.n_frames),
+                "transfers": int(st.transfers),
+                "work": int(c.work),
+                "ladder_turns": int(st.ladder_turns),
+                "ladder_nodes": int(rung_nodes),  # nodes of the rungs (depth-limited keys)
+                "whole_keys": int(c.memo.n_keys),  # the other nodes' keys are paths
+                "pair_rows": int(st.pair_rows),            # rows of pair stages valued
+                "pair_rows_left_out": int(st.pair_rows_left),  # by stages in rounds
+                "sorted_nodes": int(st.sorted_nodes),
+                "sorted_splits_valued": int(st.sorted_splits_valued),
+                "sorted_splits_set_aside": int(st.sorted_splits_set_aside),
+                "sorted_leaf_pairs": int(st.sorted_leaf_pairs),
+                "shared_raises": int(st.shared_raises),
+            }
+            per_thread.append(one)
+            for k, v in one.items():
+                out[k] = out.get(k, 0) + v
+            out["ladder_depth"] = max(out.get("ladder_depth", 0), int(st.ladder_depth))
+        out["peak_rss_bytes"] = int(self.c.lim.peak_rss)
+        out["seconds"] = float(self.seconds)
+        out["threads"] = int(self.n_workers)
+        # the work of each thread (expansions, nodes), for the parallel search
+        out["expansions_per_thread"] = [r["expansions"] for r in per_thread]
+        out["nodes_per_thread"] = [r["nodes_created"] for r in per_thread]
+        out["canonical"] = self.canon_root != -2
+        out["canonical_expansions"] = int(extra)   # reading the canonical tree
+        out["shared_bounds"] = int(self.table.published)
+        return out
 
     @property
     def simd(self):
@@ -239,14 +505,65 @@ cdef class Search:
         return int(self.c.memo.n_nodes), int(paths), int(bad), int(longest)
 
     def extract(self):
-        """Rebuild the tree recorded at the root, in pre-order.
+        """Rebuild the tree of the search, in pre-order: the canonical optimal tree
+        of a certified search (`canonical_split` at every node), else the best
+        tree recorded.
 
         Returns (split, left, right, depth, rows) where `rows` is a list of the row
-        index arrays of every node; split is -1 at leaves.  A row set that is not
-        stored is a leaf: children are stored before anything is learned about
-        them, so an unstored child's record is its creation record (ub = leaf).
-        Walks an explicit stack, so a tree of any depth is read."""
-        cdef Ctx* c = &self.c
+        index arrays of every node; split is -1 at leaves.  Walks an explicit
+        stack, so a tree of any depth is read."""
+        if self.canon_root != -2:
+            out = self._extract_canonical()
+            if out is not None:
+                return out
+        return self._extract_recorded()
+
+    cdef _rows(self, Ctx* c, node_t nid):
+        bits = np.unpackbits(
+            np.frombuffer((<char*> memo_key(&c.memo, nid))[:c.sp.nw * sizeof(word_t)],
+                          dtype=np.uint8), bitorder="little")[: c.sp.n]
+        return np.flatnonzero(bits)
+
+    def _extract_canonical(self):
+        """The canonical tree below the root split `_canonical_root` chose, in the
+        context of the thread that proved it; None on a memory stop."""
+        cdef Ctx* c = self.ctxs[self.main]
+        cdef node_t nid, lid = -1, rid = -1
+        cdef int32_t s
+        cdef double V
+        cdef int n_all = c.sp.n_splits
+        splits, lefts, rights, depths, rows = [], [], [], [], []
+        stack = [(self.root, self.ub, 0, -1, 0, True)]
+        while stack:
+            nid, V, level, parent, is_right, at_root = stack.pop()
+            me = len(splits)
+            if parent >= 0:
+                (rights if is_right else lefts)[parent] = me
+            if at_root:
+                s, lid, rid = self.canon_root, self.canon_left, self.canon_right
+            else:
+                with nogil:
+                    s = canonical_split(c, nid, V, self.all_splits, n_all, &lid, &rid)
+                if s < -1:
+                    c.lim.stop = RUNNING
+                    return None
+            rows.append(self._rows(c, nid))
+            splits.append(int(s))
+            lefts.append(-1)
+            rights.append(-1)
+            depths.append(level)
+            if s >= 0:
+                stack.append((rid, c.memo.nodes[rid].ub, level + 1, me, 1, False))
+                stack.append((lid, c.memo.nodes[lid].ub, level + 1, me, 0, False))
+        return (np.asarray(splits, dtype=np.intp), np.asarray(lefts, dtype=np.intp),
+                np.asarray(rights, dtype=np.intp), np.asarray(depths, dtype=np.intp), rows)
+
+    def _extract_recorded(self):
+        """The best tree recorded at the root (`best_split` down the store).  A
+        row set that is not stored is a leaf: children are stored before
+        anything is learned about them, so an unstored child's record is its
+        creation record (ub = leaf)."""
+        cdef Ctx* c = self.ctxs[self.main]
         cdef int nw = c.sp.nw
         cdef cnp.ndarray[word_t, ndim=1] X
         cdef cnp.ndarray[word_t, ndim=1] T
