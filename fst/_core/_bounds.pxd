@@ -522,24 +522,25 @@ cdef inline double owned_splits_lower_bound(const Cand* cands, int n, double lea
 cdef inline double shared_cap(double cap, double shared) noexcept nogil:
     """The cap of a parallel root's loop: the shared incumbent is the value of a
     real tree some thread holds (it only decreases), so a share proved above it
-    cannot hold the optimum, and its splits need only be searched below it, to
-    shared - TOL.  Every split the loop leaves is then proved above the cap, or
-    no better than the loop's incumbent within TOL, so a complete pass leaves
-    the share solved, or its bound above its budget or above the least shared
-    value si it capped at less SHARE_SLACK (one TOL for the cap, one for a
-    look-ahead proof, which clears the cap by no margin, one for a split no
-    better than the incumbent within TOL): `_schedule._passes` checks exactly
-    this, and a share within SHARE_SLACK of the shared incumbent is done."""
-    if shared - TOL < cap:
-        return shared - TOL
+    cannot hold the optimum, and its splits need only be searched up to
+    shared + TOL (not below it: a split that ties the optimum is valued, and
+    one left is proved above it by more than TOL, which the canonical tree's
+    reading needs, `_search.canonical_split`).  Every split the loop leaves is
+    then proved above the cap, or no better than the loop's incumbent within
+    TOL, so a complete pass leaves the share solved (`share_settles`), or its
+    bound above its budget, or above the least shared value it capped at:
+    `_schedule._passes` checks this, and a share within SHARE_SLACK of the
+    shared incumbent is done."""
+    if shared + TOL < cap:
+        return shared + TOL
     return cap
 
 
 cdef inline bint share_settles(double best, double B, double si_min) noexcept nogil:
     """A parallel root's share is solved at its loop's incumbent `best` when it
-    fits the budget and no shared cap went below it (si_min - TOL >= best): the
+    fits the budget and no shared cap went below it (si_min + TOL >= best): the
     loop then ran with the caps of the sequential search, min(B, best)."""
-    return best <= B + TOL and best <= si_min - TOL
+    return best <= B + TOL and best <= si_min + TOL
 
 
 cdef inline bint shared_bound(Node* nd, double v) noexcept nogil:

@@ -192,6 +192,11 @@ cdef class Search:
         for j in range(c.sp.n_cols):
             fill_column(&c.sp, j)
         c.cfg.n_threads = 1       # the pair stage runs in its thread
+        # The schedule's phases are timed in work: each thread's share of a phase
+        # is its share of the root, so the phases end at the serial search's
+        # total work.
+        c.cfg.switch_work = c.cfg.switch_work // n
+        c.cfg.rung_work = c.cfg.rung_work // n
         self.extra = <Ctx*> calloc(n - 1, sizeof(Ctx))
         if self.extra == NULL:
             raise MemoryError()
