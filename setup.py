@@ -2,7 +2,9 @@
 
 Compiler directives are set once here.  ``FST_DEBUG=1`` in the environment turns
 bound checks and wrap-around checks on for debugging builds, ``FST_NO_OPENMP=1``
-builds without OpenMP.  The modules compile in parallel (one job a core).  An
+builds without OpenMP, ``FST_TSAN=1`` builds for ThreadSanitizer (gcc or clang
+``-fsanitize=thread``; run with the sanitizer's runtime preloaded, as
+docs/developers.md shows).  The modules compile in parallel (one job a core).  An
 extension is rebuilt when its sources changed, and every one when the build's
 flags changed since the last build in this tree (so a debug build is never
 mistaken for a release one); ``FST_FORCE_BUILD=1`` rebuilds all.
@@ -93,7 +95,8 @@ def _flags_changed():
     (then everything is regenerated and recompiled: pip builds in-tree, and a
     .c or .so made with other switches would otherwise be reused); records the
     present ones."""
-    signature = {key: os.environ.get(key, "") for key in ("FST_DEBUG", "FST_NO_OPENMP")}
+    signature = {key: os.environ.get(key, "")
+                 for key in ("FST_DEBUG", "FST_NO_OPENMP", "FST_TSAN")}
     stamp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fst", "_core",
                          ".build-flags")
     try:
@@ -120,6 +123,10 @@ def _extensions():
         "nonecheck": False,
     }
     opt = ["-O0", "-g"] if debug else ["-O3"]
+    link = []
+    if os.environ.get("FST_TSAN") == "1":
+        opt = ["-O1", "-g", "-fsanitize=thread"]
+        link = ["-fsanitize=thread"]
     if sys.platform == "win32":
         opt = []
     exts = [
@@ -129,7 +136,7 @@ def _extensions():
             include_dirs=[np.get_include(), "fst/_core"],
             define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
             extra_compile_args=list(opt),
-            extra_link_args=[],
+            extra_link_args=list(link),
         )
         for name in MODULES
     ]

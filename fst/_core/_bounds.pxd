@@ -17,7 +17,7 @@
 from libc.stdint cimport int32_t, int64_t
 from libc.math cimport nextafterf, INFINITY
 from ._typedefs cimport TOL, INF
-from ._memo cimport Node
+from ._memo cimport Node, SPLIT_ELSEWHERE
 from ._config cimport (RULE_EQUIVALENT, RULE_SUPPORT, RULE_SUPERSET, RULE_CAPACITY,
                        RULE_WORTH)
 from ._context cimport Ctx, Cand, cand_node
@@ -552,6 +552,19 @@ cdef inline bint shared_bound(Node* nd, double v) noexcept nogil:
     Returns whether it raised the bound."""
     if v > nd.lb:
         nd.lb = v
+        return True
+    return False
+
+
+cdef inline bint adopt_shared_tree(Node* nd, double ub) noexcept nogil:
+    """(ii) a real tree (n_jobs > 1): some thread's store holds a tree of value ub
+    for the same rows and depth left (`_table.pxd`); the node takes it as its
+    incumbent, recorded as held elsewhere (SPLIT_ELSEWHERE), and extraction
+    reads it from the store holding the least value for that key.  Never a
+    bound.  Returns whether the incumbent fell."""
+    if ub < nd.ub:
+        nd.ub = ub
+        nd.best_split = SPLIT_ELSEWHERE
         return True
     return False
 

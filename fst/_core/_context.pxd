@@ -55,6 +55,7 @@ cdef struct Stats:
     int64_t sorted_splits_set_aside  # root splits its bounds set aside
     int64_t sorted_leaf_pairs  # two-leaf trees its depth-one passes valued
     int64_t shared_raises    # bounds raised from the threads' shared table
+    int64_t shared_trees     # incumbents taken from it (trees in another store)
 
 
 cdef struct Cand:

@@ -22,7 +22,8 @@ cdef struct Node:
     double g3           # pair stage: lower bound on every three-leaf tree
     uint64_t hash       # hash of (key, depth)
     int32_t count       # number of rows in X (the search takes fewer than 2^31 rows)
-    int32_t best_split  # root split of the tree achieving ub; -1 for a leaf
+    int32_t best_split  # root split of the tree achieving ub; -1 for a leaf;
+                        # SPLIT_ELSEWHERE: in another thread's store
     int32_t key_split   # < 0: key whole in the pool; else 2 * split + side of a path
     int32_t key_ref     # the key's index in the pool, or the path's parent id
     float floor         # m(X), the equivalent-points floor of the loss, rounded down
@@ -57,6 +58,12 @@ cdef struct Memo:
 # by the callers (a search or a DPDT fit), never truncated into a wrong key.
 cdef enum:
     MAX_DEPTH_LEFT = 32766
+
+# `best_split` of a node whose incumbent is a tree another thread's store holds
+# for the same rows and depth (a parallel search, `_bounds.adopt_shared_tree`):
+# extraction reads it there.
+cdef enum:
+    SPLIT_ELSEWHERE = -3
 
 cdef int memo_init(Memo* m, int nwords, int64_t capacity) noexcept nogil
 cdef void memo_free(Memo* m) noexcept nogil

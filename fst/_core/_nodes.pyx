@@ -18,7 +18,7 @@ from libc.string cimport memcpy, memset
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t, TOL, INF
 from libc.stdint cimport uint32_t
 from ._bitset cimport fst_popcount, bs_count, bs_and, bs_andnot, bs_hash, bs_hash_final, bs_hash_linear
-from ._memo cimport (Node, Memo, memo_find, memo_insert, memo_insert_path, memo_key_is,
+from ._memo cimport (Node, Memo, SPLIT_ELSEWHERE, memo_find, memo_insert, memo_insert_path, memo_key_is,
                      memo_make_whole, slot_tag)
 from ._problem cimport split_row, split_row_bulk
 from ._limits cimport STOP_MEMORY
@@ -293,6 +293,10 @@ cdef node_t store_record(Ctx* c, const word_t* T, const Node* rec, node_t parent
         nd.ub = nd.leaf
         nd.best_split = -1
         nd.solved = 0
+        if rec.best_split == SPLIT_ELSEWHERE:
+            # a tree another thread's store holds: still real, kept as it is
+            nd.ub = rec.ub
+            nd.best_split = SPLIT_ELSEWHERE
     else:
         merge_bound(&c.memo.nodes[nid], rec.lb)
     if rec.best_split >= 0 and install_two_leaf(c, nid, T, rec.best_split, rec.ub, T2) < 0:

@@ -35,7 +35,7 @@ from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
                        superset_bound, lookahead_first, lookahead_second,
                        raise_split_bound, children_bound, split_value,
                        owned_splits_lower_bound, shared_cap, shared_bound,
-                       share_settles)
+                       share_settles, adopt_shared_tree)
 from ._table cimport fst_table_get, fst_table_put
 from ._problem cimport split_row
 from ._nodes cimport (class_counts, find_child, store_children, gather_valid,
@@ -91,11 +91,14 @@ cdef bint _frame_enter(Ctx* c, node_t nid, const int32_t* cand, int ncand,
     cdef int64_t cap
     if nd.solved or c.lim.stop:
         return False
+    cdef double ub
     if c.table != NULL and not restricted(c, nd.count):
         if shared_bound(nd, fst_table_get(c.table, nd.hash, nd.count, nd.depth,
-                                          memo_key(&c.memo, nid), NULL, 0)):
+                                          memo_key(&c.memo, nid), NULL, 0, &ub)):
             c.st.shared_raises += 1
-            lower_to_incumbent(nd)
+        if adopt_shared_tree(nd, ub):
+            c.st.shared_trees += 1
+        lower_to_incumbent(nd)
     if settle(nd):
         return False
     if nd.lb > B + TOL:
@@ -156,7 +159,7 @@ cdef void _frame_finish(Ctx* c, Frame* f) noexcept nogil:
             fst_shared_lower(c.sh, nd.ub)
         if c.table != NULL and f.X != NULL and not f.restricted and f.state == F_DONE:
             # what this expansion proved, for the other threads
-            fst_table_put(c.table, nd.hash, nd.count, nd.depth, f.X, nd.lb)
+            fst_table_put(c.table, nd.hash, nd.count, nd.depth, f.X, nd.lb, nd.ub)
     free(f.X)
     free(f.valid)
     free(f.cnt)
@@ -320,15 +323,18 @@ cdef void _lookup_children(Ctx* c, Frame* f) noexcept nogil:
 
 cdef inline void _adopt_shared(Ctx* c, const word_t* X, int32_t s, Node* child,
                                int mode) noexcept nogil:
-    """A child's bound raised to the one the threads' table holds for its rows
-    (X & S, mode 1; X & ~S, mode 2), stored or not (`shared_bound`)."""
+    """A child's bound and incumbent from the threads' table for its rows (X & S,
+    mode 1; X & ~S, mode 2), stored or not (`shared_bound`, `adopt_shared_tree`)."""
+    cdef double ub
     if child.solved:
         return
     if shared_bound(child, fst_table_get(c.table, child.hash, child.count, child.depth,
-                                         X, split_row(&c.sp, s), mode)):
+                                         X, split_row(&c.sp, s), mode, &ub)):
         c.st.shared_raises += 1
-        lower_to_incumbent(child)
-        settle(child)
+    if adopt_shared_tree(child, ub):
+        c.st.shared_trees += 1
+    lower_to_incumbent(child)
+    settle(child)
 
 
 cdef bint _bound_node(Ctx* c, Frame* f) noexcept nogil:

@@ -28,7 +28,7 @@ from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint64_t, INF
 from ._bitset cimport bs_count, bs_and, bs_andnot, bs_hash, bs_hash_key
-from ._memo cimport (MAX_DEPTH_LEFT, Node, memo_init, memo_free, memo_find, memo_key,
+from ._memo cimport (MAX_DEPTH_LEFT, SPLIT_ELSEWHERE, Node, memo_init, memo_free, memo_find, memo_key,
                      memo_bytes)
 from ._problem cimport space_init, split_row, fill_column
 from ._problem import distinct_columns
@@ -38,7 +38,71 @@ from ._context cimport Ctx, Stats, fst_shared_t, fst_shared_set_stop
 from ._schedule cimport schedule_run
 from ._search cimport canonical_split
 from ._table cimport fst_table_t, FST_SLOT_BYTES
-from cython.parallel cimport prange
+
+cdef extern from *:
+    """
+    /* The threads of a parallel search: n - 1 threads started here and the
+       caller, each running fn(arg, t) for its t, then joined.  POSIX threads
+       (whose start and join order every write before and after, and which a
+       ThreadSanitizer build follows); on Windows an OpenMP team. */
+    #ifdef _WIN32
+    static int fst_run_threads(int n, void (*fn)(void*, int), void* arg) {
+        int t;
+        #pragma omp parallel for num_threads(n) schedule(static, 1)
+        for (t = 0; t < n; t++) fn(arg, t);
+        return 0;
+    }
+    #else
+    #include <pthread.h>
+    #include <stdlib.h>
+    typedef struct { void (*fn)(void*, int); void* arg; int t; } fst_thread_job;
+    static void* fst_thread_start(void* p) {
+        fst_thread_job* j = (fst_thread_job*)p;
+        j->fn(j->arg, j->t);
+        return NULL;
+    }
+    static int fst_run_threads(int n, void (*fn)(void*, int), void* arg) {
+        pthread_t* th = (pthread_t*)malloc(n * sizeof(pthread_t));
+        fst_thread_job* jobs = (fst_thread_job*)malloc(n * sizeof(fst_thread_job));
+        int t, started = 1, err = 0;
+        if (th == NULL || jobs == NULL) { free(th); free(jobs); return -1; }
+        for (t = 0; t < n; t++) { jobs[t].fn = fn; jobs[t].arg = arg; jobs[t].t = t; }
+        for (t = 1; t < n; t++) {
+            if (pthread_create(&th[t], NULL, fst_thread_start, &jobs[t]) != 0) { err = -1; break; }
+            started++;
+        }
+        /* a thread that could not start leaves its share to the caller */
+        fn(arg, 0);
+        for (t = started; t < n; t++) fn(arg, t);
+        for (t = 1; t < started; t++) pthread_join(th[t], NULL);
+        free(th);
+        free(jobs);
+        return err;
+    }
+    #endif
+    """
+    int fst_run_threads(int n, void (*fn)(void*, int) noexcept nogil, void* arg) nogil
+
+
+cdef struct ThreadWork:
+    # What each thread of `fst_run_threads` reads: the contexts and what to run.
+    Ctx** ctxs
+    node_t* roots
+    const int32_t* al
+    int n_all
+    int canonical          # 0: the search; 1: the canonical root split
+    double V               # the optimum, for the canonical root split
+    int32_t* found         # the canonical root split of each share
+    node_t* lids           # and its children (2 a thread)
+
+
+cdef void _thread_main(void* arg, int t) noexcept nogil:
+    cdef ThreadWork* w = <ThreadWork*> arg
+    if w.canonical:
+        w.found[t] = canonical_split(w.ctxs[t], w.roots[t], w.V, w.al, w.n_all,
+                                     &w.lids[2 * t], &w.lids[2 * t + 1])
+    else:
+        w.roots[t] = schedule_run(w.ctxs[t], w.al)
 from ._openmp cimport FST_OPENMP
 from ._simd cimport fst_simd_resolve, fst_simd_mode
 
@@ -66,7 +130,7 @@ cdef void _limits_off(Ctx* c) noexcept:
 
 
 # The most the threads' table of shared bounds takes (bytes).
-DEF TABLE_BYTES = 64 << 20
+DEF TABLE_BYTES = 512 << 20
 
 
 cdef class Search:
@@ -279,12 +343,16 @@ cdef class Search:
             ctxs[t].next_report = t0 + c.report_every
             ctxs[t].reporter = c.reporter
             ctxs[t].report_every = c.report_every
+        cdef ThreadWork w
+        memset(&w, 0, sizeof(ThreadWork))
+        w.ctxs = ctxs
+        w.roots = roots
+        w.al = al
         with nogil:
             if n == 1:
                 roots[0] = schedule_run(c, al)
             else:
-                for t in prange(n, num_threads=n, schedule="static", chunksize=1):
-                    roots[t] = schedule_run(ctxs[t], al)
+                fst_run_threads(n, _thread_main, &w)
             c.lim.peak_rss = max(c.lim.peak_rss, fst_process_rss())
         for t in range(n):
             if roots[t] < 0:
@@ -353,13 +421,21 @@ cdef class Search:
             return
         for t in range(n):
             _limits_off(ctxs[t])
+        cdef ThreadWork w
+        memset(&w, 0, sizeof(ThreadWork))
+        w.ctxs = ctxs
+        w.roots = roots
+        w.al = al
+        w.n_all = n_all
+        w.canonical = 1
+        w.V = V
+        w.found = found
+        w.lids = lids
         with nogil:
             if n == 1:
                 found[0] = canonical_split(ctxs[0], roots[0], V, al, n_all, &lids[0], &lids[1])
             else:
-                for t in prange(n, num_threads=n, schedule="static", chunksize=1):
-                    found[t] = canonical_split(ctxs[t], roots[t], V, al, n_all,
-                                               &lids[2 * t], &lids[2 * t + 1])
+                fst_run_threads(n, _thread_main, &w)
         for t in range(n):
             if found[t] == -3:
                 best = -3
@@ -441,6 +517,7 @@ cdef class Search:
                 "sorted_splits_set_aside": int(st.sorted_splits_set_aside),
                 "sorted_leaf_pairs": int(st.sorted_leaf_pairs),
                 "shared_raises": int(st.shared_raises),
+                "shared_trees": int(st.shared_trees),
             }
             per_thread.append(one)
             for k, v in one.items():
@@ -563,11 +640,33 @@ cdef class Search:
         return (np.asarray(splits, dtype=np.intp), np.asarray(lefts, dtype=np.intp),
                 np.asarray(rights, dtype=np.intp), np.asarray(depths, dtype=np.intp), rows)
 
+    cdef int32_t _recorded_split(self, const word_t* X, int depth):
+        """The split of the best tree recorded for (X, depth): in the thread's
+        store holding the least incumbent for it, one that holds the tree itself
+        (a store that took the value from the threads' table records it as held
+        elsewhere, `adopt_shared_tree`; the store it came from keeps the tree,
+        or a better one).  A row set no store holds is a leaf: children are
+        stored before anything is learned about them, so an unstored child's
+        record is its creation record (ub = leaf)."""
+        cdef int t, nw = self.c.sp.nw
+        cdef uint64_t h = bs_hash(X, nw, depth)
+        cdef node_t nid
+        cdef Node* nd
+        cdef double best = INF
+        cdef int32_t s = -1
+        for t in range(self.n_workers):
+            nid = memo_find(&self.ctxs[t].memo, X, depth, h)
+            if nid < 0:
+                continue
+            nd = &self.ctxs[t].memo.nodes[nid]
+            if nd.best_split != SPLIT_ELSEWHERE and nd.ub < best:
+                best = nd.ub
+                s = nd.best_split
+        return s
+
     def _extract_recorded(self):
-        """The best tree recorded at the root (`best_split` down the store).  A
-        row set that is not stored is a leaf: children are stored before
-        anything is learned about them, so an unstored child's record is its
-        creation record (ub = leaf)."""
+        """The best tree recorded at the root (`_recorded_split` down the
+        stores)."""
         cdef Ctx* c = self.ctxs[self.main]
         cdef int nw = c.sp.nw
         cdef cnp.ndarray[word_t, ndim=1] X
@@ -584,8 +683,7 @@ cdef class Search:
             me = len(splits)
             if parent >= 0:
                 (rights if is_right else lefts)[parent] = me
-            nid = memo_find(&c.memo, &X[0], depth, bs_hash(&X[0], nw, depth))
-            s = c.memo.nodes[nid].best_split if nid >= 0 else -1
+            s = self._recorded_split(&X[0], depth)
             bits = np.unpackbits(X.view(np.uint8), bitorder="little")[: c.sp.n]
             rows.append(np.flatnonzero(bits))
             splits.append(int(s))

@@ -5,19 +5,22 @@ cdef extern from *:
     """
     /* A fixed table of slots, each keyed by a row set's words, its row count, its
        depth left and its hash, and holding a lower bound some thread proved for
-       R(X, depth).  Lock-free: a writer claims an empty slot by compare-and-swap
+       R(X, depth) and the value of a tree some thread's store holds for it.  Lock-free: a writer claims an empty slot by compare-and-swap
        (state 0 -> 1), writes key, count, depth, hash and bound, then publishes it
        with a release store (state 2); a reader loads the state with acquire order
        and reads nothing of a slot not yet published, so it sees the whole key
        its writer wrote, on ARM as on x86.  A published bound only rises (an
-       atomic max), and every value ever stored in it was proved for exactly that
-       key, so any value a reader sees is admissible.  The table is made for one
+       atomic max) and a published tree value only falls (an atomic min); every
+       bound ever stored was proved for exactly that key, and every tree value is
+       that of a tree a store holds for it (stores only ever lower a node's
+       value, and are freed with the table), so any value a reader sees is
+       admissible, or real.  The table is made for one
        fit and freed with it: nothing is left from another problem. */
     #include <stdint.h>
     #include <string.h>
     #include <math.h>
     typedef struct {
-        uint64_t hash; int32_t count; int32_t depth; double lb; int state;
+        uint64_t hash; int32_t count; int32_t depth; double lb; double ub; int state;
     } fst_slot_t;
     typedef struct {
         fst_slot_t* slots; uint64_t* keys; int64_t mask; int nw;
@@ -35,11 +38,14 @@ cdef extern from *:
         return 1;
     }
 
+    /* the bound of the key, -inf when it is not in the table; its tree's value
+       in *ub (inf when not) */
     static inline double fst_table_get(fst_table_t* t, uint64_t h, int32_t count,
                                        int32_t depth, const uint64_t* X,
-                                       const uint64_t* S, int mode) {
+                                       const uint64_t* S, int mode, double* ub) {
         int64_t p;
         double v;
+        *ub = INFINITY;
         if (t == NULL) return -INFINITY;
         for (p = 0; p < FST_TABLE_PROBES; p++) {
             int64_t i = (int64_t)((h + (uint64_t)p) & (uint64_t)t->mask);
@@ -48,6 +54,7 @@ cdef extern from *:
             if (st == 0) return -INFINITY;
             if (st == 2 && s->hash == h && s->count == count && s->depth == depth
                     && fst_key_equal(t->keys + i * t->nw, X, S, t->nw, mode)) {
+                __atomic_load(&s->ub, ub, __ATOMIC_ACQUIRE);
                 __atomic_load(&s->lb, &v, __ATOMIC_ACQUIRE);
                 return v;
             }
@@ -56,7 +63,8 @@ cdef extern from *:
     }
 
     static inline void fst_table_put(fst_table_t* t, uint64_t h, int32_t count,
-                                     int32_t depth, const uint64_t* X, double lb) {
+                                     int32_t depth, const uint64_t* X, double lb,
+                                     double ub) {
         int64_t p;
         double cur;
         if (t == NULL) return;
@@ -73,6 +81,7 @@ cdef extern from *:
                     s->depth = depth;
                     memcpy(t->keys + i * t->nw, X, t->nw * sizeof(uint64_t));
                     __atomic_store(&s->lb, &lb, __ATOMIC_RELAXED);
+                    __atomic_store(&s->ub, &ub, __ATOMIC_RELAXED);
                     __atomic_store_n(&s->state, 2, __ATOMIC_RELEASE);
                     __atomic_fetch_add(&t->published, 1, __ATOMIC_RELAXED);
                     return;
@@ -83,6 +92,10 @@ cdef extern from *:
                     && fst_key_equal(t->keys + i * t->nw, X, NULL, t->nw, 0)) {
                 __atomic_load(&s->lb, &cur, __ATOMIC_ACQUIRE);
                 while (lb > cur && !__atomic_compare_exchange(&s->lb, &cur, &lb, 1,
+                                                              __ATOMIC_RELEASE,
+                                                              __ATOMIC_ACQUIRE)) {}
+                __atomic_load(&s->ub, &cur, __ATOMIC_ACQUIRE);
+                while (ub < cur && !__atomic_compare_exchange(&s->ub, &cur, &ub, 1,
                                                               __ATOMIC_RELEASE,
                                                               __ATOMIC_ACQUIRE)) {}
                 return;
@@ -100,6 +113,7 @@ cdef extern from *:
         int64_t adopted
     int64_t FST_SLOT_BYTES "sizeof(fst_slot_t)"
     double fst_table_get(fst_table_t* t, uint64_t h, int32_t count, int32_t depth,
-                         const word_t* X, const word_t* S, int mode) noexcept nogil
+                         const word_t* X, const word_t* S, int mode,
+                         double* ub) noexcept nogil
     void fst_table_put(fst_table_t* t, uint64_t h, int32_t count, int32_t depth,
-                       const word_t* X, double lb) noexcept nogil
+                       const word_t* X, double lb, double ub) noexcept nogil
