@@ -26,6 +26,15 @@ cdef extern from *:
     static inline int fst_shared_stop(fst_shared_t* s) {
         return __atomic_load_n(&s->stop, __ATOMIC_ACQUIRE);
     }
+    /* the least split a thread found for the canonical root (an atomic min) */
+    static inline int32_t fst_load_i32(int32_t* p) {
+        return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+    }
+    static inline void fst_min_i32(int32_t* p, int32_t v) {
+        int32_t cur = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+        while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELEASE,
+                                                       __ATOMIC_ACQUIRE)) {}
+    }
     static inline void fst_shared_set_stop(fst_shared_t* s, int code) {
         int zero = 0;
         __atomic_compare_exchange_n(&s->stop, &zero, code, 0, __ATOMIC_RELEASE,
@@ -39,6 +48,8 @@ cdef extern from *:
     void fst_shared_lower(fst_shared_t* s, double v) noexcept nogil
     int fst_shared_stop(fst_shared_t* s) noexcept nogil
     void fst_shared_set_stop(fst_shared_t* s, int code) noexcept nogil
+    int32_t fst_load_i32(int32_t* p) noexcept nogil
+    void fst_min_i32(int32_t* p, int32_t v) noexcept nogil
 
 
 cdef struct Stats:

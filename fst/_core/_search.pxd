@@ -40,4 +40,5 @@ cdef struct Frame:
 
 cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) noexcept nogil
 cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_splits,
-                             int n_all, node_t* left, node_t* right) noexcept nogil
+                             int n_all, node_t* left, node_t* right,
+                             int32_t* found_min) noexcept nogil

@@ -28,7 +28,8 @@ from ._limits cimport STOP_MEMORY
 from ._config cimport (RULE_SEGMENT, RULE_TRANSFER, RULE_EXCHANGE, RULE_PAIRS,
                        RULE_PEEL3, STRATEGY_SORTED)
 from ._context cimport (Ctx, Cand, Key, cand_node, check_limits, check_memory_now, owns,
-                        restricted, fst_shared_incumbent, fst_shared_lower)
+                        restricted, fst_shared_incumbent, fst_shared_lower,
+                        fst_load_i32, fst_min_i32)
 from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
                        lower_to_incumbent, capacity_unit, split_bound, split_not_worth,
                        column_transfer, threshold_exchange, splits_lower_bound,
@@ -544,12 +545,15 @@ cdef void _loop_bound(Ctx* c, Frame* f) noexcept nogil:
 
 
 cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_splits,
-                             int n_all, node_t* left, node_t* right) noexcept nogil:
+                             int n_all, node_t* left, node_t* right,
+                             int32_t* found_min) noexcept nogil:
     """The root of the canonical optimal tree of node nid, whose optimum is V: the
     leaf (-1) when it reaches V within TOL, else the lowest split index whose best
     tree reaches V within TOL, its children's ids in `left` and `right`.  At a
     parallel root only this thread's splits are tried, and -2 says none of them
-    reaches V; -3 is a stop.
+    reaches V; -3 is a stop.  `found_min` (or NULL) is the least split the
+    threads found so far (an atomic min): a thread stops past it, since only
+    the least one is the answer.
 
     Which optimal tree the search records depends on the order it met them, and
     so on the threads, the store's capacity and the row order; this choice
@@ -564,9 +568,9 @@ cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_sp
     cdef int child_depth = depth - 1 if depth > 0 else -1
     cdef bint one_column, own_only = restricted(c, nd.count)
     cdef double cap_unit = capacity_unit(c.cfg.rules, c.cfg.lam)
-    cdef double lb
     cdef int i, nvalid
     cdef int32_t found = -2
+    cdef int64_t cap_node
     cdef node_t first, second
     cdef Node* L
     cdef Node* R
@@ -594,20 +598,27 @@ cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_sp
             cands[i].left = find_child(c, nid, X, valid[i], False, &cands[i].tl)
             cands[i].right = find_child(c, nid, X, valid[i], True, &cands[i].tr)
         if (c.cfg.rules & RULE_PAIRS) and child_depth != 0:
+            # at the root, the root's larger stage (one complete stage values
+            # every child there): its bounds spare most children a search
+            cap_node = c.cfg.pair_cap
+            if nd.count == c.sp.n:
+                c.cfg.pair_cap = c.cfg.pair_cap_root
             if expand_pairs(c, nid, X, cnt, valid, nvalid, cands, V) < 0:
                 found = -3
-        i = 0
-        while found == -2 and i < nvalid:
-            if own_only and not owns(c, cands[i].split):
-                i += 1
-                continue
+            c.cfg.pair_cap = cap_node
+        for i in range(nvalid):
             L = cand_node(c, &cands[i], 0)
             R = cand_node(c, &cands[i], 1)
+            cands[i].lb = children_bound(L, R)
             if c.cfg.rules & RULE_PAIRS:
-                lb = split_bound(L, R, c.cfg.lam, cap_unit)
-            else:
-                lb = children_bound(L, R)
-            if lb > V + TOL:
+                raise_split_bound(&cands[i], split_bound(L, R, c.cfg.lam, cap_unit))
+        if c.cfg.rules & RULE_TRANSFER:
+            column_transfer(cands, nvalid)
+        i = 0
+        while found == -2 and i < nvalid:
+            if found_min != NULL and cands[i].split > fst_load_i32(found_min):
+                break
+            if (own_only and not owns(c, cands[i].split)) or cands[i].lb > V + TOL:
                 i += 1
                 continue
             if store_children(c, nid, X, &cands[i]) < 0:
@@ -618,7 +629,8 @@ cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_sp
                 first, second = second, first
             solve(c, first, valid, nvalid, V - c.memo.nodes[second].lb)
             L = &c.memo.nodes[first]
-            if not c.lim.stop and L.solved and L.ub + c.memo.nodes[second].lb <= V + TOL:
+            R = &c.memo.nodes[second]
+            if not c.lim.stop and L.solved and L.ub + R.lb <= V + TOL:
                 solve(c, second, valid, nvalid, V - L.ub)
                 L = &c.memo.nodes[first]
                 R = &c.memo.nodes[second]
@@ -626,8 +638,15 @@ cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_sp
                     found = cands[i].split
                     left[0] = cands[i].left
                     right[0] = cands[i].right
+                    if found_min != NULL:
+                        fst_min_i32(found_min, found)
             if c.lim.stop:
                 found = -3
+            elif found == -2:
+                # proved above V: its bound spreads along its column
+                raise_split_bound(&cands[i], children_bound(L, R))
+                if c.cfg.rules & RULE_TRANSFER:
+                    column_transfer(cands, nvalid)
             i += 1
     free(X)
     free(cnt)

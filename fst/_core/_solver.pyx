@@ -94,13 +94,14 @@ cdef struct ThreadWork:
     double V               # the optimum, for the canonical root split
     int32_t* found         # the canonical root split of each share
     node_t* lids           # and its children (2 a thread)
+    int32_t found_min      # the least of them so far
 
 
 cdef void _thread_main(void* arg, int t) noexcept nogil:
     cdef ThreadWork* w = <ThreadWork*> arg
     if w.canonical:
         w.found[t] = canonical_split(w.ctxs[t], w.roots[t], w.V, w.al, w.n_all,
-                                     &w.lids[2 * t], &w.lids[2 * t + 1])
+                                     &w.lids[2 * t], &w.lids[2 * t + 1], &w.found_min)
     else:
         w.roots[t] = schedule_run(w.ctxs[t], w.al)
 from ._openmp cimport FST_OPENMP
@@ -159,6 +160,7 @@ cdef class Search:
     cdef bint done             # no stop: the optimum is proved
     cdef int32_t canon_root    # the canonical root split (-1: the leaf), or
     cdef node_t canon_left, canon_right   # -2: not made (the recorded tree)
+    cdef int64_t canon_root_expansions    # the canonical root split's work
 
     def __cinit__(self):
         memset(&self.c, 0, sizeof(Ctx))
@@ -431,11 +433,15 @@ cdef class Search:
         w.V = V
         w.found = found
         w.lids = lids
+        w.found_min = 2147483647
         with nogil:
             if n == 1:
-                found[0] = canonical_split(ctxs[0], roots[0], V, al, n_all, &lids[0], &lids[1])
+                found[0] = canonical_split(ctxs[0], roots[0], V, al, n_all, &lids[0], &lids[1],
+                                           NULL)
             else:
                 fst_run_threads(n, _thread_main, &w)
+        for t in range(n):
+            self.canon_root_expansions += ctxs[t].st.expansions - self.st_search[t].expansions
         for t in range(n):
             if found[t] == -3:
                 best = -3
@@ -531,6 +537,7 @@ cdef class Search:
         out["nodes_per_thread"] = [r["nodes_created"] for r in per_thread]
         out["canonical"] = self.canon_root != -2
         out["canonical_expansions"] = int(extra)   # reading the canonical tree
+        out["canonical_root_expansions"] = int(self.canon_root_expansions)   # its root
         out["shared_bounds"] = int(self.table.published)
         return out
 
@@ -625,7 +632,7 @@ cdef class Search:
                 s, lid, rid = self.canon_root, self.canon_left, self.canon_right
             else:
                 with nogil:
-                    s = canonical_split(c, nid, V, self.all_splits, n_all, &lid, &rid)
+                    s = canonical_split(c, nid, V, self.all_splits, n_all, &lid, &rid, NULL)
                 if s < -1:
                     c.lim.stop = RUNNING
                     return None
