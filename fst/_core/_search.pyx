@@ -38,7 +38,6 @@ from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
                        owned_splits_lower_bound, shared_cap, shared_bound,
                        share_settles, adopt_shared_tree)
 from ._table cimport fst_table_get, fst_table_put
-from ._problem cimport split_row
 from ._nodes cimport (class_counts, find_child, store_children, gather_valid,
                       prefetch_slots, prefetch_match)
 from ._segment cimport solve_single_column
@@ -93,6 +92,8 @@ cdef bint _frame_enter(Ctx* c, node_t nid, const int32_t* cand, int ncand,
     if nd.solved or c.lim.stop:
         return False
     cdef double ub
+    # the threads' table at entry only: a lookup per candidate's child costs a
+    # cache miss each, more than the searches it spares
     if c.table != NULL and not restricted(c, nd.count):
         if shared_bound(nd, fst_table_get(c.table, nd.hash, nd.count, nd.depth,
                                           memo_key(&c.memo, nid), NULL, 0, &ub)):
@@ -317,25 +318,7 @@ cdef void _lookup_children(Ctx* c, Frame* f) noexcept nogil:
         cands[i].split = s
         cands[i].dropped = 0
         f.n_cands = i + 1
-        if c.table != NULL:
-            _adopt_shared(c, f.X, s, cand_node(c, &cands[i], 0), 1)
-            _adopt_shared(c, f.X, s, cand_node(c, &cands[i], 1), 2)
 
-
-cdef inline void _adopt_shared(Ctx* c, const word_t* X, int32_t s, Node* child,
-                               int mode) noexcept nogil:
-    """A child's bound and incumbent from the threads' table for its rows (X & S,
-    mode 1; X & ~S, mode 2), stored or not (`shared_bound`, `adopt_shared_tree`)."""
-    cdef double ub
-    if child.solved:
-        return
-    if shared_bound(child, fst_table_get(c.table, child.hash, child.count, child.depth,
-                                         X, split_row(&c.sp, s), mode, &ub)):
-        c.st.shared_raises += 1
-    if adopt_shared_tree(child, ub):
-        c.st.shared_trees += 1
-    lower_to_incumbent(child)
-    settle(child)
 
 
 cdef bint _bound_node(Ctx* c, Frame* f) noexcept nogil:
