@@ -411,6 +411,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         if space.max_splits is not None or bound is None:
             bound = _creation_bound(space.problem, lam, self.max_depth)
         self.lower_bound_ = min(bound, self.objective_)
+        if self.optimal_:
+            # certified: the bound is the optimum, the tree's objective re-scored
+            # from the data (the search's own sum may differ in the last bit with
+            # the order it added in, and so with n_jobs)
+            self.lower_bound_ = self.objective_
         self.gap_ = self.objective_ - self.lower_bound_
         self.search_stats_ = search.stats()
         self.search_stats_["n_splits"] = space.n_splits

@@ -7,6 +7,9 @@ import pytest
 
 from fst import FastSmallTreeClassifier
 from fst._core import _config
+from fst._core._limits import effective_n_threads
+
+FST_OPENMP = effective_n_threads(2) == 2
 from oracle import (medium_problem, medium_setting, optimal_objective, problem_cost,
                     random_problem, rescore, sample_weights, threshold_problem)
 
@@ -33,6 +36,29 @@ def test_matches_brute_force(seed):
     assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
     if max_depth is not None:
         assert clf.estimator_.get_depth() <= max_depth
+
+
+@pytest.mark.parametrize("seed", range(360))
+def test_threads_match_brute_force_and_the_serial_tree(seed):
+    """Two and four threads (each searching a share of the root's splits): the
+    oracle's optimum, certified, and the very tree, bound and objective of one
+    thread (the canonical optimum)."""
+    X, y, cost, lam, max_depth = random_problem(seed)
+    expected, y_idx, full_cost = _brute_force(X, y, cost, lam, max_depth)
+    fits = [FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
+                                    max_depth=max_depth, n_jobs=j).fit(X, y)
+            for j in (1, 2, 4)]
+    for clf in fits:
+        assert clf.optimal_
+        assert rescore(clf, X, y_idx, full_cost, lam) == pytest.approx(expected, abs=1e-9)
+        assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
+    for clf in fits[1:]:
+        assert clf.search_stats_["threads"] == (clf.n_jobs if FST_OPENMP else 1)
+        assert clf.objective_ == fits[0].objective_
+        assert clf.lower_bound_ == fits[0].lower_bound_
+        for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+            np.testing.assert_array_equal(getattr(clf.estimator_.tree_, attr),
+                                          getattr(fits[0].estimator_.tree_, attr))
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -202,19 +228,22 @@ def _random_expected(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("combo", range(4096))
+@pytest.mark.parametrize("combo", range(8192))
 def test_every_rule_switch_combination_matches_brute_force(combo):
     """Each rule (equivalent points, leaf support, segmentation, superset,
     threshold exchange, column transfer, pair stage with the shape relaxation,
     leaf capacity, side worth, the three-leaf bound and its two-leaf transfer)
     switched off or on, with the greedy seed and the sorted-column search of
-    depth-limited nodes each on or off: the certified optimum is the same,
-    exactly the oracle's.  The sorted-column search, when on, takes every node
-    of depth two or more left (these columns have too few thresholds for its
-    default threshold)."""
+    depth-limited nodes each on or off, and the parallel search's rules (shares
+    of the root, the shared incumbent's cap, the shared table) off (one
+    thread) or on (two threads, or three: shares of unequal size): the
+    certified optimum is the same, exactly the oracle's.  The sorted-column
+    search, when on, takes every node of depth two or more left (these columns
+    have too few thresholds for its default threshold)."""
     rules = combo & _config.ALL_RULES
     strategy_off = [name for name, bit in (("greedy", 1024), ("sorted", 2048))
                     if not combo & bit]
+    n_jobs = 1 if not combo & 4096 else (2 if combo % 2 == 0 else 3)
     for seed in range(2000 + combo % 7, 2060, 5):
         X, y, cost, lam, max_depth = random_problem(seed)
         expected, y_idx, full_cost = _random_expected(seed)
@@ -226,7 +255,7 @@ def test_every_rule_switch_combination_matches_brute_force(combo):
             stagings.append({"stage_min_rows": 1, "stage_rounds": 2, "stage_min_run": 0})
         for staging in stagings:
             clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
-                                          max_depth=max_depth)
+                                          max_depth=max_depth, n_jobs=n_jobs)
             # test hooks: the rule bits (fst._core._config.RULES), the strategies off,
             # sorted columns whenever depth two is left, the pair stage's rounds
             clf._overrides = {"rules": rules, "strategy_off": strategy_off,
