@@ -1,0 +1,82 @@
+"""A ThreadSanitizer build of the core (FST_TSAN=1) runs the parallel search
+clean: every word the threads share (the incumbent, the stop, the table's slots,
+the canonical root's least split) is published with release and read with
+acquire order, so no data race is reported.  The build takes about a minute;
+the test runs where gcc or clang can link a -fsanitize=thread program."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+SCRIPT = textwrap.dedent("""
+    import warnings
+    import numpy as np
+    from fst import FastSmallTreeClassifier
+    from fst.datasets import load_dataset
+
+    # the oracle's kind of problems and a bundled set: shares, shared incumbent,
+    # table of bounds and trees, the canonical root split's threads
+    X, y, _ = load_dataset("monk_2")
+    for lam in (0.01, 0.005):
+        ref = FastSmallTreeClassifier(regularization=lam).fit(X, y)
+        for j in (2, 3, 4):
+            c = FastSmallTreeClassifier(regularization=lam, n_jobs=j).fit(X, y)
+            assert c.optimal_ and c.objective_ == ref.objective_, (lam, j)
+    rng = np.random.default_rng(1)
+    Xr = np.column_stack([rng.integers(0, 2, size=(400, 6)),
+                          rng.integers(0, 5, size=(400, 3))]).astype(float)
+    yr = (((Xr[:, 0] == 1) & (Xr[:, 6] > 2)) ^ (Xr[:, 1] == 1)).astype(int)
+    yr[rng.random(400) < 0.1] ^= 1
+    c = FastSmallTreeClassifier(regularization=0.005, n_jobs=2).fit(Xr, yr)
+    assert c.optimal_ and c.search_stats_["shared_bounds"] > 0
+    # a stop reaching every thread, and the recorded tree read across stores
+    rs = np.random.RandomState(0)
+    Xh, yh = rs.uniform(size=(120, 6)), rs.randint(0, 2, 120)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = FastSmallTreeClassifier(regularization=0.002, n_jobs=2, time_limit=0.5).fit(Xh, yh)
+    assert c.status_ == "time_limit"
+    print("clean run")
+""")
+
+
+def _tsan_runtime():
+    """The sanitizer's runtime library, or None when the compiler cannot build
+    and run a -fsanitize=thread program here."""
+    cc = shutil.which("gcc") or shutil.which("clang")
+    if cc is None or not sys.platform.startswith("linux"):
+        return None
+    lib = subprocess.run([cc, "-print-file-name=libtsan.so"], capture_output=True,
+                         text=True).stdout.strip()
+    if not os.path.isabs(lib) or not os.path.exists(lib):
+        return None
+    return os.path.realpath(lib)
+
+
+@pytest.mark.slow
+def test_thread_sanitizer_build_runs_the_parallel_search_clean(tmp_path):
+    lib = _tsan_runtime()
+    if lib is None:
+        pytest.skip("no ThreadSanitizer runtime for this compiler")
+    src = tmp_path / "src"
+    shutil.copytree(os.path.join(ROOT, "fst"), src / "fst",
+                    ignore=shutil.ignore_patterns("*.so", "*.c", "__pycache__", ".build-flags"))
+    for name in ("setup.py", "pyproject.toml"):
+        shutil.copy(os.path.join(ROOT, name), src / name)
+    env = dict(os.environ, FST_TSAN="1")
+    build = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace", "-j", "2"],
+                           cwd=src, env=env, capture_output=True, text=True, timeout=900)
+    assert build.returncode == 0, build.stderr[-3000:]
+    env = dict(os.environ, PYTHONPATH=str(src), LD_PRELOAD=lib,
+               TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0")
+    env.pop("FST_TSAN", None)
+    run = subprocess.run([os.path.realpath(sys.executable), "-c", SCRIPT], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=900)
+    assert "ThreadSanitizer" not in run.stderr, run.stderr[-5000:]
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "clean run" in run.stdout
