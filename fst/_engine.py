@@ -103,6 +103,13 @@ class EngineSearch:
         # the deepest search run, and the optimum of each shallower depth it was
         # seeded with
         st["depth_searched"] = self._depth
+        # the work of each thread of the deepest search (`threads` engines at its
+        # root, each valuing the root splits of the columns it takes)
+        last = self._stats[-1]
+        st["threads"] = last.get("threads", 1)
+        st["nodes_per_thread"] = last.get("nodes_per_thread", [last["nodes"]])
+        st["evaluations_per_thread"] = last.get("evaluations_per_thread",
+                                                [last["evaluations"]])
         return st
 
     def extract(self):

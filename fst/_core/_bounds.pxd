@@ -543,6 +543,19 @@ cdef inline bint share_settles(double best, double B, double si_min) noexcept no
     return best <= B + TOL and best <= si_min + TOL
 
 
+cdef inline double shared_prune_level(double P, double shared) noexcept nogil:
+    """The depth-limited engine's parallel root (n_jobs > 1, the switch): each
+    engine values the root splits of its own columns, and `shared` is the value
+    of a real tree some engine holds (it only decreases).  A split whose bound
+    exceeds shared + TOL cannot be the answer, which is the least of the
+    engines' answers; a split that ties with it is kept and valued, so each
+    engine answers its own columns as the serial search would, and ties between
+    engines are broken in the serial order (`_depth.DepthSearch._gather`)."""
+    if shared + TOL < P:
+        return shared + TOL
+    return P
+
+
 cdef inline bint shared_bound(Node* nd, double v) noexcept nogil:
     """Shared bound (n_jobs > 1, the switch): v is a bound some thread of this fit
     proved for the same row set and depth left and published (`_table.pxd`).

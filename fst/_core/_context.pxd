@@ -35,6 +35,10 @@ cdef extern from *:
         while (v < cur && !__atomic_compare_exchange_n(p, &cur, v, 1, __ATOMIC_RELEASE,
                                                        __ATOMIC_ACQUIRE)) {}
     }
+    /* the next of a sequence of shares a thread takes (an atomic counter) */
+    static inline int32_t fst_claim(int32_t* p) {
+        return __atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL);
+    }
     static inline void fst_shared_set_stop(fst_shared_t* s, int code) {
         int zero = 0;
         __atomic_compare_exchange_n(&s->stop, &zero, code, 0, __ATOMIC_RELEASE,
@@ -50,6 +54,7 @@ cdef extern from *:
     void fst_shared_set_stop(fst_shared_t* s, int code) noexcept nogil
     int32_t fst_load_i32(int32_t* p) noexcept nogil
     void fst_min_i32(int32_t* p, int32_t v) noexcept nogil
+    int32_t fst_claim(int32_t* p) noexcept nogil
 
 
 cdef struct Stats:

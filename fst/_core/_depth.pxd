@@ -3,6 +3,7 @@
 # bitsets).  Its argument is at `_depth.DepthSearch`.
 from ._typedefs cimport int32_t, int64_t, uint8_t
 from ._limits cimport Limits
+from ._context cimport fst_shared_t
 
 
 cdef struct DSpace:
@@ -71,3 +72,12 @@ cdef struct DEngine:
                         # max_depth on every row, its splits in seed_tree (heap
                         # order): the root's best before any split is valued
     int32_t* seed_tree
+    # the parallel root (n_jobs > 1): each of n_workers engines values the root
+    # splits of the columns it takes, in increasing order, from a shared counter
+    # (next_col), engine 0 the best depth-one split first; they share the best
+    # root value found and the first stop (sh, NULL alone)
+    fst_shared_t* sh
+    int32_t* next_col
+    int tid
+    int n_workers
+    int32_t root_a1     # the root's best depth-one split (the same in every engine)

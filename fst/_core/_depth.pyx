@@ -31,7 +31,7 @@ the fixed bisection order).  Every bound is a named rule of `_bounds.pxd`.
 #   an entry is a global split id, or -1 for a leaf.
 """
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy, memset, memcmp
 from cython.parallel cimport prange
 
 import numpy as np
@@ -40,12 +40,15 @@ cimport numpy as cnp
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst_now,
                        RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
+from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
+                        fst_shared_stop, fst_shared_set_stop, fst_claim)
+from ._threads cimport fst_run_threads
 from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_SUPPORT
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, neighbour_bound, rows_moved_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
                        split_supported, support_unit, one_leaf_lower_bound,
-                       unit_rows_to_wait)
+                       unit_rows_to_wait, shared_prune_level)
 
 cnp.import_array()
 
@@ -139,20 +142,29 @@ cdef inline bint _poll(DEngine* e) noexcept nogil:
     cdef long long rss
     if e.lim.stop != RUNNING:
         return True
+    if e.sh != NULL and fst_shared_stop(e.sh) != RUNNING:
+        e.lim.stop = fst_shared_stop(e.sh)    # another engine's stop ends this one
+        return True
     now = fst_now()
     if e.lim.deadline >= 0 and now > e.lim.deadline:
-        e.lim.stop = STOP_TIME
-        return True
+        return _stop(e, STOP_TIME)
     if now >= e.lim.next_poll:
         e.lim.next_poll = now + 0.1
         rss = limits_rss(&e.lim)
         if e.lim.memory_limit > 0 and rss > e.lim.memory_limit:
-            e.lim.stop = STOP_MEMORY
-            return True
-        if limits_interrupted():
-            e.lim.stop = STOP_INTERRUPT
-            return True
+            return _stop(e, STOP_MEMORY)
+        # Ctrl-C reaches Python's main thread, which runs engine 0
+        if e.tid == 0 and limits_interrupted():
+            return _stop(e, STOP_INTERRUPT)
     return False
+
+
+cdef inline bint _stop(DEngine* e, int code) noexcept nogil:
+    """End the search with `code`, and every engine of a parallel root with it."""
+    e.lim.stop = code
+    if e.sh != NULL:
+        fst_shared_set_stop(e.sh, code)
+    return True
 
 
 # ---------------------------------------------------------------- depth one
@@ -426,6 +438,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     cdef double b1[2]
     cdef int32_t a1[2]
     cdef int u
+    cdef bint par
     L.best[0] = -1
     exact[0] = True
     if d == 0 or m <= 1:
@@ -455,15 +468,24 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     # optimum, so the bisection starts under a close cap.
     nt[0] = m
     _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1)
-    if a1[0] >= 0 and best > low + TOL:
+    par = e.sh != NULL and d == e.max_depth
+    if par:
+        e.root_a1 = a1[0]
+        fst_shared_lower(e.sh, best)
+    if a1[0] >= 0 and best > low + TOL and (not par or e.tid == 0):
         u = _split_column(sp, a1[0])
         _value_split(e, d, u, ord, m, cnt, a1[0], B, &best, &lbmin)
-    for u in range(sp.p):
+        if par:
+            fst_shared_lower(e.sh, best)
+    u = fst_claim(e.next_col) if par else 0
+    while u < sp.p:
         if e.lim.stop != RUNNING or best <= low + TOL:
             break       # stopped, or no split can beat the best (creation bound)
         if _poll(e):
             break
         _search_column(e, d, u, ord, m, cnt, B, &best, &lbmin)
+        # a parallel root's engine takes the next column no engine has taken
+        u = fst_claim(e.next_col) if par else u + 1
     if e.lim.stop != RUNNING:
         exact[0] = False
         return best
@@ -625,7 +647,7 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int32_t* q = L.queue
     cdef double* W = L.wpre
     cdef int T = 0, i, head = 0, tail = 0, lo, hi, a, c, mid, t
-    cdef double cap, bnd, va, P
+    cdef double cap, bnd, va, P, sb
     cdef double vs[2]
     cdef double hint[3]
     cdef int32_t split
@@ -661,6 +683,14 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         # a split is pruned when its bound exceeds the budget, or when it could
         # at best tie with the incumbent (only a strictly better split is taken)
         P = _prune_level(sp, B, best[0])
+        if e.sh != NULL and d == e.max_depth:
+            # a parallel root: another engine's tree caps this one's columns, a
+            # tie with it kept (the engines' answers are then ordered as the
+            # serial search meets them, `DepthSearch._gather`)
+            sb = fst_shared_incumbent(e.sh)
+            P = shared_prune_level(P, sb)
+            if sb < cap:
+                cap = sb     # the children's budgets: a tie is still valued
         if (sp.rules & RULE_TRANSFER) and (a >= 0 or c >= 0):
             bnd = interval_bound(L.lbl[a] if a >= 0 else one_leaf_lower_bound(sp.lam),
                                  L.lbr[c] if c >= 0 else one_leaf_lower_bound(sp.lam))
@@ -685,6 +715,8 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         if d > 2:
             _child_hints(sp, L, W, tpos, a, c, lo, hi, t, hint)
         _value_at(e, d, u, ord, m, cnt, split, t, cap, best, lbmin, hint, vs)
+        if e.sh != NULL and d == e.max_depth:
+            fst_shared_lower(e.sh, best[0])
         if e.lim.stop != RUNNING:
             return
         L.lbl[mid] = vs[0]
@@ -877,6 +909,68 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
 
 # -------------------------------------------------------------- the object
 
+cdef void _engine_free(DEngine* x) noexcept:
+    """Free what one engine owns (the problem's arrays are the search's)."""
+    cdef int d
+    if x.lv != NULL:
+        for d in range(x.max_depth + 1):
+            free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk)
+            free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr)
+            free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
+            free(x.lv[d].cand); free(x.lv[d].cnt)
+            free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt)
+            free(x.lv[d].upos); free(x.lv[d].cshared)
+        free(x.lv)
+    free(x.side)
+    free(x.pos)
+    free(x.seed_tree)
+
+
+cdef double _canonical_root(DEngine* e, int D, const int32_t* ord, int m,
+                            const int64_t* cnt, double V, int key) noexcept nogil:
+    """The canonical tree of a certified search of optimum V, in e.lv[D].best:
+    the first split reaching V (within TOL) in the fixed order of the column
+    `key` (or the best depth-one split, key -1), searched alone with the cap
+    fixed at V, its subtrees within what V leaves them.  Which of several equal
+    trees a search keeps depends on the caps it met on the way, and so on the
+    engines' timing; this one depends on the data and V alone.  The column is
+    the first, in the serial search's order, holding a split that reaches V
+    (`DepthSearch._gather`).  Returns the value found (V, or above V + TOL after
+    a memory stop)."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[D]
+    cdef double best, lbmin = INF
+    cdef fst_shared_t* sh = e.sh
+    e.sh = NULL                 # no shared cap: the search is this engine's alone
+    _gather(e, L, ord, m)
+    # a split is taken when strictly better than best: V itself is
+    best = V + (sp.quantum if sp.quantum > 0.0 else 2 * TOL)
+    L.best[0] = -1
+    if key == -1:
+        _value_split(e, D, _split_column(sp, e.root_a1), ord, m, cnt, e.root_a1, V,
+                     &best, &lbmin)
+    else:
+        _search_column(e, D, key, ord, m, cnt, V, &best, &lbmin)
+    e.sh = sh
+    return best
+
+
+cdef struct EngineWork:
+    # What each engine of a parallel root reads and answers (`fst_run_threads`).
+    DEngine** engines
+    const int32_t* ord
+    const int64_t* cnt
+    int depth
+    double* value
+    bint* exact
+
+
+cdef void _engine_main(void* arg, int t) noexcept nogil:
+    cdef EngineWork* w = <EngineWork*> arg
+    w.value[t] = _solve(w.engines[t], w.depth, w.ord, w.engines[t].sp.n, w.cnt, INF,
+                        &w.exact[t])
+
+
 cdef class DepthSearch:
     """One depth-limited search: the problem's arrays, the engine's scratch, the
     result.
@@ -903,10 +997,18 @@ cdef class DepthSearch:
     time_limit : float or None
     memory_limit : int (0: none)
     n_threads : int
-        Threads of the depth-one passes' columns (the result does not depend
-        on it).
+        Threads: at depth two or more, engines that each value the root splits
+        of the columns they take (`_solve`), sharing the best root value; at
+        depth one, the threads of the depth-one pass's columns.  The result does
+        not depend on it.
     """
     cdef DEngine e
+    cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
+    cdef DEngine** engines
+    cdef int n_workers
+    cdef int main               # the engine whose tree is the answer
+    cdef fst_shared_t shared
+    cdef int32_t next_col       # the next root column an engine takes
     cdef object _keep
     cdef public double upper_bound
     cdef public double lower_bound
@@ -957,6 +1059,11 @@ cdef class DepthSearch:
                 self.e.sp.quantum = self.e.sp.unit
         self.e.max_depth = max_depth
         self.e.n_threads = max(n_threads, 1)
+        self.n_workers = 1
+        self.main = 0
+        if n_threads > 1 and max_depth >= 2 and p > 1:
+            self.n_workers = min(n_threads, p)
+            self.e.n_threads = 1
         self._time_limit = -1.0 if time_limit is None else float(time_limit)
         self.e.lim.memory_limit = memory_limit
         self.e.side = <uint8_t*> calloc(max(n, 1), 1)
@@ -969,9 +1076,46 @@ cdef class DepthSearch:
             raise MemoryError()
         for d in range(max_depth + 1):
             self._alloc_level(&self.e.lv[d], d, n, p, K)
+        self._make_engines(n, p, K)
         self.upper_bound = INF
         self.lower_bound = -INF
         self.solved = False
+
+    cdef _make_engines(self, int n, int p, int K):
+        """Engines 1 .. n_workers - 1 of a parallel root: the same problem, their
+        own scratch (levels, side, positions, seed)."""
+        cdef int t, d, w = self.n_workers
+        cdef DEngine* x
+        self.engines = <DEngine**> calloc(w, sizeof(DEngine*))
+        if self.engines == NULL:
+            raise MemoryError()
+        self.engines[0] = &self.e
+        if w == 1:
+            return
+        self.extra = <DEngine*> calloc(w - 1, sizeof(DEngine))
+        if self.extra == NULL:
+            raise MemoryError()
+        for t in range(w):
+            if t > 0:
+                x = &self.extra[t - 1]
+                self.engines[t] = x
+                x.sp = self.e.sp
+                x.max_depth = self.e.max_depth
+                x.n_threads = 1
+                x.lim.memory_limit = self.e.lim.memory_limit
+                x.seed_value = INF
+                x.side = <uint8_t*> calloc(max(n, 1), 1)
+                x.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
+                x.seed_tree = <int32_t*> malloc(_heap_size(x.max_depth) * sizeof(int32_t))
+                x.lv = <DLevel*> calloc(x.max_depth + 1, sizeof(DLevel))
+                if x.side == NULL or x.pos == NULL or x.lv == NULL or x.seed_tree == NULL:
+                    raise MemoryError()
+                for d in range(x.max_depth + 1):
+                    self._alloc_level(&x.lv[d], d, n, p, K)
+            self.engines[t].sh = &self.shared
+            self.engines[t].next_col = &self.next_col
+            self.engines[t].tid = t
+            self.engines[t].n_workers = w
 
     cdef _alloc_level(self, DLevel* L, int d, int n, int p, int K):
         cdef int64_t pn = <int64_t> max(p, 1) * max(n, 1)
@@ -1012,19 +1156,13 @@ cdef class DepthSearch:
             raise MemoryError()
 
     def __dealloc__(self):
-        cdef int d
-        if self.e.lv != NULL:
-            for d in range(self.e.max_depth + 1):
-                free(self.e.lv[d].child); free(self.e.lv[d].rk); free(self.e.lv[d].yk)
-                free(self.e.lv[d].tpos); free(self.e.lv[d].lbl); free(self.e.lv[d].lbr)
-                free(self.e.lv[d].wpre); free(self.e.lv[d].queue); free(self.e.lv[d].best)
-                free(self.e.lv[d].cand); free(self.e.lv[d].cnt)
-                free(self.e.lv[d].cbest); free(self.e.lv[d].carg); free(self.e.lv[d].ccnt)
-                free(self.e.lv[d].upos); free(self.e.lv[d].cshared)
-            free(self.e.lv)
-        free(self.e.side)
-        free(self.e.pos)
-        free(self.e.seed_tree)
+        cdef int t
+        _engine_free(&self.e)
+        if self.extra != NULL:
+            for t in range(self.n_workers - 1):
+                _engine_free(&self.extra[t])
+        free(self.extra)
+        free(self.engines)
 
     def seed(self, double value, tree):
         """Start the root from a real tree of depth at most max_depth (heap order,
@@ -1036,8 +1174,10 @@ cdef class DepthSearch:
         if src.size > h:
             raise ValueError("the seed is deeper than max_depth")
         t[:src.size] = src
-        memcpy(self.e.seed_tree, &t[0], h * sizeof(int32_t))
-        self.e.seed_value = value
+        cdef int w
+        for w in range(self.n_workers):
+            memcpy(self.engines[w].seed_tree, &t[0], h * sizeof(int32_t))
+            self.engines[w].seed_value = value
 
     def run(self):
         """Search; returns the stop code (RUNNING: certified)."""
@@ -1048,32 +1188,134 @@ cdef class DepthSearch:
         cdef bint exact = False
         cdef int D = self.e.max_depth
         cdef int n = self.e.sp.n
+        cdef int t, w = self.n_workers
+        cdef EngineWork work
+        cdef double* values = <double*> calloc(w, sizeof(double))
+        cdef bint* exacts = <bint*> calloc(w, sizeof(bint))
+        if values == NULL or exacts == NULL:
+            free(values)
+            free(exacts)
+            raise MemoryError()
         t0 = fst_now()
+        self.shared.incumbent = INF
+        self.shared.stop = RUNNING
+        self.next_col = 0
+        for t in range(w):
+            limits_start(&self.engines[t].lim, self._time_limit,
+                         self.engines[t].lim.memory_limit)
+        memset(&work, 0, sizeof(EngineWork))
+        work.engines = self.engines
+        work.ord = ord
+        work.cnt = &cnt[0]
+        work.depth = D
+        work.value = values
+        work.exact = exacts
         with nogil:
-            limits_start(&self.e.lim, self._time_limit, self.e.lim.memory_limit)
             if self.e.sp.p == 0 or n <= 1:
-                v = _solve(&self.e, 0, ord, n, &cnt[0], INF, &exact)
+                values[0] = _solve(&self.e, 0, ord, n, &cnt[0], INF, &exacts[0])
+            elif w == 1:
+                values[0] = _solve(&self.e, D, ord, n, &cnt[0], INF, &exacts[0])
             else:
-                v = _solve(&self.e, D, ord, n, &cnt[0], INF, &exact)
+                fst_run_threads(w, _engine_main, &work)
             limits_rss(&self.e.lim)
+        code = self._gather(values, exacts)
+        free(values)
+        free(exacts)
+        if self.solved and self.e.sp.p > 0 and n > 1 and D >= 2:
+            self._canonical(ord, &cnt[0])
         self.seconds = fst_now() - t0
-        self.upper_bound = v
-        self.solved = bool(exact) and self.e.lim.stop == RUNNING
-        self.lower_bound = v if self.solved else -INF
-        return int(self.e.lim.stop)
+        return code
+
+    cdef void _canonical(self, const int32_t* ord, const int64_t* cnt):
+        """Replace the answer's tree by the canonical one (`_canonical_root`),
+        with the time limit off (the search is over: this reads its answer; the
+        memory limit stays, and a memory stop keeps the tree found)."""
+        cdef DEngine* x = self.engines[self.main]
+        cdef int D = x.max_depth, h = _heap_size(D)
+        cdef int key = self._tie_key(x)
+        cdef double V = self.upper_bound, v
+        cdef int32_t* keep
+        if key == -2:
+            return          # the seed or the leaf: no other tree comes first
+        keep = <int32_t*> malloc(h * sizeof(int32_t))
+        if keep == NULL:
+            return
+        memcpy(keep, x.lv[D].best, h * sizeof(int32_t))
+        x.lim.deadline = -1.0
+        with nogil:
+            v = _canonical_root(x, D, ord, x.sp.n, cnt, V, key)
+        if x.lim.stop != RUNNING or not (v <= V + TOL) or x.lv[D].best[0] < 0:
+            memcpy(x.lv[D].best, keep, h * sizeof(int32_t))
+        x.lim.stop = RUNNING
+        free(keep)
+
+    cdef int _gather(self, double* values, bint* exacts):
+        """The answer over the engines: the least value; among the engines within
+        TOL of it, the one whose tree the serial search keeps -- the seed or the
+        leaf (a split replaces them only by being better), then the best
+        depth-one split (valued first), then the lowest column (columns are
+        searched in order, and each engine takes its columns in order and keeps
+        the first of equal trees, as the serial search does).  Certified when no engine stopped and every one is
+        exact."""
+        cdef int t, w = self.n_workers, code = RUNNING, key, best_key = 1 << 30
+        cdef double vmin = INF
+        cdef bint exact = True
+        cdef DEngine* x
+        for t in range(w):
+            x = self.engines[t]
+            if x.lim.stop != RUNNING and code == RUNNING:
+                code = x.lim.stop
+            exact = exact and exacts[t]
+            if values[t] < vmin:
+                vmin = values[t]
+            if x.lim.peak_rss > self.e.lim.peak_rss:
+                self.e.lim.peak_rss = x.lim.peak_rss
+        if w > 1 and self.shared.stop != RUNNING:
+            code = self.shared.stop
+        self.main = 0
+        if w > 1:
+            for t in range(w):
+                if values[t] <= vmin + TOL:
+                    key = self._tie_key(self.engines[t])
+                    if key < best_key:
+                        best_key = key
+                        self.main = t
+        self.upper_bound = values[self.main]
+        self.solved = bool(exact) and code == RUNNING
+        self.lower_bound = self.upper_bound if self.solved else -INF
+        return code
+
+    cdef int _tie_key(self, DEngine* x):
+        """Where the serial search meets an engine's root tree (`_gather`)."""
+        cdef int D = x.max_depth
+        cdef int32_t r = x.lv[D].best[0]
+        if r < 0 or (x.seed_value < INF and memcmp(x.lv[D].best, x.seed_tree,
+                                                   _heap_size(D) * sizeof(int32_t)) == 0):
+            return -2
+        if r == x.root_a1:
+            return -1
+        return _split_column(&x.sp, r)
 
     def tree(self):
         """The best tree found, in heap order (global split ids, -1 leaves)."""
         cdef int D = self.e.max_depth if (self.e.sp.p and self.e.sp.n > 1) else 0
         cdef int h = _heap_size(D)
+        cdef DEngine* x = self.engines[self.main]
         out = np.empty(h, dtype=np.int32)
         cdef int32_t[::1] v = out
-        memcpy(&v[0], self.e.lv[D].best, h * sizeof(int32_t))
-        if self.e.lv[D].best[0] < 0:
+        memcpy(&v[0], x.lv[D].best, h * sizeof(int32_t))
+        if x.lv[D].best[0] < 0:
             out[:] = -1
         return out
 
     def stats(self):
-        return {"nodes": int(self.e.nodes), "evaluations": int(self.e.evals),
-                "column_passes": int(self.e.sweeps), "seconds": float(self.seconds),
-                "peak_rss_bytes": int(self.e.lim.peak_rss)}
+        cdef int t
+        nodes = [int(self.engines[t].nodes) for t in range(self.n_workers)]
+        evals = [int(self.engines[t].evals) for t in range(self.n_workers)]
+        return {"nodes": sum(nodes), "evaluations": sum(evals),
+                "column_passes": sum(int(self.engines[t].sweeps)
+                                     for t in range(self.n_workers)),
+                "seconds": float(self.seconds),
+                "peak_rss_bytes": int(self.e.lim.peak_rss),
+                "threads": int(self.n_workers),
+                "nodes_per_thread": nodes, "evaluations_per_thread": evals}
