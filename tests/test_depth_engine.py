@@ -2,6 +2,7 @@
 every switch combination of its rules, with costs, weights and NaN; every tree
 re-scored from the raw data; stops return a valid tree and bound; no threshold is
 ever dropped; results do not depend on row order."""
+import time
 import warnings
 
 import numpy as np
@@ -36,9 +37,9 @@ def _fit(X, y, cost, lam, depth, rules=_config.ALL_RULES, w=None, **params):
     return clf
 
 
-def _check(X, y, cost, lam, depth, rules=_config.ALL_RULES, w=None):
+def _check(X, y, cost, lam, depth, rules=_config.ALL_RULES, w=None, n_jobs=1):
     expected, y_idx, full = _expected(X, y, cost, lam, depth, w)
-    clf = _fit(X, y, cost, lam, depth, rules, w)
+    clf = _fit(X, y, cost, lam, depth, rules, w, n_jobs=n_jobs)
     assert clf.optimal_
     assert clf.search_stats_["engine"] == "depth"
     assert clf.objective_ == pytest.approx(expected, abs=1e-9)
@@ -86,17 +87,55 @@ def _combo_problems():
         yield X, y, cost, lam, depth if depth is not None else 3
 
 
-@pytest.mark.parametrize("combo", range(16))
+@pytest.mark.parametrize("combo", range(32))
 def test_engine_every_rule_combination_matches_brute_force(combo):
     """Each of the engine's rules (loss floor; neighbour and moved-rows bounds;
-    interval and superset bounds; leaf support) switched off or on: the same
-    optimum."""
+    interval and superset bounds; leaf support) switched off or on, and the
+    parallel root's (engines taking columns, the shared value's prune) off (one
+    thread) or on (three): the same optimum, and the same tree for both."""
     rules = _config.ALL_RULES
     for i, bit in enumerate(ENGINE_RULES):
         if not combo >> i & 1:
             rules &= ~bit
+    n_jobs = 3 if combo & 16 else 1
     for X, y, cost, lam, depth in _combo_problems():
-        _check(X, y, cost, lam, depth, rules)
+        clf = _check(X, y, cost, lam, depth, rules, n_jobs=n_jobs)
+        if n_jobs > 1:
+            _same_tree(clf, _fit(X, y, cost, lam, depth, rules))
+
+
+def _same_tree(a, b):
+    assert a.objective_ == b.objective_ and a.lower_bound_ == b.lower_bound_
+    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+        np.testing.assert_array_equal(getattr(a.estimator_.tree_, attr),
+                                      getattr(b.estimator_.tree_, attr))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_engine_threads_give_the_serial_tree(seed):
+    """Two and four engines at the root: the oracle's optimum and the very tree of
+    one (ties between root splits are common on these few distinct values)."""
+    X, y, cost, lam, depth = continuous_problem(seed)
+    depth = depth if depth is not None else 2 + seed % 2
+    one = _check(X, y, cost, lam, depth)
+    for n_jobs in (2, 4):
+        _same_tree(_check(X, y, cost, lam, depth, n_jobs=n_jobs), one)
+
+
+def test_engine_time_limit_stops_every_engine():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(3000, 6))
+    y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=3000) > 0).astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=0.3, n_jobs=2)
+    clf._overrides = {"depth_engine": True}
+    t0 = time.perf_counter()
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    assert time.perf_counter() - t0 < 3.0
+    assert clf.status_ == "time_limit" and not clf.optimal_
+    _, y_idx = np.unique(y, return_inverse=True)
+    assert rescore(clf, X, y_idx, 1 - np.eye(2), 0.0) == pytest.approx(clf.objective_)
+    assert clf.lower_bound_ <= clf.objective_
 
 
 def test_engine_agrees_with_the_bitset_search():

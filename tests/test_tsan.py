@@ -1,7 +1,7 @@
 """A ThreadSanitizer build of the core (FST_TSAN=1) runs the parallel search
 clean: every word the threads share (the incumbent, the stop, the table's slots,
-the canonical root's least split) is published with release and read with
-acquire order, so no data race is reported.  The build takes about a minute;
+the canonical root's least split, the engine's next column) is published with
+release and read with acquire order, so no data race is reported.  The build takes about a minute;
 the test runs where gcc or clang can link a -fsanitize=thread program."""
 import os
 import shutil
@@ -34,6 +34,13 @@ SCRIPT = textwrap.dedent("""
     yr[rng.random(400) < 0.1] ^= 1
     c = FastSmallTreeClassifier(regularization=0.005, n_jobs=2).fit(Xr, yr)
     assert c.optimal_ and c.search_stats_["shared_bounds"] > 0
+    # the depth-limited engine's parallel root: engines taking columns
+    Xc = rng.normal(size=(3000, 5))
+    yc = ((Xc[:, 0] > 0.1) ^ (Xc[:, 1] * Xc[:, 3] > 0.2)).astype(int)
+    e1 = FastSmallTreeClassifier(regularization=0.0, max_depth=2).fit(Xc, yc)
+    e2 = FastSmallTreeClassifier(regularization=0.0, max_depth=2, n_jobs=3).fit(Xc, yc)
+    assert e2.optimal_ and e2.objective_ == e1.objective_
+    assert e2.search_stats_["threads"] == 3
     # a stop reaching every thread, and the recorded tree read across stores
     rs = np.random.RandomState(0)
     Xh, yh = rs.uniform(size=(120, 6)), rs.randint(0, 2, 120)

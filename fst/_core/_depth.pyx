@@ -469,8 +469,9 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     nt[0] = m
     _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1)
     par = e.sh != NULL and d == e.max_depth
+    if d == e.max_depth:
+        e.root_a1 = a1[0]       # valued first: the serial order's first split
     if par:
-        e.root_a1 = a1[0]
         fst_shared_lower(e.sh, best)
     if a1[0] >= 0 and best > low + TOL and (not par or e.tid == 0):
         u = _split_column(sp, a1[0])
