@@ -113,9 +113,16 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         with that search's best tree, ``optimal_ = False`` and a lower bound valid
         for the whole space.
     n_jobs : int, default=1
-        Threads for the row-count pair stage and the depth-limited engine's
-        column passes (None means 1, -1 all cores). The results do not depend on
-        it: threads fill disjoint cells and ties are broken by a fixed order.
+        Threads of the search (None means 1, -1 all cores). Each thread of the
+        certified search takes a share of the root's splits on its own memo
+        store; the threads share the best objective found, a table of proven
+        bounds and trees, and any stop. Each thread of the depth-limited engine
+        values the root splits of the columns it takes. The results do not
+        depend on it: a certified fit returns the canonical optimal tree (at
+        every node the leaf when it is optimal, else the lowest split reaching
+        the optimum), the same for every ``n_jobs``, row order and memo
+        capacity. A parallel certified search holds a table of shared bounds of
+        up to 512 MB (an eighth of ``memory_limit`` when that is less).
     verbose : int, default=0
         Print a summary of the search when > 0; at 2 or more, also a progress
         line every 5 s while it runs (seconds, proven lower bound, the best
