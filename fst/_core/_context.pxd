@@ -39,6 +39,13 @@ cdef extern from *:
     static inline int32_t fst_claim(int32_t* p) {
         return __atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL);
     }
+    /* a thread's share's bound, for the progress lines */
+    static inline void fst_store_double(double* p, double v) {
+        __atomic_store(p, &v, __ATOMIC_RELEASE);
+    }
+    static inline double fst_load_double(double* p) {
+        double v; __atomic_load(p, &v, __ATOMIC_ACQUIRE); return v;
+    }
     static inline void fst_shared_set_stop(fst_shared_t* s, int code) {
         int zero = 0;
         __atomic_compare_exchange_n(&s->stop, &zero, code, 0, __ATOMIC_RELEASE,
@@ -55,6 +62,8 @@ cdef extern from *:
     int32_t fst_load_i32(int32_t* p) noexcept nogil
     void fst_min_i32(int32_t* p, int32_t v) noexcept nogil
     int32_t fst_claim(int32_t* p) noexcept nogil
+    void fst_store_double(double* p, double v) noexcept nogil
+    double fst_load_double(double* p) noexcept nogil
 
 
 cdef struct Stats:
@@ -134,6 +143,7 @@ cdef struct Ctx:
     int n_workers            # threads: split s of the root belongs to s % n_workers
     double si_seen           # the least shared incumbent the root's loop capped at
     fst_table_t* table       # the threads' shared bounds (`_table.pxd`), or NULL
+    double* share_lbs        # n_workers: each share's bound at its last poll
 
 
 cdef inline Node* cand_node(Ctx* c, Cand* cd, int right) noexcept nogil:

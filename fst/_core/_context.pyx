@@ -62,6 +62,7 @@ cdef void check_limits(Ctx* c) noexcept nogil:
         if c.sh != NULL:
             # the root's incumbent is a real tree: the other threads prune with it
             fst_shared_lower(c.sh, c.prog_ub)
+            fst_store_double(&c.share_lbs[c.tid], c.prog_lb)
     rss = limits_rss(&c.lim)
     if c.lim.memory_limit > 0:
         if rss < 0:
@@ -83,9 +84,17 @@ cdef void check_limits(Ctx* c) noexcept nogil:
 cdef void _report(Ctx* c, double now) noexcept:
     """Call the fit's progress reporter (verbose >= 2) with (seconds, the root's
     lower bound and incumbent at the last poll, expansions).  Ctrl-C while it
-    runs stops the search as an interrupt; any other error turns it off."""
+    runs stops the search as an interrupt; any other error turns it off.  In a
+    parallel search (thread 0 reports) the bound is the least of the shares'
+    and the incumbent the shared one."""
+    cdef double lb = c.prog_lb, ub = c.prog_ub
+    cdef int t
+    if c.sh != NULL:
+        ub = fst_shared_incumbent(c.sh)
+        for t in range(c.n_workers):
+            lb = min(lb, fst_load_double(&c.share_lbs[t]))
     try:
-        (<object> c.reporter)((now - c.prog_t0, c.prog_lb, c.prog_ub, c.st.expansions))
+        (<object> c.reporter)((now - c.prog_t0, lb, ub, c.st.expansions))
     except KeyboardInterrupt:
         c.lim.stop = STOP_INTERRUPT
     except BaseException:

@@ -34,7 +34,8 @@ from ._problem cimport space_init, split_row, fill_column
 from ._problem import distinct_columns
 from ._limits cimport (RUNNING, STOP_INTERRUPT, fst_now, fst_process_rss, limits_start)
 from ._config cimport STRATEGY_CLASS_PREFIX, config_from_dict
-from ._context cimport Ctx, Stats, fst_shared_t, fst_shared_set_stop
+from ._context cimport (Ctx, Stats, fst_shared_t, fst_shared_set_stop,
+                        fst_shared_incumbent, fst_load_double)
 from ._schedule cimport schedule_run
 from ._search cimport canonical_split
 from ._table cimport fst_table_t, FST_SLOT_BYTES
@@ -112,6 +113,7 @@ cdef class Search:
     cdef int64_t* nodes_search  # and its nodes
     cdef fst_shared_t shared
     cdef fst_table_t table      # the threads' shared bounds (slots NULL alone)
+    cdef double* share_lbs      # each share's bound at its last poll
     # the result over all threads (`_gather`)
     cdef int main              # the context holding the tree returned
     cdef double lb, ub
@@ -134,11 +136,13 @@ cdef class Search:
         self.nodes_search = NULL
         self.canon_root = -2
         memset(&self.table, 0, sizeof(fst_table_t))
+        self.share_lbs = NULL
 
     def __dealloc__(self):
         cdef int t
         free(self.table.slots)
         free(self.table.keys)
+        free(self.share_lbs)
         _ctx_free(&self.c)
         if self.extra != NULL:
             for t in range(self.n_workers - 1):
@@ -244,7 +248,11 @@ cdef class Search:
                 raise MemoryError()
             w.memo.split_bits = c.sp.split_bits
         self._make_table()
+        self.share_lbs = <double*> calloc(n, sizeof(double))
+        if self.share_lbs == NULL:
+            raise MemoryError()
         for t in range(n):
+            self.ctxs[t].share_lbs = self.share_lbs
             self.ctxs[t].sh = &self.shared
             self.ctxs[t].tid = t
             self.ctxs[t].n_workers = n
@@ -426,9 +434,11 @@ cdef class Search:
         cdef int t
         cdef double lb = self.c.prog_lb, ub = self.c.prog_ub
         cdef int64_t expansions = 0
+        if self.n_workers > 1:
+            ub = fst_shared_incumbent(&self.shared)
+            for t in range(self.n_workers):
+                lb = min(lb, fst_load_double(&self.share_lbs[t]))
         for t in range(self.n_workers):
-            lb = min(lb, self.ctxs[t].prog_lb)
-            ub = min(ub, self.ctxs[t].prog_ub)
             expansions += self.ctxs[t].st.expansions
         return (fst_now() - self.c.prog_t0 if self.c.prog_t0 > 0 else 0.0,
                 lb, ub, expansions)
