@@ -75,9 +75,10 @@ cdef struct DEngine:
     # the parallel root (n_jobs > 1): each of n_workers engines values the root
     # splits of the columns it takes, in increasing order, from a shared counter
     # (next_col), engine 0 the best depth-one split first; they share the best
-    # root value found and the first stop (sh, NULL alone)
+    # root value found and the first stop (sh, NULL alone); equal trees go to the
+    # least root split id in every engine (`_takes`), so the answer is the serial
+    # search's
     fst_shared_t* sh
     int32_t* next_col
     int tid
     int n_workers
-    int32_t root_a1     # the root's best depth-one split (the same in every engine)

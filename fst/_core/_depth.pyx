@@ -469,8 +469,6 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     nt[0] = m
     _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1)
     par = e.sh != NULL and d == e.max_depth
-    if d == e.max_depth:
-        e.root_a1 = a1[0]       # valued first: the serial order's first split
     if par:
         fst_shared_lower(e.sh, best)
     if a1[0] >= 0 and best > low + TOL and (not par or e.tid == 0):
@@ -519,6 +517,26 @@ cdef inline double _prune_level(const DSpace* sp, double B, double best) noexcep
     return a if a < b else b
 
 
+cdef inline bint _takes(double v, double best, int32_t split, int32_t best_split) noexcept nogil:
+    """Whether the tree rooted at `split`, of value v, replaces the node's best
+    (value best, root split best_split, -1 the leaf): when better by more than
+    TOL, or within TOL of it with a lower split id.  The leaf is kept against an
+    equal split.  So a node solved exactly holds, whatever its budget and the
+    order its splits were met in, the optimal tree of least root split id (its
+    subtrees likewise): the answer depends on the data alone, the same for any
+    number of engines (`DepthSearch._gather`)."""
+    if v < best - TOL:
+        return True
+    return v <= best + TOL and best_split >= 0 and split < best_split
+
+
+cdef inline bint _tie_below(const DSpace* sp, int u, const int32_t* rk, const int32_t* tpos,
+                            int lo, int32_t best_split) noexcept nogil:
+    """Whether thresholds from position lo of column u have split ids below the
+    best's root split (-1: the leaf, never): a tie there still replaces it."""
+    return best_split >= 0 and sp.col_start[u] + rk[tpos[lo] - 1] < best_split
+
+
 cdef inline int _split_column(const DSpace* sp, int32_t split) noexcept nogil:
     """The column of a global split id."""
     cdef int u = 0
@@ -543,7 +561,9 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         return
     if d == 2:
         _positions(e, L, ord, m, u)
-    _value_at(e, d, u, ord, m, cnt, split, t, _cap(&e.sp, B, best[0]), best, lbmin, NULL,
+    _value_at(e, d, u, ord, m, cnt, split, t,
+              _cap(&e.sp, B, best[0]) if not (L.best[0] >= 0 and split < L.best[0])
+              else (B if B < best[0] else best[0]), best, lbmin, NULL,
               vs)
 
 
@@ -680,10 +700,16 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     while head < tail:
         lo = q[4 * head]; hi = q[4 * head + 1]; a = q[4 * head + 2]; c = q[4 * head + 3]
         head += 1
-        cap = _cap(sp, B, best[0])
-        # a split is pruned when its bound exceeds the budget, or when it could
-        # at best tie with the incumbent (only a strictly better split is taken)
-        P = _prune_level(sp, B, best[0])
+        if _tie_below(sp, u, rk, tpos, lo, L.best[0]):
+            # a tie with the best below its split id replaces it (`_takes`):
+            # such a split must be valued up to the best itself
+            cap = B if B < best[0] else best[0]
+            P = (B if B < best[0] else best[0]) + TOL
+        else:
+            cap = _cap(sp, B, best[0])
+            # a split is pruned when its bound exceeds the budget, or when it
+            # could at best tie with the incumbent (ties go to lower split ids)
+            P = _prune_level(sp, B, best[0])
         if e.sh != NULL and d == e.max_depth:
             # a parallel root: another engine's tree caps this one's columns, a
             # tie with it kept (the engines' answers are then ordered as the
@@ -810,7 +836,7 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const int64_t* cnt,
     nt[1] = m - t
     _depth_one(e, L, m, 2, t, tot, nt, vs, arg)
     v = vs[0] + vs[1]
-    if v < best[0] - TOL:
+    if _takes(v, best[0], split, L.best[0]):
         best[0] = v
         memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
         L.best[0] = split
@@ -899,7 +925,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         if k == 0:
             v1 = v2
             memcpy(L.cand, C.best, _heap_size(d - 1) * sizeof(int32_t))
-    if v1 + v2 < best[0] - TOL:
+    if _takes(v1 + v2, best[0], split, L.best[0]):
         best[0] = v1 + v2
         memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
         L.best[0] = split
@@ -925,35 +951,6 @@ cdef void _engine_free(DEngine* x) noexcept:
     free(x.side)
     free(x.pos)
     free(x.seed_tree)
-
-
-cdef double _canonical_root(DEngine* e, int D, const int32_t* ord, int m,
-                            const int64_t* cnt, double V, int key) noexcept nogil:
-    """The canonical tree of a certified search of optimum V, in e.lv[D].best:
-    the first split reaching V (within TOL) in the fixed order of the column
-    `key` (or the best depth-one split, key -1), searched alone with the cap
-    fixed at V, its subtrees within what V leaves them.  Which of several equal
-    trees a search keeps depends on the caps it met on the way, and so on the
-    engines' timing; this one depends on the data and V alone.  The column is
-    the first, in the serial search's order, holding a split that reaches V
-    (`DepthSearch._gather`).  Returns the value found (V, or above V + TOL after
-    a memory stop)."""
-    cdef DSpace* sp = &e.sp
-    cdef DLevel* L = &e.lv[D]
-    cdef double best, lbmin = INF
-    cdef fst_shared_t* sh = e.sh
-    e.sh = NULL                 # no shared cap: the search is this engine's alone
-    _gather(e, L, ord, m)
-    # a split is taken when strictly better than best: V itself is
-    best = V + (sp.quantum if sp.quantum > 0.0 else 2 * TOL)
-    L.best[0] = -1
-    if key == -1:
-        _value_split(e, D, _split_column(sp, e.root_a1), ord, m, cnt, e.root_a1, V,
-                     &best, &lbmin)
-    else:
-        _search_column(e, D, key, ord, m, cnt, V, &best, &lbmin)
-    e.sh = sh
-    return best
 
 
 cdef struct EngineWork:
@@ -1222,43 +1219,15 @@ cdef class DepthSearch:
         code = self._gather(values, exacts)
         free(values)
         free(exacts)
-        if self.solved and self.e.sp.p > 0 and n > 1 and D >= 2:
-            self._canonical(ord, &cnt[0])
         self.seconds = fst_now() - t0
         return code
 
-    cdef void _canonical(self, const int32_t* ord, const int64_t* cnt):
-        """Replace the answer's tree by the canonical one (`_canonical_root`),
-        with the time limit off (the search is over: this reads its answer; the
-        memory limit stays, and a memory stop keeps the tree found)."""
-        cdef DEngine* x = self.engines[self.main]
-        cdef int D = x.max_depth, h = _heap_size(D)
-        cdef int key = self._tie_key(x)
-        cdef double V = self.upper_bound, v
-        cdef int32_t* keep
-        if key == -2:
-            return          # the seed or the leaf: no other tree comes first
-        keep = <int32_t*> malloc(h * sizeof(int32_t))
-        if keep == NULL:
-            return
-        memcpy(keep, x.lv[D].best, h * sizeof(int32_t))
-        x.lim.deadline = -1.0
-        with nogil:
-            v = _canonical_root(x, D, ord, x.sp.n, cnt, V, key)
-        if x.lim.stop != RUNNING or not (v <= V + TOL) or x.lv[D].best[0] < 0:
-            memcpy(x.lv[D].best, keep, h * sizeof(int32_t))
-        x.lim.stop = RUNNING
-        free(keep)
-
     cdef int _gather(self, double* values, bint* exacts):
         """The answer over the engines: the least value; among the engines within
-        TOL of it, the one whose tree the serial search keeps -- the seed or the
-        leaf (a split replaces them only by being better), then the best
-        depth-one split (valued first), then the lowest column (columns are
-        searched in order, and each engine takes its columns in order and keeps
-        the first of equal trees, as the serial search does).  Certified when no engine stopped and every one is
-        exact."""
-        cdef int t, w = self.n_workers, code = RUNNING, key, best_key = 1 << 30
+        TOL of it, the tree of least root split id (the leaf first), which is the
+        one the serial search keeps (`_takes`).  Certified when no engine stopped
+        and every one is exact."""
+        cdef int t, w = self.n_workers, code = RUNNING, key, best_key = 2147483647
         cdef double vmin = INF
         cdef bint exact = True
         cdef DEngine* x
@@ -1287,15 +1256,9 @@ cdef class DepthSearch:
         return code
 
     cdef int _tie_key(self, DEngine* x):
-        """Where the serial search meets an engine's root tree (`_gather`)."""
-        cdef int D = x.max_depth
-        cdef int32_t r = x.lv[D].best[0]
-        if r < 0 or (x.seed_value < INF and memcmp(x.lv[D].best, x.seed_tree,
-                                                   _heap_size(D) * sizeof(int32_t)) == 0):
-            return -2
-        if r == x.root_a1:
-            return -1
-        return _split_column(&x.sp, r)
+        """The root split id of an engine's tree (-1: the leaf): among equal
+        answers the least is the serial search's (`_takes`)."""
+        return x.lv[x.max_depth].best[0]
 
     def tree(self):
         """The best tree found, in heap order (global split ids, -1 leaves)."""

@@ -96,7 +96,7 @@ cdef bint _frame_enter(Ctx* c, node_t nid, const int32_t* cand, int ncand,
     # cache miss each, more than the searches it spares
     if c.table != NULL and not restricted(c, nd.count):
         if shared_bound(nd, fst_table_get(c.table, nd.hash, nd.count, nd.depth,
-                                          memo_key(&c.memo, nid), NULL, 0, &ub)):
+                                          memo_key(&c.memo, nid), &ub)):
             c.st.shared_raises += 1
         if adopt_shared_tree(nd, ub):
             c.st.shared_trees += 1

@@ -28,21 +28,10 @@ cdef extern from *:
     } fst_table_t;
     #define FST_TABLE_PROBES 16
 
-    /* mode 0: the key is X; 1: X & S; 2: X & ~S (a child, not built) */
-    static inline int fst_key_equal(const uint64_t* K, const uint64_t* X,
-                                    const uint64_t* S, int nw, int mode) {
-        int i;
-        if (mode == 0) return memcmp(K, X, nw * sizeof(uint64_t)) == 0;
-        if (mode == 1) { for (i = 0; i < nw; i++) if (K[i] != (X[i] & S[i])) return 0; return 1; }
-        for (i = 0; i < nw; i++) if (K[i] != (X[i] & ~S[i])) return 0;
-        return 1;
-    }
-
     /* the bound of the key, -inf when it is not in the table; its tree's value
        in *ub (inf when not) */
     static inline double fst_table_get(fst_table_t* t, uint64_t h, int32_t count,
-                                       int32_t depth, const uint64_t* X,
-                                       const uint64_t* S, int mode, double* ub) {
+                                       int32_t depth, const uint64_t* X, double* ub) {
         int64_t p;
         double v;
         *ub = INFINITY;
@@ -53,7 +42,7 @@ cdef extern from *:
             int st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
             if (st == 0) return -INFINITY;
             if (st == 2 && s->hash == h && s->count == count && s->depth == depth
-                    && fst_key_equal(t->keys + i * t->nw, X, S, t->nw, mode)) {
+                    && memcmp(t->keys + i * t->nw, X, t->nw * sizeof(uint64_t)) == 0) {
                 __atomic_load(&s->ub, ub, __ATOMIC_ACQUIRE);
                 __atomic_load(&s->lb, &v, __ATOMIC_ACQUIRE);
                 return v;
@@ -89,7 +78,7 @@ cdef extern from *:
                 st = zero;   /* another writer claimed it first */
             }
             if (st == 2 && s->hash == h && s->count == count && s->depth == depth
-                    && fst_key_equal(t->keys + i * t->nw, X, NULL, t->nw, 0)) {
+                    && memcmp(t->keys + i * t->nw, X, t->nw * sizeof(uint64_t)) == 0) {
                 __atomic_load(&s->lb, &cur, __ATOMIC_ACQUIRE);
                 while (lb > cur && !__atomic_compare_exchange(&s->lb, &cur, &lb, 1,
                                                               __ATOMIC_RELEASE,
@@ -113,7 +102,6 @@ cdef extern from *:
         int64_t adopted
     int64_t FST_SLOT_BYTES "sizeof(fst_slot_t)"
     double fst_table_get(fst_table_t* t, uint64_t h, int32_t count, int32_t depth,
-                         const word_t* X, const word_t* S, int mode,
-                         double* ub) noexcept nogil
+                         const word_t* X, double* ub) noexcept nogil
     void fst_table_put(fst_table_t* t, uint64_t h, int32_t count, int32_t depth,
                        const word_t* X, double lb, double ub) noexcept nogil
