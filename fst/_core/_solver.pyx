@@ -121,6 +121,7 @@ cdef class Search:
     cdef int32_t canon_root    # the canonical root split (-1: the leaf), or
     cdef node_t canon_left, canon_right   # -2: not made (the recorded tree)
     cdef int64_t canon_root_expansions    # the canonical root split's work
+    cdef bint canon_tried                 # `_canonical_root` has run
 
     def __cinit__(self):
         memset(&self.c, 0, sizeof(Ctx))
@@ -335,8 +336,6 @@ cdef class Search:
             # the search's own work; the canonical tree's is counted apart
             self.st_search[t] = ctxs[t].st
             self.nodes_search[t] = ctxs[t].memo.n_nodes
-        if self.done:
-            self._canonical_root()
         self.seconds = fst_now() - t0
         return code
 
@@ -569,6 +568,11 @@ cdef class Search:
         Returns (split, left, right, depth, rows) where `rows` is a list of the row
         index arrays of every node; split is -1 at leaves.  Walks an explicit
         stack, so a tree of any depth is read."""
+        if self.done and not self.canon_tried:
+            # the canonical root split, by the threads over their shares (it
+            # fills the root's split rows: read here, not by `run`)
+            self.canon_tried = True
+            self._canonical_root()
         if self.canon_root != -2:
             out = self._extract_canonical()
             if out is not None:
