@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._core._depth import DepthSearch, MAX_ENGINE_DEPTH
+from ._core._depth_search import DepthSearch, MAX_ENGINE_DEPTH
 from ._core._problem import _column_space
 
 __all__ = ["EngineSearch", "engine_space", "MAX_ENGINE_DEPTH"]

@@ -123,9 +123,7 @@ def test_engine_threads_give_the_serial_tree(seed):
 
 
 def test_engine_time_limit_stops_every_engine():
-    rng = np.random.default_rng(3)
-    X = rng.normal(size=(3000, 6))
-    y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=3000) > 0).astype(int)
+    X, y = _hard_continuous()
     clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=0.3, n_jobs=2)
     clf._overrides = {"depth_engine": True}
     t0 = time.perf_counter()
@@ -176,11 +174,17 @@ def test_engine_does_not_depend_on_row_order():
     np.testing.assert_array_equal(a.predict(X), b.predict(X))
 
 
-def test_engine_time_limit_returns_a_valid_tree():
-    """A stop returns the best tree found, re-scored, with a bound below it."""
+def _hard_continuous():
+    """3,000 rows of 6 continuous columns, far from done at depth 4 in a second."""
     rng = np.random.default_rng(3)
     X = rng.normal(size=(3000, 6))
     y = (np.sin(3 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=3000) > 0).astype(int)
+    return X, y
+
+
+def test_engine_time_limit_returns_a_valid_tree():
+    """A stop returns the best tree found, re-scored, with a bound below it."""
+    X, y = _hard_continuous()
     clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=0.05)
     clf._overrides = {"depth_engine": True}
     with pytest.warns(NotCertifiedWarning):
@@ -348,7 +352,7 @@ def _engine_problem():
 def test_a_seed_is_the_root_s_best_until_a_split_beats_it():
     """A seeded root returns the seed's tree when it stops before finding a better
     one, and still certifies the optimum when the seed is the optimum itself."""
-    from fst._core._depth import DepthSearch
+    from fst._core._depth_search import DepthSearch
 
     space = _engine_problem()
     args = (space.row_rank, space.col_order, space.col_start, space.y, space.cost, 0.01)

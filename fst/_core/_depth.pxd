@@ -82,3 +82,12 @@ cdef struct DEngine:
     int32_t* next_col
     int tid
     int n_workers
+
+
+cdef inline int _heap_size(int d) noexcept nogil:
+    """Entries of a tree of depth d in heap order (position q's children at
+    2q + 1 and 2q + 2)."""
+    return (1 << (d + 1)) - 1
+
+cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* cnt,
+                   double B, bint* exact) noexcept nogil

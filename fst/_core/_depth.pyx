@@ -20,9 +20,12 @@ The search of a row set X with d levels left, within a budget B (`_solve`):
 
 The answer of `_solve(X, d, B)` is either exact, R(X, d) with its tree, or a
 lower bound above B + TOL; a split is pruned only when its bound exceeds the cap
-by more than TOL, and the best split is replaced only by one better by more than
-TOL, so ties go to the first split found (columns in index order, thresholds in
-the fixed bisection order).  Every bound is a named rule of `_bounds.pxd`.
+by more than TOL, and the best split is replaced by one better by more than TOL
+or equal within TOL with a lower split id (`_takes`), so an exact answer is the
+optimal tree of least root split id.  Every bound is a named rule of
+`_bounds.pxd`.
+
+The search object, its threads and its result are `_depth_search.DepthSearch`.
 
 # Notes:
 # - Recursion is bounded by the depth limit (one C frame a level), so it needs no
@@ -31,26 +34,20 @@ the fixed bisection order).  Every bound is a named rule of `_bounds.pxd`.
 #   an entry is a global split id, or -1 for a leaf.
 """
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy, memset, memcmp
+from libc.string cimport memcpy, memset
 from cython.parallel cimport prange
 
-import numpy as np
-cimport numpy as cnp
-
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
-from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst_now,
+from ._limits cimport (limits_rss, limits_interrupted, fst_now,
                        RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
 from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
                         fst_shared_stop, fst_shared_set_stop, fst_claim)
-from ._threads cimport fst_run_threads
-from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_SUPPORT
+from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, neighbour_bound, rows_moved_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
-                       split_supported, support_unit, one_leaf_lower_bound,
+                       split_supported, one_leaf_lower_bound,
                        unit_rows_to_wait, shared_prune_level)
-
-cnp.import_array()
 
 cdef extern from *:
     """
@@ -78,9 +75,7 @@ cdef extern from *:
     double fst_shared_load(const double* p) noexcept nogil
     void fst_shared_min(double* p, double v) noexcept nogil
 
-# The deepest tree the engine searches (its trees are held in heap order, 2^(D+1)
-# entries a level).
-MAX_ENGINE_DEPTH = 16
+
 
 # A depth-one pass over at least this many (row, column) cells runs its columns on
 # the fit's threads; smaller ones are not worth waking them.
@@ -407,10 +402,6 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
 
 
 # ------------------------------------------------------------------- trees
-
-cdef inline int _heap_size(int d) noexcept nogil:
-    return (1 << (d + 1)) - 1
-
 
 cdef void _place(int32_t* parent, int d, int at, const int32_t* child) noexcept nogil:
     """Copy a subtree of depth d - 1 (heap order) under position `at` (1 or 2)
@@ -932,354 +923,3 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         _place(L.best, d, 1 + first, L.cand)
         _place(L.best, d, 1 + second, C.best)
     return True
-
-
-# -------------------------------------------------------------- the object
-
-cdef void _engine_free(DEngine* x) noexcept:
-    """Free what one engine owns (the problem's arrays are the search's)."""
-    cdef int d
-    if x.lv != NULL:
-        for d in range(x.max_depth + 1):
-            free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk)
-            free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr)
-            free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
-            free(x.lv[d].cand); free(x.lv[d].cnt)
-            free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt)
-            free(x.lv[d].upos); free(x.lv[d].cshared)
-        free(x.lv)
-    free(x.side)
-    free(x.pos)
-    free(x.seed_tree)
-
-
-cdef struct EngineWork:
-    # What each engine of a parallel root reads and answers (`fst_run_threads`).
-    DEngine** engines
-    const int32_t* ord
-    const int64_t* cnt
-    int depth
-    double* value
-    bint* exact
-
-
-cdef void _engine_main(void* arg, int t) noexcept nogil:
-    cdef EngineWork* w = <EngineWork*> arg
-    w.value[t] = _solve(w.engines[t], w.depth, w.ord, w.engines[t].sp.n, w.cnt, INF,
-                        &w.exact[t])
-
-
-cdef class DepthSearch:
-    """One depth-limited search: the problem's arrays, the engine's scratch, the
-    result.
-
-    Parameters
-    ----------
-    rank : int32 array (p, n)
-        Rank of each row's value on each column (NaN above every number).
-    col_order : int32 array (p, n)
-        The rows sorted by rank on each column (ties by row index).
-    col_start : int32 array (p + 1,)
-        The first global split id of each column; split k of column u (global
-        col_start[u] + k) sends ranks <= k left.
-    y : int32 array (n,)
-        Class of each row, in [0, K).
-    cost : float64 array (K, K)
-        Cost of a row of class k labelled j, already divided by n.
-    lam : float
-        Price of a leaf.
-    max_depth : int
-    rules : int
-        RULE_* bits (the engine reads RULE_EQUIVALENT, RULE_EXCHANGE and
-        RULE_TRANSFER).
-    time_limit : float or None
-    memory_limit : int (0: none)
-    n_threads : int
-        Threads: at depth two or more, engines that each value the root splits
-        of the columns they take (`_solve`), sharing the best root value; at
-        depth one, the threads of the depth-one pass's columns.  The result does
-        not depend on it.
-    """
-    cdef DEngine e
-    cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
-    cdef DEngine** engines
-    cdef int n_workers
-    cdef int main               # the engine whose tree is the answer
-    cdef fst_shared_t shared
-    cdef int32_t next_col       # the next root column an engine takes
-    cdef object _keep
-    cdef public double upper_bound
-    cdef public double lower_bound
-    cdef public bint solved
-    cdef public double seconds
-    cdef double _time_limit
-    cdef object _cnt
-
-    def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
-                  int rules, time_limit=None, long long memory_limit=0, int n_threads=1):
-        cdef int p, n, K, d
-        cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
-        cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
-        cdef cnp.ndarray[int32_t, ndim=1] S = np.ascontiguousarray(col_start, dtype=np.int32)
-        cdef cnp.ndarray[int32_t, ndim=1] Y = np.ascontiguousarray(y, dtype=np.int32)
-        cdef cnp.ndarray[double, ndim=2] C = np.ascontiguousarray(cost, dtype=np.float64)
-        cdef cnp.ndarray[double, ndim=1] mx = np.ascontiguousarray(C.max(axis=1))
-        cdef cnp.ndarray[double, ndim=1] mn = np.ascontiguousarray(C.min(axis=1))
-        p, n = R.shape[0], R.shape[1]
-        K = C.shape[0]
-        if K > 64:
-            raise ValueError("the depth-limited engine handles at most 64 classes")
-        if not 0 <= max_depth <= MAX_ENGINE_DEPTH:
-            raise ValueError(f"the depth-limited engine searches depths 0 to "
-                             f"{MAX_ENGINE_DEPTH}")
-        memset(&self.e, 0, sizeof(DEngine))
-        self._keep = (R, O, S, Y, C, mx, mn)
-        self._cnt = np.bincount(Y, minlength=K).astype(np.int64) if n else np.zeros(K, np.int64)
-        self.e.sp.n = n
-        self.e.sp.p = p
-        self.e.sp.K = K
-        self.e.sp.rank = &R[0, 0] if n and p else NULL
-        self.e.sp.col_start = &S[0]
-        self.e.sp.y = &Y[0] if n else NULL
-        self.e.sp.cost = &C[0, 0]
-        self.e.sp.maxcost = &mx[0]
-        self.e.sp.mincost = &mn[0]
-        self.e.sp.pmax = float((mx - mn).max()) if K else 0.0
-        self.e.sp.lam = lam
-        self.e.sp.rules = rules
-        self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
-        off = C[~np.eye(K, dtype=bool)]
-        if K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0]) and off[0] > 0:
-            self.e.sp.unit = float(off[0])
-            # every objective is a whole number of units when lam is one
-            ratio = lam / self.e.sp.unit
-            if abs(ratio - round(ratio)) <= 1e-9 * max(1.0, ratio):
-                self.e.sp.quantum = self.e.sp.unit
-        self.e.max_depth = max_depth
-        self.e.n_threads = max(n_threads, 1)
-        self.n_workers = 1
-        self.main = 0
-        if n_threads > 1 and max_depth >= 2 and p > 1:
-            self.n_workers = min(n_threads, p)
-            self.e.n_threads = 1
-        self._time_limit = -1.0 if time_limit is None else float(time_limit)
-        self.e.lim.memory_limit = memory_limit
-        self.e.side = <uint8_t*> calloc(max(n, 1), 1)
-        self.e.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
-        self.e.seed_value = INF
-        self.e.seed_tree = <int32_t*> malloc(_heap_size(max_depth) * sizeof(int32_t))
-        self.e.lv = <DLevel*> calloc(max_depth + 1, sizeof(DLevel))
-        if (self.e.side == NULL or self.e.pos == NULL or self.e.lv == NULL
-                or self.e.seed_tree == NULL):
-            raise MemoryError()
-        for d in range(max_depth + 1):
-            self._alloc_level(&self.e.lv[d], d, n, p, K)
-        self._make_engines(n, p, K)
-        self.upper_bound = INF
-        self.lower_bound = -INF
-        self.solved = False
-
-    cdef _make_engines(self, int n, int p, int K):
-        """Engines 1 .. n_workers - 1 of a parallel root: the same problem, their
-        own scratch (levels, side, positions, seed)."""
-        cdef int t, d, w = self.n_workers
-        cdef DEngine* x
-        self.engines = <DEngine**> calloc(w, sizeof(DEngine*))
-        if self.engines == NULL:
-            raise MemoryError()
-        self.engines[0] = &self.e
-        if w == 1:
-            return
-        self.extra = <DEngine*> calloc(w - 1, sizeof(DEngine))
-        if self.extra == NULL:
-            raise MemoryError()
-        for t in range(w):
-            if t > 0:
-                x = &self.extra[t - 1]
-                self.engines[t] = x
-                x.sp = self.e.sp
-                x.max_depth = self.e.max_depth
-                x.n_threads = 1
-                x.lim.memory_limit = self.e.lim.memory_limit
-                x.seed_value = INF
-                x.side = <uint8_t*> calloc(max(n, 1), 1)
-                x.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
-                x.seed_tree = <int32_t*> malloc(_heap_size(x.max_depth) * sizeof(int32_t))
-                x.lv = <DLevel*> calloc(x.max_depth + 1, sizeof(DLevel))
-                if x.side == NULL or x.pos == NULL or x.lv == NULL or x.seed_tree == NULL:
-                    raise MemoryError()
-                for d in range(x.max_depth + 1):
-                    self._alloc_level(&x.lv[d], d, n, p, K)
-            self.engines[t].sh = &self.shared
-            self.engines[t].next_col = &self.next_col
-            self.engines[t].tid = t
-            self.engines[t].n_workers = w
-
-    cdef _alloc_level(self, DLevel* L, int d, int n, int p, int K):
-        cdef int64_t pn = <int64_t> max(p, 1) * max(n, 1)
-        L.best = <int32_t*> malloc(_heap_size(d) * sizeof(int32_t))
-        L.cnt = <int64_t*> calloc(4 * K + 4, sizeof(int64_t))
-        if L.best == NULL or L.cnt == NULL:
-            raise MemoryError()
-        L.best[0] = -1
-        if d == 0:
-            return
-        # malloc of the whole-data size: the pages a node does not reach are never
-        # touched, so the resident memory follows the rows actually searched
-        L.rk = <int32_t*> malloc(pn * sizeof(int32_t))
-        L.yk = <int32_t*> malloc(pn * sizeof(int32_t))
-        # a cache line a column (threads write their own column's best)
-        L.cbest = <double*> malloc(8 * max(p, 1) * sizeof(double))
-        L.carg = <int32_t*> malloc(16 * max(p, 1) * sizeof(int32_t))
-        # each column's counts a cache line apart: threads never share one
-        L.ccnt = <int64_t*> calloc(max(p, 1) * (2 * K + 8), sizeof(int64_t))
-        L.cshared = <double*> calloc(16, sizeof(double))
-        if (L.rk == NULL or L.yk == NULL or L.cbest == NULL or L.carg == NULL
-                or L.ccnt == NULL or L.cshared == NULL):
-            raise MemoryError()
-        if d == 1:
-            return
-        L.child = <int32_t*> malloc(pn * sizeof(int32_t))
-        L.upos = <int32_t*> malloc(pn * sizeof(int32_t)) if d == 2 else NULL
-        if d == 2 and L.upos == NULL:
-            raise MemoryError()
-        L.tpos = <int32_t*> malloc((n + 1) * sizeof(int32_t))
-        L.lbl = <double*> malloc((n + 1) * sizeof(double))
-        L.lbr = <double*> malloc((n + 1) * sizeof(double))
-        L.wpre = <double*> malloc((n + 2) * sizeof(double))
-        L.queue = <int32_t*> malloc((8 * <int64_t> n + 16) * sizeof(int32_t))
-        L.cand = <int32_t*> malloc(_heap_size(d) * sizeof(int32_t))
-        if (L.child == NULL or L.tpos == NULL or L.lbl == NULL or L.lbr == NULL
-                or L.wpre == NULL or L.queue == NULL or L.cand == NULL):
-            raise MemoryError()
-
-    def __dealloc__(self):
-        cdef int t
-        _engine_free(&self.e)
-        if self.extra != NULL:
-            for t in range(self.n_workers - 1):
-                _engine_free(&self.extra[t])
-        free(self.extra)
-        free(self.engines)
-
-    def seed(self, double value, tree):
-        """Start the root from a real tree of depth at most max_depth (heap order,
-        global split ids, -1 leaves; a shallower heap is its prefix) whose
-        objective on every row, as this engine values it, is `value`."""
-        cdef int h = _heap_size(self.e.max_depth)
-        cdef cnp.ndarray[int32_t, ndim=1] t = np.full(h, -1, dtype=np.int32)
-        src = np.asarray(tree, dtype=np.int32).reshape(-1)
-        if src.size > h:
-            raise ValueError("the seed is deeper than max_depth")
-        t[:src.size] = src
-        cdef int w
-        for w in range(self.n_workers):
-            memcpy(self.engines[w].seed_tree, &t[0], h * sizeof(int32_t))
-            self.engines[w].seed_value = value
-
-    def run(self):
-        """Search; returns the stop code (RUNNING: certified)."""
-        cdef cnp.ndarray[int64_t, ndim=1] cnt = self._cnt
-        cdef cnp.ndarray[int32_t, ndim=2] O = self._keep[1]
-        cdef const int32_t* ord = &O[0, 0] if O.size else NULL
-        cdef double v, t0
-        cdef bint exact = False
-        cdef int D = self.e.max_depth
-        cdef int n = self.e.sp.n
-        cdef int t, w = self.n_workers
-        cdef EngineWork work
-        cdef double* values = <double*> calloc(w, sizeof(double))
-        cdef bint* exacts = <bint*> calloc(w, sizeof(bint))
-        if values == NULL or exacts == NULL:
-            free(values)
-            free(exacts)
-            raise MemoryError()
-        t0 = fst_now()
-        self.shared.incumbent = INF
-        self.shared.stop = RUNNING
-        self.next_col = 0
-        for t in range(w):
-            limits_start(&self.engines[t].lim, self._time_limit,
-                         self.engines[t].lim.memory_limit)
-        memset(&work, 0, sizeof(EngineWork))
-        work.engines = self.engines
-        work.ord = ord
-        work.cnt = &cnt[0]
-        work.depth = D
-        work.value = values
-        work.exact = exacts
-        with nogil:
-            if self.e.sp.p == 0 or n <= 1:
-                values[0] = _solve(&self.e, 0, ord, n, &cnt[0], INF, &exacts[0])
-            elif w == 1:
-                values[0] = _solve(&self.e, D, ord, n, &cnt[0], INF, &exacts[0])
-            else:
-                fst_run_threads(w, _engine_main, &work)
-            limits_rss(&self.e.lim)
-        code = self._gather(values, exacts)
-        free(values)
-        free(exacts)
-        self.seconds = fst_now() - t0
-        return code
-
-    cdef int _gather(self, double* values, bint* exacts):
-        """The answer over the engines: the least value; among the engines within
-        TOL of it, the tree of least root split id (the leaf first), which is the
-        one the serial search keeps (`_takes`).  Certified when no engine stopped
-        and every one is exact."""
-        cdef int t, w = self.n_workers, code = RUNNING, key, best_key = 2147483647
-        cdef double vmin = INF
-        cdef bint exact = True
-        cdef DEngine* x
-        for t in range(w):
-            x = self.engines[t]
-            if x.lim.stop != RUNNING and code == RUNNING:
-                code = x.lim.stop
-            exact = exact and exacts[t]
-            if values[t] < vmin:
-                vmin = values[t]
-            if x.lim.peak_rss > self.e.lim.peak_rss:
-                self.e.lim.peak_rss = x.lim.peak_rss
-        if w > 1 and self.shared.stop != RUNNING:
-            code = self.shared.stop
-        self.main = 0
-        if w > 1:
-            for t in range(w):
-                if values[t] <= vmin + TOL:
-                    key = self._tie_key(self.engines[t])
-                    if key < best_key:
-                        best_key = key
-                        self.main = t
-        self.upper_bound = values[self.main]
-        self.solved = bool(exact) and code == RUNNING
-        self.lower_bound = self.upper_bound if self.solved else -INF
-        return code
-
-    cdef int _tie_key(self, DEngine* x):
-        """The root split id of an engine's tree (-1: the leaf): among equal
-        answers the least is the serial search's (`_takes`)."""
-        return x.lv[x.max_depth].best[0]
-
-    def tree(self):
-        """The best tree found, in heap order (global split ids, -1 leaves)."""
-        cdef int D = self.e.max_depth if (self.e.sp.p and self.e.sp.n > 1) else 0
-        cdef int h = _heap_size(D)
-        cdef DEngine* x = self.engines[self.main]
-        out = np.empty(h, dtype=np.int32)
-        cdef int32_t[::1] v = out
-        memcpy(&v[0], x.lv[D].best, h * sizeof(int32_t))
-        if x.lv[D].best[0] < 0:
-            out[:] = -1
-        return out
-
-    def stats(self):
-        cdef int t
-        nodes = [int(self.engines[t].nodes) for t in range(self.n_workers)]
-        evals = [int(self.engines[t].evals) for t in range(self.n_workers)]
-        return {"nodes": sum(nodes), "evaluations": sum(evals),
-                "column_passes": sum(int(self.engines[t].sweeps)
-                                     for t in range(self.n_workers)),
-                "seconds": float(self.seconds),
-                "peak_rss_bytes": int(self.e.lim.peak_rss),
-                "threads": int(self.n_workers),
-                "nodes_per_thread": nodes, "evaluations_per_thread": evals}

@@ -24,7 +24,7 @@ cdef extern from *:
     } fst_slot_t;
     typedef struct {
         fst_slot_t* slots; uint64_t* keys; int64_t mask; int nw;
-        int64_t published; int64_t adopted;
+        int64_t published;
     } fst_table_t;
     #define FST_TABLE_PROBES 16
 
@@ -99,7 +99,6 @@ cdef extern from *:
         int64_t mask
         int nw
         int64_t published
-        int64_t adopted
     int64_t FST_SLOT_BYTES "sizeof(fst_slot_t)"
     double fst_table_get(fst_table_t* t, uint64_t h, int32_t count, int32_t depth,
                          const word_t* X, double* ub) noexcept nogil
