@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 
 import numpy as np
 import pytest
@@ -147,24 +148,13 @@ def test_stopped_threads_return_a_real_tree_and_a_valid_bound():
             part = FastSmallTreeClassifier(regularization=0.003, time_limit=limit,
                                            n_jobs=n_jobs)
             part._overrides = {"memo_capacity": 4}
-            with _maybe_warns():
+            with warnings.catch_warnings():   # it may certify, or stop with a warning
+                warnings.simplefilter("ignore", NotCertifiedWarning)
                 part.fit(X, y)
             assert part.lower_bound_ <= full.objective_ + 1e-12
             assert part.objective_ >= full.objective_ - 1e-12
             if part.optimal_:
                 _same_fit(part, full)
-
-
-class _maybe_warns:
-    """A fit that may certify within its limit or stop with a warning."""
-    def __enter__(self):
-        import warnings
-        self._c = warnings.catch_warnings()
-        self._c.__enter__()
-        warnings.simplefilter("ignore", NotCertifiedWarning)
-
-    def __exit__(self, *exc):
-        return self._c.__exit__(*exc)
 
 
 @needs_threads
