@@ -298,11 +298,12 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                            else config["time_limit"] * (1.0 - _DPDT_TIME_SHARE))
             search = EngineSearch(space.problem, lam, self.max_depth, config["rules"],
                                   engine_time, memory_limit, config["n_threads"],
-                                  deepen=own.get("engine_deepen", True))
+                                  deepen=own.get("engine_deepen", True),
+                                  work_limit=config["work_limit"])
         else:
             search = Search(space.problem, config)
-            if self.verbose >= 2:
-                search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
+        if self.verbose >= 2:
+            search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = search.run()
         self._record(search, code, space, X, y_idx, cost, weighted_cost, lam, row_weight)
         self.search_stats_["memory_limit"] = memory_limit

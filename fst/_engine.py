@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from ._core._depth_search import DepthSearch, MAX_ENGINE_DEPTH
+from ._core._limits import clock
 from ._core._problem import _column_space
 
 __all__ = ["EngineSearch", "engine_space", "MAX_ENGINE_DEPTH"]
@@ -42,7 +43,7 @@ class EngineSearch:
     tree, a valid tree of the requested depth."""
 
     def __init__(self, space, lam, max_depth, rules, time_limit=None, memory_limit=0,
-                 n_threads=1, deepen=True):
+                 n_threads=1, deepen=True, work_limit=0):
         self.space = space
         self.max_depth = int(max_depth)
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
@@ -51,17 +52,33 @@ class EngineSearch:
         self._time_limit = time_limit
         self._memory_limit = int(memory_limit or 0)
         self._n_threads = int(n_threads)
+        self._work_limit = int(work_limit or 0)
         self._first = min(2, self.max_depth) if deepen else self.max_depth
         self._s = None
         self._depth = 0
         self._stats = []
+        self._reporter = None
+        self._report_every = 5.0
+
+    def set_reporter(self, reporter, seconds=5.0):
+        """Call `reporter((seconds, lower bound, incumbent, root splits valued))`
+        every `seconds` while the engine runs (verbose >= 2): the bound and the
+        incumbent hold for trees of max_depth, whichever depth is being searched."""
+        self._reporter = reporter
+        self._report_every = float(seconds)
 
     def _search(self, depth, time_limit):
+        work = 0
+        if self._work_limit > 0:
+            work = max(self._work_limit - sum(r["nodes"] + r["evaluations"]
+                                              for r in self._stats), 1)
         return DepthSearch(*self._args, depth, self._rules, time_limit,
-                           self._memory_limit, self._n_threads)
+                           self._memory_limit, self._n_threads,
+                           final_depth=self.max_depth, work_limit=work)
 
     def run(self):
         start = time.perf_counter()
+        t0 = clock()
         seed = None
         code = 0
         # below depth two, the root's own first valuation (the best depth-one
@@ -70,6 +87,8 @@ class EngineSearch:
             left = (None if self._time_limit is None
                     else max(self._time_limit - (time.perf_counter() - start), 0.0))
             s = self._search(depth, left)
+            if self._reporter is not None:
+                s.set_reporter(self._reporter, self._report_every, t0)
             if seed is not None:
                 s.seed(*seed)
             code = s.run()
@@ -90,9 +109,12 @@ class EngineSearch:
 
     @property
     def lower_bound(self):
-        """The certified optimum, or None when the search stopped (it then proves
-        nothing beyond the root's creation bound, `_classifier._creation_bound`)."""
-        return self._s.lower_bound if self._s.solved else None
+        """The certified optimum; after a stop, the least bound over the root's
+        splits of max_depth (closed columns' proven bounds, open columns'
+        creation bounds, with the best tree: `_bounds.stopped_root_bound`); None
+        when the stop came before the root was searched."""
+        lb = self._s.lower_bound
+        return lb if lb > -np.inf else None
 
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in

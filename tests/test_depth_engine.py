@@ -401,3 +401,75 @@ def test_a_stop_in_the_last_depth_returns_at_least_the_shallower_optimum():
     assert clf.objective_ <= shallow.objective_ + 1e-12
     assert (np.mean(clf.predict(X) != y) + 0.01 * clf.n_leaves_
             == pytest.approx(clf.objective_, abs=1e-12))
+
+
+def _stopped(X, y, cost, lam, depth, rules, work, n_jobs=1, deepen=True):
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth,
+                                  n_jobs=n_jobs)
+    clf._overrides = {"depth_engine": True, "rules": rules, "work_limit": work,
+                      "engine_deepen": deepen}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotCertifiedWarning)
+        clf.fit(X, y)
+    return clf
+
+
+@pytest.mark.parametrize("combo", range(32))
+def test_a_stopped_engine_s_bound_holds_in_every_rule_combination(combo):
+    """Stops after 1, 2, 4, ... nodes and valuations, in every combination of the
+    engine's rules and with one or three engines, deepening or not: the bound a
+    stopped fit reports (the root's columns, closed or open, with its best tree:
+    `_bounds.stopped_root_bound`) never exceeds the brute-force optimum, the
+    returned tree re-scores to its objective, and a certified fit's bound is the
+    optimum."""
+    rules = _config.ALL_RULES
+    for i, bit in enumerate(ENGINE_RULES):
+        if not combo >> i & 1:
+            rules &= ~bit
+    n_jobs = 3 if combo & 16 else 1
+    for k, (X, y, cost, lam, depth) in enumerate(_combo_problems()):
+        depth = max(depth, 2)
+        expected, y_idx, full = _expected(X, y, cost, lam, depth)
+        for work in (1, 2, 4, 8, 16, 64):
+            clf = _stopped(X, y, cost, lam, depth, rules, work, n_jobs, deepen=k % 2 == 0)
+            assert clf.lower_bound_ <= expected + 1e-9, (work, clf.status_)
+            assert rescore(clf, X, y_idx, full, lam) == pytest.approx(clf.objective_)
+            assert clf.objective_ >= expected - 1e-9
+            if clf.optimal_:
+                assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
+
+
+def test_a_stopped_engine_reports_more_than_the_creation_bound():
+    """A depth-four fit stopped in its last depth, or in a shallower one: the
+    root's open splits each cost at least their two sides' creation bounds, more
+    than the root's own (two leaves' worth of lambda)."""
+    X, y = _hard_continuous()
+    lam = 0.01
+    creation = 2 * lam      # 0/1 loss: the root's creation bound is 2 lam
+    for work, deepen, searched in ((2000, False, 4), (20000, False, 4), (2000, True, 3)):
+        clf = _stopped(X, y, None, lam, 4, _config.ALL_RULES, work, deepen=deepen)
+        assert clf.status_ == "time_limit"
+        assert clf.search_stats_["depth_searched"] == searched
+        assert creation + 1e-9 < clf.lower_bound_ <= clf.objective_
+
+
+def test_engine_progress_lines_at_verbose_two(capsys):
+    """verbose=2 prints the engine's progress (bound, incumbent, gap) while the root
+    of the last depth is searched."""
+    X, y = _hard_continuous()
+    clf = FastSmallTreeClassifier(regularization=0.01, max_depth=4, time_limit=1.5, verbose=2)
+    clf._overrides = {"depth_engine": True}
+    from fst import _classifier
+    orig = _classifier._PROGRESS_SECONDS
+    _classifier._PROGRESS_SECONDS = 0.2
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotCertifiedWarning)
+            clf.fit(X, y)
+    finally:
+        _classifier._PROGRESS_SECONDS = orig
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "lower bound" in ln]
+    assert lines, "no progress line"
+    lower = float(lines[-1].split("lower bound")[1].split()[0])
+    best = float(lines[-1].split("best")[1].split()[0])
+    assert 0.0 < lower <= best

@@ -676,6 +676,35 @@ cdef inline double subset_child_bound(double lb_outer, double worst_removed) noe
     return lb_outer - worst_removed
 
 
+cdef inline double split_creation_bound(double lower_left, double lower_right) noexcept nogil:
+    """A root split s of a node with d >= 1 levels: its best subtree is a leaf or
+    a split on each side, each side's best of d - 1 levels, and each of those is
+    at least that side's creation bound (`creation_lower_bound`, or
+    `two_leaf_lower_bound` without RULE_EQUIVALENT; with no level left, the
+    side's leaf exactly).  Hence R_s(X, d) >= lower(left) + lower(right)."""
+    return lower_left + lower_right
+
+
+cdef inline double closed_column_bound(double creation, double proven) noexcept nogil:
+    """A root column the engine has finished: each of its splits was valued (its
+    value then at least the root's incumbent) or proven above its cap by a bound
+    (proven: the least of those, INF for none), and each is at least its
+    `split_creation_bound` (creation: their least).  Both are lower bounds on
+    the column's pruned splits, so the larger holds; with the incumbent beside
+    it (`stopped_root_bound`) it bounds every split of the column."""
+    return creation if creation > proven else proven
+
+
+cdef inline double stopped_root_bound(double best, double columns) noexcept nogil:
+    """R(X, D) of a root whose search stopped: R(X, D) = min(leaf, min_s R_s(X, D)).
+    best is the value of a real tree that started at the leaf, so best <= leaf;
+    every split is in a closed column (R_s >= min(best, its
+    `closed_column_bound`)) or an open one (R_s >= its column's least
+    `split_creation_bound`); columns is the least of those column bounds.  So
+    R(X, D) >= min(best, columns)."""
+    return best if best < columns else columns
+
+
 cdef inline double rows_moved_bound(int64_t moved, double pmax) noexcept nogil:
     """The depth-one passes (`_sorted._depth_one_sides`) value a side's split at a
     threshold only when the rows that crossed since its last valuation could

@@ -82,6 +82,30 @@ cdef struct DEngine:
     int32_t* next_col
     int tid
     int n_workers
+    # the root of the search (its depth max_depth), for a stop's bound and the
+    # progress lines: each column's bound once closed (col_lb, shared by the
+    # engines: -INF while open, else the least bound of its splits proven above
+    # their cap, INF for none; written once, with release order, by the engine
+    # that closed it); each column's least creation bound over its splits
+    # (col_static, engine 0's, filled when first needed); the root's incumbent
+    # while it runs (root_best, NULL otherwise), its leaf and class counts
+    double* col_lb
+    double* col_static
+    bint static_done
+    double* root_best
+    double root_leaf
+    const int64_t* root_cnt
+    int final_depth     # the depth the fit asked for: the bounds reported hold for
+                        # it (a search of a shallower depth seeds the next)
+    int64_t work_limit  # > 0: stop (as the time limit) after this many nodes and
+                        # root valuations
+    void* reporter      # verbose >= 2: a Python callable for progress lines
+    double report_every
+    double next_report
+    double report_t0
+
+
+cdef double engine_root_bound(DEngine* e) noexcept nogil
 
 
 cdef inline int _heap_size(int d) noexcept nogil:

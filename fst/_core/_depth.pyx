@@ -41,13 +41,15 @@ from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from ._limits cimport (limits_rss, limits_interrupted, fst_now,
                        RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
 from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
-                        fst_shared_stop, fst_shared_set_stop, fst_claim)
+                        fst_shared_stop, fst_shared_set_stop, fst_claim,
+                        fst_store_double, fst_load_double)
 from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, neighbour_bound, rows_moved_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
                        split_supported, one_leaf_lower_bound,
-                       unit_rows_to_wait, shared_prune_level)
+                       unit_rows_to_wait, shared_prune_level, split_creation_bound,
+                       closed_column_bound, stopped_root_bound)
 
 cdef extern from *:
     """
@@ -143,6 +145,8 @@ cdef inline bint _poll(DEngine* e) noexcept nogil:
     now = fst_now()
     if e.lim.deadline >= 0 and now > e.lim.deadline:
         return _stop(e, STOP_TIME)
+    if e.work_limit > 0 and e.nodes + e.evals >= e.work_limit:
+        return _stop(e, STOP_TIME)
     if now >= e.lim.next_poll:
         e.lim.next_poll = now + 0.1
         rss = limits_rss(&e.lim)
@@ -151,7 +155,91 @@ cdef inline bint _poll(DEngine* e) noexcept nogil:
         # Ctrl-C reaches Python's main thread, which runs engine 0
         if e.tid == 0 and limits_interrupted():
             return _stop(e, STOP_INTERRUPT)
-    return False
+        if (e.reporter != NULL and e.tid == 0 and e.root_best != NULL
+                and now >= e.next_report):
+            e.next_report = now + e.report_every
+            with gil:
+                _report(e, now)
+    return e.lim.stop != RUNNING
+
+
+cdef void _report(DEngine* e, double now) noexcept:
+    """Call the fit's progress reporter (verbose >= 2) with (seconds, the root's
+    lower bound now, its incumbent, root splits valued).  Ctrl-C while it runs
+    stops the search as an interrupt; any other error turns it off.  With
+    engines side by side (engine 0 reports) the incumbent is the shared one."""
+    cdef double ub = e.root_best[0]
+    cdef double lb
+    if e.sh != NULL and fst_shared_incumbent(e.sh) < ub:
+        ub = fst_shared_incumbent(e.sh)
+    lb = engine_root_bound(e)
+    if ub < lb:
+        lb = ub
+    try:
+        (<object> e.reporter)((now - e.report_t0, lb, ub, e.evals))
+    except KeyboardInterrupt:
+        _stop(e, STOP_INTERRUPT)
+    except BaseException:
+        e.reporter = NULL
+
+
+cdef void _root_static(DEngine* e) noexcept nogil:
+    """Fill e.col_static: for each column, the least `split_creation_bound` of
+    the root's splits on it (INF: none), the root's rows in that column's order
+    (level max_depth holds them while the root is searched and after), its
+    children's bounds taken at the fit's depth (`final_depth`).  One pass a
+    column; run once, when a stop or a progress line first needs it."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[e.max_depth]
+    cdef int m = sp.n, K = sp.K, u, i, k
+    cdef int d = e.final_depth - 1
+    cdef const int32_t* rk
+    cdef const int32_t* yk
+    cdef int64_t cl[64]         # K <= 64 (`DepthSearch`); a progress line may come
+    cdef int64_t cr[64]         # while the levels' own counts are in use
+    cdef double v, low
+    if e.static_done:
+        return
+    for u in range(sp.p):
+        rk = L.rk + <int64_t> u * m
+        yk = L.yk + <int64_t> u * m
+        for k in range(K):
+            cl[k] = 0
+        low = INF
+        for i in range(1, m):
+            cl[yk[i - 1]] += 1
+            if rk[i] == rk[i - 1]:
+                continue
+            for k in range(K):
+                cr[k] = e.root_cnt[k] - cl[k]
+            v = split_creation_bound(_lower(sp, cl, i, d), _lower(sp, cr, m - i, d))
+            if v < low:
+                low = v
+        e.col_static[u] = low
+    e.static_done = True
+
+
+cdef double engine_root_bound(DEngine* e) noexcept nogil:
+    """A lower bound on R(X, final_depth) of the root from its columns alone: at
+    the fit's depth, the least over the columns of their `closed_column_bound`
+    (closed) or creation bound (open), to be taken with the incumbent
+    (`stopped_root_bound`); at a shallower depth (deepening), whose closed columns
+    prove nothing for the fit's, the root's leaf and the creation bounds."""
+    cdef int u
+    cdef double lb, c, v
+    _root_static(e)
+    lb = INF
+    for u in range(e.sp.p):
+        v = e.col_static[u]
+        if e.max_depth == e.final_depth:
+            c = fst_load_double(&e.col_lb[u])
+            if c > -INF:
+                v = closed_column_bound(v, c)
+        if v < lb:
+            lb = v
+    if e.max_depth != e.final_depth:
+        lb = stopped_root_bound(e.root_leaf, lb)
+    return lb
 
 
 cdef inline bint _stop(DEngine* e, int code) noexcept nogil:
@@ -424,12 +512,12 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef double leaf = _loss(sp, cnt, m) + sp.lam
-    cdef double best, lbmin, v, low
+    cdef double best, lbmin, v, low, col_lbmin
     cdef int64_t nt[2]
     cdef double b1[2]
     cdef int32_t a1[2]
     cdef int u
-    cdef bint par
+    cdef bint par, root
     L.best[0] = -1
     exact[0] = True
     if d == 0 or m <= 1:
@@ -447,6 +535,9 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
             L.best[0] = a1[0]
         return b1[0]
     best = leaf
+    if d == e.max_depth:
+        e.root_leaf = leaf
+        e.root_cnt = cnt
     if d == e.max_depth and e.seed_value < best - TOL:
         # the root starts from the seed, a real tree of this depth: a split
         # replaces it only by being better by more than TOL, so the answer is
@@ -467,15 +558,26 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
         _value_split(e, d, u, ord, m, cnt, a1[0], B, &best, &lbmin)
         if par:
             fst_shared_lower(e.sh, best)
+    root = d == e.max_depth
+    if root:
+        e.root_best = &best
     u = fst_claim(e.next_col) if par else 0
     while u < sp.p:
         if e.lim.stop != RUNNING or best <= low + TOL:
             break       # stopped, or no split can beat the best (creation bound)
         if _poll(e):
             break
-        _search_column(e, d, u, ord, m, cnt, B, &best, &lbmin)
+        col_lbmin = INF
+        _search_column(e, d, u, ord, m, cnt, B, &best, &col_lbmin)
+        if col_lbmin < lbmin:
+            lbmin = col_lbmin
+        if root and e.lim.stop == RUNNING:
+            # the column is closed: its splits are valued or proven above their cap
+            fst_store_double(&e.col_lb[u], col_lbmin)
         # a parallel root's engine takes the next column no engine has taken
         u = fst_claim(e.next_col) if par else u + 1
+    if root:
+        e.root_best = NULL
     if e.lim.stop != RUNNING:
         exact[0] = False
         return best

@@ -11,10 +11,10 @@ cimport numpy as cnp
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from ._limits cimport limits_start, limits_rss, fst_now, RUNNING
 from ._config cimport RULE_SUPPORT
-from ._bounds cimport support_unit
+from ._bounds cimport support_unit, stopped_root_bound
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
-from ._depth cimport DSpace, DLevel, DEngine, _heap_size, _solve
+from ._depth cimport DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound
 
 cnp.import_array()
 
@@ -38,6 +38,7 @@ cdef void _engine_free(DEngine* x) noexcept:
     free(x.side)
     free(x.pos)
     free(x.seed_tree)
+    free(x.col_static)
 
 
 cdef struct EngineWork:
@@ -86,6 +87,14 @@ cdef class DepthSearch:
         of the columns they take (`_solve`), sharing the best root value; at
         depth one, the threads of the depth-one pass's columns.  The result does
         not depend on it.
+    final_depth : int or None
+        The depth the fit asked for (None: max_depth).  A stopped search's
+        `lower_bound` holds for trees of that depth: at it, the least bound over
+        the root's columns, closed or open (`engine_root_bound`); at a shallower
+        depth, which seeds the next, from the root's leaf and creation bounds.
+    work_limit : int
+        > 0: stop as at the time limit after this many nodes and root
+        valuations (a deterministic stop, for tests).
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -101,9 +110,12 @@ cdef class DepthSearch:
     cdef public double seconds
     cdef double _time_limit
     cdef object _cnt
+    cdef object _reporter       # the progress reporter each engine points to
+    cdef double* col_lb         # the root's columns' closed bounds (the engines')
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
-                  int rules, time_limit=None, long long memory_limit=0, int n_threads=1):
+                  int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
+                  final_depth=None, long long work_limit=0):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
@@ -143,6 +155,10 @@ cdef class DepthSearch:
             if abs(ratio - round(ratio)) <= 1e-9 * max(1.0, ratio):
                 self.e.sp.quantum = self.e.sp.unit
         self.e.max_depth = max_depth
+        self.e.final_depth = max_depth if final_depth is None else int(final_depth)
+        if self.e.final_depth < max_depth:
+            raise ValueError("final_depth is below max_depth")
+        self.e.work_limit = work_limit
         self.e.n_threads = max(n_threads, 1)
         self.n_workers = 1
         self.main = 0
@@ -156,8 +172,12 @@ cdef class DepthSearch:
         self.e.seed_value = INF
         self.e.seed_tree = <int32_t*> malloc(_heap_size(max_depth) * sizeof(int32_t))
         self.e.lv = <DLevel*> calloc(max_depth + 1, sizeof(DLevel))
+        self.col_lb = <double*> calloc(max(p, 1), sizeof(double))
+        self.e.col_lb = self.col_lb
+        self.e.col_static = <double*> calloc(max(p, 1), sizeof(double))
         if (self.e.side == NULL or self.e.pos == NULL or self.e.lv == NULL
-                or self.e.seed_tree == NULL):
+                or self.e.seed_tree == NULL or self.col_lb == NULL
+                or self.e.col_static == NULL):
             raise MemoryError()
         for d in range(max_depth + 1):
             self._alloc_level(&self.e.lv[d], d, n, p, K)
@@ -186,6 +206,9 @@ cdef class DepthSearch:
                 self.engines[t] = x
                 x.sp = self.e.sp
                 x.max_depth = self.e.max_depth
+                x.final_depth = self.e.final_depth
+                x.work_limit = self.e.work_limit
+                x.col_lb = self.col_lb
                 x.n_threads = 1
                 x.lim.memory_limit = self.e.lim.memory_limit
                 x.seed_value = INF
@@ -248,6 +271,17 @@ cdef class DepthSearch:
                 _engine_free(&self.extra[t])
         free(self.extra)
         free(self.engines)
+        free(self.col_lb)
+
+    def set_reporter(self, reporter, double seconds=5.0, double t0=-1.0):
+        """Call `reporter((seconds, lower bound, incumbent, root splits valued))`
+        every `seconds` while the root is searched (verbose >= 2), the seconds
+        counted from `t0` (the clock of `fst._core._limits`; < 0: the run's
+        start), the bound holding for trees of `final_depth`."""
+        self._reporter = reporter
+        self.e.reporter = <void*> reporter if reporter is not None else NULL
+        self.e.report_every = seconds
+        self.e.report_t0 = t0
 
     def seed(self, double value, tree):
         """Start the root from a real tree of depth at most max_depth (heap order,
@@ -282,6 +316,13 @@ cdef class DepthSearch:
             free(exacts)
             raise MemoryError()
         t0 = fst_now()
+        if self.e.report_t0 < 0:
+            self.e.report_t0 = t0
+        self.e.next_report = t0 + self.e.report_every
+        self.e.static_done = False
+        self.e.root_best = NULL
+        for t in range(max(self.e.sp.p, 1)):
+            self.col_lb[t] = -INF
         self.shared.incumbent = INF
         self.shared.stop = RUNNING
         self.next_col = 0
@@ -339,7 +380,16 @@ cdef class DepthSearch:
                         self.main = t
         self.upper_bound = values[self.main]
         self.solved = bool(exact) and code == RUNNING
-        self.lower_bound = self.upper_bound if self.solved else -INF
+        if self.solved:
+            self.lower_bound = self.upper_bound
+        elif self.e.max_depth >= 2 and self.e.nodes > 0:
+            # a root searched and stopped: its columns' bounds, with the best tree
+            # when at the fit's depth (`stopped_root_bound`)
+            self.lower_bound = engine_root_bound(&self.e)
+            if self.e.max_depth == self.e.final_depth:
+                self.lower_bound = stopped_root_bound(vmin, self.lower_bound)
+        else:
+            self.lower_bound = -INF
         return code
 
     cdef int _tie_key(self, DEngine* x):

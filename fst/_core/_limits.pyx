@@ -66,3 +66,9 @@ def effective_n_threads(n_jobs):
     if n_jobs < 0:
         return max(max_threads + 1 + n_jobs, 1)
     return int(n_jobs)
+
+
+def clock():
+    """The searches' monotonic clock in seconds (`fst_now`): the origin a
+    progress line's seconds are counted from."""
+    return fst_now()
