@@ -1,48 +1,25 @@
 """FastSmallTreeClassifier: the certified sparse decision tree."""
 import numbers
 import warnings
-from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.tree import DecisionTreeClassifier
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._core._problem import build_problem, column_split_counts, column_values
-from ._core._config import make_config
-from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
-from ._core._solver import Search
-from ._engine import MAX_ENGINE_DEPTH, EngineSearch, engine_space
+from ._core._limits import STATUS_NAMES
 from ._export import build_estimator
+from ._plan import plan_fit, split_space_bytes
 from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix, check_no_categorical,
                      check_row_weights, resolve_memory_limit)
-from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
+from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
 
 # Agreement required between the solver's value and the exported tree re-scored
 # on the training data (both are sums of the same terms in another order).
 _RESCORE_TOL = 1e-9
-
-
-# Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
-# class of the search (see `_weight_classes`), and the pair stage counts at most
-# 64 classes.
-_MAX_WEIGHT_CLASSES = 64
-
-
-# Private overrides the estimator itself reads (`_overrides`); every other key
-# goes to the search's configuration (`fst._core._config.make_config`, which
-# rejects unknown keys): `split_bytes`, the bytes the split space may take (the
-# share of memory_limit otherwise); `eager_bits`, fill every split's row bitset
-# before the search; `check_keys`, rebuild every stored key after it
-# (`search_stats_['key_check']`).
-# `depth_engine`, whether a max_depth fit runs the depth-limited engine (None:
-# decided by the split space, `_search_space`).
-_ESTIMATOR_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
-                        "engine_deepen")
 
 
 # What a NotCertifiedWarning suggests, by the stop.
@@ -275,51 +252,30 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 "regularization.", UserWarning, stacklevel=2)
         weighted_cost = weights[:, None] * cost
         row_weight = check_row_weights(sample_weight, X, type(self).__name__)
-        memory_limit = resolve_memory_limit(self.memory_limit)
-        overrides = dict(getattr(self, "_overrides", None) or {})
-        own = {k: overrides.pop(k) for k in _ESTIMATOR_OVERRIDES if k in overrides}
-        space = _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight,
-                              memory_limit, own,
-                              _engine_choice(self.max_depth, own.get("depth_engine")))
-        config = make_config(
-            overrides,
-            regularization=lam, max_depth=self.max_depth,
-            n_threads=effective_n_threads(self.n_jobs),
-            time_limit=None if self.time_limit is None else float(self.time_limit),
-            memory_limit=memory_limit,
-            # The ladder's end at half the memory limit would make the default
-            # search's path depend on the machine's memory: under 'auto' the path
-            # is that of no limit, and only the stop is added.
-            ladder_bytes=0 if self.memory_limit == "auto" else -1)
-        if space.engine:
-            # Under a time limit the engine keeps a tenth of it for DPDT, whose tree a
-            # stopped fit returns when it is better (`_keep_better_incumbent`).
-            engine_time = (None if config["time_limit"] is None
-                           else config["time_limit"] * (1.0 - _DPDT_TIME_SHARE))
-            search = EngineSearch(space.problem, lam, self.max_depth, config["rules"],
-                                  engine_time, memory_limit, config["n_threads"],
-                                  deepen=own.get("engine_deepen", True),
-                                  work_limit=config["work_limit"])
-        else:
-            search = Search(space.problem, config)
+        plan = plan_fit(X, y_idx, n_classes, weighted_cost, weights, row_weight,
+                        self._search_params(lam), getattr(self, "_overrides", None),
+                        resolve_memory_limit(self.memory_limit))
         if self.verbose >= 2:
-            search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
-        code = search.run()
-        self._record(search, code, space, X, y_idx, cost, weighted_cost, lam, row_weight)
-        self.search_stats_["memory_limit"] = memory_limit
-        if own.get("check_keys", False):
-            self.search_stats_["key_check"] = search.check_keys()
+            plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
+        code = plan.run()
+        self._record(plan, code, X, y_idx, cost, weighted_cost, lam, row_weight)
         if self.verbose:
             print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
                   f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
                   f"nodes={self.search_stats_['nodes_created']} "
                   f"seconds={self.search_stats_['seconds']:.3f}")
-        if space.engine and not self.optimal_:
-            self._keep_better_incumbent(X, y, sample_weight, y_idx, weighted_cost, lam,
-                                        row_weight, memory_limit,
-                                        self.status_ == "time_limit")
-        self._warn_if_not_certified(space)
+        if not self.optimal_:
+            for name, est in plan.fallback_trees(X, y, sample_weight, self.status_):
+                self._keep_if_better(X, y_idx, weighted_cost, lam, row_weight, est, name)
+        self._warn_if_not_certified(plan.space)
         return self
+
+    def _search_params(self, lam):
+        """The parameters the plan reads, validated (`_check_params`)."""
+        return {"regularization": lam, "max_depth": self.max_depth,
+                "time_limit": self.time_limit, "memory_limit": self.memory_limit,
+                "n_jobs": self.n_jobs, "cost_matrix": self.cost_matrix,
+                "class_weight": self.class_weight}
 
     def summary(self, feature_names=None):
         """The fitted tree as text (``sklearn.tree.export_text``) under a header:
@@ -351,29 +307,6 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             return repr(self)
         return self.summary()
 
-    def _keep_better_incumbent(self, X, y, sample_weight, y_idx, weighted_cost, lam,
-                               row_weight, memory_limit, with_dpdt):
-        """A stopped depth-limited search returns at least CART's tree of the same
-        depth and, after a time stop, DPDT's (grown in the tenth of the time limit
-        the engine left it): each is kept when it scores better on the objective."""
-        cart = DecisionTreeClassifier(max_depth=self.max_depth, class_weight=self.class_weight,
-                                      random_state=0).fit(X, y, sample_weight=sample_weight)
-        self._keep_if_better(X, y_idx, weighted_cost, lam, row_weight, cart, "cart")
-        if not with_dpdt:
-            return
-        from ._dpdt import DPDTClassifier
-        dpdt = DPDTClassifier(max_depth=self.max_depth, complexity="leaves", alphas=[lam],
-                              alpha=lam, cost_matrix=self.cost_matrix,
-                              class_weight=self.class_weight,
-                              time_limit=float(self.time_limit) * _DPDT_TIME_SHARE,
-                              memory_limit=memory_limit or None, n_jobs=self.n_jobs)
-        with warnings.catch_warnings():
-            # a DPDT stopped at its own limit still returns real trees
-            warnings.simplefilter("ignore", IncompleteMDPWarning)
-            dpdt.fit(X, y, sample_weight=sample_weight)
-        self._keep_if_better(X, y_idx, weighted_cost, lam, row_weight, dpdt.estimator_,
-                             "dpdt")
-
     def _keep_if_better(self, X, y_idx, weighted_cost, lam, row_weight, est, name):
         objective = self._score_objective(X, y_idx, weighted_cost, lam, row_weight, est)
         if objective < self.objective_ - 1e-12:
@@ -384,10 +317,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             self.gap_ = self.objective_ - self.lower_bound_
             self.search_stats_["incumbent"] = name
 
-    def _record(self, search, code, space, X, y_idx, cost, weighted_cost, lam, row_weight):
+    def _record(self, plan, code, X, y_idx, cost, weighted_cost, lam, row_weight):
         """The fitted attributes from a finished search: the exported tree, its
         objective re-scored on the training data (checked against the value the
         search recorded), the certificate, the bound and the statistics."""
+        search, space = plan.search, plan.space
         # The exported counts are already class-weighted: the scores take the
         # user's cost matrix, so that their argmax is the label the search chose
         # (the weighted cost would apply the class weights twice).
@@ -413,28 +347,21 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             raise RuntimeError(
                 "fst internal error: the exported tree scores "
                 f"{self.objective_!r} but the search recorded {recorded!r}.")
-        # the search's bound, or (part of the space searched, or a stopped engine,
-        # which proves nothing beyond it) the creation bound of all the rows
-        bound = search.lower_bound
-        if space.max_splits is not None or bound is None:
-            bound = _creation_bound(space.problem, lam, self.max_depth)
-        self.lower_bound_ = min(bound, self.objective_)
+        self.lower_bound_ = min(plan.lower_bound(), self.objective_)
         if self.optimal_:
             # certified: the bound is the optimum, the tree's objective re-scored
             # from the data (the search's own sum may differ in the last bit with
             # the order it added in, and so with n_jobs)
             self.lower_bound_ = self.objective_
         self.gap_ = self.objective_ - self.lower_bound_
-        self.search_stats_ = search.stats()
-        self.search_stats_["n_splits"] = space.n_splits
-        self.search_stats_["n_splits_searched"] = int(space.problem.n_splits)
+        self.search_stats_ = plan.stats()
 
     def _warn_if_not_certified(self, space):
         """A NotCertifiedWarning when the fit is not certified, saying why."""
         if space.max_splits is not None:
             warnings.warn(
                 f"fst: the {space.n_splits:,} thresholds of X need "
-                f"{_split_space_bytes(space.n_splits, space.n_rows) / 1e9:.3g} GB of row "
+                f"{split_space_bytes(space.n_splits, space.n_rows) / 1e9:.3g} GB of row "
                 f"bitsets, more than memory_limit leaves room for; searched "
                 f"{space.problem.n_splits:,} of them (row quantiles of each column) "
                 f"instead. Returning that search's best tree, not certified (objective "
@@ -460,111 +387,6 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         return float(loss + lam * est.tree_.n_leaves)
 
 
-# Under max_depth, a split space of at least this many thresholds a column on
-# average (continuous columns) goes to the depth-limited engine, whose passes over
-# sorted rows beat the row bitsets there; fewer (binary or binned columns) stay
-# with the bitset search and its pair stage.
-_ENGINE_MIN_THRESHOLDS = 8
-
-# The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
-# when the engine stops with a worse one.
-_DPDT_TIME_SHARE = 0.1
-
-
-def _engine_choice(max_depth, choice):
-    """The `depth_engine` override checked: True, False, or None (decided by the
-    split space, `_search_space`)."""
-    if max_depth is None or max_depth > MAX_ENGINE_DEPTH:
-        if choice:
-            raise ValueError(f"the depth-limited engine needs max_depth <= {MAX_ENGINE_DEPTH}")
-        return False
-    return None if choice is None else bool(choice)
-
-
-def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
-                  own, engine=None):
-    """The split space of a fit (`build_problem`, or `engine_space` for the
-    depth-limited engine: `engine` True, False or None to decide here), and what
-    the estimator needs to read its results: the label and weight of each class of
-    the search (one per (class, sample weight) pair of a weighted fit), the number
-    of thresholds of the full space, how many the memory limit lets the bitset
-    search keep, and whether the engine runs."""
-    X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
-    col_values = column_values(X_search)
-    n_splits = int(column_split_counts(X_search, col_values).sum())
-    max_splits = _max_splits(n_splits, X_search.shape[0], memory_limit,
-                             own.get("split_bytes"))
-    if engine is None:
-        # continuous columns, or a space whose bitsets would not fit: the engine
-        # (which never drops a threshold)
-        engine = (n_splits >= _ENGINE_MIN_THRESHOLDS * max(X_search.shape[1], 1)
-                  or max_splits is not None)
-    if engine:
-        max_splits = None        # the engine keeps every threshold
-    if row_weight is None:
-        y_search, n_search, cost_search = y_idx, n_classes, weighted_cost
-        pc_label, pc_weight = np.arange(n_classes), weights
-    else:
-        keep = row_weight > 0
-        pc_label, pc_w, pc_of_row = _weight_classes(y_idx[keep], row_weight[keep],
-                                                    n_classes)
-        pc_weight = pc_w * weights[pc_label]
-        # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
-        # build_problem divides by its row count, so the scale is applied here.
-        scale = keep.sum() / row_weight.sum()
-        y_search, n_search = pc_of_row, len(pc_label)
-        cost_search = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
-    if engine:
-        # rows ranked and sorted per column: no bitsets
-        problem = engine_space(X_search, y_search, n_search, cost_search, col_values)
-    else:
-        # The splits' row bitsets are filled by the search as it reads them
-        # (`split_row`), or all first with the `eager_bits` override.
-        problem = build_problem(X_search, y_search, n_search, cost_search, max_splits,
-                                col_values, fill=bool(own.get("eager_bits", False)))
-    return SimpleNamespace(problem=problem, pc_label=pc_label, pc_weight=pc_weight,
-                           n_splits=n_splits, max_splits=max_splits,
-                           n_rows=X_search.shape[0], engine=bool(engine))
-
-
-def _split_space_bytes(n_splits, n_rows):
-    """Bytes of the row bitsets of n_splits thresholds over n_rows rows."""
-    return int(n_splits) * ((int(n_rows) + 63) // 64) * 8
-
-
-def _max_splits(n_splits, n_rows, memory_limit, split_bytes=None):
-    """None when the row bitsets of all n_splits thresholds fit, else how many fit.
-
-    They fit when they take at most half of what memory_limit (bytes of the
-    process, 0: none) leaves above the memory the process already holds; the
-    other half is for the search's store.  `split_bytes` (a test hook) replaces
-    that share by a fixed number of bytes."""
-    if split_bytes is None:
-        if memory_limit <= 0:
-            return None
-        rss = process_rss()
-        split_bytes = (memory_limit - max(rss, 0)) // 2
-    per_split = _split_space_bytes(1, n_rows)
-    if _split_space_bytes(n_splits, n_rows) <= split_bytes or per_split == 0:
-        return None
-    return max(int(split_bytes) // per_split, 0)
-
-
-def _creation_bound(problem, lam, max_depth):
-    """min(leaf, m + 2 lam) of all the rows (a single leaf's value without depth to
-    split): a lower bound on every tree, whatever its thresholds, since any tree
-    with a split has >= 2 leaves and loses at least the equivalent-points floor m
-    (rows with identical features share a leaf).  Computed as the search's
-    node creation does (`_search.node_fill_counts`)."""
-    counts = np.bincount(problem.y, minlength=problem.n_classes).astype(np.float64)
-    leaf = float((counts @ problem.cost).min()) + lam
-    if max_depth == 0 or problem.n_rows <= 1:
-        return leaf
-    floor = float(counts @ problem.mincost) + float(np.sum(problem.row_excess))
-    floor = float(np.nextafter(floor, -np.inf))   # a rounding may not raise it
-    return min(leaf, floor + 2.0 * lam)
-
-
 def _progress_printer(lam):
     """The progress line of verbose >= 2: time, proven bound, best objective, gap."""
     def report(progress):
@@ -574,25 +396,3 @@ def _progress_printer(lam):
         print(f"[fst] {seconds:8.1f} s  lower bound {lower:.6f}  best {best:.6f}  "
               f"gap {gap:.6f}{in_lam}  expansions {expansions:,}", flush=True)
     return report
-
-
-def _weight_classes(y_idx, w, n_classes):
-    """The classes of a weighted search: one per distinct (class, weight) pair of
-    the rows, in that order, plus one without rows for each class no row of
-    positive weight has (so every label can still be predicted).  A leaf's loss
-    is linear in its rows' weights, so counting rows per pair and costing pair
-    (c, w) predicted as pair (c', w') at w * cost[c, c'] gives the weighted loss
-    exactly, and every bound of the search (all stated for a nonnegative cost
-    matrix) holds.  Returns (label of each pair, weight of each pair, pair of
-    each row)."""
-    pairs, pc_of_row = np.unique(np.column_stack([y_idx.astype(np.float64), w]),
-                                 axis=0, return_inverse=True)
-    missing = np.setdiff1d(np.arange(n_classes), pairs[:, 0].astype(np.intp))
-    if len(pairs) + len(missing) > _MAX_WEIGHT_CLASSES:
-        raise ValueError(
-            f"sample_weight has {len(pairs)} distinct (class, weight) pairs; "
-            f"FastSmallTreeClassifier handles at most {_MAX_WEIGHT_CLASSES} (each is a "
-            "class of the exact search). Round or group the weights.")
-    label = np.concatenate([pairs[:, 0].astype(np.intp), missing])
-    weight = np.concatenate([pairs[:, 1], np.zeros(len(missing))])
-    return label, weight, pc_of_row.reshape(-1).astype(np.intp)

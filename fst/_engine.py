@@ -42,17 +42,22 @@ class EngineSearch:
     from the first split on; a stop at a shallower depth returns that depth's best
     tree, a valid tree of the requested depth."""
 
-    def __init__(self, space, lam, max_depth, rules, time_limit=None, memory_limit=0,
-                 n_threads=1, deepen=True, work_limit=0):
+    def __init__(self, space, config, deepen=True):
+        """space: an `engine_space`; config: the search's configuration
+        (`fst._core._config.make_config`), of which the engine reads
+        regularization, max_depth, rules, n_threads, time_limit, memory_limit and
+        work_limit (nodes and root valuations); deepen: one level at a time."""
+        if config["max_depth"] is None:
+            raise ValueError("the depth-limited engine needs max_depth")
         self.space = space
-        self.max_depth = int(max_depth)
+        self.max_depth = int(config["max_depth"])
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
-                      space.cost, float(lam))
-        self._rules = int(rules)
-        self._time_limit = time_limit
-        self._memory_limit = int(memory_limit or 0)
-        self._n_threads = int(n_threads)
-        self._work_limit = int(work_limit or 0)
+                      space.cost, float(config["regularization"]))
+        self._rules = int(config["rules"])
+        self._time_limit = config["time_limit"]
+        self._memory_limit = int(config["memory_limit"] or 0)
+        self._n_threads = int(config["n_threads"])
+        self._work_limit = int(config["work_limit"] or 0)
         self._first = min(2, self.max_depth) if deepen else self.max_depth
         self._s = None
         self._depth = 0

@@ -2,6 +2,7 @@
 every switch combination of its rules, with costs, weights and NaN; every tree
 re-scored from the raw data; stops return a valid tree and bound; no threshold is
 ever dropped; results do not depend on row order."""
+import re
 import time
 import warnings
 
@@ -296,10 +297,10 @@ def test_a_time_stopped_engine_returns_at_least_dpdt(monkeypatch):
     share of the time limit the engine leaves it) is returned when it is better. The
     engine is left almost nothing here, so that DPDT's tree wins and is the one
     returned, re-scored."""
-    import fst._classifier as classifier
+    import fst._plan as plan
     from fst import DPDTClassifier
 
-    monkeypatch.setattr(classifier, "_DPDT_TIME_SHARE", 0.995)
+    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", 0.995)
     rng = np.random.default_rng(7)
     X = rng.normal(size=(3_000, 6))
     y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
@@ -453,23 +454,24 @@ def test_a_stopped_engine_reports_more_than_the_creation_bound():
         assert creation + 1e-9 < clf.lower_bound_ <= clf.objective_
 
 
-def test_engine_progress_lines_at_verbose_two(capsys):
-    """verbose=2 prints the engine's progress (bound, incumbent, gap) while the root
-    of the last depth is searched."""
+def test_engine_progress_lines_at_verbose_two(monkeypatch, capsys):
+    """verbose=2 prints the engine's progress (bound, incumbent, gap) while it
+    runs, in the general search's format: each line's bound is at most its
+    incumbent and above the creation bound, and bounds never fall."""
+    import fst._classifier as fc
+
+    monkeypatch.setattr(fc, "_PROGRESS_SECONDS", 0.2)
     X, y = _hard_continuous()
     clf = FastSmallTreeClassifier(regularization=0.01, max_depth=4, time_limit=1.5, verbose=2)
     clf._overrides = {"depth_engine": True}
-    from fst import _classifier
-    orig = _classifier._PROGRESS_SECONDS
-    _classifier._PROGRESS_SECONDS = 0.2
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", NotCertifiedWarning)
-            clf.fit(X, y)
-    finally:
-        _classifier._PROGRESS_SECONDS = orig
-    lines = [ln for ln in capsys.readouterr().out.splitlines() if "lower bound" in ln]
-    assert lines, "no progress line"
-    lower = float(lines[-1].split("lower bound")[1].split()[0])
-    best = float(lines[-1].split("best")[1].split()[0])
-    assert 0.0 < lower <= best
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    lines = re.findall(r"\[fst\] +([0-9.]+) s  lower bound ([0-9.]+)  best ([0-9.]+)  "
+                       r"gap ([0-9.]+) \(([0-9.]+) lambda\)  expansions ([0-9,]+)",
+                       capsys.readouterr().out)
+    assert len(lines) >= 2
+    lows = [float(line[1]) for line in lines]
+    for _, low, best, *_ in lines:
+        assert 0.02 < float(low) <= float(best)
+    assert lows == sorted(lows)
+    assert lows[-1] <= clf.objective_

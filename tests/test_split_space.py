@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier, NotCertifiedWarning
-from fst._classifier import _max_splits, _split_space_bytes
+from fst._plan import max_splits as _max_splits, split_space_bytes as _split_space_bytes
 from fst._core._problem import (_kept_gaps, _pack_rows, _quota, _row_groups,
                                 build_problem, column_split_counts)
 from fst._core._problem import distinct_columns

@@ -32,6 +32,13 @@ SWITCH_WORK = 3_000_000_000
 PAIR_CAP = 400_000_000
 ROOT_PAIR_SHARE = 16
 
+# Columns with at least this many thresholds on average are continuous: under
+# max_depth a fit of them goes to the depth-limited engine (`fst._plan`), and a
+# node of the bitset search to the sorted-column search (`sorted_min`), whose
+# passes over sorted rows beat the row bitsets there; binary or binned columns
+# (fewer) stay with the pair stage's word-parallel counts.
+CONTINUOUS_MIN_THRESHOLDS = 8
+
 DEFAULTS = {
     "regularization": 0.05,
     "max_depth": None,
@@ -57,10 +64,9 @@ DEFAULTS = {
     "stage_min_run": 2,
     "stage_rounds": 5,
     # A node of depth two or more left, under max_depth, is searched over sorted
-    # columns when its columns hold at least this many thresholds on average;
-    # below that the pair stage's word-parallel counts are cheaper (binary
-    # columns: one threshold each).  0: always; inf: never.
-    "sorted_min": 8.0,
+    # columns when its columns hold at least this many thresholds on average
+    # (continuous columns).  0: always; inf: never.
+    "sorted_min": float(CONTINUOUS_MIN_THRESHOLDS),
     "deepening": 0.1,
     # Once the root's gap is below ladder_gap lambdas, the next pass runs at the
     # incumbent (share 1): it certifies it or runs until a stop.

@@ -1,0 +1,278 @@
+"""The plan of a fit: from the data and the parameters, which search runs on which
+split space, with which incumbents and fallbacks, and what bound a stop reports.
+
+The estimators validate their parameters and the data, call `plan_fit`, run the
+plan and export its tree; no search policy lives in them.  Both searches (the
+general search, `fst._core._solver.Search`, and the depth-limited engine,
+`fst._engine.EngineSearch`) are built here from one configuration
+(`fst._core._config.make_config`) and read through one interface: `run`,
+`extract`, `upper_bound`, `lower_bound`, `solved`, `stats`, `set_reporter`.
+"""
+import warnings
+from types import SimpleNamespace
+
+import numpy as np
+from sklearn.tree import DecisionTreeClassifier
+
+from ._core._config import CONTINUOUS_MIN_THRESHOLDS, make_config
+from ._core._limits import effective_n_threads, process_rss
+from ._core._problem import build_problem, column_split_counts, column_values
+from ._core._solver import Search
+from ._engine import MAX_ENGINE_DEPTH, EngineSearch, engine_space
+from .exceptions import IncompleteMDPWarning
+
+__all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
+
+# Private overrides the plan itself reads (`_overrides` of an estimator); every
+# other key goes to the search's configuration (`make_config`, which rejects
+# unknown keys): `split_bytes`, the bytes the split space may take (the share of
+# memory_limit otherwise); `eager_bits`, fill every split's row bitset before
+# the search; `check_keys`, rebuild every stored key after it
+# (`search_stats_['key_check']`); `depth_engine`, whether a max_depth fit runs
+# the depth-limited engine (None: decided by the split space); `engine_deepen`,
+# whether the engine deepens one level at a time.
+PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
+                  "engine_deepen")
+
+# Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
+# class of the search (`weight_classes`), and the pair stage counts at most 64
+# classes.
+MAX_WEIGHT_CLASSES = 64
+
+# The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
+# when the engine stops with a worse one.
+DPDT_TIME_SHARE = 0.1
+
+
+class FitPlan:
+    """One fit's search and what surrounds it.
+
+    Attributes
+    ----------
+    space : SimpleNamespace
+        ``problem`` (the split space the search runs on), ``pc_label`` and
+        ``pc_weight`` (the label and weight of each class of the search: one per
+        (class, sample weight) pair of a weighted fit), ``n_splits`` (thresholds
+        of the full space), ``max_splits`` (how many the memory limit lets the
+        bitset search keep; None: all), ``n_rows``, ``engine``.
+    search : Search or EngineSearch
+    config : dict
+        The search's configuration (`make_config`).
+    fallbacks : tuple of str
+        The trees a stopped fit is compared with, in order ('cart', 'dpdt').
+    """
+
+    def __init__(self, space, search, config, own, params):
+        self.space = space
+        self.search = search
+        self.config = config
+        self._own = own
+        self._params = params
+        self.fallbacks = ("cart",) if space.engine else ()
+
+    def run(self):
+        """Run the search; returns the stop code (0: certified or finished)."""
+        return self.search.run()
+
+    def lower_bound(self):
+        """The bound a fit reports: the search's (at a stop, the engine's least
+        bound over its root splits or the general search's root bound), or the
+        creation bound of all the rows where the search proves nothing for the
+        whole space (part of it searched, or no root searched)."""
+        bound = self.search.lower_bound
+        if self.space.max_splits is not None or bound is None:
+            bound = creation_bound(self.space.problem, self.config["regularization"],
+                                   self.config["max_depth"])
+        return bound
+
+    def stats(self):
+        """The search's statistics with the plan's: thresholds of the full space
+        and searched, the memory limit in effect, and the key check when asked."""
+        st = self.search.stats()
+        st["n_splits"] = self.space.n_splits
+        st["n_splits_searched"] = int(self.space.problem.n_splits)
+        st["memory_limit"] = self.config["memory_limit"]
+        if self._own.get("check_keys", False):
+            st["key_check"] = self.search.check_keys()
+        return st
+
+    def fallback_trees(self, X, y, sample_weight, status):
+        """The trees a stopped fit returns when they score better: CART's tree of
+        the same depth (a stopped depth-limited search), and after a time stop
+        DPDT's (grown in the share of the time limit the engine left it).  Yields
+        (name, fitted DecisionTreeClassifier)."""
+        if not self.space.engine:
+            return
+        p = self._params
+        yield "cart", DecisionTreeClassifier(
+            max_depth=p["max_depth"], class_weight=p["class_weight"],
+            random_state=0).fit(X, y, sample_weight=sample_weight)
+        if status != "time_limit" or p["time_limit"] is None:
+            return
+        from ._dpdt import DPDTClassifier
+        lam = self.config["regularization"]
+        dpdt = DPDTClassifier(max_depth=p["max_depth"], complexity="leaves", alphas=[lam],
+                              alpha=lam, cost_matrix=p["cost_matrix"],
+                              class_weight=p["class_weight"],
+                              time_limit=float(p["time_limit"]) * DPDT_TIME_SHARE,
+                              memory_limit=self.config["memory_limit"] or None,
+                              n_jobs=p["n_jobs"])
+        with warnings.catch_warnings():
+            # a DPDT stopped at its own limit still returns real trees
+            warnings.simplefilter("ignore", IncompleteMDPWarning)
+            dpdt.fit(X, y, sample_weight=sample_weight)
+        yield "dpdt", dpdt.estimator_
+
+
+def plan_fit(X, y_idx, n_classes, weighted_cost, weights, row_weight, params, overrides,
+             memory_limit):
+    """The plan of a FastSmallTreeClassifier fit.
+
+    X is the validated float32 data, y_idx each row's class, weighted_cost the
+    class-weighted cost matrix, weights the class weights, row_weight the sample
+    weights (None: none); params the estimator's validated parameters
+    (``regularization``, ``max_depth``, ``time_limit``, ``memory_limit``,
+    ``n_jobs``, ``cost_matrix``, ``class_weight``); overrides the private ones;
+    memory_limit the bytes in effect (0: none)."""
+    overrides = dict(overrides or {})
+    own = {k: overrides.pop(k) for k in PLAN_OVERRIDES if k in overrides}
+    max_depth = params["max_depth"]
+    engine = _engine_choice(max_depth, own.get("depth_engine"))
+    space = _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight,
+                          memory_limit, own, engine)
+    time_limit = None if params["time_limit"] is None else float(params["time_limit"])
+    config = make_config(
+        overrides,
+        regularization=float(params["regularization"]), max_depth=max_depth,
+        n_threads=effective_n_threads(params["n_jobs"]),
+        time_limit=time_limit, memory_limit=memory_limit,
+        # The ladder's end at half the memory limit would make the default
+        # search's path depend on the machine's memory: under 'auto' the path
+        # is that of no limit, and only the stop is added.
+        ladder_bytes=0 if params["memory_limit"] == "auto" else -1)
+    if space.engine:
+        # Under a time limit the engine keeps a share of it for DPDT, whose tree a
+        # stopped fit returns when it is better (`FitPlan.fallback_trees`).
+        engine_config = dict(config)
+        if time_limit is not None:
+            engine_config["time_limit"] = time_limit * (1.0 - DPDT_TIME_SHARE)
+        search = EngineSearch(space.problem, engine_config,
+                              deepen=own.get("engine_deepen", True))
+    else:
+        search = Search(space.problem, config)
+    return FitPlan(space, search, config, own, params)
+
+
+def _engine_choice(max_depth, choice):
+    """The `depth_engine` override checked: True, False, or None (decided by the
+    split space, `_search_space`)."""
+    if max_depth is None or max_depth > MAX_ENGINE_DEPTH:
+        if choice:
+            raise ValueError(f"the depth-limited engine needs max_depth <= {MAX_ENGINE_DEPTH}")
+        return False
+    return None if choice is None else bool(choice)
+
+
+def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
+                  own, engine=None):
+    """The split space of a fit (`build_problem`, or `engine_space` for the
+    depth-limited engine: `engine` True, False or None to decide here), and what
+    the estimator needs to read its results (`FitPlan.space`).
+
+    Under max_depth, continuous columns (at least CONTINUOUS_MIN_THRESHOLDS
+    thresholds a column on average) go to the engine, whose passes over sorted
+    rows beat the row bitsets there, and so does a space whose bitsets would not
+    fit (the engine never drops a threshold); binary or binned columns stay with
+    the bitset search and its pair stage."""
+    X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
+    col_values = column_values(X_search)
+    n_splits = int(column_split_counts(X_search, col_values).sum())
+    most = max_splits(n_splits, X_search.shape[0], memory_limit, own.get("split_bytes"))
+    if engine is None:
+        engine = (n_splits >= CONTINUOUS_MIN_THRESHOLDS * max(X_search.shape[1], 1)
+                  or most is not None)
+    if engine:
+        most = None        # the engine keeps every threshold
+    if row_weight is None:
+        y_search, n_search, cost_search = y_idx, n_classes, weighted_cost
+        pc_label, pc_weight = np.arange(n_classes), weights
+    else:
+        keep = row_weight > 0
+        pc_label, pc_w, pc_of_row = weight_classes(y_idx[keep], row_weight[keep], n_classes)
+        pc_weight = pc_w * weights[pc_label]
+        # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
+        # the spaces divide by their row count, so the scale is applied here.
+        scale = keep.sum() / row_weight.sum()
+        y_search, n_search = pc_of_row, len(pc_label)
+        cost_search = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
+    if engine:
+        # rows ranked and sorted per column: no bitsets
+        problem = engine_space(X_search, y_search, n_search, cost_search, col_values)
+    else:
+        # The splits' row bitsets are filled by the search as it reads them
+        # (`split_row`), or all first with the `eager_bits` override.
+        problem = build_problem(X_search, y_search, n_search, cost_search, most,
+                                col_values, fill=bool(own.get("eager_bits", False)))
+    return SimpleNamespace(problem=problem, pc_label=pc_label, pc_weight=pc_weight,
+                           n_splits=n_splits, max_splits=most,
+                           n_rows=X_search.shape[0], engine=bool(engine))
+
+
+def split_space_bytes(n_splits, n_rows):
+    """Bytes of the row bitsets of n_splits thresholds over n_rows rows."""
+    return int(n_splits) * ((int(n_rows) + 63) // 64) * 8
+
+
+def max_splits(n_splits, n_rows, memory_limit, split_bytes=None):
+    """None when the row bitsets of all n_splits thresholds fit, else how many fit.
+
+    They fit when they take at most half of what memory_limit (bytes of the
+    process, 0: none) leaves above the memory the process already holds; the
+    other half is for the search's store.  `split_bytes` (a test hook) replaces
+    that share by a fixed number of bytes."""
+    if split_bytes is None:
+        if memory_limit <= 0:
+            return None
+        rss = process_rss()
+        split_bytes = (memory_limit - max(rss, 0)) // 2
+    per_split = split_space_bytes(1, n_rows)
+    if split_space_bytes(n_splits, n_rows) <= split_bytes or per_split == 0:
+        return None
+    return max(int(split_bytes) // per_split, 0)
+
+
+def creation_bound(problem, lam, max_depth):
+    """min(leaf, m + 2 lam) of all the rows (a single leaf's value without depth to
+    split): a lower bound on every tree, whatever its thresholds, since any tree
+    with a split has >= 2 leaves and loses at least the equivalent-points floor m
+    (rows with identical features share a leaf).  Computed as the search's
+    node creation does (`_search.node_fill_counts`)."""
+    counts = np.bincount(problem.y, minlength=problem.n_classes).astype(np.float64)
+    leaf = float((counts @ problem.cost).min()) + lam
+    if max_depth == 0 or problem.n_rows <= 1:
+        return leaf
+    floor = float(counts @ problem.mincost) + float(np.sum(problem.row_excess))
+    floor = float(np.nextafter(floor, -np.inf))   # a rounding may not raise it
+    return min(leaf, floor + 2.0 * lam)
+
+
+def weight_classes(y_idx, w, n_classes):
+    """The classes of a weighted search: one per distinct (class, weight) pair of
+    the rows, in that order, plus one without rows for each class no row of
+    positive weight has (so every label can still be predicted).  A leaf's loss
+    is linear in its rows' weights, so counting rows per pair and costing pair
+    (c, w) predicted as pair (c', w') at w * cost[c, c'] gives the weighted loss
+    exactly, and every bound of the search (all stated for a nonnegative cost
+    matrix) holds.  Returns (label of each pair, weight of each pair, pair of
+    each row)."""
+    pairs, pc_of_row = np.unique(np.column_stack([y_idx.astype(np.float64), w]),
+                                 axis=0, return_inverse=True)
+    missing = np.setdiff1d(np.arange(n_classes), pairs[:, 0].astype(np.intp))
+    if len(pairs) + len(missing) > MAX_WEIGHT_CLASSES:
+        raise ValueError(
+            f"sample_weight has {len(pairs)} distinct (class, weight) pairs; "
+            f"FastSmallTreeClassifier handles at most {MAX_WEIGHT_CLASSES} (each is a "
+            "class of the exact search). Round or group the weights.")
+    label = np.concatenate([pairs[:, 0].astype(np.intp), missing])
+    weight = np.concatenate([pairs[:, 1], np.zeros(len(missing))])
+    return label, weight, pc_of_row.reshape(-1).astype(np.intp)
