@@ -4,15 +4,14 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted
 
 from ._core._limits import STATUS_NAMES
 from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
-from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix, check_no_categorical,
-                     check_row_weights, resolve_memory_limit)
+from ._utils import (NativeTreeMixin, check_shared_params, fit_params, prepare_fit,
+                     resolve_memory_limit, shared_constraints)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -161,14 +160,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
 
     _parameter_constraints = {
         "regularization": [Interval(numbers.Real, 0, None, closed="left")],
-        "cost_matrix": ["array-like", None],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
-        "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
-        "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"),
-                         StrOptions({"auto"}), None],
-        "n_jobs": [numbers.Integral, None],
-        "verbose": ["verbose"],
+        **shared_constraints("cost_matrix", "class_weight", "max_depth", "time_limit",
+                             "memory_limit", "n_jobs", "verbose"),
     }
 
     def __init__(self, regularization=0.05, *, cost_matrix=None, class_weight=None,
@@ -196,19 +189,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             raise ValueError(
                 "The 'regularization' parameter of FastSmallTreeClassifier must be a "
                 f"finite float >= 0. Got {self.regularization!r} instead.")
-        if self.time_limit is not None and not np.isfinite(float(self.time_limit)):
-            raise ValueError(
-                "The 'time_limit' parameter of FastSmallTreeClassifier must be a finite "
-                f"number of seconds >= 0 or None. Got {self.time_limit!r} instead.")
-        if self.n_jobs == 0:
-            raise ValueError(
-                "The 'n_jobs' parameter of FastSmallTreeClassifier must be a nonzero "
-                "integer or None. Got 0 instead.")
+        check_shared_params(self)
         return lam
-
-    def _cost(self, n_classes):
-        """The validated cost matrix (0/1 loss when None)."""
-        return check_cost_matrix(self.cost_matrix, n_classes, type(self).__name__)
 
     def fit(self, X, y, sample_weight=None):
         """Find the optimal tree for (X, y).
@@ -235,47 +217,31 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             The fitted estimator.
         """
         lam = self._check_params()
-        check_no_categorical(X, type(self).__name__)
-        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
-                             order="C")
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        y_idx = y_idx.reshape(-1)
-        n_classes = len(self.classes_)
-        cost = self._cost(n_classes)
-        weights = check_class_weight(self.class_weight, self.classes_, y,
-                                     type(self).__name__)
+        data = prepare_fit(self, X, y, sample_weight)
         if lam == 0 and self.max_depth is None:
             warnings.warn(
                 "regularization=0 without max_depth: every leaf is free, so the search "
                 "is unbounded and may take very long; set max_depth or a positive "
                 "regularization.", UserWarning, stacklevel=2)
-        weighted_cost = weights[:, None] * cost
-        row_weight = check_row_weights(sample_weight, X, type(self).__name__)
-        plan = plan_fit(X, y_idx, n_classes, weighted_cost, weights, row_weight,
-                        self._search_params(lam), getattr(self, "_overrides", None),
+        plan = plan_fit(data, fit_params(self, regularization=lam),
+                        getattr(self, "_overrides", None),
                         resolve_memory_limit(self.memory_limit))
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = plan.run()
-        self._record(plan, code, X, y_idx, cost, weighted_cost, lam, row_weight)
+        X, y_idx, weighted_cost, row_weight = (data.X, data.y_idx, data.weighted_cost,
+                                               data.row_weight)
+        self._record(plan, code, X, y_idx, data.cost, weighted_cost, lam, row_weight)
         if self.verbose:
             print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
                   f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
                   f"nodes={self.search_stats_['nodes_created']} "
                   f"seconds={self.search_stats_['seconds']:.3f}")
         if not self.optimal_:
-            for name, est in plan.fallback_trees(X, y, sample_weight, self.status_):
+            for name, est in plan.fallback_trees(X, data.y, sample_weight, self.status_):
                 self._keep_if_better(X, y_idx, weighted_cost, lam, row_weight, est, name)
         self._warn_if_not_certified(plan.space)
         return self
-
-    def _search_params(self, lam):
-        """The parameters the plan reads, validated (`_check_params`)."""
-        return {"regularization": lam, "max_depth": self.max_depth,
-                "time_limit": self.time_limit, "memory_limit": self.memory_limit,
-                "n_jobs": self.n_jobs, "cost_matrix": self.cost_matrix,
-                "class_weight": self.class_weight}
 
     def summary(self, feature_names=None):
         """The fitted tree as text (``sklearn.tree.export_text``) under a header:

@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils import _safe_indexing
@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import FastSmallTreeClassifier
 from ._path import grid_fits
-from ._utils import NativeTreeMixin, check_no_categorical
+from ._utils import NativeTreeMixin, check_no_categorical, fit_params
 
 __all__ = ["FastSmallTreeClassifierCV"]
 
@@ -136,10 +136,7 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         return lams
 
     def _estimator(self, regularization):
-        return FastSmallTreeClassifier(
-            regularization=regularization, cost_matrix=self.cost_matrix,
-            class_weight=self.class_weight, max_depth=self.max_depth,
-            time_limit=self.time_limit, memory_limit=self.memory_limit, n_jobs=1)
+        return FastSmallTreeClassifier(regularization=regularization, **self._path_params())
 
     def fit(self, X, y, sample_weight=None):
         """Cross-validate the regularizations of ``lambdas`` and refit the best.
@@ -191,9 +188,9 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         return self
 
     def _path_params(self):
-        return dict(max_depth=self.max_depth, cost_matrix=self.cost_matrix,
-                    class_weight=self.class_weight, time_limit=self.time_limit,
-                    memory_limit=self.memory_limit, n_jobs=1)
+        """Each fit's parameters: the folds run side by side as joblib jobs, so
+        each fit is one thread."""
+        return fit_params(self, n_jobs=1)
 
     def _validate_X_predict(self, X):
         check_is_fitted(self, "estimator_")

@@ -6,8 +6,7 @@ import warnings
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from types import SimpleNamespace
 
@@ -17,8 +16,8 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
 from ._core._problem import build_space
 from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._export import build_estimator
-from ._utils import (NativeTreeMixin, check_class_weight, check_cost_matrix, check_no_categorical,
-                     check_row_weights, resolve_memory_limit)
+from ._utils import (NativeTreeMixin, check_shared_params, prepare_fit, resolve_memory_limit,
+                     shared_constraints)
 from .exceptions import IncompleteMDPWarning
 
 __all__ = ["DPDTClassifier"]
@@ -184,13 +183,8 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         "alphas": [Interval(numbers.Integral, 1, None, closed="left"), "array-like"],
         "alpha": [Interval(numbers.Real, 0, None, closed="left")],
         "greedy_below": [Interval(numbers.Integral, 0, None, closed="left"), None],
-        "cost_matrix": ["array-like", None],
-        "class_weight": [dict, StrOptions({"balanced"}), None],
-        "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
-        "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"),
-                         StrOptions({"auto"}), None],
-        "n_jobs": [numbers.Integral, None],
-        "verbose": ["verbose"],
+        **shared_constraints("cost_matrix", "class_weight", "time_limit", "memory_limit",
+                             "n_jobs", "verbose"),
     }
 
     def __init__(self, max_depth=3, *, cart_depth=4, criterion="entropy",
@@ -302,23 +296,11 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         alpha = self._check_alpha(self.alpha, "The 'alpha' parameter of DPDTClassifier")
         cart_k = self._cart_depths()
         grid = self._alpha_grid()
-        if self.n_jobs == 0:
-            raise ValueError(
-                "The 'n_jobs' parameter of DPDTClassifier must be a nonzero integer or "
-                "None. Got 0 instead.")
-        check_no_categorical(X, type(self).__name__)
-        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
-                             order="C")
-        check_classification_targets(y)
-        self.classes_, y_idx = np.unique(y, return_inverse=True)
-        y_idx = y_idx.reshape(-1)
-        K = len(self.classes_)
-        user_cost = check_cost_matrix(self.cost_matrix, K, type(self).__name__)
-        class_w = check_class_weight(self.class_weight, self.classes_, y,
-                                     type(self).__name__)
+        check_shared_params(self)
+        data = prepare_fit(self, X, y, sample_weight)
+        X, y_idx, row_weight, K = data.X, data.y_idx, data.row_weight, data.n_classes
         # the class weights scale the rows of the loss (as in FastSmallTreeClassifier)
-        cost = class_w[:, None] * user_cost
-        row_weight = check_row_weights(sample_weight, X, type(self).__name__)
+        cost, class_w = data.weighted_cost, data.class_w
         if row_weight is not None:
             keep = row_weight > 0
             X, y_idx, row_weight = np.ascontiguousarray(X[keep]), y_idx[keep], row_weight[keep]
@@ -353,33 +335,26 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         # Point i is optimal for alpha in [beta_i, beta_{i-1}]; the betas decrease.
         self._betas = ((self._hull_loss[:-1] - self._hull_loss[1:])
                        / (self._hull_complexity[1:] - self._hull_complexity[:-1]))
-        self._space = space
-        self._mdp = mdp
-        self._points = points
-        self._cost = cost
-        self._user_cost = user_cost
-        self._class_w = class_w
-        self._y_idx = y_idx
-        self._X = X
-        # the rows' weights (ones without sample weights: every sum below is then
-        # of whole numbers, the unweighted values exactly)
-        self._w = np.ones(X.shape[0]) if row_weight is None else row_weight
-        self._cache = {}
+        # what exporting the hull's trees reads; not kept on the estimator
+        fit = SimpleNamespace(
+            space=space, mdp=mdp, points=points, cost=cost, user_cost=data.cost,
+            class_w=class_w, y_idx=y_idx, X=X,
+            # the rows' weights (ones without sample weights: every sum below is
+            # then of whole numbers, the unweighted values exactly)
+            w=np.ones(X.shape[0]) if row_weight is None else row_weight)
         # Every tree of the root's hull is exported (and re-scored) now, so the
         # fitted estimator keeps no MDP and no training data, and pickles.
-        self._hull_trees = [self._tree(i) for i in range(len(points))]
+        self._hull_trees = [self._tree(fit, i) for i in range(len(points))]
         chosen = np.unique(self._select(grid))
         self.trees_ = [self._hull_trees[i] for i in chosen]
         self.estimator_ = self._hull_trees[self._select(np.array([alpha]))[0]]
-        self.pareto_front_ = self._front(chosen)
+        self.pareto_front_ = self._front(fit, chosen)
         stats = mdp.stats()
         stats["seconds"] = seconds
         stats["memory_limit"] = memory_limit
         self.mdp_stats_ = stats
         self.n_states_ = stats["states"]
         self.status_ = STATUS_NAMES[code]
-        del (self._X, self._y_idx, self._w, self._mdp, self._space,
-             self._points, self._cache, self._user_cost, self._class_w)
         if self.verbose:
             print(f"[dpdt] states={stats['states']} saved={stats['states_saved']} "
                   f"hull={len(points)} trees={len(self.trees_)} seconds={seconds:.3f} "
@@ -397,10 +372,11 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         alphas = np.asarray(alphas, dtype=np.float64)
         return (self._betas[None, :] > alphas[:, None]).sum(axis=1)
 
-    def _tree(self, i):
-        """The exported tree of root hull point i, re-scored."""
-        split, left, right, depth = self._mdp.tree(int(self._points[i]))
-        sp = self._space
+    def _tree(self, fit, i):
+        """The exported tree of root hull point i, re-scored (fit: what `fit`
+        built)."""
+        split, left, right, depth = fit.mdp.tree(int(fit.points[i]))
+        sp = fit.space
         rows = [None] * len(split)
         rows[0] = np.arange(sp.n_rows)
         # Each test is written with CART's threshold: the float32 midpoint between
@@ -420,7 +396,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             feature[v] = f
             threshold[v] = sp.thresholds[split[v]]
             if np.isfinite(threshold[v]):
-                col = self._X[:, f]
+                col = fit.X[:, f]
                 u = np.float64(col[rows[left[v]]].max())
                 right_vals = col[rows[right[v]]]
                 right_vals = right_vals[~np.isnan(right_vals)]
@@ -429,38 +405,38 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         tree_space = SimpleNamespace(split_col=feature, thresholds=threshold, y=sp.y)
         est = build_estimator(
             tree_space, (node_split, left, right, depth, rows), self.classes_,
-            np.arange(len(self.classes_)), self._class_w,
+            np.arange(len(self.classes_)), fit.class_w,
             # the counts are class-weighted already: the scores take the user's
             # costs (as in FastSmallTreeClassifier), so their argmax is the label
             # the MDP chose
-            None if self.cost_matrix is None else self._user_cost,
+            None if self.cost_matrix is None else fit.user_cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None),
-            row_weight=self._w)
+            row_weight=fit.w)
         # Re-score from the raw data: the exported tree must have the loss the MDP
         # recorded for it.
-        pred = np.searchsorted(self.classes_, est.predict(self._X, check_input=False))
-        loss = (self._w * self._cost[self._y_idx, pred]).sum() / self._w.sum()
-        if abs(loss - self._hull_loss[i]) > _RESCORE_TOL * max(1.0, self._cost.max()):
+        pred = np.searchsorted(self.classes_, est.predict(fit.X, check_input=False))
+        loss = (fit.w * fit.cost[fit.y_idx, pred]).sum() / fit.w.sum()
+        if abs(loss - self._hull_loss[i]) > _RESCORE_TOL * max(1.0, fit.cost.max()):
             raise RuntimeError(
                 f"fst internal error: a DPDT tree scores {loss!r} but the MDP "
                 f"recorded {self._hull_loss[i]!r}.")
         return est
 
-    def _front(self, chosen):
+    def _front(self, fit, chosen):
         hi = np.concatenate([[np.inf], self._betas])
         lo = np.concatenate([self._betas, [0.0]])
         trees = [self._hull_trees[i] for i in chosen]
-        total = self._w.sum()
+        total = fit.w.sum()
         acc, tests, leaves, depth = [], [], [], []
         for est in trees:
             t = est.tree_
-            right = est.predict(self._X, check_input=False) == self.classes_[self._y_idx]
+            right = est.predict(fit.X, check_input=False) == self.classes_[fit.y_idx]
             # (a masked sum, not np.dot: BLAS would wake its threads for this)
-            acc.append(float(self._w[right].sum() / total))
+            acc.append(float(fit.w[right].sum() / total))
             internal = t.children_left >= 0
             # the sample weight reaching each test (the rows when unweighted; not
             # weighted_n_node_samples, which class weights also scale)
-            through = self._w @ est.decision_path(self._X, check_input=False)
+            through = fit.w @ est.decision_path(fit.X, check_input=False)
             tests.append(float(through[internal].sum()) / total)
             leaves.append(int(est.get_n_leaves()))
             depth.append(int(est.get_depth()))

@@ -3,7 +3,7 @@
 The compiled writer fills a node array of the *installed* sklearn's NODE_DTYPE,
 which is handed to ``Tree.__setstate__`` -- the state API sklearn keeps stable
 for old pickles -- so one build of fst works across sklearn releases (see
-shared/SKLEARN_NOTES.md).
+docs/native_tree.md).
 """
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier

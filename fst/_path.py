@@ -19,7 +19,7 @@ import warnings
 import numpy as np
 
 from ._classifier import FastSmallTreeClassifier
-from ._utils import check_class_weight, check_cost_matrix
+from ._utils import check_class_weight, check_cost_matrix, fit_params
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["RegularizationPath", "regularization_path"]
@@ -220,8 +220,9 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
         raise ValueError(
             "lambda_min=0 needs max_depth: without a depth limit every leaf is free "
             "at lam=0 and the search is unbounded. Set lambda_min > 0 or max_depth.")
-    params = dict(max_depth=max_depth, cost_matrix=cost_matrix, class_weight=class_weight,
-                  time_limit=time_limit, memory_limit=memory_limit, n_jobs=n_jobs)
+    params = fit_params(dict(max_depth=max_depth, cost_matrix=cost_matrix,
+                             class_weight=class_weight, time_limit=time_limit,
+                             memory_limit=memory_limit, n_jobs=n_jobs))
     log = []
     uncertified = []
     fit = _fitter(X, y, sample_weight, params, log, uncertified)

@@ -124,22 +124,20 @@ class FitPlan:
         yield "dpdt", dpdt.estimator_
 
 
-def plan_fit(X, y_idx, n_classes, weighted_cost, weights, row_weight, params, overrides,
-             memory_limit):
+def plan_fit(data, params, overrides, memory_limit):
     """The plan of a FastSmallTreeClassifier fit.
 
-    X is the validated float32 data, y_idx each row's class, weighted_cost the
-    class-weighted cost matrix, weights the class weights, row_weight the sample
-    weights (None: none); params the estimator's validated parameters
-    (``regularization``, ``max_depth``, ``time_limit``, ``memory_limit``,
-    ``n_jobs``, ``cost_matrix``, ``class_weight``); overrides the private ones;
-    memory_limit the bytes in effect (0: none)."""
+    data is the fit's prepared data (`fst._utils.prepare_fit`: the float32 X,
+    each row's class, the class weights, the class-weighted cost, the sample
+    weights); params the estimator's validated parameters (``regularization``
+    and `fst._utils.FIT_PARAMS`); overrides the private ones; memory_limit the
+    bytes in effect (0: none)."""
     overrides = dict(overrides or {})
     own = {k: overrides.pop(k) for k in PLAN_OVERRIDES if k in overrides}
     max_depth = params["max_depth"]
     engine = _engine_choice(max_depth, own.get("depth_engine"))
-    space = _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight,
-                          memory_limit, own, engine)
+    space = _search_space(data.X, data.y_idx, data.n_classes, data.weighted_cost,
+                          data.class_w, data.row_weight, memory_limit, own, engine)
     time_limit = None if params["time_limit"] is None else float(params["time_limit"])
     config = make_config(
         overrides,

@@ -1,9 +1,85 @@
-"""Validation shared by the estimators."""
+"""Validation shared by the estimators: the parameters they have in common,
+declared once, and the preamble of every fit."""
+import numbers
 import os
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.utils import compute_class_weight
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+
+# The parameters the estimators share, with their constraints (sklearn's
+# `_parameter_constraints` form), declared once: each estimator takes the ones it
+# has from here, so a parameter is validated the same way everywhere.
+SHARED_CONSTRAINTS = {
+    "cost_matrix": ["array-like", None],
+    "class_weight": [dict, StrOptions({"balanced"}), None],
+    "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+    "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
+    "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"),
+                     StrOptions({"auto"}), None],
+    "n_jobs": [numbers.Integral, None],
+    "verbose": ["verbose"],
+}
+
+# The parameters of a FastSmallTreeClassifier fit other than its regularization:
+# what the path and cross-validation forward to each of their fits.
+FIT_PARAMS = ("max_depth", "cost_matrix", "class_weight", "time_limit", "memory_limit",
+              "n_jobs")
+
+
+def shared_constraints(*names):
+    """The constraints of the shared parameters `names`."""
+    return {k: SHARED_CONSTRAINTS[k] for k in names}
+
+
+def fit_params(source, **changes):
+    """The FIT_PARAMS of an estimator (its attributes) or of a mapping, with
+    `changes` applied: the one place a fit's parameters are forwarded from."""
+    get = source.get if isinstance(source, dict) else (lambda k: getattr(source, k))
+    out = {k: get(k) for k in FIT_PARAMS}
+    out.update(changes)
+    return out
+
+
+def check_shared_params(est):
+    """What the constraints cannot say of the shared parameters: a finite time
+    limit, and n_jobs nonzero."""
+    owner = type(est).__name__
+    time_limit = getattr(est, "time_limit", None)
+    if time_limit is not None and not np.isfinite(float(time_limit)):
+        raise ValueError(
+            f"The 'time_limit' parameter of {owner} must be a finite number of seconds "
+            f">= 0 or None. Got {time_limit!r} instead.")
+    if getattr(est, "n_jobs", None) == 0:
+        raise ValueError(
+            f"The 'n_jobs' parameter of {owner} must be a nonzero integer or None. "
+            "Got 0 instead.")
+
+
+def prepare_fit(est, X, y, sample_weight):
+    """The preamble of a classifier's fit, after its parameters are validated:
+    X (numeric columns, float32, NaN allowed) and y checked and recorded
+    (``classes_``, ``n_features_in_``, ``feature_names_in_``), the cost matrix
+    (``cost``: the user's, 0/1 loss when None), the class weights (``class_w``),
+    the class-weighted cost (``weighted_cost``) and the sample weights
+    (``row_weight``, None when absent or constant)."""
+    owner = type(est).__name__
+    check_no_categorical(X, owner)
+    X, y = validate_data(est, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
+                         order="C")
+    check_classification_targets(y)
+    est.classes_, y_idx = np.unique(y, return_inverse=True)
+    y_idx = y_idx.reshape(-1)
+    K = len(est.classes_)
+    cost = check_cost_matrix(est.cost_matrix, K, owner)
+    class_w = check_class_weight(est.class_weight, est.classes_, y, owner)
+    return SimpleNamespace(X=X, y=y, y_idx=y_idx, n_classes=K, cost=cost, class_w=class_w,
+                           weighted_cost=class_w[:, None] * cost,
+                           row_weight=check_row_weights(sample_weight, X, owner))
 
 
 # Share of the memory the process may use that memory_limit='auto' allows.

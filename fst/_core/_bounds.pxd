@@ -2,17 +2,17 @@
 # drops a split or marks a node solved: one inline function per rule, each with
 # its soundness argument.  This is the one file to audit for the certificate: the
 # stages call these at every place they write a bound or a solved flag, and a
-# rule whose RULE_* bit (_config.pxd) is cleared is never applied.  Proofs:
-# shared/reference/fastsmalltree-notes.txt.
+# rule whose RULE_* bit (_config.pxd) is cleared is never applied.  Each rule's
+# one-line reason is in docs/how_it_works.md.
 #
 # Notation: costs are per row and already divided by n, so values add up across
 # children; lam is the price of one leaf; R(X) the optimum of row set X (at its
-# depth left).  The invariants every write keeps (DESIGN.md section 3):
+# depth left).  The invariants every write keeps (docs/how_it_works.md):
 #   (i)   lb(X) <= R(X): lower bounds are admissible;
 #   (ii)  ub(X) is the objective of a real tree, rebuilt by following best_split;
 #   (iii) a solved node has lb == ub; an unsolved answer carries lb > budget.
 # Tolerance: a prune needs an excess of more than TOL and a solve accepts
-# equality within TOL (the notes' "Tolerance").
+# equality within TOL (docs/how_it_works.md, "Invariants and the tolerance").
 
 from libc.stdint cimport int32_t, int64_t
 from libc.math cimport nextafterf, INFINITY

@@ -3,8 +3,8 @@
 `solve(X, B)` either solves node X (R(X) known exactly, lb == ub) with R(X) <= B,
 or leaves it with a proven lower bound lb(X) > B.  The schedule (`_schedule`)
 deepens the budget at the root until the root is solved or a limit stops the
-search.  See shared/DESIGN.md section 3 for the loop and the invariants every
-memo write keeps (_bounds.pxd states them): lower bounds are admissible, an
+search.  docs/how_it_works.md ("Invariants and the tolerance") gives the loop
+and the invariants every memo write keeps (_bounds.pxd states them): lower bounds are admissible, an
 incumbent is a real tree, and an unsolved answer carries lb > budget.
 
 # Notes:

@@ -10,7 +10,7 @@ cdef extern from *:
     """
     #include <math.h>
     /* A prune needs an excess of more than FST_TOL and a solve accepts equality
-       within it (shared/reference/fastsmalltree-notes.txt, "Tolerance"). */
+       within it (docs/how_it_works.md, "Invariants and the tolerance"). */
     #define FST_TOL 1e-10
     #define FST_INF ((double)INFINITY)
     """

@@ -1,7 +1,7 @@
 """The sklearn writer, shared by both estimators: a tree's nodes written straight
 into the fields of a node array of the installed scikit-learn's NODE_DTYPE
 (`fst._export` hands it to `Tree.__setstate__`), so one build works across
-scikit-learn releases (shared/SKLEARN_NOTES.md).
+scikit-learn releases (docs/native_tree.md).
 """
 cimport numpy as cnp
 from libc.stdint cimport uint8_t, int32_t
