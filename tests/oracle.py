@@ -79,6 +79,52 @@ def optimal_objective(X, y, cost, lam, max_depth=None, weights=None):
     return solve((1 << n) - 1, max_depth)
 
 
+def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-9):
+    """(the optimal objective, the fewest leaves of a tree reaching it within
+    `tol`) by exhaustive enumeration.  In an optimal tree every subtree is
+    optimal for its rows, so the fewest leaves of a node's optimal trees is the
+    least, over the leaf and the splits whose best trees reach its optimum, of
+    the leaf's one or the sum of both sides' fewest."""
+    n = len(y)
+    masks, leaf_loss = _masks_and_leaf(X, y, cost, weights)
+    memo = {}
+
+    def solve(rows, depth):
+        key = (rows, depth)
+        if key in memo:
+            return memo[key]
+        cands = [(leaf_loss(rows) + lam, 1)]
+        if depth is None or depth > 0:
+            nd = None if depth is None else depth - 1
+            seen = set()
+            for m in masks:
+                left = rows & m
+                if left == 0 or left == rows or left in seen:
+                    continue
+                seen.add(left)
+                (lv, ll), (rv, rl) = solve(left, nd), solve(rows & ~m, nd)
+                cands.append((lv + rv, ll + rl))
+        best = min(v for v, _ in cands)
+        memo[key] = (best, min(k for v, k in cands if v <= best + tol))
+        return memo[key]
+
+    return solve((1 << n) - 1, max_depth)
+
+
+def tie_problem(seed):
+    """Up to 16 rows, one to three columns of a few values, two classes, 0/1
+    loss and lam a whole number of rows' worth (1/n to 3/n): trees of different
+    sizes then often tie exactly, as on iris at lam = 0.02."""
+    rng = np.random.default_rng(9000 + seed)
+    n = int(rng.integers(6, 17))
+    p = int(rng.integers(1, 4))
+    X = rng.integers(0, int(rng.integers(2, 6)), size=(n, p)).astype(float)
+    y = ((X[:, 0] + rng.normal(scale=1.0, size=n)) > X[:, 0].mean()).astype(int)
+    y[:2] = [0, 1]
+    lam = int(rng.integers(1, 4)) / n
+    return X, y, lam
+
+
 def problem_cost(y, cost=None, class_weight=None):
     """(class index of each row, the K x K cost matrix the search minimises): unit
     costs without `cost`, each class's row scaled by its weight in the dict

@@ -48,7 +48,11 @@ cdef struct DLevel:
     int32_t* queue      # 8 m + 16: the intervals of thresholds still open (each
                         # valuation queues at most two)
     int32_t* best       # tree of the node's best split, in heap order (below)
+    int best_leaves     # its leaves
+    bint seeded         # it is the root's seed (`DEngine.seed_tree`), not yet
+                        # valued by this search
     int32_t* cand       # tree of the valued split's first child, heap order
+    int cand_leaves     # its leaves
     int64_t* cnt        # 4 K: class counts (node, the two children, scratch)
     double* cbest       # 8 p: each column's best split value per side (threads;
                         # a cache line a column)
@@ -72,6 +76,7 @@ cdef struct DEngine:
                         # max_depth on every row, its splits in seed_tree (heap
                         # order): the root's best before any split is valued
     int32_t* seed_tree
+    int seed_leaves     # its leaves
     # the parallel root (n_jobs > 1): each of n_workers engines values the root
     # splits of the columns it takes, in increasing order, from a shared counter
     # (next_col), engine 0 the best depth-one split first; they share the best

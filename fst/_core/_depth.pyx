@@ -20,10 +20,12 @@ The search of a row set X with d levels left, within a budget B (`_solve`):
 
 The answer of `_solve(X, d, B)` is either exact, R(X, d) with its tree, or a
 lower bound above B + TOL; a split is pruned only when its bound exceeds the cap
-by more than TOL, and the best split is replaced by one better by more than TOL
-or equal within TOL with a lower split id (`_takes`), so an exact answer is the
-optimal tree of least root split id.  Every bound is a named rule of
-`_bounds.pxd`.
+by more than TOL, and the best tree is replaced by one better by more than TOL,
+or equal within TOL with fewer leaves, or as many leaves and a lower root split
+id (`_takes`), so an exact answer is the canonical optimal tree: the fewest
+leaves, then the least root split id, its subtrees likewise.  A split that could
+tie the best and still replace it is valued up to the best (`_tie_may_win`).
+Every bound is a named rule of `_bounds.pxd`.
 
 The search object, its threads and its result are `_depth_search.DepthSearch`.
 
@@ -519,6 +521,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     cdef int u
     cdef bint par, root
     L.best[0] = -1
+    L.best_leaves = 1
+    L.seeded = False
     exact[0] = True
     if d == 0 or m <= 1:
         return leaf
@@ -533,6 +537,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
         if a1[0] >= 0:
             memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
             L.best[0] = a1[0]
+            L.best_leaves = 2
         return b1[0]
     best = leaf
     if d == e.max_depth:
@@ -544,6 +549,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
         # exact as without it, and the cap is close from the first split on
         best = e.seed_value
         memcpy(L.best, e.seed_tree, _heap_size(d) * sizeof(int32_t))
+        L.best_leaves = e.seed_leaves
+        L.seeded = True
     lbmin = INF
     low = _lower(sp, cnt, m, d)
     # The best depth-one split first: its value at depth d is often near the
@@ -563,8 +570,11 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
         e.root_best = &best
     u = fst_claim(e.next_col) if par else 0
     while u < sp.p:
-        if e.lim.stop != RUNNING or best <= low + TOL:
-            break       # stopped, or no split can beat the best (creation bound)
+        if e.lim.stop != RUNNING or (best <= low + TOL and L.best_leaves <= 2):
+            # stopped, or no split can beat the best (creation bound): a split
+            # tying it has two leaves or more, and one of two is a depth-one
+            # split, of which the best is a1, valued first (the least id)
+            break
         if _poll(e):
             break
         col_lbmin = INF
@@ -610,24 +620,52 @@ cdef inline double _prune_level(const DSpace* sp, double B, double best) noexcep
     return a if a < b else b
 
 
-cdef inline bint _takes(double v, double best, int32_t split, int32_t best_split) noexcept nogil:
-    """Whether the tree rooted at `split`, of value v, replaces the node's best
-    (value best, root split best_split, -1 the leaf): when better by more than
-    TOL, or within TOL of it with a lower split id.  The leaf is kept against an
-    equal split.  So a node solved exactly holds, whatever its budget and the
-    order its splits were met in, the optimal tree of least root split id (its
-    subtrees likewise): the answer depends on the data alone, the same for any
-    number of engines (`DepthSearch._gather`)."""
+cdef inline bint _takes(DLevel* L, double v, int leaves, double best,
+                        int32_t split) noexcept nogil:
+    """Whether the tree rooted at `split`, of value v and `leaves` leaves,
+    replaces the node's best (value best, its tree in L.best): when better by
+    more than TOL; or within TOL of it with fewer leaves, or as many and a lower
+    root split id (the leaf, one leaf, is kept against an equal split; the
+    root's seed, not yet valued by this search, gives way to its own root split
+    valued here, whose subtrees are this depth's).  So a node solved exactly
+    holds, whatever its budget and the order its splits were met in, the
+    canonical optimal tree (its subtrees likewise): the answer depends on the
+    data alone, the same for any number of engines (`DepthSearch._gather`) and
+    with or without a seed."""
+    cdef int32_t b = L.best[0]
     if v < best - TOL:
         return True
-    return v <= best + TOL and best_split >= 0 and split < best_split
+    if v > best + TOL or b < 0:
+        return False
+    if leaves != L.best_leaves:
+        return leaves < L.best_leaves
+    return split < b or (L.seeded and split == b)
 
 
-cdef inline bint _tie_below(const DSpace* sp, int u, const int32_t* rk, const int32_t* tpos,
-                            int lo, int32_t best_split) noexcept nogil:
-    """Whether thresholds from position lo of column u have split ids below the
-    best's root split (-1: the leaf, never): a tie there still replaces it."""
-    return best_split >= 0 and sp.col_start[u] + rk[tpos[lo] - 1] < best_split
+cdef inline void _took(DLevel* L, int leaves) noexcept nogil:
+    """The node's best is now the tree just valued."""
+    L.best_leaves = leaves
+    L.seeded = False
+
+
+cdef inline bint _tie_may_win(const DLevel* L, int32_t split) noexcept nogil:
+    """Whether a split of id `split` or more (its tree has two leaves at least)
+    could tie the node's best and still replace it (`_takes`): not the leaf's;
+    any split when the best has more than two leaves; else one of a lower id (or
+    the seed's own root split)."""
+    cdef int32_t b = L.best[0]
+    if b < 0:
+        return False
+    if L.best_leaves > 2:
+        return True
+    return split < b or (L.seeded and split == b)
+
+
+cdef inline bint _tie_below(const DSpace* sp, const DLevel* L, int u, const int32_t* rk,
+                            const int32_t* tpos, int lo) noexcept nogil:
+    """Whether thresholds from position lo of column u (of ids from its first)
+    could tie the best and still replace it (`_tie_may_win`)."""
+    return _tie_may_win(L, sp.col_start[u] + rk[tpos[lo] - 1])
 
 
 cdef inline int _split_column(const DSpace* sp, int32_t split) noexcept nogil:
@@ -655,7 +693,7 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     if d == 2:
         _positions(e, L, ord, m, u)
     _value_at(e, d, u, ord, m, cnt, split, t,
-              _cap(&e.sp, B, best[0]) if not (L.best[0] >= 0 and split < L.best[0])
+              _cap(&e.sp, B, best[0]) if not _tie_may_win(L, split)
               else (B if B < best[0] else best[0]), best, lbmin, NULL,
               vs)
 
@@ -793,9 +831,9 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     while head < tail:
         lo = q[4 * head]; hi = q[4 * head + 1]; a = q[4 * head + 2]; c = q[4 * head + 3]
         head += 1
-        if _tie_below(sp, u, rk, tpos, lo, L.best[0]):
-            # a tie with the best below its split id replaces it (`_takes`):
-            # such a split must be valued up to the best itself
+        if _tie_below(sp, L, u, rk, tpos, lo):
+            # a tie with the best may replace it (`_takes`): such a split must
+            # be valued up to the best itself
             cap = B if B < best[0] else best[0]
             P = (B if B < best[0] else best[0]) + TOL
         else:
@@ -929,8 +967,9 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const int64_t* cnt,
     nt[1] = m - t
     _depth_one(e, L, m, 2, t, tot, nt, vs, arg)
     v = vs[0] + vs[1]
-    if _takes(v, best[0], split, L.best[0]):
+    if _takes(L, v, (2 if arg[0] >= 0 else 1) + (2 if arg[1] >= 0 else 1), best[0], split):
         best[0] = v
+        _took(L, (2 if arg[0] >= 0 else 1) + (2 if arg[1] >= 0 else 1))
         memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
         L.best[0] = split
         L.best[1] = arg[0]
@@ -1018,8 +1057,10 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         if k == 0:
             v1 = v2
             memcpy(L.cand, C.best, _heap_size(d - 1) * sizeof(int32_t))
-    if _takes(v1 + v2, best[0], split, L.best[0]):
+            L.cand_leaves = C.best_leaves
+    if _takes(L, v1 + v2, L.cand_leaves + C.best_leaves, best[0], split):
         best[0] = v1 + v2
+        _took(L, L.cand_leaves + C.best_leaves)
         memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
         L.best[0] = split
         _place(L.best, d, 1 + first, L.cand)

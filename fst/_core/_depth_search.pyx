@@ -9,6 +9,7 @@ import numpy as np
 cimport numpy as cnp
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
+from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, fst_now, RUNNING
 from ._config cimport RULE_SUPPORT
 from ._bounds cimport support_unit, stopped_root_bound
@@ -293,10 +294,18 @@ cdef class DepthSearch:
         if src.size > h:
             raise ValueError("the seed is deeper than max_depth")
         t[:src.size] = src
-        cdef int w
+        cdef int w, leaves = 0
+        todo = [0]
+        while todo:
+            q = todo.pop()
+            if q < h and t[q] >= 0:
+                todo += [2 * q + 1, 2 * q + 2]
+            else:
+                leaves += 1
         for w in range(self.n_workers):
             memcpy(self.engines[w].seed_tree, &t[0], h * sizeof(int32_t))
             self.engines[w].seed_value = value
+            self.engines[w].seed_leaves = leaves
 
     def run(self):
         """Search; returns the stop code (RUNNING: certified)."""
@@ -352,10 +361,11 @@ cdef class DepthSearch:
 
     cdef int _gather(self, double* values, bint* exacts):
         """The answer over the engines: the least value; among the engines within
-        TOL of it, the tree of least root split id (the leaf first), which is the
-        one the serial search keeps (`_takes`).  Certified when no engine stopped
-        and every one is exact."""
-        cdef int t, w = self.n_workers, code = RUNNING, key, best_key = 2147483647
+        TOL of it, the tree of fewest leaves, then least root split id (the leaf
+        first), which is the one the serial search keeps (`_takes`).  Certified
+        when no engine stopped and every one is exact."""
+        cdef int t, w = self.n_workers, code = RUNNING
+        cdef int64_t key, best_key = INT64_MAX
         cdef double vmin = INF
         cdef bint exact = True
         cdef DEngine* x
@@ -392,10 +402,15 @@ cdef class DepthSearch:
             self.lower_bound = -INF
         return code
 
-    cdef int _tie_key(self, DEngine* x):
-        """The root split id of an engine's tree (-1: the leaf): among equal
-        answers the least is the serial search's (`_takes`)."""
-        return x.lv[x.max_depth].best[0]
+    cdef int64_t _tie_key(self, DEngine* x):
+        """(leaves, root split id, still the seed) of an engine's tree as one
+        number (the leaf: one leaf, id -1): among equal answers the least is the
+        serial search's (`_takes`); an engine that kept the seed unvalued gives
+        way to the one that valued its root split (its subtrees are this
+        depth's)."""
+        cdef DLevel* L = &x.lv[x.max_depth]
+        return ((<int64_t> L.best_leaves << 40) + ((<int64_t> L.best[0] + 1) << 1)
+                + (1 if L.seeded else 0))
 
     def tree(self):
         """The best tree found, in heap order (global split ids, -1 leaves)."""

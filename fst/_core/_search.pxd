@@ -39,6 +39,5 @@ cdef struct Frame:
     double si_min            # the least shared incumbent its loop capped at, else INF
 
 cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) noexcept nogil
-cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_splits,
-                             int n_all, node_t* left, node_t* right,
-                             int32_t* found_min) noexcept nogil
+cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
+                        int n_all, int32_t* splits, node_t* left, node_t* right) noexcept nogil

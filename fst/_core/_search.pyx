@@ -28,8 +28,7 @@ from ._limits cimport STOP_MEMORY
 from ._config cimport (RULE_SEGMENT, RULE_TRANSFER, RULE_EXCHANGE, RULE_PAIRS,
                        RULE_PEEL3, STRATEGY_SORTED)
 from ._context cimport (Ctx, Cand, Key, cand_node, check_limits, check_memory_now, owns,
-                        restricted, fst_shared_incumbent, fst_shared_lower,
-                        fst_load_i32, fst_min_i32)
+                        restricted, fst_shared_incumbent, fst_shared_lower)
 from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
                        lower_to_incumbent, capacity_unit, split_bound, split_not_worth,
                        column_transfer, threshold_exchange, splits_lower_bound,
@@ -527,16 +526,16 @@ cdef void _loop_bound(Ctx* c, Frame* f) noexcept nogil:
     raise_bound(nd, _splits_bound(c, f))
 
 
-cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_splits,
-                             int n_all, node_t* left, node_t* right,
-                             int32_t* found_min) noexcept nogil:
-    """The root of the canonical optimal tree of node nid, whose optimum is V: the
-    leaf (-1) when it reaches V within TOL, else the lowest split index whose best
-    tree reaches V within TOL, its children's ids in `left` and `right`.  At a
-    parallel root only this thread's splits are tried, and -2 says none of them
-    reaches V; -3 is a stop.  `found_min` (or NULL) is the least split the
-    threads found so far (an atomic min): a thread stops past it, since only
-    the least one is the answer.
+cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
+                        int n_all, int32_t* splits, node_t* left, node_t* right) noexcept nogil:
+    """The root splits of node nid's optimal trees, whose optimum is V: -1 when
+    the leaf reaches V within TOL (the leaf has the fewest leaves, so it is the
+    canonical tree); else the number of splits whose best tree reaches V within
+    TOL, each in `splits` (in index order, n_all + 1 entries at most) with its
+    children's ids in `left` and `right`, every child solved; -3 is a stop.  At a
+    parallel root only this thread's splits are tried.  The canonical tree
+    (`_solver.Search`) takes, among them, the one whose children's canonical
+    trees have the fewest leaves in all, then the lowest index.
 
     Which optimal tree the search records depends on the order it met them, and
     so on the threads, the store's capacity and the row order; this choice
@@ -551,8 +550,8 @@ cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_sp
     cdef int child_depth = depth - 1 if depth > 0 else -1
     cdef bint one_column, own_only = restricted(c, nd.count)
     cdef double cap_unit = capacity_unit(c.cfg.rules, c.cfg.lam)
-    cdef int i, nvalid
-    cdef int32_t found = -2
+    cdef int i, nvalid, found = 0
+    cdef bint tie
     cdef int64_t cap_node
     cdef node_t first, second
     cdef Node* L
@@ -598,9 +597,7 @@ cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_sp
         if c.cfg.rules & RULE_TRANSFER:
             column_transfer(cands, nvalid)
         i = 0
-        while found == -2 and i < nvalid:
-            if found_min != NULL and cands[i].split > fst_load_i32(found_min):
-                break
+        while found >= 0 and i < nvalid:
             if (own_only and not owns(c, cands[i].split)) or cands[i].lb > V + TOL:
                 i += 1
                 continue
@@ -610,6 +607,7 @@ cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_sp
             first, second = cands[i].left, cands[i].right
             if c.memo.nodes[second].count < c.memo.nodes[first].count:
                 first, second = second, first
+            tie = False
             solve(c, first, valid, nvalid, V - c.memo.nodes[second].lb)
             L = &c.memo.nodes[first]
             R = &c.memo.nodes[second]
@@ -618,14 +616,14 @@ cdef int32_t canonical_split(Ctx* c, node_t nid, double V, const int32_t* all_sp
                 L = &c.memo.nodes[first]
                 R = &c.memo.nodes[second]
                 if not c.lim.stop and R.solved and L.ub + R.ub <= V + TOL:
-                    found = cands[i].split
-                    left[0] = cands[i].left
-                    right[0] = cands[i].right
-                    if found_min != NULL:
-                        fst_min_i32(found_min, found)
+                    tie = True
+                    splits[found] = cands[i].split
+                    left[found] = cands[i].left
+                    right[found] = cands[i].right
+                    found += 1
             if c.lim.stop:
                 found = -3
-            elif found == -2:
+            elif not tie:
                 # proved above V: its bound spreads along its column
                 raise_split_bound(&cands[i], children_bound(L, R))
                 if c.cfg.rules & RULE_TRANSFER:

@@ -37,7 +37,7 @@ from ._config cimport STRATEGY_CLASS_PREFIX, config_from_dict
 from ._context cimport (Ctx, Stats, fst_shared_t, fst_shared_set_stop,
                         fst_shared_incumbent, fst_load_double)
 from ._schedule cimport schedule_run
-from ._search cimport canonical_split
+from ._search cimport canonical_ties
 from ._table cimport fst_table_t, FST_SLOT_BYTES
 
 from ._threads cimport fst_run_threads
@@ -49,18 +49,20 @@ cdef struct ThreadWork:
     node_t* roots
     const int32_t* al
     int n_all
-    int canonical          # 0: the search; 1: the canonical root split
-    double V               # the optimum, for the canonical root split
-    int32_t* found         # the canonical root split of each share
-    node_t* lids           # and its children (2 a thread)
-    int32_t found_min      # the least of them so far
+    int canonical          # 0: the search; 1: the root's optimal splits
+    double V               # the optimum, for the root's optimal splits
+    int* found             # how many of its splits each share finds (`canonical_ties`)
+    int32_t* splits        # and they, n_all + 1 a thread
+    node_t* lids           # their children, likewise
+    node_t* rids
 
 
 cdef void _thread_main(void* arg, int t) noexcept nogil:
     cdef ThreadWork* w = <ThreadWork*> arg
+    cdef int64_t at = <int64_t> t * (w.n_all + 1)
     if w.canonical:
-        w.found[t] = canonical_split(w.ctxs[t], w.roots[t], w.V, w.al, w.n_all,
-                                     &w.lids[2 * t], &w.lids[2 * t + 1], &w.found_min)
+        w.found[t] = canonical_ties(w.ctxs[t], w.roots[t], w.V, w.al, w.n_all,
+                                    w.splits + at, w.lids + at, w.rids + at)
     else:
         w.roots[t] = schedule_run(w.ctxs[t], w.al)
 from ._openmp cimport FST_OPENMP
@@ -122,6 +124,8 @@ cdef class Search:
     cdef node_t canon_left, canon_right   # -2: not made (the recorded tree)
     cdef int64_t canon_root_expansions    # the canonical root split's work
     cdef bint canon_tried                 # `_canonical_root` has run
+    cdef object _choices       # each thread's canonical choices, node -> (leaves,
+                               # split, left, right) (`_choose`)
 
     def __cinit__(self):
         memset(&self.c, 0, sizeof(Ctx))
@@ -369,26 +373,28 @@ cdef class Search:
         return code
 
     cdef void _canonical_root(self):
-        """The canonical tree's root split: the leaf, or the least split any
-        thread's share finds reaching the optimum (each tries its own splits
-        from the lowest up).  The limits are off from here: the search is over
-        and this is part of reading its answer.  A memory stop keeps the
-        recorded tree."""
+        """The canonical tree's root split: the leaf when it is optimal, else,
+        among the splits of every thread's share reaching the optimum
+        (`canonical_ties`, the shares side by side), the one whose children's
+        canonical trees have the fewest leaves in all, then the lowest index
+        (`_choose`).  The limits are off from here: the search is over and this
+        is part of reading its answer.  A memory stop keeps the recorded tree."""
         cdef Ctx** ctxs = self.ctxs
         cdef node_t* roots = self.roots
         cdef const int32_t* al = self.all_splits
-        cdef int t, n = self.n_workers, n_all = self.c.sp.n_splits
+        cdef int t, i, n = self.n_workers, n_all = self.c.sp.n_splits
+        cdef int64_t at, width = n_all + 1
         cdef double V = self.ub
-        cdef int32_t* found = <int32_t*> malloc(n * sizeof(int32_t))
-        cdef node_t* lids = <node_t*> malloc(2 * n * sizeof(node_t))
-        cdef int32_t best = -2
-        if found == NULL or lids == NULL:
-            free(found)
-            free(lids)
+        cdef int* found = <int*> malloc(n * sizeof(int))
+        cdef int32_t* splits = <int32_t*> malloc(n * width * sizeof(int32_t))
+        cdef node_t* lids = <node_t*> malloc(n * width * sizeof(node_t))
+        cdef node_t* rids = <node_t*> malloc(n * width * sizeof(node_t))
+        cdef ThreadWork w
+        if found == NULL or splits == NULL or lids == NULL or rids == NULL:
+            free(found); free(splits); free(lids); free(rids)
             return
         for t in range(n):
             _limits_off(ctxs[t])
-        cdef ThreadWork w
         memset(&w, 0, sizeof(ThreadWork))
         w.ctxs = ctxs
         w.roots = roots
@@ -397,34 +403,113 @@ cdef class Search:
         w.canonical = 1
         w.V = V
         w.found = found
+        w.splits = splits
         w.lids = lids
-        w.found_min = 2147483647
+        w.rids = rids
         with nogil:
             if n == 1:
-                found[0] = canonical_split(ctxs[0], roots[0], V, al, n_all, &lids[0], &lids[1],
-                                           NULL)
+                _thread_main(&w, 0)
             else:
                 fst_run_threads(n, _thread_main, &w)
-        for t in range(n):
-            self.canon_root_expansions += ctxs[t].st.expansions - self.st_search[t].expansions
-        for t in range(n):
-            if found[t] == -3:
-                best = -3
-                break
-            if found[t] == -1:
-                best = -1
-            elif found[t] >= 0 and best != -1 and (best < 0 or found[t] < best):
-                best = found[t]
-                self.main = t
-                self.canon_left = lids[2 * t]
-                self.canon_right = lids[2 * t + 1]
-        for t in range(n):
-            ctxs[t].lim.stop = RUNNING
-        free(found)
-        free(lids)
-        if best == -1 or best >= 0:
-            self.canon_root = best
-            self.root = self.roots[self.main]
+        best = None
+        try:
+            for t in range(n):
+                if found[t] == -3:
+                    return
+            if any(found[t] == -1 for t in range(n)):
+                self.canon_root = -1
+                self.root = self.roots[self.main]
+                return
+            self._choices = [dict() for _ in range(n)]
+            for t in range(n):
+                at = t * width
+                ties = [(int(splits[at + i]), int(lids[at + i]), int(rids[at + i]))
+                        for i in range(found[t])]
+                one = self._choose(t, ties)
+                if one is None:
+                    return          # a memory stop: the recorded tree
+                if one[0] > 0 and (best is None or one[:2] < best[0][:2]):
+                    best = (one, t)
+            if best is not None:
+                (_, self.canon_root, self.canon_left, self.canon_right), self.main = best
+                self.root = self.roots[self.main]
+        finally:
+            for t in range(n):
+                self.canon_root_expansions += (ctxs[t].st.expansions
+                                               - self.st_search[t].expansions)
+                ctxs[t].lim.stop = RUNNING
+            free(found); free(splits); free(lids); free(rids)
+
+    cdef list _ties(self, int t, node_t nid, double V):
+        """The optimal splits of node nid of thread t's store (`canonical_ties`):
+        [] when the leaf is optimal, None on a stop."""
+        cdef Ctx* c = self.ctxs[t]
+        cdef int i, k, n_all = c.sp.n_splits
+        cdef int32_t* splits = <int32_t*> malloc((n_all + 1) * sizeof(int32_t))
+        cdef node_t* lids = <node_t*> malloc((n_all + 1) * sizeof(node_t))
+        cdef node_t* rids = <node_t*> malloc((n_all + 1) * sizeof(node_t))
+        if splits == NULL or lids == NULL or rids == NULL:
+            free(splits); free(lids); free(rids)
+            return None
+        with nogil:
+            k = canonical_ties(c, nid, V, self.all_splits, n_all, splits, lids, rids)
+        # a solved node has an optimal tree: none found (k == 0) would be an
+        # internal inconsistency, read as a stop (the recorded tree is returned)
+        out = (None if k < -1 or k == 0 else [] if k == -1 else
+               [(int(splits[i]), int(lids[i]), int(rids[i])) for i in range(k)])
+        free(splits); free(lids); free(rids)
+        return out
+
+    cdef tuple _choose(self, int t, list ties):
+        """(leaves, split, left, right) of the canonical tree among the optimal
+        splits `ties` of a node (in index order) of thread t's store: the split
+        whose children's canonical trees have the fewest leaves in all, then
+        the lowest index; each child's own canonical tree (the leaf when it is
+        optimal, else the same choice over its optimal splits) is recorded in
+        `_choices[t]`.  (0, -2, -1, -1) when no split is optimal; None on a stop.
+
+        Fewest leaves is decided node by node: a tree's leaves are its
+        children's, and the least over trees with root split s of equal value is
+        the least of each child's, since each child's optimal trees are chosen
+        apart.  Walks an explicit stack: any depth of tree.  A child whose left
+        canonical tree already has as many leaves as the best but one needs no
+        right one."""
+        cdef Ctx* c = self.ctxs[t]
+        memo = self._choices[t]
+        # a frame: [node, its ties, next tie, the best so far]
+        root = [-1, ties, 0, (0, -2, -1, -1)]
+        stack = [root]
+        while stack:
+            f = stack[len(stack) - 1]     # (no wraparound in this module)
+            if f[1] is None:
+                f[1] = self._ties(t, f[0], c.memo.nodes[f[0]].ub)
+                if f[1] is None:
+                    return None
+                if not f[1]:
+                    memo[f[0]] = (1, -1, -1, -1)
+                    stack.pop()
+                    continue
+            ties_f, best = f[1], f[3]
+            if f[2] == len(ties_f) or best[0] == 2:
+                if f[0] >= 0:
+                    memo[f[0]] = best
+                stack.pop()
+                continue
+            s, lid, rid = ties_f[f[2]]
+            if lid not in memo:
+                stack.append([lid, None, 0, (0, -2, -1, -1)])
+                continue
+            if best[0] and memo[lid][0] + 1 >= best[0]:
+                f[2] += 1           # its right tree has a leaf at least
+                continue
+            if rid not in memo:
+                stack.append([rid, None, 0, (0, -2, -1, -1)])
+                continue
+            leaves = memo[lid][0] + memo[rid][0]
+            if not best[0] or leaves < best[0]:
+                f[3] = (leaves, s, lid, rid)
+            f[2] += 1
+        return root[3]
 
     def progress(self):
         """(seconds since the run started, the root's lower bound and incumbent
@@ -587,35 +672,31 @@ cdef class Search:
 
     def _extract_canonical(self):
         """The canonical tree below the root split `_canonical_root` chose, in the
-        context of the thread that proved it; None on a memory stop."""
+        store of the thread that proved it, each node's split as `_choose`
+        recorded it."""
         cdef Ctx* c = self.ctxs[self.main]
         cdef node_t nid, lid = -1, rid = -1
         cdef int32_t s
-        cdef double V
-        cdef int n_all = c.sp.n_splits
+        memo = self._choices[self.main] if self._choices is not None else {}
         splits, lefts, rights, depths, rows = [], [], [], [], []
-        stack = [(self.root, self.ub, 0, -1, 0, True)]
+        stack = [(self.root, 0, -1, 0, True)]
         while stack:
-            nid, V, level, parent, is_right, at_root = stack.pop()
+            nid, level, parent, is_right, at_root = stack.pop()
             me = len(splits)
             if parent >= 0:
                 (rights if is_right else lefts)[parent] = me
             if at_root:
                 s, lid, rid = self.canon_root, self.canon_left, self.canon_right
             else:
-                with nogil:
-                    s = canonical_split(c, nid, V, self.all_splits, n_all, &lid, &rid, NULL)
-                if s < -1:
-                    c.lim.stop = RUNNING
-                    return None
+                _, s, lid, rid = memo[nid]
             rows.append(self._rows(c, nid))
             splits.append(int(s))
             lefts.append(-1)
             rights.append(-1)
             depths.append(level)
             if s >= 0:
-                stack.append((rid, c.memo.nodes[rid].ub, level + 1, me, 1, False))
-                stack.append((lid, c.memo.nodes[lid].ub, level + 1, me, 0, False))
+                stack.append((rid, level + 1, me, 1, False))
+                stack.append((lid, level + 1, me, 0, False))
         return (np.asarray(splits, dtype=np.intp), np.asarray(lefts, dtype=np.intp),
                 np.asarray(rights, dtype=np.intp), np.asarray(depths, dtype=np.intp), rows)
 

@@ -1,0 +1,87 @@
+"""One tie rule everywhere: among trees of equal objective (within the
+tolerance), the one with the fewest leaves, then the canonical split order
+(at each node the lowest split index, its subtrees likewise).  A fit, its
+threads, the depth-limited engine and the bitset search at any max_depth at or
+above the tree's depth, the regularization path and cross-validation return the
+very same tree; its leaves are the brute force's fewest."""
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris
+
+from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV, regularization_path
+from oracle import optimal_fewest_leaves, rescore, tie_problem
+
+
+def _arrays(est):
+    t = est.tree_
+    return [t.feature, t.threshold, t.children_left, t.children_right,
+            t.weighted_n_node_samples]
+
+
+def _same_tree(a, b):
+    for x, y in zip(_arrays(a), _arrays(b)):
+        np.testing.assert_array_equal(x, y)
+
+
+def _fit(X, y, lam, engine=None, **params):
+    clf = FastSmallTreeClassifier(regularization=lam, **params)
+    if engine is not None:
+        clf._overrides = {"depth_engine": engine}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        return clf.fit(X, y)
+
+
+def _check_one_tree(X, y, lam):
+    ref = _fit(X, y, lam)
+    assert ref.optimal_
+    depth = ref.get_depth()
+    for n_jobs in (2, 3):
+        _same_tree(_fit(X, y, lam, n_jobs=n_jobs).estimator_, ref.estimator_)
+    for d in sorted({max(depth, 1), max(depth, 1) + 1}):
+        for engine in (True, False):
+            for n_jobs in (1, 2):
+                other = _fit(X, y, lam, engine=engine, max_depth=d, n_jobs=n_jobs)
+                assert other.optimal_
+                assert other.objective_ == pytest.approx(ref.objective_, abs=1e-9)
+                _same_tree(other.estimator_, ref.estimator_)
+    return ref
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_ties_go_to_the_fewest_leaves_everywhere(seed):
+    X, y, lam = tie_problem(seed)
+    best, fewest = optimal_fewest_leaves(X, y, 1 - np.eye(2), lam)
+    ref = _check_one_tree(X, y, lam)
+    assert ref.objective_ == pytest.approx(best, abs=1e-9)
+    assert rescore(ref, X, y, 1 - np.eye(2), lam) == pytest.approx(best, abs=1e-9)
+    assert ref.n_leaves_ == fewest
+
+
+def test_iris_tie_at_0_02_is_the_three_leaf_tree_everywhere():
+    """iris at lam = 0.02 has two optima of objective 0.1: 3 leaves and 6 errors,
+    4 leaves and 3 errors.  Every way of fitting returns the 3-leaf tree."""
+    X, y = load_iris(return_X_y=True)
+    ref = _check_one_tree(X, y, 0.02)
+    assert ref.n_leaves_ == 3 and ref.objective_ == pytest.approx(0.1)
+    path = regularization_path(X, y, lambda_min=0.01, lambda_max=0.05)
+    _same_tree(path.tree_at(0.02), ref.estimator_)
+    cv = FastSmallTreeClassifierCV(lambdas=[0.02], cv=3).fit(X, y)
+    _same_tree(cv.estimator_, ref.estimator_)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_path_returns_the_fit_s_tree_at_its_breakpoints(seed):
+    """At every breakpoint of the path (where two trees tie) and inside every
+    interval, the path's tree is the fit's."""
+    X, y, lam = tie_problem(seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        path = regularization_path(X, y, lambda_min=lam / 2, lambda_max=4 * lam)
+    f = path.pareto_front_
+    points = list(f["lambda_min"][1:]) + [0.5 * (a + b) for a, b in
+                                          zip(f["lambda_min"], f["lambda_max"])]
+    for at in points:
+        _same_tree(path.tree_at(at), _fit(X, y, at).estimator_)
