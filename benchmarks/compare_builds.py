@@ -11,8 +11,8 @@ that both see the same machine.  Suites:
 
 * ``oracle``: the problems of the exhaustive oracle tests (``tests/oracle.py``:
   random small problems with costs, NaN, depth limits and sample weights, the
-  medium problems, the threshold runs, continuous columns), as shipped and with
-  the sorted-column search and the depth ladder forced on;
+  medium problems, the threshold runs, continuous columns), as shipped and, on
+  continuous columns, with the bitset search forced instead of the engine;
 * ``gosdt14``: the 70 problems of ``shared/datasets/gosdt14`` (five penalties);
 * ``quantbnb``: the twelve quantbnb training sets at ``max_depth`` 2 and 3,
   penalties 0.01 and 0;
@@ -41,8 +41,8 @@ TESTS = os.path.join(HERE, "..", "tests")
 
 # search_stats_ entries that measure the machine, not the path
 UNSTABLE = {"seconds", "peak_rss_bytes", "threads", "memory_limit"}
-# work limits (the search's clock: about 2e9 a second on the bitset search, 1.5e8
-# on the sorted-column search) at which an uncertified problem is stopped
+# work limits (the search's clock: about 2e9 a second on the bitset search) at which
+# an uncertified problem is stopped
 WORK_LIMIT = {"gosdt14": 5e10, "quantbnb": 2e9, "oracle": 1e9, "dpdt": 0}
 QUANTBNB_NAMES = ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page",
                   "raisin", "rice", "room", "segment", "wilt"]
@@ -70,12 +70,10 @@ def _fit_record(X, y, params, overrides, fit_kw=None):
 
 def _legacy_hooks(clf, overrides):
     """The same settings as attributes, for a build older than the overrides mapping
-    (which read `_work_limit`, `_sorted_min`, `_switch_work` and `_ladder`); a build
+    (which read `_work_limit`, `_switch_work` and `_ladder`); a build
     that has the mapping never reads these attributes."""
     if "work_limit" in overrides:
         clf._work_limit = int(overrides["work_limit"])
-    if "sorted_min" in overrides:
-        clf._sorted_min = float(overrides["sorted_min"])
     if "switch_work" in overrides:
         clf._switch_work = int(overrides["switch_work"])
         clf._ladder = (int(overrides.get("ladder_max", 6)),
@@ -111,7 +109,7 @@ def _oracle_problems():
         X, y, cost, lam, depth = o.continuous_problem(seed)
         p = dict(regularization=lam, cost_matrix=cost, max_depth=depth)
         yield f"continuous-{seed}", X, y, p, {}, None
-        yield f"continuous-{seed}-sorted", X, y, p, {"sorted_min": 0.0}, None
+        yield f"continuous-{seed}-bitset", X, y, p, {"depth_engine": False}, None
 
 
 def _tree_digest(est, digest):

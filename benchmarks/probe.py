@@ -10,7 +10,7 @@ The settings are the search's private overrides the tests use
 `deepening` and `deepening_close` (share of the gap added to the root's budget per
 pass, and once the gap is small), `switch_work` (work of the first pass at the
 incumbent), the ladder (`ladder_max`, `rung_work`, `ladder_bytes`, `ladder_gap`),
-`sorted_min` and the pair stage in rounds (`stage_min_rows`, `stage_rounds`).
+and the pair stage in rounds (`stage_min_rows`, `stage_rounds`).
 """
 import argparse
 import os
@@ -34,9 +34,6 @@ def main():
                     help="share of the gap per pass, then optionally the share once "
                          "the gap is small (one value sets both)")
     ap.add_argument("--switch-work", type=float, default=None)
-    ap.add_argument("--sorted-min", type=float, default=None,
-                    help="thresholds a column from which depth-limited nodes are searched "
-                         "over sorted columns (inf: never)")
     ap.add_argument("--ladder", type=float, nargs="+", default=None,
                     help="deepest rung, then optionally rung work, ladder bytes and the "
                          "gap (in lambdas) that ends the ladder")
@@ -53,8 +50,6 @@ def main():
         overrides["deepening_close"] = args.deepening[-1]
     if args.switch_work is not None:
         overrides["switch_work"] = int(args.switch_work)
-    if args.sorted_min is not None:
-        overrides["sorted_min"] = args.sorted_min
     if args.ladder is not None:
         keys = ("ladder_max", "rung_work", "ladder_bytes", "ladder_gap")
         overrides.update((k, int(v) if k != "ladder_gap" else float(v))

@@ -14,7 +14,7 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
-from ._core._config import CONTINUOUS_MIN_THRESHOLDS, make_config
+from ._core._config import make_config
 from ._core._limits import effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._solver import Search
@@ -38,6 +38,12 @@ PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
 # class of the search (`weight_classes`), and the pair stage counts at most 64
 # classes.
 MAX_WEIGHT_CLASSES = 64
+
+# Columns with at least this many thresholds on average are continuous: under
+# max_depth a fit of them goes to the depth-limited engine, whose passes over
+# sorted rows beat the row bitsets there; binary or binned columns (fewer) stay
+# with the bitset search and its pair stage's word-parallel counts.
+CONTINUOUS_MIN_THRESHOLDS = 8
 
 # The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
 # when the engine stops with a worse one.

@@ -228,22 +228,18 @@ def _random_expected(seed):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("combo", range(8192))
+@pytest.mark.parametrize("combo", range(4096))
 def test_every_rule_switch_combination_matches_brute_force(combo):
     """Each rule (equivalent points, leaf support, segmentation, superset,
     threshold exchange, column transfer, pair stage with the shape relaxation,
     leaf capacity, side worth, the three-leaf bound and its two-leaf transfer)
-    switched off or on, with the greedy seed and the sorted-column search of
-    depth-limited nodes each on or off, and the parallel search's rules (shares
-    of the root, the shared incumbent's cap, the shared table) off (one
-    thread) or on (two threads, or three: shares of unequal size): the
-    certified optimum is the same, exactly the oracle's.  The sorted-column
-    search, when on, takes every node of depth two or more left (these columns
-    have too few thresholds for its default threshold)."""
+    switched off or on, with the greedy seed on or off, and the parallel
+    search's rules (shares of the root, the shared incumbent's cap, the shared
+    table) off (one thread) or on (two threads, or three: shares of unequal
+    size): the certified optimum is the same, exactly the oracle's."""
     rules = combo & _config.ALL_RULES
-    strategy_off = [name for name, bit in (("greedy", 1024), ("sorted", 2048))
-                    if not combo & bit]
-    n_jobs = 1 if not combo & 4096 else (2 if combo % 2 == 0 else 3)
+    strategy_off = [] if combo & 1024 else ["greedy"]
+    n_jobs = 1 if not combo & 2048 else (2 if combo % 2 == 0 else 3)
     for seed in range(2000 + combo % 7, 2060, 5):
         X, y, cost, lam, max_depth = random_problem(seed)
         expected, y_idx, full_cost = _random_expected(seed)
@@ -257,9 +253,8 @@ def test_every_rule_switch_combination_matches_brute_force(combo):
             clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
                                           max_depth=max_depth, n_jobs=n_jobs)
             # test hooks: the rule bits (fst._core._config.RULES), the strategies off,
-            # sorted columns whenever depth two is left, the pair stage's rounds
-            clf._overrides = {"rules": rules, "strategy_off": strategy_off,
-                              "sorted_min": 0.0, **staging}
+            # the pair stage's rounds
+            clf._overrides = {"rules": rules, "strategy_off": strategy_off, **staging}
             clf.fit(X, y)
             assert clf.optimal_
             assert clf.objective_ == pytest.approx(expected, abs=1e-9), (seed, combo, staging)
@@ -650,20 +645,19 @@ def test_root_pair_stage_cap(root_cap):
     children without pair values, a complete stage at the root values every child
     of a depth-2 problem exactly (each child is a leaf or a stump), so one
     expansion certifies it; with the node cap at the root too, children must be
-    searched.  Either way the certified optimum is the brute-force one.  (The
-    sorted-column solver of depth-two nodes, which would take this node, is off:
-    this is a test of the pair stage.)"""
+    searched.  Either way the certified optimum is the brute-force one (the
+    bitset search, not the depth-limited engine: this is a test of the pair
+    stage)."""
     rng = np.random.default_rng(7)
     X = rng.normal(size=(120, 6)).round(2)
     y = ((X[:, 0] > 0.3) ^ (X[:, 1] > -0.2)).astype(int)
     y[rng.random(120) < 0.1] ^= 1
     lam = 0.01
     clf = FastSmallTreeClassifier(regularization=lam, max_depth=2)
-    # test hooks: the pair stage's word-work cap at a node and at the root; depth-two
-    # nodes never go to sorted columns
+    # test hooks: the bitset search; the pair stage's word-work cap at a node and
+    # at the root
     clf._overrides = {"depth_engine": False, "pair_cap": 10_000,
-                      "pair_cap_root": 10**9 if root_cap == "complete" else 10_000,
-                      "sorted_min": np.inf}
+                      "pair_cap_root": 10**9 if root_cap == "complete" else 10_000}
     clf.fit(X, y)
     expected = _best_depth2_objective(X, y, lam)
     assert clf.optimal_

@@ -34,29 +34,21 @@ def test_effective_n_threads():
         effective_n_threads(0)
 
 
-@pytest.mark.parametrize("sorted_min", [np.inf, None])
-def test_threaded_pair_stage_matches_serial(sorted_min):
-    """A stage large enough for the threads (2000 rows x 500 splits at the root);
-    and the same problem solved by the sorted-column solver of depth-two nodes
-    (its default on 50 thresholds a column), with the same tree for any n_jobs."""
+def test_threaded_pair_stage_matches_serial():
+    """A stage large enough for the threads (2000 rows x 500 splits at the root),
+    with the same tree for any n_jobs."""
     rng = np.random.default_rng(7)
     X = rng.integers(0, 51, size=(2000, 10)).astype(float)
     y = ((X[:, 0] > 20) ^ (X[:, 3] > 35) | (rng.random(2000) < 0.1)).astype(int)
     fits = []
     for n_jobs in (1, 2):
         clf = FastSmallTreeClassifier(regularization=0.001, max_depth=2, n_jobs=n_jobs)
-        # test hooks: the bitset search; sorted_min pins its pair stage
-        clf._overrides = ({"depth_engine": False} if sorted_min is None
-                          else {"depth_engine": False, "sorted_min": sorted_min})
+        clf._overrides = {"depth_engine": False}    # test hook: the bitset search
         fits.append(clf.fit(X, y))
     serial, threaded = fits
     assert serial.optimal_ and threaded.optimal_
     assert threaded.search_stats_["threads"] in (1, 2)
-    if sorted_min is None:
-        assert serial.search_stats_["sorted_nodes"] == 1
-        assert serial.search_stats_["pair_stages"] == 0
-    else:
-        assert serial.search_stats_["pair_stages"] > 0
+    assert serial.search_stats_["pair_stages"] > 0
     assert threaded.objective_ == serial.objective_
     np.testing.assert_array_equal(threaded.estimator_.tree_.threshold,
                                   serial.estimator_.tree_.threshold)

@@ -311,8 +311,8 @@ def test_identical_fits_with_and_without_compacted_rows(seed):
     rng = np.random.default_rng(300 + seed)
     n = int(rng.integers(400, 900))
     depth = None if seed < 4 else 3
-    # under a depth limit, few thresholds a column: the pair stage, not the
-    # sorted-column search, takes those nodes (`SORTED_MIN`)
+    # under a depth limit, few thresholds a column: the bitset search and its
+    # pair stage, not the depth-limited engine (`fst._plan`)
     X = rng.integers(0, 12 if depth is None else 6, size=(n, 5)).astype(float)
     y = ((X[:, 0] > 2) ^ (X[:, 2] > 3) | (rng.random(n) < 0.15)).astype(int)
     K = 2 + seed % 3

@@ -626,13 +626,13 @@ cdef inline double split_value(const Node* L, const Node* R) noexcept nogil:
     return L.ub + R.ub
 
 
-# ------------------------------------------- the sorted-column search
+# ------------------------------------------- the depth-limited engine
 #
-# `_sorted.sorted_run` searches a depth-limited node over its rows sorted on each
-# column.  Its rules hold by the same monotonicity: a tree of a set, applied to
-# a subset, costs no more (costs are nonnegative; its empty leaves could only be
-# merged away, saving lam).  They are switched off with the search itself
-# (STRATEGY_SORTED), which the general search then replaces.
+# `_depth` searches depth-limited trees over the rows sorted on each column.
+# Its rules hold by the same monotonicity: a tree of a set, applied to a subset,
+# costs no more (costs are nonnegative; its empty leaves could only be merged
+# away, saving lam).  Each runs under the RULE_* bit of the same argument
+# (equivalent, exchange, transfer, support).
 
 
 cdef inline double interval_bound(double lb_left_a, double lb_right_b) noexcept nogil:
@@ -706,7 +706,7 @@ cdef inline double stopped_root_bound(double best, double columns) noexcept nogi
 
 
 cdef inline double rows_moved_bound(int64_t moved, double pmax) noexcept nogil:
-    """The depth-one passes (`_sorted._depth_one_sides`) value a side's split at a
+    """The depth-one passes (`_depth._column_pass`) value a side's split at a
     threshold only when the rows that crossed since its last valuation could
     lower its two-leaf value below the best: moving rows D from a split's right
     leaf to its left lowers its value by at most max_j A_j(D) - min_j A_j(D),
@@ -717,12 +717,6 @@ cdef inline double rows_moved_bound(int64_t moved, double pmax) noexcept nogil:
     return moved * pmax
 
 
-cdef inline double unit_rows_moved_bound(int64_t most, double unit) noexcept nogil:
-    """`rows_moved_bound` under a unit cost u: u (max_k D_k - min_k D_k) <= u times
-    the most rows of one class among D."""
-    return most * unit
-
-
 cdef inline int64_t unit_rows_to_wait(int64_t errors, int64_t errors_to_beat) noexcept nogil:
     """`rows_moved_bound` in whole rows, two classes under a unit cost: a row
     crossing from a split's right leaf to its left changes each leaf's errors by
@@ -730,23 +724,3 @@ cdef inline int64_t unit_rows_to_wait(int64_t errors, int64_t errors_to_beat) no
     followed by none with `errors_to_beat` or fewer until errors - errors_to_beat
     rows have crossed."""
     return errors - errors_to_beat
-
-
-cdef inline double two_class_moved_bound(double x) noexcept nogil:
-    """`rows_moved_bound` with two labels a, b: |A_a(D) - A_b(D)| = |D_0 al + D_1 be|
-    (al = C[0, a] - C[0, b], be = C[1, a] - C[1, b]), x the sum (under 0/1 loss,
-    rows of both classes offset each other)."""
-    return x if x >= 0.0 else -x
-
-
-cdef inline void settle_depth_one(Node* nd, double value) noexcept nogil:
-    """A side S of a root split with one level left: the depth-one pass found
-    value = R(S, 1), the least of its leaf and of every split of S on the node's
-    candidate columns (which hold every split valid at S, every split valid at S
-    being valid at its parent), skipping only thresholds the row bound proves no
-    better than the best found.  The incumbent, the tree that realises it, makes
-    the node solved (when it is no worse than value)."""
-    if not nd.solved:
-        if nd.lb < value and value <= nd.ub:
-            nd.lb = value
-        settle(nd)

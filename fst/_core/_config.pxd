@@ -23,11 +23,9 @@ cdef enum:
 # incumbents are found, never what a bound may claim.
 cdef enum:
     STRATEGY_GREEDY = 1        # greedy seed for the first incumbent
-    STRATEGY_SORTED = 2        # depth-limited nodes searched over sorted columns
-    STRATEGY_SORTED_SHRINK = 4 # there, intervals shrunk by their ends' neighbour bounds
     STRATEGY_COMPACT = 8       # pair stages count over their node's rows compacted (BMI2)
     STRATEGY_CLASS_PREFIX = 16 # two classes: class 0 counted as the bits below a boundary
-    STRATEGY_ALL = 31
+    STRATEGY_ALL = 25
 
 cdef struct Config:
     double lam               # price of one leaf
@@ -46,8 +44,6 @@ cdef struct Config:
     int stage_min_rows       # a pair stage of this many rows runs in rounds ...
     int stage_min_run        # ... when its rows are at least this many a run on average
     int stage_rounds         # at most this many rounds of midpoints before the rest
-    double sorted_min        # a depth-limited node goes to the sorted-column search
-                             # when its columns have this many thresholds on average
     double deepening         # share of the root's gap added to its budget per pass
     double deepening_close   # the share once the gap is below ladder_gap lambdas
     int64_t switch_work      # > 0: the first root pass runs at the incumbent for this work

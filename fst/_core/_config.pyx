@@ -15,8 +15,7 @@ RULES = {"equivalent": RULE_EQUIVALENT, "support": RULE_SUPPORT, "segment": RULE
          "superset": RULE_SUPERSET, "exchange": RULE_EXCHANGE, "transfer": RULE_TRANSFER,
          "pairs": RULE_PAIRS, "capacity": RULE_CAPACITY, "worth": RULE_WORTH,
          "peel3": RULE_PEEL3}
-STRATEGIES = {"greedy": STRATEGY_GREEDY, "sorted": STRATEGY_SORTED,
-              "sorted_shrink": STRATEGY_SORTED_SHRINK, "compact": STRATEGY_COMPACT,
+STRATEGIES = {"greedy": STRATEGY_GREEDY, "compact": STRATEGY_COMPACT,
               "class_prefix": STRATEGY_CLASS_PREFIX}
 ALL_RULES = RULE_ALL
 ALL_STRATEGIES = STRATEGY_ALL
@@ -31,13 +30,6 @@ SWITCH_WORK = 3_000_000_000
 # leaves and a bound for every child.
 PAIR_CAP = 400_000_000
 ROOT_PAIR_SHARE = 16
-
-# Columns with at least this many thresholds on average are continuous: under
-# max_depth a fit of them goes to the depth-limited engine (`fst._plan`), and a
-# node of the bitset search to the sorted-column search (`sorted_min`), whose
-# passes over sorted rows beat the row bitsets there; binary or binned columns
-# (fewer) stay with the pair stage's word-parallel counts.
-CONTINUOUS_MIN_THRESHOLDS = 8
 
 DEFAULTS = {
     "regularization": 0.05,
@@ -63,10 +55,6 @@ DEFAULTS = {
     "stage_min_rows": 16,
     "stage_min_run": 2,
     "stage_rounds": 5,
-    # A node of depth two or more left, under max_depth, is searched over sorted
-    # columns when its columns hold at least this many thresholds on average
-    # (continuous columns).  0: always; inf: never.
-    "sorted_min": float(CONTINUOUS_MIN_THRESHOLDS),
     "deepening": 0.1,
     # Once the root's gap is below ladder_gap lambdas, the next pass runs at the
     # incumbent (share 1): it certifies it or runs until a stop.
@@ -143,7 +131,6 @@ cdef int config_from_dict(Config* cfg, dict d) except -1:
     cfg.stage_min_rows = int(d["stage_min_rows"])
     cfg.stage_min_run = int(d["stage_min_run"])
     cfg.stage_rounds = int(d["stage_rounds"])
-    cfg.sorted_min = float(d["sorted_min"])
     cfg.deepening = float(d["deepening"])
     cfg.deepening_close = float(d["deepening_close"])
     cfg.switch_work = int(d["switch_work"])

@@ -75,10 +75,6 @@ cdef struct Stats:
     int64_t pair_rows_left   # rows left out by pair stages in rounds
     int ladder_depth         # deepest rung of the depth ladder run
     int64_t ladder_turns     # turns of the ladder
-    int64_t sorted_nodes     # nodes the sorted-column search searched
-    int64_t sorted_splits_valued     # root splits it valued
-    int64_t sorted_splits_set_aside  # root splits its bounds set aside
-    int64_t sorted_leaf_pairs  # two-leaf trees its depth-one passes valued
     int64_t shared_raises    # bounds raised from the threads' shared table
     int64_t shared_trees     # incumbents taken from it (trees in another store)
 

@@ -45,9 +45,9 @@ cdef inline const word_t* split_row(Space* sp, int32_t s) noexcept nogil:
     """The rows split s sends left, filled on first use.
 
     The bitsets of a fit are allocated as zero pages, which the system maps only
-    when written, and filled when the search first reads them: a search over
-    sorted columns reads only the few splits it realises, so a fit of many rows
-    never writes most of the n_splits x nw words.  Every read of `split_bits`
+    when written, and filled when the search first reads them: a search that
+    reads few splits (a certified fit's greedy seed and few expansions) never
+    writes most of the n_splits x nw words.  Every read of `split_bits`
     goes through here or `split_row_bulk`, the memo store's path keys included
     (a key's splits were read here when its node was made).  Never called inside
     a parallel region (the pair stage's threads count the copies its set-up

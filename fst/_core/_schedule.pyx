@@ -27,7 +27,7 @@ from ._bitset cimport bs_and, bs_andnot, bs_hash, bs_set
 from ._memo cimport Node, memo_find, memo_key, memo_bytes
 from ._problem cimport split_row
 from ._limits cimport RUNNING, STOP_MEMORY, STOP_SWITCH
-from ._config cimport STRATEGY_GREEDY, STRATEGY_SORTED
+from ._config cimport STRATEGY_GREEDY
 from ._context cimport Ctx, Cand, check_limits, fst_shared_incumbent, fst_shared_lower
 from ._bounds cimport settle, SHARE_SLACK
 from ._nodes cimport class_counts, node_get_whole, gather_valid
@@ -253,13 +253,7 @@ cdef node_t schedule_run(Ctx* c, const int32_t* all_splits) noexcept nogil:
     c.prog_root = root   # the polls copy its bounds from now on
     if root < 0:
         return -1
-    # Greedy seed, but for a root of depth two over sorted columns: there the
-    # sorted-column search values root splits exactly, columns in the order of
-    # their best two-leaf split, so a good incumbent comes at once, while the
-    # seed's pass over every threshold (`gather_valid`) would take most of the
-    # fit on large sets.  Deeper, the seed pays.
-    if (c.cfg.strategy & STRATEGY_GREEDY) and not (
-            depth == 2 and (c.cfg.strategy & STRATEGY_SORTED)):
+    if c.cfg.strategy & STRATEGY_GREEDY:
         greedy_seed(c, root, all_splits, c.sp.n_splits)
     _passes(c, root, full, all_splits)
     return root

@@ -1,7 +1,6 @@
 # The budgeted certified search: `solve(X, B)` on an explicit stack of frames.
 from ._typedefs cimport word_t, node_t, int32_t
 from ._context cimport Ctx, Cand, Key
-from ._sorted cimport SortedRun
 
 cdef struct Frame:
     # One open `solve(nid, B)` on the search's frame stack: what a level of a
@@ -29,7 +28,6 @@ cdef struct Frame:
     double br                # its second child's budget
     node_t first             # its child searched first (the one of fewer rows)
     node_t second
-    SortedRun* srt           # the sorted-column search's state, or NULL
     int want                 # 1: solve `child` first (then this frame resumes)
     node_t child
     double child_B

@@ -26,7 +26,7 @@ from ._typedefs cimport word_t, node_t, int32_t, int64_t, TOL, INF
 from ._memo cimport Node, memo_key
 from ._limits cimport STOP_MEMORY
 from ._config cimport (RULE_SEGMENT, RULE_TRANSFER, RULE_EXCHANGE, RULE_PAIRS,
-                       RULE_PEEL3, STRATEGY_SORTED)
+                       RULE_PEEL3)
 from ._context cimport (Ctx, Cand, Key, cand_node, check_limits, check_memory_now, owns,
                         restricted, fst_shared_incumbent, fst_shared_lower)
 from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
@@ -41,12 +41,10 @@ from ._nodes cimport (class_counts, find_child, store_children, gather_valid,
                       prefetch_slots, prefetch_match)
 from ._segment cimport solve_single_column
 from ._pair_stage cimport transfer_to_children, expand_pairs
-from ._sorted cimport SortedRun, sorted_start, sorted_run, sorted_release
 
 cdef enum:
     # The states of a frame (`Frame.state`)
     F_BEGIN = 0      # entered: the expansion's set-up comes next (`_expand_begin`)
-    F_SORTED = 1     # in the sorted-column search, which waits for a child
     F_LOOP = 2       # in the candidate loop, at candidate key k
     F_FIRST = 3      # the loop's candidate waits for its first child
     F_SECOND = 4     # ... for its second child
@@ -166,9 +164,6 @@ cdef void _frame_finish(Ctx* c, Frame* f) noexcept nogil:
     free(f.cnt)
     free(f.cands)
     free(f.keys)
-    if f.srt != NULL:
-        sorted_release(f.srt)
-        free(f.srt)
     c.n_frames -= 1
 
 
@@ -195,53 +190,15 @@ cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) no
         while not f.want and f.state != F_DONE:
             if f.state == F_BEGIN:
                 _expand_begin(c, f)
-            elif f.state == F_SORTED:
-                _sorted_step(c, f, sorted_run(c, f.srt))
             else:
                 _expand_loop(c, f)
         if f.state == F_DONE:
             _frame_finish(c, f)
 
 
-cdef void _sorted_step(Ctx* c, Frame* f, int ret) noexcept nogil:
-    """After a step of the frame's sorted-column search: done (F_DONE), or it
-    waits for a child, which the driver solves before it resumes (F_SORTED)."""
-    if ret == 2:
-        f.state = F_SORTED
-        _want(f, f.srt.child, f.srt.child_B, f.cand, f.ncand)
-    else:
-        f.state = F_DONE
-
-
-cdef bint _try_sorted(Ctx* c, Frame* f) noexcept nogil:
-    """A node of depth two or more left under the caller's max_depth goes to the
-    sorted-column search (STRATEGY_SORTED) when its columns have enough
-    thresholds; only under max_depth, since in the depth ladder's rungs
-    (incumbents for a search without a limit, cut off by work) it costs more
-    than it finds.  Returns True when it took the node (the frame's state is
-    then set), False when the frame expands it."""
-    cdef int ret
-    f.srt = <SortedRun*> calloc(1, sizeof(SortedRun))
-    if f.srt == NULL:
-        c.lim.stop = STOP_MEMORY
-        f.state = F_DONE
-        return True
-    f.srt.nid = f.nid
-    f.srt.X = f.X
-    f.srt.cnt = f.cnt
-    f.srt.cand = f.cand
-    f.srt.ncand = f.ncand
-    f.srt.B = f.B
-    ret = sorted_start(c, f.srt)
-    if ret == 0:
-        return False
-    _sorted_step(c, f, ret)
-    return True
-
-
 cdef void _expand_begin(Ctx* c, Frame* f) noexcept nogil:
-    """The expansion of frame f's node up to its candidate loop: the sorted-column
-    search under a depth limit, else the valid splits, the leaf and single-column
+    """The expansion of frame f's node up to its candidate loop: the valid
+    splits, the leaf and single-column
     rules, the children's records, the pair stage, each split's bound and the
     node's; then the candidates in search order (state F_LOOP), or F_DONE when
     the node is settled here.  The frame's candidates whose children were looked
@@ -254,11 +211,6 @@ cdef void _expand_begin(Ctx* c, Frame* f) noexcept nogil:
     f.state = F_DONE
     memcpy(f.X, memo_key(&c.memo, nid), c.sp.nw * sizeof(word_t))
     class_counts(c, f.X, nd.count, f.cnt)
-    # (a parallel root's share runs the candidate loop, which keeps to its splits)
-    if (depth >= 2 and c.cfg.max_depth >= 0 and (c.cfg.strategy & STRATEGY_SORTED)
-            and not f.restricted):
-        if _try_sorted(c, f):
-            return
     f.nvalid = gather_valid(c, f.X, nd.count, f.cnt, child_depth, f.cand, f.ncand,
                             f.valid, f.cands, &one_column)
     c.work += 20000 + <int64_t> (f.ncand + 4 * f.nvalid) * c.sp.nw

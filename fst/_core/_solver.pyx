@@ -570,10 +570,6 @@ cdef class Search:
                 "whole_keys": int(c.memo.n_keys),  # the other nodes' keys are paths
                 "pair_rows": int(st.pair_rows),            # rows of pair stages valued
                 "pair_rows_left_out": int(st.pair_rows_left),  # by stages in rounds
-                "sorted_nodes": int(st.sorted_nodes),
-                "sorted_splits_valued": int(st.sorted_splits_valued),
-                "sorted_splits_set_aside": int(st.sorted_splits_set_aside),
-                "sorted_leaf_pairs": int(st.sorted_leaf_pairs),
                 "shared_raises": int(st.shared_raises),
                 "shared_trees": int(st.shared_trees),
             }
