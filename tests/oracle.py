@@ -48,35 +48,7 @@ def optimal_objective(X, y, cost, lam, max_depth=None, weights=None):
     `y` holds class indices, `cost[c, k]` the cost of predicting k for class c;
     `weights` (optional) weighs each row's cost, and the loss is then divided by
     their sum."""
-    n = len(y)
-    masks, leaf_loss = _masks_and_leaf(X, y, cost, weights)
-    memo = {}
-
-    def leaf(rows):
-        return leaf_loss(rows) + lam
-
-    def solve(rows, depth):
-        key = (rows, depth)
-        if key in memo:
-            return memo[key]
-        best = leaf(rows)
-        if depth is None or depth > 0:
-            nd = None if depth is None else depth - 1
-            seen = set()
-            for m in masks:
-                left = rows & m
-                if left == 0 or left == rows or left in seen:
-                    continue
-                seen.add(left)
-                right = rows & ~m
-                lv = solve(left, nd)
-                if lv + lam >= best:  # the right side costs at least lam
-                    continue
-                best = min(best, lv + solve(right, nd))
-        memo[key] = best
-        return best
-
-    return solve((1 << n) - 1, max_depth)
+    return optimal_fewest_leaves(X, y, cost, lam, max_depth, weights)[0]
 
 
 def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-9):
@@ -94,6 +66,7 @@ def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-
         if key in memo:
             return memo[key]
         cands = [(leaf_loss(rows) + lam, 1)]
+        best = cands[0][0]
         if depth is None or depth > 0:
             nd = None if depth is None else depth - 1
             seen = set()
@@ -102,9 +75,12 @@ def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-
                 if left == 0 or left == rows or left in seen:
                     continue
                 seen.add(left)
-                (lv, ll), (rv, rl) = solve(left, nd), solve(rows & ~m, nd)
+                lv, ll = solve(left, nd)
+                if lv + lam > best + tol:  # the right side costs at least lam
+                    continue
+                rv, rl = solve(rows & ~m, nd)
                 cands.append((lv + rv, ll + rl))
-        best = min(v for v, _ in cands)
+                best = min(best, lv + rv)
         memo[key] = (best, min(k for v, k in cands if v <= best + tol))
         return memo[key]
 

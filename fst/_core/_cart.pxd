@@ -2,7 +2,7 @@
 # the rows' value ranks per column (the rows of a state kept as p lists sorted by
 # rank), and the costs DPDT values a leaf with.
 from libc.math cimport log
-from ._typedefs cimport int32_t, int64_t
+from ._typedefs cimport int32_t, int64_t, uint8_t
 
 cdef enum:
     C_GINI = 0
@@ -27,6 +27,9 @@ cdef struct Rows:
     int32_t* cs              # (p, n) scratch: a copy of a state's lists, partitioned
     int32_t* ctmp            # (n) scratch: the partition's buffer
 
+cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk, int64_t m,
+                           const uint8_t* side, const int* need, const double* tot,
+                           double* scratch, double* res) noexcept nogil
 cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,
                          int32_t* out_t, double* out_v) noexcept nogil
 cdef int cart_grow(Rows* R, int64_t start, int64_t end, int64_t m, int depth, int kmax,

@@ -18,44 +18,79 @@ from libc.string cimport memcpy, memset
 cdef double TIE_TOL = 1e-12
 
 
+cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk, int64_t m,
+                           const uint8_t* side, const int* need, const double* tot,
+                           double* scratch, double* res) noexcept nogil:
+    """The depth-one pass of one column over weighted rows, the one DPDT's
+    generator and its last levels use: rows `lst` (m of them, in the column's
+    order; `rnk` the column's ranks), each on side side[r] (NULL: all on side 0),
+    a side scanned when need[s] == 1, tot its class sums (K a side).  Per side,
+    the first least-loss split of the column (summed leaf losses, `rows_leaf_loss`):
+    res[s * (3 + K)] found (1.0) or not, then its loss, its rank threshold (the
+    rank of the last row sent left) and its left class sums.  Every partition of a
+    side by one split of the column is a prefix of this order at a change of rank,
+    so the least over them is the side's best split on it.  scratch: 3 K."""
+    cdef int K = R.K, sd, c
+    cdef int64_t i
+    cdef int32_t r, rk
+    cdef int32_t prev[2]
+    cdef double v
+    cdef double* left = scratch            # [2][K]
+    cdef double* right = scratch + 2 * K   # [K]
+    cdef double* rs
+    memset(left, 0, 2 * K * sizeof(double))
+    res[0] = 0.0
+    res[3 + K] = 0.0
+    prev[0] = -1
+    prev[1] = -1
+    for i in range(m):
+        r = lst[i]
+        sd = 0 if side == NULL else side[r]
+        if need[sd] != 1:
+            continue
+        rk = rnk[r]
+        if prev[sd] >= 0 and rk != prev[sd]:
+            # the split between this side's previous rank and this one
+            for c in range(K):
+                right[c] = tot[sd * K + c] - left[sd * K + c]
+            v = rows_leaf_loss(R, left + sd * K) + rows_leaf_loss(R, right)
+            rs = res + sd * (3 + K)
+            if rs[0] == 0.0 or v < rs[1]:
+                rs[0] = 1.0
+                rs[1] = v
+                rs[2] = prev[sd]
+                memcpy(rs + 3, left + sd * K, K * sizeof(double))
+        left[sd * K + R.y[r]] += rows_wt(R, r)
+        prev[sd] = rk
+
+
 cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,
                     int32_t* out_t, double* out_v) noexcept nogil:
     """Least summed leaf loss split of the rows in lists L (p lists of m rows),
-    for a last-level root (max_depth 1).  Returns 0 when no column separates
-    the rows.  Ties: first column, then first threshold."""
+    for a last-level root (max_depth 1): `rows_column_scan` on each column, the
+    first least kept.  Returns 0 when no column separates the rows.  Ties: first
+    column, then first threshold."""
+    cdef int K = R.K
     cdef double* tot = R.counts
-    cdef double* left = R.counts + R.K
-    cdef double* right = R.counts + 2 * R.K
-    cdef int j, c, found = 0
+    cdef double* scratch = R.counts + K
+    cdef double* res = R.counts + 4 * K
+    cdef int j, found = 0
+    cdef int need[2]
     cdef int64_t i
-    cdef int32_t r, rk, rk_next
-    cdef const int32_t* lst
-    cdef const int32_t* rnk
-    cdef double v, best = 0.0
-    memset(tot, 0, R.K * sizeof(double))
+    cdef double best = 0.0
+    need[0] = 1
+    need[1] = 0
+    memset(tot, 0, K * sizeof(double))
     for i in range(m):
         tot[R.y[L[i]]] += rows_wt(R, L[i])
     for j in range(R.p):
-        lst = L + <int64_t> j * m
-        rnk = R.rank + <int64_t> j * R.n
-        if rnk[lst[0]] == rnk[lst[m - 1]]:
-            continue  # constant on these rows
-        memset(left, 0, R.K * sizeof(double))
-        for i in range(m - 1):
-            r = lst[i]
-            left[R.y[r]] += rows_wt(R, r)
-            rk = rnk[r]
-            rk_next = rnk[lst[i + 1]]
-            if rk == rk_next:
-                continue
-            for c in range(R.K):
-                right[c] = tot[c] - left[c]
-            v = rows_leaf_loss(R, left) + rows_leaf_loss(R, right)
-            if not found or v < best:
-                found = 1
-                best = v
-                out_f[0] = j
-                out_t[0] = rk
+        rows_column_scan(R, L + <int64_t> j * m, R.rank + <int64_t> j * R.n, m, NULL, need,
+                         tot, scratch, res)
+        if res[0] != 0.0 and (not found or res[1] < best):
+            found = 1
+            best = res[1]
+            out_f[0] = j
+            out_t[0] = <int32_t> res[2]
     out_v[0] = best
     return found
 

@@ -55,7 +55,7 @@ from ._openmp cimport omp_get_thread_num
 from ._limits cimport (STOP_TIME, STOP_MEMORY, STOP_INTERRUPT, fst_now, fst_process_rss,
                        limits_interrupted)
 from ._cart cimport (C_GINI, C_ENTROPY, Rows, rows_wt, rows_leaf_loss, rows_floor_loss,
-                     rows_best_split, cart_grow, cart_best_first, cart_all_tests)
+                     rows_best_split, rows_column_scan, cart_grow, cart_best_first, cart_all_tests)
 from ._hull cimport Point, Buf, sort_points, lower_hull
 
 cnp.import_array()
@@ -291,7 +291,8 @@ cdef class MDP:
         self.rows.mincost = <double*> malloc(K * sizeof(double))
         self.cart_k = <int32_t*> malloc((self.D + 1) * sizeof(int32_t))
         self.rows.xlogx = <double*> malloc((n + 1) * sizeof(double))
-        self.rows.counts = <double*> malloc(4 * K * sizeof(double))
+        # (`rows_best_split`: the totals, a column scan's scratch and result)
+        self.rows.counts = <double*> malloc((6 * K + 8) * sizeof(double))
         self.pair_counts = <double*> malloc(7 * K * sizeof(double))
         self.side = <uint8_t*> malloc(n + 1)
         self.key2 = <word_t*> malloc(self.nw * sizeof(word_t) + 8)
@@ -749,43 +750,10 @@ cdef class MDP:
     cdef void _pair_scan(self, int j, const int32_t* L, int64_t m, const int* need,
                          const double* tot, double* scratch,
                          double* res) noexcept nogil:
-        """One column of `last_pair`'s scan: per side, the first least-loss split
-        of the column (res[0] found, res[1] loss, res[2] rank threshold, res[3:]
-        left class counts), side 1's record after side 0's."""
-        cdef int K = self.rows.K, sd, c
-        cdef int64_t i
-        cdef int32_t r, rk
-        cdef int32_t prev[2]
-        cdef double v
-        cdef double* left = scratch            # [2][K]
-        cdef double* right = scratch + 2 * K   # [K]
-        cdef double* rs
-        cdef const int32_t* lst = L + <int64_t> j * m
-        cdef const int32_t* rnk = self.rows.rank + <int64_t> j * self.rows.n
-        memset(left, 0, 2 * K * sizeof(double))
-        res[0] = 0.0
-        res[3 + K] = 0.0
-        prev[0] = -1
-        prev[1] = -1
-        for i in range(m):
-            r = lst[i]
-            sd = self.side[r]
-            if need[sd] != 1:
-                continue
-            rk = rnk[r]
-            if prev[sd] >= 0 and rk != prev[sd]:
-                # the split between this side's previous rank and this one
-                for c in range(K):
-                    right[c] = tot[sd * K + c] - left[sd * K + c]
-                v = rows_leaf_loss(&self.rows, left + sd * K) + rows_leaf_loss(&self.rows, right)
-                rs = res + sd * (3 + K)
-                if rs[0] == 0.0 or v < rs[1]:
-                    rs[0] = 1.0
-                    rs[1] = v
-                    rs[2] = prev[sd]
-                    memcpy(rs + 3, left + sd * K, K * sizeof(double))
-            left[sd * K + self.rows.y[r]] += rows_wt(&self.rows, r)
-            prev[sd] = rk
+        """One column of `last_pair`'s scan (`_cart.rows_column_scan` over both
+        sides of the test, `self.side`)."""
+        rows_column_scan(&self.rows, L + <int64_t> j * m, self.rows.rank + <int64_t> j * self.rows.n,
+                         m, self.side, need, tot, scratch, res)
 
     cdef bint _interrupted(self) noexcept nogil:
         """The time limit, checked at every expansion, and the memory limit (less
