@@ -137,6 +137,10 @@ class EngineSearch:
         st["nodes_per_thread"] = last.get("nodes_per_thread", [last["nodes"]])
         st["evaluations_per_thread"] = last.get("evaluations_per_thread",
                                                 [last["evaluations"]])
+        # the keys every search reports (`fst._plan.COMMON_STATS`): the engine's
+        # unit of work is a root split valued
+        st["expansions"] = st["evaluations"]
+        st["expansions_per_thread"] = st["evaluations_per_thread"]
         return st
 
     def extract(self):

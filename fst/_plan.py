@@ -45,6 +45,15 @@ MAX_WEIGHT_CLASSES = 64
 # with the bitset search and its pair stage's word-parallel counts.
 CONTINUOUS_MIN_THRESHOLDS = 8
 
+# The statistics every search reports in `search_stats_`, whichever runs (each
+# adds its own): the search ('general' or 'depth'), nodes created, expansions
+# (the engine's: root splits valued), the threads and each one's expansions and
+# nodes, seconds, peak resident memory; the plan adds the thresholds of the
+# space and searched, and the memory limit in effect.
+COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_per_thread",
+                "nodes_per_thread", "seconds", "peak_rss_bytes", "n_splits",
+                "n_splits_searched", "memory_limit")
+
 # The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
 # when the engine stops with a worse one.
 DPDT_TIME_SHARE = 0.1

@@ -475,3 +475,21 @@ def test_engine_progress_lines_at_verbose_two(monkeypatch, capsys):
         assert 0.02 < float(low) <= float(best)
     assert lows == sorted(lows)
     assert lows[-1] <= clf.objective_
+
+
+def test_both_searches_report_the_same_statistics_and_take_the_same_overrides():
+    """The general search and the engine, built by the plan from one
+    configuration, report the common statistics (`fst._plan.COMMON_STATS`), and
+    the same work-limit override stops either."""
+    from fst._plan import COMMON_STATS
+
+    X, y = _hard_continuous()
+    for engine in (True, False):
+        clf = FastSmallTreeClassifier(regularization=0.01, max_depth=3, time_limit=None)
+        clf._overrides = {"depth_engine": engine, "work_limit": 1000}
+        with pytest.warns(NotCertifiedWarning):
+            clf.fit(X[:400], y[:400])
+        assert clf.status_ == "time_limit"
+        assert set(COMMON_STATS) <= set(clf.search_stats_)
+        assert clf.search_stats_["engine"] == ("depth" if engine else "general")
+        assert clf.lower_bound_ <= clf.objective_

@@ -577,6 +577,7 @@ cdef class Search:
             for k, v in one.items():
                 out[k] = out.get(k, 0) + v
             out["ladder_depth"] = max(out.get("ladder_depth", 0), int(st.ladder_depth))
+        out["engine"] = "general"
         out["peak_rss_bytes"] = int(self.c.lim.peak_rss)
         out["seconds"] = float(self.seconds)
         out["threads"] = int(self.n_workers)
