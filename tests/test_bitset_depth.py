@@ -78,7 +78,7 @@ def test_beyond_the_engine_s_depths_matches_brute_force(seed):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         clf.fit(X, y)
-    assert "engine" not in clf.search_stats_ or clf.search_stats_["engine"] != "depth"
+    assert clf.search_stats_["engine"] == "general"
     _check(clf, X, y, cost, lam, max_depth)
 
 

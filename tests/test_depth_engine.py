@@ -212,7 +212,7 @@ def test_max_depth_on_continuous_columns_goes_to_the_engine_and_keeps_every_thre
     assert clf.search_stats_["n_splits_searched"] == clf.search_stats_["n_splits"]
     Xb = (X > 0).astype(float)
     clf = FastSmallTreeClassifier(regularization=0.01, max_depth=2).fit(Xb, y)
-    assert clf.optimal_ and "engine" not in clf.search_stats_
+    assert clf.optimal_ and clf.search_stats_["engine"] == "general"
 
 
 def test_engine_results_do_not_depend_on_n_jobs():
