@@ -570,7 +570,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
         e.root_best = &best
     u = fst_claim(e.next_col) if par else 0
     while u < sp.p:
-        if e.lim.stop != RUNNING or (best <= low + TOL and L.best_leaves <= 2):
+        if e.lim.stop != RUNNING or (best <= low + TOL
+                                     and (L.best_leaves <= 2 or not sp.ties)):
             # stopped, or no split can beat the best (creation bound): a split
             # tying it has two leaves or more, and one of two is a depth-one
             # split, of which the best is a1, valued first (the least id)
@@ -620,12 +621,13 @@ cdef inline double _prune_level(const DSpace* sp, double B, double best) noexcep
     return a if a < b else b
 
 
-cdef inline bint _takes(DLevel* L, double v, int leaves, double best,
+cdef inline bint _takes(const DSpace* sp, DLevel* L, double v, int leaves, double best,
                         int32_t split) noexcept nogil:
     """Whether the tree rooted at `split`, of value v and `leaves` leaves,
     replaces the node's best (value best, its tree in L.best): when better by
-    more than TOL; or within TOL of it with fewer leaves, or as many and a lower
-    root split id (the leaf, one leaf, is kept against an equal split; the
+    more than TOL; or within TOL of it with fewer leaves (with sp.ties; without,
+    leaves are not compared), or as many and a lower root split id (the leaf,
+    one leaf, is kept against an equal split; the
     root's seed, not yet valued by this search, gives way to its own root split
     valued here, whose subtrees are this depth's).  So a node solved exactly
     holds, whatever its budget and the order its splits were met in, the
@@ -637,7 +639,7 @@ cdef inline bint _takes(DLevel* L, double v, int leaves, double best,
         return True
     if v > best + TOL or b < 0:
         return False
-    if leaves != L.best_leaves:
+    if sp.ties and leaves != L.best_leaves:
         return leaves < L.best_leaves
     return split < b or (L.seeded and split == b)
 
@@ -648,15 +650,15 @@ cdef inline void _took(DLevel* L, int leaves) noexcept nogil:
     L.seeded = False
 
 
-cdef inline bint _tie_may_win(const DLevel* L, int32_t split) noexcept nogil:
+cdef inline bint _tie_may_win(const DSpace* sp, const DLevel* L, int32_t split) noexcept nogil:
     """Whether a split of id `split` or more (its tree has two leaves at least)
     could tie the node's best and still replace it (`_takes`): not the leaf's;
-    any split when the best has more than two leaves; else one of a lower id (or
-    the seed's own root split)."""
+    any split when the best has more than two leaves (with sp.ties); else one of
+    a lower id (or the seed's own root split)."""
     cdef int32_t b = L.best[0]
     if b < 0:
         return False
-    if L.best_leaves > 2:
+    if sp.ties and L.best_leaves > 2:
         return True
     return split < b or (L.seeded and split == b)
 
@@ -665,7 +667,7 @@ cdef inline bint _tie_below(const DSpace* sp, const DLevel* L, int u, const int3
                             const int32_t* tpos, int lo) noexcept nogil:
     """Whether thresholds from position lo of column u (of ids from its first)
     could tie the best and still replace it (`_tie_may_win`)."""
-    return _tie_may_win(L, sp.col_start[u] + rk[tpos[lo] - 1])
+    return _tie_may_win(sp, L, sp.col_start[u] + rk[tpos[lo] - 1])
 
 
 cdef inline int _split_column(const DSpace* sp, int32_t split) noexcept nogil:
@@ -693,7 +695,7 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     if d == 2:
         _positions(e, L, ord, m, u)
     _value_at(e, d, u, ord, m, cnt, split, t,
-              _cap(&e.sp, B, best[0]) if not _tie_may_win(L, split)
+              _cap(&e.sp, B, best[0]) if not _tie_may_win(&e.sp, L, split)
               else (B if B < best[0] else best[0]), best, lbmin, NULL,
               vs)
 
@@ -967,7 +969,8 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const int64_t* cnt,
     nt[1] = m - t
     _depth_one(e, L, m, 2, t, tot, nt, vs, arg)
     v = vs[0] + vs[1]
-    if _takes(L, v, (2 if arg[0] >= 0 else 1) + (2 if arg[1] >= 0 else 1), best[0], split):
+    if _takes(&e.sp, L, v, (2 if arg[0] >= 0 else 1) + (2 if arg[1] >= 0 else 1), best[0],
+              split):
         best[0] = v
         _took(L, (2 if arg[0] >= 0 else 1) + (2 if arg[1] >= 0 else 1))
         memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
@@ -1058,7 +1061,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
             v1 = v2
             memcpy(L.cand, C.best, _heap_size(d - 1) * sizeof(int32_t))
             L.cand_leaves = C.best_leaves
-    if _takes(L, v1 + v2, L.cand_leaves + C.best_leaves, best[0], split):
+    if _takes(&e.sp, L, v1 + v2, L.cand_leaves + C.best_leaves, best[0], split):
         best[0] = v1 + v2
         _took(L, L.cand_leaves + C.best_leaves)
         memset(L.best, -1, _heap_size(d) * sizeof(int32_t))

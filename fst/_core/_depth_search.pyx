@@ -96,6 +96,11 @@ cdef class DepthSearch:
     work_limit : int
         > 0: stop as at the time limit after this many nodes and root
         valuations (a deterministic stop, for tests).
+    ties : bool
+        Equal trees go to the fewest leaves, then the least root split id
+        (`_depth._takes`); False: the least root split id alone, a search that
+        values no tie a split id above the best's (`fst._engine.EngineSearch`
+        runs it first, then this one from its optimum).
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -116,7 +121,7 @@ cdef class DepthSearch:
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
                   int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
-                  final_depth=None, long long work_limit=0):
+                  final_depth=None, long long work_limit=0, bint ties=True):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
@@ -147,6 +152,7 @@ cdef class DepthSearch:
         self.e.sp.pmax = float((mx - mn).max()) if K else 0.0
         self.e.sp.lam = lam
         self.e.sp.rules = rules
+        self.e.sp.ties = ties
         self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
         off = C[~np.eye(K, dtype=bool)]
         if K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0]) and off[0] > 0:
@@ -409,8 +415,8 @@ cdef class DepthSearch:
         way to the one that valued its root split (its subtrees are this
         depth's)."""
         cdef DLevel* L = &x.lv[x.max_depth]
-        return ((<int64_t> L.best_leaves << 40) + ((<int64_t> L.best[0] + 1) << 1)
-                + (1 if L.seeded else 0))
+        return (((<int64_t> L.best_leaves << 40) if x.sp.ties else 0)
+                + ((<int64_t> L.best[0] + 1) << 1) + (1 if L.seeded else 0))
 
     def tree(self):
         """The best tree found, in heap order (global split ids, -1 leaves)."""
