@@ -64,7 +64,6 @@ class EngineSearch:
         self._stats = []
         self._reporter = None
         self._report_every = 5.0
-        self._fewest = False
 
     def set_reporter(self, reporter, seconds=5.0):
         """Call `reporter((seconds, lower bound, incumbent, root splits valued))`
@@ -73,14 +72,14 @@ class EngineSearch:
         self._reporter = reporter
         self._report_every = float(seconds)
 
-    def _search(self, depth, time_limit, ties=False):
+    def _search(self, depth, time_limit):
         work = 0
         if self._work_limit > 0:
             work = max(self._work_limit - sum(r["nodes"] + r["evaluations"]
                                               for r in self._stats), 1)
         return DepthSearch(*self._args, depth, self._rules, time_limit,
                            self._memory_limit, self._n_threads,
-                           final_depth=self.max_depth, work_limit=work, ties=ties)
+                           final_depth=self.max_depth, work_limit=work)
 
     def run(self):
         start = time.perf_counter()
@@ -101,35 +100,9 @@ class EngineSearch:
             self._s, self._depth = s, depth
             self._stats.append(s.stats())
             if not s.solved:
-                return code
+                break
             seed = (s.upper_bound, s.tree())
-        return self._fewest_leaves(seed, start, t0) if seed is not None else code
-
-    def _fewest_leaves(self, seed, start, t0):
-        """The tie rule's tree of the certified optimum V: a search of the
-        requested depth in which equal trees go to the fewest leaves
-        (`DepthSearch(ties=True)`), started from the optimum found, so that it
-        values only the trees that tie V (every strictly better one is ruled out
-        by V itself).  The searches before it value no tie a split id above the
-        best's: ties at values above the optimum are never searched.  A tree of
-        one or two leaves is already the fewest.  Should this search stop, the
-        first optimum stays the answer (certified; `fewest_leaves` is then False
-        in the statistics)."""
-        if _leaves(seed[1]) <= 2:
-            self._fewest = True
-            return 0
-        left = (None if self._time_limit is None
-                else max(self._time_limit - (time.perf_counter() - start), 0.0))
-        s = self._search(self.max_depth, left, ties=True)
-        if self._reporter is not None:
-            s.set_reporter(self._reporter, self._report_every, t0)
-        s.seed(*seed)
-        s.run()
-        self._stats.append(s.stats())
-        if s.solved:
-            self._s = s
-        self._fewest = bool(s.solved)
-        return 0
+        return code
 
     @property
     def upper_bound(self):
@@ -168,8 +141,6 @@ class EngineSearch:
         # unit of work is a root split valued
         st["expansions"] = st["evaluations"]
         st["expansions_per_thread"] = st["evaluations_per_thread"]
-        # the certified tree is the tie rule's (fewest leaves among the optima)
-        st["fewest_leaves"] = bool(self._fewest)
         return st
 
     def extract(self):
@@ -199,16 +170,3 @@ class EngineSearch:
             stack.append((2 * pos + 1, r[go_left], level + 1, me, 0))
         return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
                 np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
-
-
-def _leaves(heap):
-    """Leaves of a tree in heap order (global split ids, -1 leaves)."""
-    heap = np.asarray(heap).reshape(-1)
-    leaves, todo = 0, [0]
-    while todo:
-        q = todo.pop()
-        if q < heap.size and heap[q] >= 0:
-            todo += [2 * q + 1, 2 * q + 2]
-        else:
-            leaves += 1
-    return leaves

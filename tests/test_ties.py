@@ -1,5 +1,5 @@
 """One tie rule everywhere: among trees of equal objective (within the
-tolerance), the one with the fewest leaves, then the canonical split order
+tolerance), the one with the fewest leaves (at lam > 0), then the canonical split order
 (at each node the lowest split index, its subtrees likewise).  A fit, its
 threads, the depth-limited engine and the bitset search at any max_depth at or
 above the tree's depth, the regularization path and cross-validation return the
@@ -85,3 +85,19 @@ def test_the_path_returns_the_fit_s_tree_at_its_breakpoints(seed):
                                           zip(f["lambda_min"], f["lambda_max"])]
     for at in points:
         _same_tree(path.tree_at(at), _fit(X, y, at).estimator_)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_at_zero_regularization_the_engine_and_the_bitset_search_agree(seed):
+    """lam = 0 under max_depth (the fewest errors of a given depth): leaves are not
+    compared, and the engine and the bitset search, serial or threaded, return the
+    same tree: at every node the lowest optimal split, the leaf first."""
+    X, y, _ = tie_problem(seed)
+    depth = 1 + seed % 3
+    ref = _fit(X, y, 0.0, engine=True, max_depth=depth)
+    best = optimal_fewest_leaves(X, y, 1 - np.eye(2), 0.0, depth)[0]
+    assert ref.optimal_ and ref.objective_ == pytest.approx(best, abs=1e-9)
+    for engine in (True, False):
+        for n_jobs in (1, 2):
+            _same_tree(_fit(X, y, 0.0, engine=engine, max_depth=depth, n_jobs=n_jobs).estimator_,
+                       ref.estimator_)

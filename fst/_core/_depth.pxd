@@ -27,8 +27,8 @@ cdef struct DSpace:
                                # (a unit cost and lam a whole number of units)
     double lam                 # the price of a leaf
     int rules                  # RULE_* bits (_config.pxd) the engine applies
-    bint ties                  # fewest leaves decide between equal trees (`_takes`);
-                               # off, the least root split id alone
+    bint ties                  # fewest leaves decide between equal trees (`_takes`):
+                               # lam > 0; at lam = 0 the least root split id alone
     double sup_lam             # > 0 (RULE_SUPPORT): a side of a split needs this
                                # much support (`split_supported`)
 

@@ -571,10 +571,10 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     u = fst_claim(e.next_col) if par else 0
     while u < sp.p:
         if e.lim.stop != RUNNING or (best <= low + TOL
-                                     and (L.best_leaves <= 2 or not sp.ties)):
-            # stopped, or no split can beat the best (creation bound): a split
-            # tying it has two leaves or more, and one of two is a depth-one
-            # split, of which the best is a1, valued first (the least id)
+                                     and not _tie_may_win(sp, L, sp.col_start[u])):
+            # stopped, or no split can beat the best (creation bound) and none
+            # of the columns left (their ids from col_start[u] up) can tie it
+            # and replace it (`_tie_may_win`)
             break
         if _poll(e):
             break

@@ -96,11 +96,6 @@ cdef class DepthSearch:
     work_limit : int
         > 0: stop as at the time limit after this many nodes and root
         valuations (a deterministic stop, for tests).
-    ties : bool
-        Equal trees go to the fewest leaves, then the least root split id
-        (`_depth._takes`); False: the least root split id alone, a search that
-        values no tie a split id above the best's (`fst._engine.EngineSearch`
-        runs it first, then this one from its optimum).
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -121,7 +116,7 @@ cdef class DepthSearch:
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
                   int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
-                  final_depth=None, long long work_limit=0, bint ties=True):
+                  final_depth=None, long long work_limit=0):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
@@ -152,7 +147,10 @@ cdef class DepthSearch:
         self.e.sp.pmax = float((mx - mn).max()) if K else 0.0
         self.e.sp.lam = lam
         self.e.sp.rules = rules
-        self.e.sp.ties = ties
+        # the tie rule (`_depth._takes`): fewest leaves first when lam > 0; at
+        # lam = 0, the exact depth-limited problem, the canonical split order
+        # alone (the leaf first), a search that values fewer ties
+        self.e.sp.ties = lam > 0
         self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
         off = C[~np.eye(K, dtype=bool)]
         if K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0]) and off[0] > 0:

@@ -428,7 +428,9 @@ cdef class Search:
                 one = self._choose(t, ties)
                 if one is None:
                     return          # a memory stop: the recorded tree
-                if one[0] > 0 and (best is None or one[:2] < best[0][:2]):
+                # (at lam = 0 leaves are not compared: `_choose`)
+                if one[0] > 0 and (best is None or (one[:2] < best[0][:2] if self.c.cfg.lam > 0
+                                                    else one[1] < best[0][1])):
                     best = (one, t)
             if best is not None:
                 (_, self.canon_root, self.canon_left, self.canon_right), self.main = best
@@ -473,8 +475,11 @@ cdef class Search:
         the least of each child's, since each child's optimal trees are chosen
         apart.  Walks an explicit stack: any depth of tree.  A child whose left
         canonical tree already has as many leaves as the best but one needs no
-        right one."""
+        right one.  At lam = 0 (the exact depth-limited problem) leaves are not
+        compared: the lowest optimal split, as the depth-limited engine keeps
+        there (`_depth._takes`)."""
         cdef Ctx* c = self.ctxs[t]
+        cdef bint leaves_count = c.cfg.lam > 0
         memo = self._choices[t]
         # a frame: [node, its ties, next tie, the best so far]
         root = [-1, ties, 0, (0, -2, -1, -1)]
@@ -490,7 +495,7 @@ cdef class Search:
                     stack.pop()
                     continue
             ties_f, best = f[1], f[3]
-            if f[2] == len(ties_f) or best[0] == 2:
+            if f[2] == len(ties_f) or best[0] == 2 or (best[0] and not leaves_count):
                 if f[0] >= 0:
                     memo[f[0]] = best
                 stack.pop()
