@@ -229,17 +229,15 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = plan.run()
-        X, y_idx, weighted_cost, row_weight = (data.X, data.y_idx, data.weighted_cost,
-                                               data.row_weight)
-        self._record(plan, code, X, y_idx, data.cost, weighted_cost, lam, row_weight)
+        self._record(plan, code, data, lam)
         if self.verbose:
             print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
                   f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
                   f"nodes={self.search_stats_['nodes_created']} "
                   f"seconds={self.search_stats_['seconds']:.3f}")
         if not self.optimal_:
-            for name, est in plan.fallback_trees(X, data.y, sample_weight, self.status_):
-                self._keep_if_better(X, y_idx, weighted_cost, lam, row_weight, est, name)
+            for name, est in plan.fallback_trees(data.X, data.y, sample_weight, self.status_):
+                self._keep_if_better(data, lam, est, name)
         self._warn_if_not_certified(plan.space)
         return self
 
@@ -273,8 +271,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             return repr(self)
         return self.summary()
 
-    def _keep_if_better(self, X, y_idx, weighted_cost, lam, row_weight, est, name):
-        objective = self._score_objective(X, y_idx, weighted_cost, lam, row_weight, est)
+    def _keep_if_better(self, data, lam, est, name):
+        objective = self._score_objective(data, lam, est)
         if objective < self.objective_ - 1e-12:
             self.estimator_ = est
             self.n_leaves_ = int(est.tree_.n_leaves)
@@ -283,7 +281,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             self.gap_ = self.objective_ - self.lower_bound_
             self.search_stats_["incumbent"] = name
 
-    def _record(self, plan, code, X, y_idx, cost, weighted_cost, lam, row_weight):
+    def _record(self, plan, code, data, lam):
         """The fitted attributes from a finished search: the exported tree, its
         objective re-scored on the training data (checked against the value the
         search recorded), the certificate, the bound and the statistics."""
@@ -293,7 +291,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         # (the weighted cost would apply the class weights twice).
         self.estimator_ = build_estimator(
             space.problem, search.extract(), self.classes_, space.pc_label,
-            space.pc_weight, None if self.cost_matrix is None else cost,
+            space.pc_weight, None if self.cost_matrix is None else data.cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None))
         self.status_ = STATUS_NAMES[code]
         self.optimal_ = bool(search.solved)
@@ -303,7 +301,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             # for the whole space.
             self.status_, self.optimal_ = "memory_limit", False
         self.n_leaves_ = int(self.estimator_.tree_.n_leaves)
-        self.objective_ = self._score_objective(X, y_idx, weighted_cost, lam, row_weight)
+        self.objective_ = self._score_objective(data, lam)
         # Invariant (ii): the recorded value is that of a real tree; descendants may
         # have improved since the root last summed them, so the exported tree can
         # only be better, and equal when the root is solved.
@@ -341,15 +339,17 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 f"{self.lower_bound_:.6g}, gap {self.gap_:.3g}). "
                 + _HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning, stacklevel=3)
 
-    def _score_objective(self, X, y_idx, weighted_cost, lam, row_weight=None, est=None):
-        """loss / n + lam * leaves of estimator_ (or est), from its predictions on X
-        (with sample weights, the weighted loss over their sum)."""
+    def _score_objective(self, data, lam, est=None):
+        """loss / n + lam * leaves of estimator_ (or est), from its predictions on
+        the fit's data (`prepare_fit`; with sample weights, the weighted loss over
+        their sum)."""
         est = self.estimator_ if est is None else est
-        pred = np.searchsorted(self.classes_, est.predict(X, check_input=False))
-        if row_weight is None:
-            loss = weighted_cost[y_idx, pred].sum() / X.shape[0]
+        pred = np.searchsorted(self.classes_, est.predict(data.X, check_input=False))
+        cost = data.weighted_cost[data.y_idx, pred]
+        if data.row_weight is None:
+            loss = cost.sum() / data.X.shape[0]
         else:
-            loss = (row_weight * weighted_cost[y_idx, pred]).sum() / row_weight.sum()
+            loss = (data.row_weight * cost).sum() / data.row_weight.sum()
         return float(loss + lam * est.tree_.n_leaves)
 
 

@@ -73,9 +73,6 @@ class FitPlan:
     search : Search or EngineSearch
     config : dict
         The search's configuration (`make_config`).
-    fallbacks : tuple of str
-        The trees a stopped fit is compared with, in order: CART's, and after a
-        time stop DPDT's, for the engine; none for the general search.
     """
 
     def __init__(self, space, search, config, own, params):
@@ -84,7 +81,6 @@ class FitPlan:
         self.config = config
         self._own = own
         self._params = params
-        self.fallbacks = ("cart", "dpdt") if space.engine else ()
 
     def run(self):
         """Run the search; returns the stop code (0: certified or finished)."""

@@ -95,6 +95,12 @@ cdef void _limits_off(Ctx* c) noexcept:
 DEF TABLE_BYTES = 512 << 20
 
 
+cdef list _tie_list(const int32_t* splits, const node_t* lids, const node_t* rids, int k):
+    """The first k optimal splits `canonical_ties` wrote, as (split, left, right)."""
+    cdef int i
+    return [(int(splits[i]), int(lids[i]), int(rids[i])) for i in range(k)]
+
+
 cdef class Search:
     """One certified search over a prepared split space (see fst._core._problem).
 
@@ -382,7 +388,7 @@ cdef class Search:
         cdef Ctx** ctxs = self.ctxs
         cdef node_t* roots = self.roots
         cdef const int32_t* al = self.all_splits
-        cdef int t, i, n = self.n_workers, n_all = self.c.sp.n_splits
+        cdef int t, n = self.n_workers, n_all = self.c.sp.n_splits
         cdef int64_t at, width = n_all + 1
         cdef double V = self.ub
         cdef int* found = <int*> malloc(n * sizeof(int))
@@ -411,6 +417,11 @@ cdef class Search:
                 _thread_main(&w, 0)
             else:
                 fst_run_threads(n, _thread_main, &w)
+        for t in range(n):
+            # the root's splits' work; what reading below them costs is counted
+            # with the rest of the canonical tree's (`stats`)
+            self.canon_root_expansions += (ctxs[t].st.expansions
+                                           - self.st_search[t].expansions)
         best = None
         try:
             for t in range(n):
@@ -423,9 +434,7 @@ cdef class Search:
             self._choices = [dict() for _ in range(n)]
             for t in range(n):
                 at = t * width
-                ties = [(int(splits[at + i]), int(lids[at + i]), int(rids[at + i]))
-                        for i in range(found[t])]
-                one = self._choose(t, ties)
+                one = self._choose(t, _tie_list(splits + at, lids + at, rids + at, found[t]))
                 if one is None:
                     return          # a memory stop: the recorded tree
                 # (at lam = 0 leaves are not compared: `_choose`)
@@ -437,8 +446,6 @@ cdef class Search:
                 self.root = self.roots[self.main]
         finally:
             for t in range(n):
-                self.canon_root_expansions += (ctxs[t].st.expansions
-                                               - self.st_search[t].expansions)
                 ctxs[t].lim.stop = RUNNING
             free(found); free(splits); free(lids); free(rids)
 
@@ -446,7 +453,7 @@ cdef class Search:
         """The optimal splits of node nid of thread t's store (`canonical_ties`):
         [] when the leaf is optimal, None on a stop."""
         cdef Ctx* c = self.ctxs[t]
-        cdef int i, k, n_all = c.sp.n_splits
+        cdef int k, n_all = c.sp.n_splits
         cdef int32_t* splits = <int32_t*> malloc((n_all + 1) * sizeof(int32_t))
         cdef node_t* lids = <node_t*> malloc((n_all + 1) * sizeof(node_t))
         cdef node_t* rids = <node_t*> malloc((n_all + 1) * sizeof(node_t))
@@ -457,8 +464,7 @@ cdef class Search:
             k = canonical_ties(c, nid, V, self.all_splits, n_all, splits, lids, rids)
         # a solved node has an optimal tree: none found (k == 0) would be an
         # internal inconsistency, read as a stop (the recorded tree is returned)
-        out = (None if k < -1 or k == 0 else [] if k == -1 else
-               [(int(splits[i]), int(lids[i]), int(rids[i])) for i in range(k)])
+        out = None if k < -1 or k == 0 else [] if k == -1 else _tie_list(splits, lids, rids, k)
         free(splits); free(lids); free(rids)
         return out
 
