@@ -123,7 +123,8 @@ class EngineSearch:
 
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in
-              ("nodes", "evaluations", "column_passes", "seconds")}
+              ("nodes", "evaluations", "column_passes", "leaf_budget_depths",
+                  "seconds")}
         st["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in self._stats)
         st["engine"] = "depth"
         st["nodes_created"] = st["nodes"]

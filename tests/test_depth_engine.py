@@ -16,9 +16,12 @@ from oracle import (continuous_problem, optimal_objective, random_problem, resco
                     sample_weights)
 
 # the engine's rules: the loss floor, the neighbour and moved-rows bounds, the
-# interval and superset bounds, leaf support
+# interval and superset bounds, leaf support, the leaf budget's depth
 ENGINE_RULES = (_config.RULES["equivalent"], _config.RULES["exchange"],
-                _config.RULES["transfer"], _config.RULES["support"])
+                _config.RULES["transfer"], _config.RULES["support"],
+                _config.RULES["leaf_budget"])
+# the combination bit of the parallel root (three engines) in the tests below
+THREADS_BIT = 1 << len(ENGINE_RULES)
 
 
 def _expected(X, y, cost, lam, depth, w=None):
@@ -88,17 +91,17 @@ def _combo_problems():
         yield X, y, cost, lam, depth if depth is not None else 3
 
 
-@pytest.mark.parametrize("combo", range(32))
+@pytest.mark.parametrize("combo", range(2 * THREADS_BIT))
 def test_engine_every_rule_combination_matches_brute_force(combo):
     """Each of the engine's rules (loss floor; neighbour and moved-rows bounds;
-    interval and superset bounds; leaf support) switched off or on, and the
+    interval and superset bounds; leaf support; leaf budget) switched off or on, and the
     parallel root's (engines taking columns, the shared value's prune) off (one
     thread) or on (three): the same optimum, and the same tree for both."""
     rules = _config.ALL_RULES
     for i, bit in enumerate(ENGINE_RULES):
         if not combo >> i & 1:
             rules &= ~bit
-    n_jobs = 3 if combo & 16 else 1
+    n_jobs = 3 if combo & THREADS_BIT else 1
     for X, y, cost, lam, depth in _combo_problems():
         clf = _check(X, y, cost, lam, depth, rules, n_jobs=n_jobs)
         if n_jobs > 1:
@@ -319,7 +322,7 @@ def test_a_time_stopped_engine_returns_at_least_dpdt(monkeypatch):
     assert clf.lower_bound_ <= clf.objective_
 
 
-@pytest.mark.parametrize("combo", range(16))
+@pytest.mark.parametrize("combo", range(THREADS_BIT))
 def test_engine_without_deepening_matches_brute_force(combo):
     """The search of the requested depth alone (no shallower optimum as its seed) is
     exact too, in every rule combination."""
@@ -415,7 +418,7 @@ def _stopped(X, y, cost, lam, depth, rules, work, n_jobs=1, deepen=True):
     return clf
 
 
-@pytest.mark.parametrize("combo", range(32))
+@pytest.mark.parametrize("combo", range(2 * THREADS_BIT))
 def test_a_stopped_engine_s_bound_holds_in_every_rule_combination(combo):
     """Stops after 1, 2, 4, ... nodes and valuations, in every combination of the
     engine's rules and with one or three engines, deepening or not: the bound a
@@ -427,7 +430,7 @@ def test_a_stopped_engine_s_bound_holds_in_every_rule_combination(combo):
     for i, bit in enumerate(ENGINE_RULES):
         if not combo >> i & 1:
             rules &= ~bit
-    n_jobs = 3 if combo & 16 else 1
+    n_jobs = 3 if combo & THREADS_BIT else 1
     for k, (X, y, cost, lam, depth) in enumerate(_combo_problems()):
         depth = max(depth, 2)
         expected, y_idx, full = _expected(X, y, cost, lam, depth)
@@ -493,3 +496,15 @@ def test_both_searches_report_the_same_statistics_and_take_the_same_overrides():
         assert set(COMMON_STATS) <= set(clf.search_stats_)
         assert clf.search_stats_["engine"] == ("depth" if engine else "general")
         assert clf.lower_bound_ <= clf.objective_
+
+
+def test_the_leaf_budget_searches_nodes_shallower_on_the_combination_problems():
+    """The combination tests exercise the leaf budget: on their problems it sends
+    nodes to a shallower depth (`_bounds.budget_depth`), and switched off none."""
+    on = off = 0
+    for X, y, cost, lam, depth in _combo_problems():
+        on += _fit(X, y, cost, lam, depth).search_stats_["leaf_budget_depths"]
+        off += _fit(X, y, cost, lam, depth, _config.ALL_RULES & ~_config.RULES["leaf_budget"]
+                    ).search_stats_["leaf_budget_depths"]
+    assert on > 0
+    assert off == 0

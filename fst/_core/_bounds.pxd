@@ -724,3 +724,66 @@ cdef inline int64_t unit_rows_to_wait(int64_t errors, int64_t errors_to_beat) no
     followed by none with `errors_to_beat` or fewer until errors - errors_to_beat
     rows have crossed."""
     return errors - errors_to_beat
+
+
+# ------------------------------------------------------------ leaf budgets
+#
+# Without a depth cap the price of a leaf caps the tree: every leaf costs lam and
+# every tree on S loses at least a floor of S (each row at its class's least
+# cost; on all the rows, each group of rows with identical features at its least
+# label), so a tree worth little has few leaves, and a tree of k leaves has depth
+# at most k - 1.  The rules below (RULE_LEAF_BUDGET) turn a budget into a depth.
+
+# The most leaves a budget is said to admit (no cap at all past it).
+cdef enum:
+    LEAF_MANY = 1 << 20
+
+
+cdef inline int budget_leaves(double B, double floor, double lam) noexcept nogil:
+    """A tree T of S with value at most B + TOL has L(T) >= floor and lam per
+    leaf, so leaves(T) <= (B + TOL - floor) / lam: the most leaves a tree within
+    the budget can have (LEAF_MANY when lam is 0 or the budget is vast).  Counted
+    at B + 4 TOL, so that a tree tying one within the budget (within TOL of it,
+    `_depth._takes`) is counted too and the tie rule sees the same trees.  Values
+    are sums of rounded terms, so a tree's computed value may fall a few ulps
+    under floor + k lam: the count is rounded up by 1e-7 of a leaf (any larger
+    count is sound, only weaker)."""
+    cdef double x
+    if lam <= 0.0:
+        return LEAF_MANY
+    x = (B + 4.0 * TOL - floor) / lam
+    if x >= LEAF_MANY:
+        return LEAF_MANY
+    if x < 0.0:
+        return 0
+    return <int> (x + 1e-7)
+
+
+cdef inline int budget_depth(int d, int leaves) noexcept nogil:
+    """A binary tree of k >= 1 leaves has depth at most k - 1.  So when every
+    tree of S within the budget has at most `leaves` leaves
+    (`budget_leaves`), R(S, d) and R(S, min(d, leaves - 1)) agree whenever either
+    is within the budget: the optimal trees of depth d within it are trees of the
+    smaller depth, and conversely (the smaller class is a subset).  With no leaf
+    admitted the depth is 0 (the leaf, then above the budget)."""
+    if leaves < 1:
+        return 0
+    return d if d < leaves - 1 else leaves - 1
+
+
+cdef inline double budget_depth_bound(double v, double floor, double lam,
+                                      int leaves) noexcept nogil:
+    """The bound of S at depth d when the search at the smaller depth
+    `budget_depth` found nothing within the budget, v its value or bound: a tree
+    of at most `leaves` leaves has depth at most the smaller one, so it is worth
+    at least v; a tree of more leaves is worth at least floor + (leaves + 1) lam,
+    which is above the budget (`budget_leaves`).  R(S, d) >= the smaller."""
+    cdef double more = floor + (leaves + 1) * lam
+    return v if v < more else more
+
+
+cdef inline double deeper_trees_bound(double floor, double lam, int D) noexcept nogil:
+    """A tree of depth more than D has at least D + 2 leaves, so it is worth at
+    least floor + (D + 2) lam: with the optimum of depth at most D (or a bound on
+    it), min(that, this) bounds every tree, whatever its depth."""
+    return floor + (D + 2) * lam

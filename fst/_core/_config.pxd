@@ -17,7 +17,8 @@ cdef enum:
     RULE_CAPACITY = 128   # leaf capacity: a set of potential p holds < p / lam + 1 leaves
     RULE_WORTH = 256      # side worth: a split with a side worth less than misclassifying it
     RULE_PEEL3 = 512      # the three-leaf peel bound and its two-leaf transfer to children
-    RULE_ALL = 1023
+    RULE_LEAF_BUDGET = 1024  # leaf budget: a budget admits few leaves, so a shallow depth
+    RULE_ALL = 2047
 
 # Strategies: each changes the order of the work, how it is done or which
 # incumbents are found, never what a bound may claim.

@@ -74,6 +74,8 @@ cdef struct DEngine:
     int64_t nodes       # subproblems searched (depth >= 1)
     int64_t evals       # root splits valued at depth two or more
     int64_t sweeps      # column passes of the depth-one valuations
+    int64_t shallower   # nodes searched at a depth their leaf budget gives
+                        # (RULE_LEAF_BUDGET, `_solve_shallower`)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap
                         # order): the root's best before any split is valued

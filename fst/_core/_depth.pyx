@@ -45,13 +45,14 @@ from ._limits cimport (limits_rss, limits_interrupted, fst_now,
 from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
                         fst_shared_stop, fst_shared_set_stop, fst_claim,
                         fst_store_double, fst_load_double)
-from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER
+from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, neighbour_bound, rows_moved_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
                        split_supported, one_leaf_lower_bound,
                        unit_rows_to_wait, shared_prune_level, split_creation_bound,
-                       closed_column_bound, stopped_root_bound)
+                       closed_column_bound, stopped_root_bound, budget_leaves,
+                       budget_depth, budget_depth_bound)
 
 cdef extern from *:
     """
@@ -514,7 +515,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef double leaf = _loss(sp, cnt, m) + sp.lam
-    cdef double best, lbmin, v, low, col_lbmin
+    cdef double best, lbmin, v, low, col_lbmin, floor
+    cdef int k
     cdef int64_t nt[2]
     cdef double b1[2]
     cdef int32_t a1[2]
@@ -529,6 +531,12 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     if (sp.rules & RULE_EQUIVALENT) and floor_settles_leaf(
             leaf - sp.lam, _class_sum(sp, cnt, sp.mincost), sp.lam):
         return leaf
+    if (sp.rules & RULE_LEAF_BUDGET) and d < e.max_depth:
+        floor = _class_sum(sp, cnt, sp.mincost)
+        k = budget_leaves(B, floor, sp.lam)
+        if budget_depth(d, k) < d:
+            return _solve_shallower(e, d, budget_depth(d, k), ord, m, cnt, B, floor, k,
+                                    exact)
     e.nodes += 1
     _gather(e, L, ord, m)
     if d == 1:
@@ -598,6 +606,35 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     # no tree is worth B or less (every split was proven above its cap)
     v = best if best < lbmin else lbmin
     return v if v > B else B
+
+
+cdef double _solve_shallower(DEngine* e, int d, int d2, const int32_t* ord, int m,
+                             const int64_t* cnt, double B, double floor, int k,
+                             bint* exact) noexcept nogil:
+    """`_solve` of a node below the root under RULE_LEAF_BUDGET: a tree within the
+    budget has at most k leaves (`budget_leaves`, floor the node's loss floor), so
+    the node is searched at the depth d2 < d they allow (`budget_depth`), and its
+    answer is the answer at d: exact when within the budget, else a bound above
+    it (`budget_depth_bound`).  The tree found is copied to this depth's level (a
+    tree in heap order keeps its positions in a deeper heap)."""
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* S = &e.lv[d2]
+    cdef double v
+    e.shallower += 1
+    v = _solve(e, d2, ord, m, cnt, B, exact)
+    memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+    memcpy(L.best, S.best, _heap_size(d2) * sizeof(int32_t))
+    L.best_leaves = S.best_leaves
+    L.seeded = False
+    if e.lim.stop != RUNNING:
+        return v
+    if not exact[0] or v > B + TOL:
+        # nothing within the budget: the shallower answer (exact above the
+        # budget, or a bound above it) bounds only the shallower trees
+        exact[0] = False
+        v = budget_depth_bound(v, floor, e.sp.lam, k)
+        return v if v > B else B
+    return v
 
 
 cdef inline double _cap(const DSpace* sp, double B, double best) noexcept nogil:

@@ -435,6 +435,8 @@ cdef class DepthSearch:
         return {"nodes": sum(nodes), "evaluations": sum(evals),
                 "column_passes": sum(int(self.engines[t].sweeps)
                                      for t in range(self.n_workers)),
+                "leaf_budget_depths": sum(int(self.engines[t].shallower)
+                                          for t in range(self.n_workers)),
                 "seconds": float(self.seconds),
                 "peak_rss_bytes": int(self.e.lim.peak_rss),
                 "threads": int(self.n_workers),
