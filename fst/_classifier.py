@@ -290,7 +290,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         # user's cost matrix, so that their argmax is the label the search chose
         # (the weighted cost would apply the class weights twice).
         self.estimator_ = build_estimator(
-            space.problem, search.extract(), self.classes_, space.pc_label,
+            plan.tree_problem, search.extract(), self.classes_, space.pc_label,
             space.pc_weight, None if self.cost_matrix is None else data.cost,
             self.n_features_in_, getattr(self, "feature_names_in_", None))
         self.status_ = STATUS_NAMES[code]

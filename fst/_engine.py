@@ -7,11 +7,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._core._depth_search import DepthSearch, MAX_ENGINE_DEPTH
+from ._core._depth_search import (DepthSearch, MAX_ENGINE_DEPTH, deeper_trees_lower_bound,
+                                  leaf_budget_leaves)
 from ._core._limits import clock
 from ._core._problem import _column_space
 
-__all__ = ["EngineSearch", "engine_space", "MAX_ENGINE_DEPTH"]
+__all__ = ["EngineSearch", "engine_space", "loss_floor", "MAX_ENGINE_DEPTH"]
 
 
 def engine_space(X32, y, n_classes, cost, values=None):
@@ -35,22 +36,59 @@ def engine_space(X32, y, n_classes, cost, values=None):
     return pr
 
 
+def loss_floor(space):
+    """The least loss of any tree on all the rows of an `engine_space`: rows
+    with identical features (identical ranks on every column) share a leaf, so
+    each such group costs at least its cheapest label (the equivalent-points
+    floor), taken a few ulps low so that no rounding raises it."""
+    n = space.n_rows
+    if n == 0:
+        return 0.0
+    _, group = np.unique(np.asarray(space.row_rank).T, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    counts = np.zeros((int(group.max()) + 1, space.n_classes))
+    np.add.at(counts, (group, space.y), 1.0)
+    floor = float((counts @ space.cost).min(axis=1).sum())
+    return max(floor * (1.0 - 1e-12), 0.0)
+
+
 class EngineSearch:
     """The depth-limited engine on an `engine_space`, deepened one level at a time:
     the optimum of depth d - 1 is a real tree of depth at most d, so it seeds the
     search of depth d (`DepthSearch.seed`), whose root then prunes under its value
     from the first split on; a stop at a shallower depth returns that depth's best
-    tree, a valid tree of the requested depth."""
+    tree, a valid tree of the requested depth.
 
-    def __init__(self, space, config, deepen=True):
+    Without max_depth (config's ``max_depth`` None) it searches by leaf budget:
+    every tree loses at least the floor m (`loss_floor`) and pays lam a leaf, so
+    a tree worth at most the incumbent U has at most K = (U - m) / lam leaves
+    (`leaf_budget_leaves`) and depth at most K - 1.  The deepening stops, the
+    optimum certified, at the first depth D whose optimum U has D >= K - 1:
+    every tree as good as U is then of depth at most D, so U is the optimum of
+    every tree and the depth-D search's canonical tree the canonical one (the
+    same optimal trees are compared).  Until then, the bound of every tree is
+    the least of the deepest search's bound and of the trees deeper than it
+    (`deeper_trees_lower_bound`)."""
+
+    def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH):
         """space: an `engine_space`; config: the search's configuration
         (`fst._core._config.make_config`), of which the engine reads
         regularization, max_depth, rules, n_threads, time_limit, memory_limit and
-        work_limit (nodes and root valuations); deepen: one level at a time."""
-        if config["max_depth"] is None:
-            raise ValueError("the depth-limited engine needs max_depth")
+        work_limit (nodes and root valuations); deepen: one level at a time;
+        depth_cap: without max_depth, the deepest search the leaf budget runs."""
         self.space = space
-        self.max_depth = int(config["max_depth"])
+        self.unlimited = config["max_depth"] is None
+        if self.unlimited:
+            if not config["regularization"] > 0:
+                raise ValueError("without max_depth the engine needs regularization > 0")
+            self.max_depth = int(depth_cap)
+            self._floor = loss_floor(space)
+            deepen = True
+        else:
+            self.max_depth = int(config["max_depth"])
+        self._lam = float(config["regularization"])
+        self._certified = False
+        self._lb = None
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
                       space.cost, float(config["regularization"]))
         self._rules = int(config["rules"])
@@ -79,7 +117,8 @@ class EngineSearch:
                                               for r in self._stats), 1)
         return DepthSearch(*self._args, depth, self._rules, time_limit,
                            self._memory_limit, self._n_threads,
-                           final_depth=self.max_depth, work_limit=work)
+                           final_depth=depth if self.unlimited else self.max_depth,
+                           work_limit=work)
 
     def run(self):
         start = time.perf_counter()
@@ -99,10 +138,22 @@ class EngineSearch:
             code = s.run()
             self._s, self._depth = s, depth
             self._stats.append(s.stats())
+            if self.unlimited:
+                lb = self._unlimited_bound()
+                if lb is not None and (self._lb is None or lb > self._lb):
+                    self._lb = lb
             if not s.solved:
                 break
             seed = (s.upper_bound, s.tree())
+            if self.unlimited and self._covers(depth, s.upper_bound):
+                self._certified = True
+                break
         return code
+
+    def _covers(self, depth, value):
+        """Whether every tree worth at most `value` has depth at most `depth`: it
+        has at most K leaves (`leaf_budget_leaves`), so depth at most K - 1."""
+        return depth >= leaf_budget_leaves(value, self._floor, self._lam) - 1
 
     @property
     def upper_bound(self):
@@ -110,7 +161,7 @@ class EngineSearch:
 
     @property
     def solved(self):
-        return self._s.solved
+        return self._certified if self.unlimited else self._s.solved
 
     @property
     def lower_bound(self):
@@ -118,8 +169,20 @@ class EngineSearch:
         splits of max_depth (closed columns' proven bounds, open columns'
         creation bounds, with the best tree: `_bounds.stopped_root_bound`); None
         when the stop came before the root was searched."""
+        if self.unlimited and not self._certified:
+            return self._lb
         lb = self._s.lower_bound
         return lb if lb > -np.inf else None
+
+    def _unlimited_bound(self):
+        """A bound on every tree from the last search run: its bound (or value)
+        holds for the trees of its depth, `deeper_trees_lower_bound` for the
+        deeper ones.  Each depth's such bound holds, so the fit keeps their
+        greatest (`_lb`)."""
+        lb = self._s.lower_bound
+        if lb == -np.inf:
+            return None
+        return min(lb, deeper_trees_lower_bound(self._floor, self._lam, self._depth))
 
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in

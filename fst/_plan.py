@@ -8,6 +8,7 @@ general search, `fst._core._solver.Search`, and the depth-limited engine,
 (`fst._core._config.make_config`) and read through one interface: `run`,
 `extract`, `upper_bound`, `lower_bound`, `solved`, `stats`, `set_reporter`.
 """
+import time
 import warnings
 from types import SimpleNamespace
 
@@ -15,7 +16,7 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from ._core._config import make_config
-from ._core._limits import effective_n_threads, process_rss
+from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._solver import Search
 from ._engine import MAX_ENGINE_DEPTH, EngineSearch, engine_space
@@ -32,7 +33,7 @@ __all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
 # the depth-limited engine (None: decided by the split space); `engine_deepen`,
 # whether the engine deepens one level at a time.
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
-                  "engine_deepen")
+                  "engine_deepen", "leaf_budget_stage")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -57,6 +58,17 @@ COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_
 # The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
 # when the engine stops with a worse one.
 DPDT_TIME_SHARE = 0.1
+
+# A fit without max_depth on continuous columns first runs the engine by leaf
+# budget (`LeafBudgetSearch`) for this share of its time limit, or, without a
+# time limit, to this depth at most; the general search has the rest.
+LEAF_BUDGET_TIME_SHARE = 0.5
+LEAF_BUDGET_UNTIMED_DEPTH = 6
+
+# The stop codes (`fst._core._limits`): a search that ended by itself, or at its
+# time limit.
+_FINISHED = next(k for k, v in STATUS_NAMES.items() if v == "optimal")
+_TIME_STOP = next(k for k, v in STATUS_NAMES.items() if v == "time_limit")
 
 
 class FitPlan:
@@ -85,6 +97,15 @@ class FitPlan:
     def run(self):
         """Run the search; returns the stop code (0: certified or finished)."""
         return self.search.run()
+
+    @property
+    def tree_problem(self):
+        """The split space the extracted tree's splits and rows refer to: the
+        engine's when the leaf budget's tree is returned (the general search's
+        space may hold the rows in another order), else `space.problem`."""
+        if isinstance(self.search, LeafBudgetSearch) and self.search.returns_stage:
+            return self.space.stage
+        return self.space.problem
 
     def lower_bound(self):
         """The bound a fit reports: the search's (at a stop, the engine's least
@@ -136,6 +157,90 @@ class FitPlan:
         yield "dpdt", dpdt.estimator_
 
 
+class LeafBudgetSearch:
+    """A fit without max_depth on continuous columns: the depth-limited engine by
+    leaf budget first (`EngineSearch` without max_depth: the optimum certified
+    once the depth searched holds every tree as good as its incumbent), then, if
+    it did not certify, the general search for the time left.  Read through the
+    searches' one interface: the better of the two trees (both searches number
+    the splits alike, `_column_space`), the greater of their bounds (each holds
+    for every tree), certified when either is."""
+
+    def __init__(self, stage, general, time_limit):
+        """stage: the engine's search; general: a callable making the general
+        search for the time left (None: no limit); time_limit: the fit's."""
+        self.stage = stage
+        self.general = None
+        self._make_general = general
+        self._time_limit = time_limit
+        self._reporter = None
+
+    def set_reporter(self, reporter, seconds=5.0):
+        self._reporter = (reporter, seconds)
+        self.stage.set_reporter(reporter, seconds)
+
+    def run(self):
+        start = time.perf_counter()
+        code = self.stage.run()
+        if self.stage.solved or code not in (_FINISHED, _TIME_STOP):
+            return code
+        left = None
+        if self._time_limit is not None:
+            left = self._time_limit - (time.perf_counter() - start)
+            if left <= 0:
+                return code
+        self.general = self._make_general(left)
+        if self._reporter is not None:
+            self.general.set_reporter(*self._reporter)
+        return self.general.run()
+
+    @property
+    def returns_stage(self):
+        """Whether the tree returned is the engine's: the general search's unless
+        the engine's is better (by more than the tolerance)."""
+        return (self.general is None or self.stage.solved
+                or self.stage.upper_bound < self.general.upper_bound - 1e-12)
+
+    def _best(self):
+        return self.stage if self.returns_stage else self.general
+
+    @property
+    def upper_bound(self):
+        return self._best().upper_bound
+
+    @property
+    def solved(self):
+        return bool(self.stage.solved or (self.general is not None and self.general.solved))
+
+    @property
+    def lower_bound(self):
+        if self.general is not None and self.general.solved:
+            return self.general.lower_bound
+        bounds = [b for b in (self.stage.lower_bound,
+                              None if self.general is None else self.general.lower_bound)
+                  if b is not None]
+        return max(bounds) if bounds else None
+
+    def extract(self):
+        return self._best().extract()
+
+    def stats(self):
+        """The statistics of the search that ran last, with the engine's beside
+        them (``leaf_budget``: its depth searched, whether it certified, its
+        seconds) and the seconds of both."""
+        st = self.stage.stats()
+        stage = {"depth_searched": st["depth_searched"], "certified": bool(self.stage.solved),
+                 "seconds": st["seconds"], "nodes": st["nodes"]}
+        if self.general is not None:
+            st = self.general.stats()
+            st["seconds"] = st["seconds"] + stage["seconds"]
+        st["leaf_budget"] = stage
+        return st
+
+    def check_keys(self):
+        return None if self.general is None else self.general.check_keys()
+
+
 def plan_fit(data, params, overrides, memory_limit):
     """The plan of a FastSmallTreeClassifier fit.
 
@@ -149,7 +254,9 @@ def plan_fit(data, params, overrides, memory_limit):
     max_depth = params["max_depth"]
     engine = _engine_choice(max_depth, own.get("depth_engine"))
     space = _search_space(data.X, data.y_idx, data.n_classes, data.weighted_cost,
-                          data.class_w, data.row_weight, memory_limit, own, engine)
+                          data.class_w, data.row_weight, memory_limit, own, engine,
+                          leaf_budget=(max_depth is None and params["regularization"] > 0
+                                       and own.get("leaf_budget_stage", True)))
     time_limit = None if params["time_limit"] is None else float(params["time_limit"])
     config = make_config(
         overrides,
@@ -160,7 +267,19 @@ def plan_fit(data, params, overrides, memory_limit):
         # search's path depend on the machine's memory: under 'auto' the path
         # is that of no limit, and only the stop is added.
         ladder_bytes=0 if params["memory_limit"] == "auto" else -1)
-    if space.engine:
+    if space.stage is not None:
+        stage_config = dict(config)
+        if time_limit is not None:
+            stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
+        stage = EngineSearch(space.stage, stage_config,
+                             depth_cap=(MAX_ENGINE_DEPTH if time_limit is not None
+                                        else LEAF_BUDGET_UNTIMED_DEPTH))
+
+        def general(left):
+            return Search(space.problem, dict(config, time_limit=left))
+
+        search = LeafBudgetSearch(stage, general, time_limit)
+    elif space.engine:
         # Under a time limit the engine keeps a share of it for DPDT, whose tree a
         # stopped fit returns when it is better (`FitPlan.fallback_trees`).
         engine_config = dict(config)
@@ -184,7 +303,7 @@ def _engine_choice(max_depth, choice):
 
 
 def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
-                  own, engine=None):
+                  own, engine=None, leaf_budget=False):
     """The split space of a fit (`build_problem`, or `engine_space` for the
     depth-limited engine: `engine` True, False or None to decide here), and what
     the estimator needs to read its results (`FitPlan.space`).
@@ -193,14 +312,16 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
     thresholds a column on average) go to the engine, whose passes over sorted
     rows beat the row bitsets there, and so does a space whose bitsets would not
     fit (the engine never drops a threshold); binary or binned columns stay with
-    the bitset search and its pair stage."""
+    the bitset search and its pair stage.  Without max_depth (`leaf_budget`),
+    continuous columns whose bitsets all fit get the engine's space too, for the
+    leaf budget's search that runs first (``stage``, else None)."""
     X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
     col_values = column_values(X_search)
     n_splits = int(column_split_counts(X_search, col_values).sum())
     most = max_splits(n_splits, X_search.shape[0], memory_limit, own.get("split_bytes"))
+    continuous = n_splits >= CONTINUOUS_MIN_THRESHOLDS * max(X_search.shape[1], 1)
     if engine is None:
-        engine = (n_splits >= CONTINUOUS_MIN_THRESHOLDS * max(X_search.shape[1], 1)
-                  or most is not None)
+        engine = continuous or most is not None
     if engine:
         most = None        # the engine keeps every threshold
     if row_weight is None:
@@ -215,6 +336,7 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
         scale = keep.sum() / row_weight.sum()
         y_search, n_search = pc_of_row, len(pc_label)
         cost_search = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
+    stage = None
     if engine:
         # rows ranked and sorted per column: no bitsets
         problem = engine_space(X_search, y_search, n_search, cost_search, col_values)
@@ -223,9 +345,14 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
         # (`split_row`), or all first with the `eager_bits` override.
         problem = build_problem(X_search, y_search, n_search, cost_search, most,
                                 col_values, fill=bool(own.get("eager_bits", False)))
+        if leaf_budget and continuous and most is None:
+            stage = engine_space(X_search, y_search, n_search, cost_search, col_values)
+            if not np.array_equal(stage.col_start, problem.col_start):
+                raise RuntimeError("fst internal error: the engine's and the general "
+                                   "search's splits are numbered differently")
     return SimpleNamespace(problem=problem, pc_label=pc_label, pc_weight=pc_weight,
                            n_splits=n_splits, max_splits=most,
-                           n_rows=X_search.shape[0], engine=bool(engine))
+                           n_rows=X_search.shape[0], engine=bool(engine), stage=stage)
 
 
 def split_space_bytes(n_splits, n_rows):

@@ -12,7 +12,8 @@ from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, fst_now, RUNNING
 from ._config cimport RULE_SUPPORT
-from ._bounds cimport support_unit, stopped_root_bound
+from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
+                      deeper_trees_bound)
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
 from ._depth cimport DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound
@@ -22,6 +23,17 @@ cnp.import_array()
 # The deepest tree the engine searches (its trees are held in heap order, 2^(D+1)
 # entries a level).
 MAX_ENGINE_DEPTH = 16
+
+
+def leaf_budget_leaves(double budget, double floor, double lam):
+    """The most leaves a tree of value at most `budget` can have when every tree
+    loses at least `floor` (`_bounds.budget_leaves`)."""
+    return budget_leaves(budget, floor, lam)
+
+
+def deeper_trees_lower_bound(double floor, double lam, int depth):
+    """A bound on every tree deeper than `depth` (`_bounds.deeper_trees_bound`)."""
+    return deeper_trees_bound(floor, lam, depth)
 
 
 cdef void _engine_free(DEngine* x) noexcept:
