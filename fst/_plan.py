@@ -31,9 +31,11 @@ __all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
 # the search; `check_keys`, rebuild every stored key after it
 # (`search_stats_['key_check']`); `depth_engine`, whether a max_depth fit runs
 # the depth-limited engine (None: decided by the split space); `engine_deepen`,
-# whether the engine deepens one level at a time.
+# whether the engine deepens one level at a time; `leaf_budget_stage`, whether a
+# fit without max_depth on continuous columns runs the engine by leaf budget
+# first (`LeafBudgetSearch`), and `leaf_budget_depth` its deepest search.
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
-                  "engine_deepen", "leaf_budget_stage")
+                  "engine_deepen", "leaf_budget_stage", "leaf_budget_depth")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -60,10 +62,13 @@ COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_
 DPDT_TIME_SHARE = 0.1
 
 # A fit without max_depth on continuous columns first runs the engine by leaf
-# budget (`LeafBudgetSearch`) for this share of its time limit, or, without a
-# time limit, to this depth at most; the general search has the rest.
+# budget (`LeafBudgetSearch`) for at most this share of its time limit and to
+# this depth at most; the general search has the rest.  The engine keeps no
+# store of subproblems, so deeper searches repeat their subtrees' work: past
+# depth four the general search, which stores them, is the faster (measured on
+# small problems whose optimum is deep).
 LEAF_BUDGET_TIME_SHARE = 0.5
-LEAF_BUDGET_UNTIMED_DEPTH = 6
+LEAF_BUDGET_DEPTH = 4
 
 # The stop codes (`fst._core._limits`): a search that ended by itself, or at its
 # time limit.
@@ -272,8 +277,7 @@ def plan_fit(data, params, overrides, memory_limit):
         if time_limit is not None:
             stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
         stage = EngineSearch(space.stage, stage_config,
-                             depth_cap=(MAX_ENGINE_DEPTH if time_limit is not None
-                                        else LEAF_BUDGET_UNTIMED_DEPTH))
+                             depth_cap=own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH))
 
         def general(left):
             return Search(space.problem, dict(config, time_limit=left))

@@ -271,3 +271,25 @@ def continuous_problem(seed):
     lam = [0.0, 0.005, 0.02, 0.05, 0.1][seed % 5]
     max_depth = [2, 3, 2, 3, 4, 1][seed % 6]
     return X, y, cost, lam, max_depth
+
+
+def unbounded_problem(seed):
+    """12 to 20 rows, two or three columns of many distinct values (continuous
+    for the planner: at least 8 thresholds a column), two or three classes, a cost
+    matrix on odd seeds, lam from 0.02 to 0.1: problems without a depth cap that
+    the brute force solves at once."""
+    rng = np.random.default_rng(7000 + seed)
+    n = int(rng.integers(12, 21))
+    p = int(rng.integers(2, 4))
+    K = 2 if seed % 3 else 3
+    X = rng.normal(size=(n, p)).round(2)
+    score = X @ rng.normal(size=p)
+    y = (score > np.median(score)).astype(int)
+    if K == 3:
+        y = y + (rng.random(n) < 0.3)
+    flip = rng.random(n) < 0.2
+    y[flip] = rng.integers(0, K, size=flip.sum())
+    y[:K] = np.arange(K)
+    cost = rng.uniform(0.5, 2, size=(K, K)) * (1 - np.eye(K)) if seed % 2 else None
+    lam = [0.02, 0.03, 0.05, 0.1][seed % 4]
+    return X, y, cost, lam

@@ -1,0 +1,118 @@
+"""Fits without a depth cap on continuous columns: the engine by leaf budget
+(`fst._engine.EngineSearch` without max_depth, run first by
+`fst._plan.LeafBudgetSearch`), exact against brute force in every combination of
+the engine's rules, handing over to the general search when it does not
+certify, and sound when stopped; every tree re-scored from the raw data."""
+import functools
+import warnings
+
+import numpy as np
+import pytest
+
+from fst import FastSmallTreeClassifier
+from fst._core import _config
+from fst._core._depth_search import deeper_trees_lower_bound, leaf_budget_leaves
+from fst.exceptions import NotCertifiedWarning
+from oracle import optimal_objective, rescore, unbounded_problem
+
+ENGINE_RULES = ("equivalent", "exchange", "transfer", "support", "leaf_budget")
+
+
+@functools.lru_cache(maxsize=None)
+def _problem(seed):
+    X, y, cost, lam = unbounded_problem(seed)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full = (np.ones((K, K)) - np.eye(K)) if cost is None else cost
+    return X, y, cost, lam, y_idx, full, optimal_objective(X, y_idx, full, lam)
+
+
+def _fit(seed, **overrides):
+    X, y, cost, lam, *_ = _problem(seed)
+    n_jobs = overrides.pop("n_jobs", 1)
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, n_jobs=n_jobs)
+    clf._overrides = overrides
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotCertifiedWarning)
+        clf.fit(X, y)
+    return clf
+
+
+def _check_exact(seed, clf):
+    X, y, cost, lam, y_idx, full, expected = _problem(seed)
+    assert clf.optimal_, seed
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9), seed
+    assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y_idx, full, lam) == pytest.approx(expected, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_leaf_budget_certifies_the_unbounded_optimum(seed):
+    clf = _fit(seed)
+    _check_exact(seed, clf)
+    # the engine certified, or the general search ran after it
+    certified = clf.search_stats_["leaf_budget"]["certified"]
+    assert clf.search_stats_["engine"] == ("depth" if certified else "general")
+
+
+def test_the_leaf_budget_alone_certifies_most_problems():
+    certified = [_fit(seed).search_stats_["leaf_budget"]["certified"] for seed in range(40)]
+    assert sum(certified) >= 20
+
+
+@pytest.mark.parametrize("combo", range(64))
+def test_every_engine_rule_combination_without_a_depth_cap(combo):
+    """The engine's rules (loss floor; neighbour and moved-rows bounds; interval
+    and superset bounds; leaf support; leaf budget) each off or on, with one
+    engine or three: the unbounded optimum, exactly."""
+    off = [name for i, name in enumerate(ENGINE_RULES) if not combo >> i & 1]
+    n_jobs = 3 if combo & 32 else 1
+    for seed in range(combo % 4, 40, 4):
+        _check_exact(seed, _fit(seed, rules_off=off, n_jobs=n_jobs))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_shallow_leaf_budget_hands_over_to_the_general_search(seed):
+    """With the engine's searches capped at depth two, a problem it cannot
+    certify there goes on in the general search: still the exact optimum, and the
+    same tree as the general search alone (one tie rule)."""
+    clf = _fit(seed, leaf_budget_depth=2)
+    _check_exact(seed, clf)
+    alone = _fit(seed, leaf_budget_stage=False)
+    _check_exact(seed, alone)
+    assert "leaf_budget" not in alone.search_stats_
+    np.testing.assert_array_equal(clf.estimator_.tree_.feature, alone.estimator_.tree_.feature)
+    np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
+                                  alone.estimator_.tree_.threshold)
+
+
+def test_some_problems_need_the_handover():
+    """The hand-over test above reaches the general search on some problems."""
+    ran = [not _fit(seed, leaf_budget_depth=2).search_stats_["leaf_budget"]["certified"]
+           for seed in range(40)]
+    assert any(ran) and not all(ran)
+
+
+@pytest.mark.parametrize("seed", range(0, 40, 3))
+def test_a_stopped_leaf_budget_fit_is_sound(seed):
+    """Stops after 1 to 256 units of work of each search: the bound never
+    exceeds the optimum, the tree re-scores to the objective reported."""
+    X, y, cost, lam, y_idx, full, expected = _problem(seed)
+    for work in (1, 2, 4, 16, 64, 256):
+        clf = _fit(seed, work_limit=work)
+        assert clf.lower_bound_ <= expected + 1e-9, work
+        assert clf.objective_ >= expected - 1e-9
+        assert rescore(clf, X, y_idx, full, lam) == pytest.approx(clf.objective_, abs=1e-9)
+        if clf.optimal_:
+            assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+
+
+def test_leaf_budget_arithmetic():
+    """A tree of value at most B has at most (B - floor) / lam leaves (a few ulps
+    of slack); a tree deeper than D has at least D + 2 leaves."""
+    assert leaf_budget_leaves(0.1, 0.0, 0.02) == 5
+    assert leaf_budget_leaves(0.1 - 1e-6, 0.0, 0.02) == 4
+    assert leaf_budget_leaves(0.107, 0.02, 0.02) == 4
+    assert leaf_budget_leaves(0.5, 0.0, 0.0) >= 1 << 20
+    assert leaf_budget_leaves(-1.0, 0.0, 0.1) == 0
+    assert deeper_trees_lower_bound(0.01, 0.02, 3) == pytest.approx(0.11)
