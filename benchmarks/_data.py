@@ -21,8 +21,17 @@ SKLEARN_SETS = ("breast_cancer", "wine", "iris", "digits")
 
 
 def load_gosdt14(name):
-    """(X float64 with NaN for missing, y labels) of one gosdt14 problem, or of a
-    data set bundled with scikit-learn when the name is "sklearn-<name>"."""
+    """(X float64 with NaN for missing, y labels) of one gosdt14 problem, of a
+    data set bundled with scikit-learn when the name is "sklearn-<name>", or of
+    `make_classification`'s continuous problem of N rows for "synthetic-<N>"."""
+    if name.startswith("synthetic-"):
+        # the continuous benchmark of the leaf budget: 8 features, float32 values
+        from sklearn.datasets import make_classification
+
+        X, y = make_classification(n_samples=int(name[10:]), n_features=8, n_informative=5,
+                                   n_redundant=1, flip_y=0.05, class_sep=0.8,
+                                   random_state=0)
+        return X.astype(np.float32).astype(np.float64), y
     if name.startswith("sklearn-"):
         import sklearn.datasets
 

@@ -2,7 +2,8 @@
 
     python benchmarks/_worker.py SOLVER DATASET LAMBDA TIME_LIMIT MEMORY_LIMIT
 
-Solvers: fst, imodels (the reference FastSmallTree, numba), gosdt (exact mode on
+Solvers: fst, fst-general (fst's general search alone: no leaf budget first on
+continuous columns), imodels (the reference FastSmallTree, numba), gosdt (exact mode on
 the exact binarisation), streed (pystreed, cost-complex-accuracy on the exact
 binarisation with a depth cap, recorded as `depth_cap`: its certificate is for the
 depth-capped problem only), contree (pycontree's ConTree on the raw features, NaN
@@ -102,14 +103,19 @@ def run(solver, name, lam, time_limit, memory_limit):
     X, y = load_gosdt14(name)
     classes, y_idx = np.unique(y, return_inverse=True)
     out = {"solver": solver, "dataset": name, "lambda": lam, "n": len(y)}
-    if solver == "fst":
+    if solver in ("fst", "fst-general"):
         from fst import FastSmallTreeClassifier
 
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             m = FastSmallTreeClassifier(regularization=lam, time_limit=time_limit,
-                                        memory_limit=memory_limit).fit(X, y_idx)
+                                        memory_limit=memory_limit)
+            if solver == "fst-general":
+                # fst's general search alone, without the engine's leaf budget
+                # first (continuous columns without max_depth)
+                m._overrides = {"leaf_budget_stage": False}
+            m.fit(X, y_idx)
         fit_s = time.perf_counter() - t0
         pred = m.predict(X)
         leaves = m.n_leaves_

@@ -68,7 +68,8 @@ class EngineSearch:
     every tree and the depth-D search's canonical tree the canonical one (the
     same optimal trees are compared).  Until then, the bound of every tree is
     the least of the deepest search's bound and of the trees deeper than it
-    (`deeper_trees_lower_bound`)."""
+    (`deeper_trees_lower_bound`).  It searches no deeper once even its deepest
+    search allowed (depth_cap) could not certify."""
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH):
         """space: an `engine_space`; config: the search's configuration
@@ -147,6 +148,10 @@ class EngineSearch:
             seed = (s.upper_bound, s.tree())
             if self.unlimited and self._covers(depth, s.upper_bound):
                 self._certified = True
+                break
+            if self.unlimited and not self._covers(self.max_depth, s.upper_bound):
+                # the deepest search allowed would not certify either: the
+                # deeper searches are left to the caller's general search
                 break
         return code
 

@@ -232,13 +232,14 @@ class LeafBudgetSearch:
     def stats(self):
         """The statistics of the search that ran last, with the engine's beside
         them (``leaf_budget``: its depth searched, whether it certified, its
-        seconds) and the seconds of both."""
+        nodes), the seconds of both."""
         st = self.stage.stats()
         stage = {"depth_searched": st["depth_searched"], "certified": bool(self.stage.solved),
-                 "seconds": st["seconds"], "nodes": st["nodes"]}
+                 "nodes": st["nodes"]}
         if self.general is not None:
+            seconds = st["seconds"]
             st = self.general.stats()
-            st["seconds"] = st["seconds"] + stage["seconds"]
+            st["seconds"] = st["seconds"] + seconds
         st["leaf_budget"] = stage
         return st
 
