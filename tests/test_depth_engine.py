@@ -24,6 +24,12 @@ ENGINE_RULES = (_config.RULES["equivalent"], _config.RULES["exchange"],
 THREADS_BIT = 1 << len(ENGINE_RULES)
 
 
+def combos(n):
+    """Combinations 0 .. n - 1 of the rule bits; the fast tier runs a quarter of
+    them (every rule off or on in some), the slow tier every one."""
+    return [c if c % 4 == 0 else pytest.param(c, marks=pytest.mark.slow) for c in range(n)]
+
+
 def _expected(X, y, cost, lam, depth, w=None):
     classes, y_idx = np.unique(y, return_inverse=True)
     K = len(classes)
@@ -91,7 +97,7 @@ def _combo_problems():
         yield X, y, cost, lam, depth if depth is not None else 3
 
 
-@pytest.mark.parametrize("combo", range(2 * THREADS_BIT))
+@pytest.mark.parametrize("combo", combos(2 * THREADS_BIT))
 def test_engine_every_rule_combination_matches_brute_force(combo):
     """Each of the engine's rules (loss floor; neighbour and moved-rows bounds;
     interval and superset bounds; leaf support; leaf budget) switched off or on, and the
@@ -322,7 +328,7 @@ def test_a_time_stopped_engine_returns_at_least_dpdt(monkeypatch):
     assert clf.lower_bound_ <= clf.objective_
 
 
-@pytest.mark.parametrize("combo", range(THREADS_BIT))
+@pytest.mark.parametrize("combo", combos(THREADS_BIT))
 def test_engine_without_deepening_matches_brute_force(combo):
     """The search of the requested depth alone (no shallower optimum as its seed) is
     exact too, in every rule combination."""
@@ -418,7 +424,7 @@ def _stopped(X, y, cost, lam, depth, rules, work, n_jobs=1, deepen=True):
     return clf
 
 
-@pytest.mark.parametrize("combo", range(2 * THREADS_BIT))
+@pytest.mark.parametrize("combo", combos(2 * THREADS_BIT))
 def test_a_stopped_engine_s_bound_holds_in_every_rule_combination(combo):
     """Stops after 1, 2, 4, ... nodes and valuations, in every combination of the
     engine's rules and with one or three engines, deepening or not: the bound a
