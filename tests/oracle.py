@@ -250,6 +250,20 @@ def threshold_problem(seed):
     return X, y
 
 
+def _noisy_labels(rng, X, K, flip_rate):
+    """Labels of a random linear rule on X (a third class added at random for
+    K = 3), a share flip_rate redrawn, the first K rows one of each class."""
+    n, p = X.shape
+    score = X @ rng.normal(size=p)
+    y = (score > np.median(score)).astype(int)
+    if K == 3:
+        y = y + (rng.random(n) < 0.3)
+    flip = rng.random(n) < flip_rate
+    y[flip] = rng.integers(0, K, size=flip.sum())
+    y[:K] = np.arange(K)
+    return y
+
+
 def continuous_problem(seed):
     """Up to 30 rows, one to three columns of many distinct values (some
     repeated, some NaN), two or three classes, a cost matrix on odd seeds."""
@@ -260,13 +274,7 @@ def continuous_problem(seed):
     X = rng.integers(0, int(rng.integers(3, 25)), size=(n, p)).astype(float)
     if seed % 4 == 0:
         X[rng.random((n, p)) < 0.15] = np.nan
-    score = np.nan_to_num(X) @ rng.normal(size=p)
-    y = (score > np.median(score)).astype(int)
-    if K == 3:
-        y = y + (rng.random(n) < 0.3)
-    flip = rng.random(n) < 0.25
-    y[flip] = rng.integers(0, K, size=flip.sum())
-    y[:K] = np.arange(K)
+    y = _noisy_labels(rng, np.nan_to_num(X), K, 0.25)
     cost = rng.uniform(0, 3, size=(K, K)) if seed % 2 else None
     lam = [0.0, 0.005, 0.02, 0.05, 0.1][seed % 5]
     max_depth = [2, 3, 2, 3, 4, 1][seed % 6]
@@ -283,13 +291,7 @@ def unbounded_problem(seed):
     p = int(rng.integers(2, 4))
     K = 2 if seed % 3 else 3
     X = rng.normal(size=(n, p)).round(2)
-    score = X @ rng.normal(size=p)
-    y = (score > np.median(score)).astype(int)
-    if K == 3:
-        y = y + (rng.random(n) < 0.3)
-    flip = rng.random(n) < 0.2
-    y[flip] = rng.integers(0, K, size=flip.sum())
-    y[:K] = np.arange(K)
+    y = _noisy_labels(rng, X, K, 0.2)
     cost = rng.uniform(0.5, 2, size=(K, K)) * (1 - np.eye(K)) if seed % 2 else None
     lam = [0.02, 0.03, 0.05, 0.1][seed % 4]
     return X, y, cost, lam
