@@ -36,6 +36,11 @@ def engine_space(X32, y, n_classes, cost, values=None):
     return pr
 
 
+# Without max_depth the engine searches at least to this depth (within its time),
+# so that a fit returns a tree no worse than the optimum of each depth up to it.
+INCUMBENT_DEPTH = 3
+
+
 def loss_floor(space):
     """The least loss of any tree on all the rows of an `engine_space`: rows
     with identical features (identical ranks on every column) share a leaf, so
@@ -68,8 +73,8 @@ class EngineSearch:
     every tree and the depth-D search's canonical tree the canonical one (the
     same optimal trees are compared).  Until then, the bound of every tree is
     the least of the deepest search's bound and of the trees deeper than it
-    (`deeper_trees_lower_bound`).  It searches no deeper once even its deepest
-    search allowed (depth_cap) could not certify."""
+    (`deeper_trees_lower_bound`).  Past depth INCUMBENT_DEPTH it searches no
+    deeper once even its deepest search allowed (depth_cap) could not certify."""
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH):
         """space: an `engine_space`; config: the search's configuration
@@ -133,7 +138,7 @@ class EngineSearch:
                     else max(self._time_limit - (time.perf_counter() - start), 0.0))
             s = self._search(depth, left)
             if self._reporter is not None:
-                s.set_reporter(self._reporter, self._report_every, t0)
+                s.set_reporter(self._progress(depth), self._report_every, t0)
             if seed is not None:
                 s.seed(*seed)
             code = s.run()
@@ -149,11 +154,27 @@ class EngineSearch:
             if self.unlimited and self._covers(depth, s.upper_bound):
                 self._certified = True
                 break
-            if self.unlimited and not self._covers(self.max_depth, s.upper_bound):
+            if (self.unlimited and depth >= INCUMBENT_DEPTH
+                    and not self._covers(self.max_depth, s.upper_bound)):
                 # the deepest search allowed would not certify either: the
                 # deeper searches are left to the caller's general search
                 break
         return code
+
+    def _progress(self, depth):
+        """The reporter of the search of `depth`: without max_depth its bound,
+        which holds for the trees of that depth, is lowered to the bound of the
+        deeper trees and raised to the greatest bound of the depths before."""
+        if not self.unlimited:
+            return self._reporter
+
+        def report(progress):
+            seconds, lower, best, work = progress
+            lower = min(lower, deeper_trees_lower_bound(self._floor, self._lam, depth))
+            if self._lb is not None and self._lb > lower:
+                lower = self._lb
+            self._reporter((seconds, lower, best, work))
+        return report
 
     def _covers(self, depth, value):
         """Whether every tree worth at most `value` has depth at most `depth`: it

@@ -117,3 +117,28 @@ def test_leaf_budget_arithmetic():
     assert leaf_budget_leaves(0.5, 0.0, 0.0) >= 1 << 20
     assert leaf_budget_leaves(-1.0, 0.0, 0.1) == 0
     assert deeper_trees_lower_bound(0.01, 0.02, 3) == pytest.approx(0.11)
+
+
+def test_progress_lines_bound_every_tree(monkeypatch, capsys):
+    """verbose=2 prints progress lines from the engine and then the general
+    search; the engine's bound is that of every tree (its depth's bound lowered
+    to the deeper trees'), so no line's bound exceeds the fit's final one."""
+    import re
+
+    import fst._classifier as fc
+
+    monkeypatch.setattr(fc, "_PROGRESS_SECONDS", 0.2)
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(300, 6))
+    y = (X[:, 0] + 0.3 * rng.uniform(size=300) > 0.6).astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.004, time_limit=3, verbose=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotCertifiedWarning)
+        clf.fit(X, y)
+    lines = re.findall(r"\[fst\] +([0-9.]+) s  lower bound ([0-9.]+)  best ([0-9.]+)",
+                       capsys.readouterr().out)
+    assert len(lines) >= 2
+    assert "leaf_budget" in clf.search_stats_
+    for _, low, best in lines:
+        assert float(low) <= float(best)
+        assert float(low) <= clf.lower_bound_ + 1e-9
