@@ -36,11 +36,6 @@ def engine_space(X32, y, n_classes, cost, values=None):
     return pr
 
 
-# Without max_depth the engine searches at least to this depth (within its time),
-# so that a fit returns a tree no worse than the optimum of each depth up to it.
-INCUMBENT_DEPTH = 3
-
-
 def loss_floor(space):
     """The least loss of any tree on all the rows of an `engine_space`: rows
     with identical features (identical ranks on every column) share a leaf, so
@@ -73,8 +68,8 @@ class EngineSearch:
     every tree and the depth-D search's canonical tree the canonical one (the
     same optimal trees are compared).  Until then, the bound of every tree is
     the least of the deepest search's bound and of the trees deeper than it
-    (`deeper_trees_lower_bound`).  Past depth INCUMBENT_DEPTH it searches no
-    deeper once even its deepest search allowed (depth_cap) could not certify."""
+    (`deeper_trees_lower_bound`).  It searches no deeper once even its deepest
+    search allowed (depth_cap) could not certify."""
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH):
         """space: an `engine_space`; config: the search's configuration
@@ -154,8 +149,7 @@ class EngineSearch:
             if self.unlimited and self._covers(depth, s.upper_bound):
                 self._certified = True
                 break
-            if (self.unlimited and depth >= INCUMBENT_DEPTH
-                    and not self._covers(self.max_depth, s.upper_bound)):
+            if self.unlimited and not self._covers(self.max_depth, s.upper_bound):
                 # the deepest search allowed would not certify either: the
                 # deeper searches are left to the caller's general search
                 break
@@ -180,6 +174,11 @@ class EngineSearch:
         """Whether every tree worth at most `value` has depth at most `depth`: it
         has at most K leaves (`leaf_budget_leaves`), so depth at most K - 1."""
         return depth >= leaf_budget_leaves(value, self._floor, self._lam) - 1
+
+    @property
+    def stats_ready(self):
+        """Whether a search has run (its tree, bounds and statistics exist)."""
+        return self._s is not None
 
     @property
     def upper_bound(self):

@@ -20,7 +20,7 @@ from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._solver import Search
 from ._engine import MAX_ENGINE_DEPTH, EngineSearch, engine_space
-from .exceptions import IncompleteMDPWarning
+from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
 __all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
 
@@ -33,9 +33,11 @@ __all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
 # the depth-limited engine (None: decided by the split space); `engine_deepen`,
 # whether the engine deepens one level at a time; `leaf_budget_stage`, whether a
 # fit without max_depth on continuous columns runs the engine by leaf budget
-# first (`LeafBudgetSearch`), and `leaf_budget_depth` its deepest search.
+# first (`LeafBudgetSearch`), `leaf_budget_depth` its deepest search, and
+# `leaf_budget_probe` whether the general search's short first run comes before.
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
-                  "engine_deepen", "leaf_budget_stage", "leaf_budget_depth")
+                  "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
+                  "leaf_budget_probe")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -69,6 +71,15 @@ DPDT_TIME_SHARE = 0.1
 # small problems whose optimum is deep).
 LEAF_BUDGET_TIME_SHARE = 0.5
 LEAF_BUDGET_DEPTH = 4
+# ... and it keeps this share of a time limit for the depth-limited optimum of
+# depth FALLBACK_DEPTH at lam, returned by a stopped fit when it is better (the
+# engine by leaf budget goes that deep only where it could certify there).
+FALLBACK_TIME_SHARE = 0.1
+FALLBACK_DEPTH = 3
+# ... and it first runs the general search for this share of the time limit (or
+# these seconds without one): most problems it certifies do so at once there.
+PROBE_SHARE = 0.05
+PROBE_SECONDS = 3.0
 
 # The stop codes (`fst._core._limits`): a search that ended by itself, or at its
 # time limit.
@@ -138,10 +149,20 @@ class FitPlan:
         """The trees a stopped fit returns when they score better: CART's tree of
         the same depth (a stopped depth-limited search), and after a time stop
         DPDT's (grown in the share of the time limit the engine left it).  Yields
-        (name, fitted DecisionTreeClassifier)."""
+        (name, fitted DecisionTreeClassifier).  A fit without max_depth stopped
+        after the engine by leaf budget stopped short of FALLBACK_DEPTH gets the
+        depth-limited optimum of that depth, searched in the share of the time
+        limit the general search left it."""
+        p = self._params
+        if isinstance(self.search, LeafBudgetSearch):
+            stage = self.search.stage
+            if (status == "time_limit" and p["time_limit"] is not None
+                    and (not stage.stats_ready
+                         or stage.stats()["depth_searched"] < FALLBACK_DEPTH)):
+                yield "depth", _fallback_fit(self, X, y, sample_weight)
+            return
         if not self.space.engine:
             return
-        p = self._params
         yield "cart", DecisionTreeClassifier(
             max_depth=p["max_depth"], class_weight=p["class_weight"],
             random_state=0).fit(X, y, sample_weight=sample_weight)
@@ -163,19 +184,24 @@ class FitPlan:
 
 
 class LeafBudgetSearch:
-    """A fit without max_depth on continuous columns: the depth-limited engine by
-    leaf budget first (`EngineSearch` without max_depth: the optimum certified
-    once the depth searched holds every tree as good as its incumbent), then, if
-    it did not certify, the general search for the time left.  Read through the
-    searches' one interface: the better of the two trees (both searches number
-    the splits alike, `_column_space`), the greater of their bounds (each holds
-    for every tree), certified when either is."""
+    """A fit without max_depth on continuous columns: a short first run of the
+    general search (most easy problems certify in it), then the depth-limited
+    engine by leaf budget (`EngineSearch` without max_depth: the optimum
+    certified once the depth searched holds every tree as good as its
+    incumbent), then, if neither certified, the general search anew for the time
+    left.  Read through the searches' one interface: the best of their trees
+    (the general search's on ties; they number the splits alike,
+    `_column_space`), the greatest of their bounds (each holds for every tree),
+    certified when any is."""
 
-    def __init__(self, stage, general, time_limit):
+    def __init__(self, stage, general, time_limit, probe=True):
         """stage: the engine's search; general: a callable making the general
-        search for the time left (None: no limit); time_limit: the fit's."""
+        search for a number of seconds (None: no limit); time_limit: the fit's;
+        probe: whether the general search's short first run comes first."""
         self.stage = stage
+        self._probe_first = probe
         self.general = None
+        self._probe = None
         self._make_general = general
         self._time_limit = time_limit
         self._reporter = None
@@ -184,30 +210,53 @@ class LeafBudgetSearch:
         self._reporter = (reporter, seconds)
         self.stage.set_reporter(reporter, seconds)
 
+    def _general(self, seconds):
+        g = self._make_general(seconds)
+        if self._reporter is not None:
+            g.set_reporter(*self._reporter)
+        return g
+
     def run(self):
         start = time.perf_counter()
+        tl = self._time_limit
+        if self._probe_first:
+            self._probe = self._general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE)
+            code = self._probe.run()
+            if self._probe.solved or code not in (_FINISHED, _TIME_STOP):
+                return code
         code = self.stage.run()
         if self.stage.solved or code not in (_FINISHED, _TIME_STOP):
             return code
         left = None
-        if self._time_limit is not None:
-            left = self._time_limit - (time.perf_counter() - start)
+        if tl is not None:
+            left = tl * (1.0 - FALLBACK_TIME_SHARE) - (time.perf_counter() - start)
             if left <= 0:
                 return code
-        self.general = self._make_general(left)
-        if self._reporter is not None:
-            self.general.set_reporter(*self._reporter)
+        self.general = self._general(left)
         return self.general.run()
+
+    def _searches(self):
+        """The searches that ran, the general ones first."""
+        return [g for g in (self.general, self._probe) if g is not None] + (
+            [self.stage] if self.stage.stats_ready else [])
+
+    def _best(self):
+        """The search whose tree is returned: the certified one, else the least
+        upper bound (the first on ties within the tolerance)."""
+        runs = self._searches()
+        for r in runs:
+            if r.solved:
+                return r
+        best = runs[0]
+        for r in runs[1:]:
+            if r.upper_bound < best.upper_bound - 1e-12:
+                best = r
+        return best
 
     @property
     def returns_stage(self):
-        """Whether the tree returned is the engine's: the general search's unless
-        the engine's is better (by more than the tolerance)."""
-        return (self.general is None or self.stage.solved
-                or self.stage.upper_bound < self.general.upper_bound - 1e-12)
-
-    def _best(self):
-        return self.stage if self.returns_stage else self.general
+        """Whether the tree returned is the engine's."""
+        return self._best() is self.stage
 
     @property
     def upper_bound(self):
@@ -215,36 +264,54 @@ class LeafBudgetSearch:
 
     @property
     def solved(self):
-        return bool(self.stage.solved or (self.general is not None and self.general.solved))
+        return any(r.solved for r in self._searches())
 
     @property
     def lower_bound(self):
-        if self.general is not None and self.general.solved:
-            return self.general.lower_bound
-        bounds = [b for b in (self.stage.lower_bound,
-                              None if self.general is None else self.general.lower_bound)
-                  if b is not None]
+        best = self._best()
+        if best.solved:
+            return best.lower_bound
+        bounds = [r.lower_bound for r in self._searches() if r.lower_bound is not None]
         return max(bounds) if bounds else None
 
     def extract(self):
         return self._best().extract()
 
     def stats(self):
-        """The statistics of the search that ran last, with the engine's beside
-        them (``leaf_budget``: its depth searched, whether it certified, its
-        nodes), the seconds of both."""
-        st = self.stage.stats()
-        stage = {"depth_searched": st["depth_searched"], "certified": bool(self.stage.solved),
-                 "nodes": st["nodes"]}
-        if self.general is not None:
-            seconds = st["seconds"]
-            st = self.general.stats()
-            st["seconds"] = st["seconds"] + seconds
-        st["leaf_budget"] = stage
+        """The statistics of the general search that ran last (or of the engine
+        when it certified), with the engine's beside them (``leaf_budget``: its
+        depth searched, whether it certified, its nodes), the seconds of all."""
+        runs = self._searches()
+        main = self.stage if self.stage.solved else runs[0]
+        st = main.stats()
+        st["seconds"] = sum(r.stats()["seconds"] for r in runs)
+        if self.stage.stats_ready:
+            e = self.stage.stats()
+            st["leaf_budget"] = {"depth_searched": e["depth_searched"],
+                                 "certified": bool(self.stage.solved), "nodes": e["nodes"]}
         return st
 
     def check_keys(self):
-        return None if self.general is None else self.general.check_keys()
+        g = self.general if self.general is not None else self._probe
+        return None if g is None else g.check_keys()
+
+
+def _fallback_fit(plan, X, y, sample_weight):
+    """The depth-limited optimum of FALLBACK_DEPTH at the fit's lam, in the share
+    of its time limit kept for it (`FitPlan.fallback_trees`)."""
+    from ._classifier import FastSmallTreeClassifier
+
+    p = plan._params
+    clf = FastSmallTreeClassifier(
+        regularization=plan.config["regularization"], max_depth=FALLBACK_DEPTH,
+        cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],
+        time_limit=float(p["time_limit"]) * FALLBACK_TIME_SHARE,
+        memory_limit=plan.config["memory_limit"] or None, n_jobs=p["n_jobs"])
+    with warnings.catch_warnings():
+        # a stopped fit still returns a real tree
+        warnings.simplefilter("ignore", NotCertifiedWarning)
+        clf.fit(X, y, sample_weight=sample_weight)
+    return clf.estimator_
 
 
 def plan_fit(data, params, overrides, memory_limit):
@@ -283,7 +350,8 @@ def plan_fit(data, params, overrides, memory_limit):
         def general(left):
             return Search(space.problem, dict(config, time_limit=left))
 
-        search = LeafBudgetSearch(stage, general, time_limit)
+        search = LeafBudgetSearch(stage, general, time_limit,
+                                  probe=own.get("leaf_budget_probe", True))
     elif space.engine:
         # Under a time limit the engine keeps a share of it for DPDT, whose tree a
         # stopped fit returns when it is better (`FitPlan.fallback_trees`).

@@ -28,8 +28,12 @@ def _problem(seed):
 
 
 def _fit(seed, **overrides):
+    """The fit of problem `seed`; the engine runs first (the general search's
+    short first run, which certifies these small problems at once, is off)
+    unless the overrides say otherwise."""
     X, y, cost, lam, *_ = _problem(seed)
     n_jobs = overrides.pop("n_jobs", 1)
+    overrides.setdefault("leaf_budget_probe", False)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, n_jobs=n_jobs)
     clf._overrides = overrides
     with warnings.catch_warnings():
@@ -85,6 +89,18 @@ def test_a_shallow_leaf_budget_hands_over_to_the_general_search(seed):
     np.testing.assert_array_equal(clf.estimator_.tree_.feature, alone.estimator_.tree_.feature)
     np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
                                   alone.estimator_.tree_.threshold)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_general_search_s_first_run_certifies_the_same_tree(seed):
+    """As shipped, the general search's short first run comes first and
+    certifies these small problems: the engine's tree and the same optimum."""
+    clf = _fit(seed, leaf_budget_probe=True)
+    _check_exact(seed, clf)
+    engine = _fit(seed)
+    np.testing.assert_array_equal(clf.estimator_.tree_.feature, engine.estimator_.tree_.feature)
+    np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
+                                  engine.estimator_.tree_.threshold)
 
 
 def test_some_problems_need_the_handover():
