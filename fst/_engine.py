@@ -176,6 +176,11 @@ class EngineSearch:
         return depth >= leaf_budget_leaves(value, self._floor, self._lam) - 1
 
     @property
+    def depth_solved(self):
+        """Whether the deepest search run found its depth's optimum."""
+        return self._s is not None and bool(self._s.solved)
+
+    @property
     def stats_ready(self):
         """Whether a search has run (its tree, bounds and statistics exist)."""
         return self._s is not None

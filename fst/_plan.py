@@ -155,10 +155,8 @@ class FitPlan:
         limit the general search left it."""
         p = self._params
         if isinstance(self.search, LeafBudgetSearch):
-            stage = self.search.stage
             if (status == "time_limit" and p["time_limit"] is not None
-                    and (not stage.stats_ready
-                         or stage.stats()["depth_searched"] < FALLBACK_DEPTH)):
+                    and not self.search.reached(FALLBACK_DEPTH)):
                 yield "depth", _fallback_fit(self, X, y, sample_weight)
             return
         if not self.space.engine:
@@ -229,11 +227,20 @@ class LeafBudgetSearch:
             return code
         left = None
         if tl is not None:
-            left = tl * (1.0 - FALLBACK_TIME_SHARE) - (time.perf_counter() - start)
+            # the last tenth is kept for the depth-limited tree of FALLBACK_DEPTH
+            # when the engine did not go that deep (`FitPlan.fallback_trees`)
+            keep = FALLBACK_TIME_SHARE if not self.reached(FALLBACK_DEPTH) else 0.0
+            left = tl * (1.0 - keep) - (time.perf_counter() - start)
             if left <= 0:
                 return code
         self.general = self._general(left)
         return self.general.run()
+
+    def reached(self, depth):
+        """Whether the engine solved the depth-limited problem of `depth`."""
+        st = self.stage.stats() if self.stage.stats_ready else None
+        return st is not None and (st["depth_searched"] > depth
+                                   or (st["depth_searched"] == depth and self.stage.depth_solved))
 
     def _searches(self):
         """The searches that ran, the general ones first."""
