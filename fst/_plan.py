@@ -186,8 +186,9 @@ class LeafBudgetSearch:
     general search (most easy problems certify in it), then the depth-limited
     engine by leaf budget (`EngineSearch` without max_depth: the optimum
     certified once the depth searched holds every tree as good as its
-    incumbent), then, if neither certified, the general search anew for the time
-    left.  Read through the searches' one interface: the best of their trees
+    incumbent), then, if neither certified, the general search again for the time
+    left (the first run resumed, with what it proved).  Read through the
+    searches' one interface: the best of their trees
     (the general search's on ties; they number the splits alike,
     `_column_space`), the greatest of their bounds (each holds for every tree),
     certified when any is."""
@@ -203,6 +204,7 @@ class LeafBudgetSearch:
         self._make_general = general
         self._time_limit = time_limit
         self._reporter = None
+        self._seconds = 0.0
 
     def set_reporter(self, reporter, seconds=5.0):
         self._reporter = (reporter, seconds)
@@ -220,9 +222,11 @@ class LeafBudgetSearch:
         if self._probe_first:
             self._probe = self._general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE)
             code = self._probe.run()
+            self._seconds = time.perf_counter() - start
             if self._probe.solved or code not in (_FINISHED, _TIME_STOP):
                 return code
         code = self.stage.run()
+        self._seconds = time.perf_counter() - start
         if self.stage.solved or code not in (_FINISHED, _TIME_STOP):
             return code
         left = None
@@ -233,8 +237,15 @@ class LeafBudgetSearch:
             left = tl * (1.0 - keep) - (time.perf_counter() - start)
             if left <= 0:
                 return code
-        self.general = self._general(left)
-        return self.general.run()
+        if self._probe is not None:
+            # the first run resumes, with every bound and tree it proved
+            self.general, self._probe = self._probe, None
+            self.general.set_time_limit(left)
+        else:
+            self.general = self._general(left)
+        code = self.general.run()
+        self._seconds = time.perf_counter() - start
+        return code
 
     def reached(self, depth):
         """Whether the engine solved the depth-limited problem of `depth`."""
@@ -291,7 +302,7 @@ class LeafBudgetSearch:
         runs = self._searches()
         main = self.stage if self.stage.solved else runs[0]
         st = main.stats()
-        st["seconds"] = sum(r.stats()["seconds"] for r in runs)
+        st["seconds"] = self._seconds
         if self.stage.stats_ready:
             e = self.stage.stats()
             st["leaf_budget"] = {"depth_searched": e["depth_searched"],

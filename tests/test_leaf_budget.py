@@ -158,3 +158,27 @@ def test_progress_lines_bound_every_tree(monkeypatch, capsys):
     for _, low, best in lines:
         assert float(low) <= float(best)
         assert float(low) <= clf.lower_bound_ + 1e-9
+
+
+def test_a_general_search_run_again_resumes():
+    """`Search.set_time_limit` then `run` again continues a stopped search from
+    its store: the optimum of one uninterrupted run, and the same tree."""
+    from fst._core._config import make_config
+    from fst._core._problem import build_problem
+    from fst._core._solver import Search
+
+    rng = np.random.RandomState(1)
+    X = rng.uniform(size=(60, 3)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] + 0.4 * rng.uniform(size=60) > 1.1).astype(np.int32)
+    cost = np.ones((2, 2)) - np.eye(2)
+    problem = build_problem(X, y, 2, cost, None)
+    whole = Search(problem, make_config(regularization=0.03, time_limit=60))
+    assert whole.run() == 0 and whole.solved
+    parts = Search(problem, make_config(regularization=0.03, time_limit=0.0))
+    parts.run()
+    assert not parts.solved
+    parts.set_time_limit(60)
+    assert parts.run() == 0 and parts.solved
+    assert parts.upper_bound == pytest.approx(whole.upper_bound, abs=1e-12)
+    for a, b in zip(parts.extract()[:3], whole.extract()[:3]):
+        np.testing.assert_array_equal(a, b)

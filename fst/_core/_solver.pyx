@@ -304,6 +304,12 @@ cdef class Search:
         else:
             self.c.lim.stop = STOP_INTERRUPT
 
+    def set_time_limit(self, seconds):
+        """The time limit of the next `run` (None: none).  A search run again
+        resumes from its store: every bound and tree it proved stands, so a
+        second run continues the first."""
+        self.c.cfg.time_limit = -1.0 if seconds is None else float(seconds)
+
     def run(self):
         """Search until the root is solved or a limit of the configuration stops
         it.  Returns the status code (`_limits.STATUS_NAMES`)."""
