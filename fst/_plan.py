@@ -34,7 +34,9 @@ __all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
 # whether the engine deepens one level at a time; `leaf_budget_stage`, whether a
 # fit without max_depth on continuous columns runs the engine by leaf budget
 # first (`LeafBudgetSearch`), `leaf_budget_depth` its deepest search, and
-# `leaf_budget_probe` whether the general search's short first run comes before.
+# `leaf_budget_probe` whether a short first run of the general search comes
+# before (off: it stops at a time, so the search's path would depend on the
+# machine's speed).
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
                   "leaf_budget_probe")
@@ -369,7 +371,7 @@ def plan_fit(data, params, overrides, memory_limit):
             return Search(space.problem, dict(config, time_limit=left))
 
         search = LeafBudgetSearch(stage, general, time_limit,
-                                  probe=own.get("leaf_budget_probe", True))
+                                  probe=own.get("leaf_budget_probe", False))
     elif space.engine:
         # Under a time limit the engine keeps a share of it for DPDT, whose tree a
         # stopped fit returns when it is better (`FitPlan.fallback_trees`).
