@@ -176,9 +176,11 @@ class EngineSearch:
         return depth >= leaf_budget_leaves(value, self._floor, self._lam) - 1
 
     @property
-    def depth_solved(self):
-        """Whether the deepest search run found its depth's optimum."""
-        return self._s is not None and bool(self._s.solved)
+    def solved_depth(self):
+        """The deepest depth whose optimum the deepening found (0: none)."""
+        if self._s is None:
+            return 0
+        return self._depth if self._s.solved else self._depth - 1
 
     @property
     def stats_ready(self):

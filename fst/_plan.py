@@ -251,9 +251,7 @@ class LeafBudgetSearch:
 
     def reached(self, depth):
         """Whether the engine solved the depth-limited problem of `depth`."""
-        st = self.stage.stats() if self.stage.stats_ready else None
-        return st is not None and (st["depth_searched"] > depth
-                                   or (st["depth_searched"] == depth and self.stage.depth_solved))
+        return self.stage.solved_depth >= depth
 
     def _searches(self):
         """The searches that ran, the general ones first."""
