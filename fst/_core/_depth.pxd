@@ -4,33 +4,7 @@
 from ._typedefs cimport int32_t, int64_t, uint8_t
 from ._limits cimport Limits
 from ._context cimport fst_shared_t
-
-
-cdef struct DSpace:
-    # The problem, read only during a search.
-    int n                      # rows
-    int p                      # columns
-    int K                      # classes of the search (labels a leaf tries)
-    const int32_t* rank        # p x n: rank of each row's value on each column
-                               # (NaN above every number); split k of column u
-                               # sends ranks <= k left
-    const int32_t* col_start   # p + 1: the first global split id of each column
-    const int32_t* y           # n: the class of each row
-    const double* cost         # K x K: cost of a row of class k labelled j, / n
-    const double* maxcost      # K: each class's largest cost (a row's worst)
-    const double* mincost      # K: each class's least cost (the loss floor)
-    double pmax                # the largest potential of a row, max_k (maxcost -
-                               # mincost): what one row's move changes at most
-    double unit                # > 0: cost is unit * (k != j) (0/1 loss, one
-                               # weight): losses are whole rows times unit
-    double quantum             # > 0: every objective is a whole number of it
-                               # (a unit cost and lam a whole number of units)
-    double lam                 # the price of a leaf
-    int rules                  # RULE_* bits (_config.pxd) the engine applies
-    bint ties                  # fewest leaves decide between equal trees (`_takes`):
-                               # lam > 0; at lam = 0 the least root split id alone
-    double sup_lam             # > 0 (RULE_SUPPORT): a side of a split needs this
-                               # much support (`split_supported`)
+from ._rowpass cimport DSpace
 
 
 cdef struct DLevel:
@@ -41,6 +15,8 @@ cdef struct DLevel:
                         # child's block first, p x m_left, then the right's)
     int32_t* rk         # p x m: the node's ranks in each column's order
     int32_t* yk         # p x m: the node's classes in each column's order
+    double* wk          # p x m: the node's row weights in each column's order
+                        # (NULL without weights)
     int32_t* upos       # p x m (depth two): each row's position in the order of
                         # the column whose root splits are valued (`_positions`)
     int32_t* tpos       # m: a column's thresholds (rows left of each)
@@ -55,11 +31,11 @@ cdef struct DLevel:
                         # valued by this search
     int32_t* cand       # tree of the valued split's first child, heap order
     int cand_leaves     # its leaves
-    int64_t* cnt        # 4 K: class counts (node, the two children, scratch)
+    double* cnt         # 4 K: class sums (node, the two children, scratch)
     double* cbest       # 8 p: each column's best split value per side (threads;
                         # a cache line a column)
     int32_t* carg       # 16 p: ... and that split
-    int64_t* ccnt       # (2 K + 8) p: each column's class counts (threads)
+    double* ccnt        # (2 K + 8) p: each column's class sums (threads)
     double* cshared     # 2: each side's best over the columns (threads)
 
 
@@ -103,7 +79,7 @@ cdef struct DEngine:
     bint static_done
     double* root_best
     double root_leaf
-    const int64_t* root_cnt
+    const double* root_cnt
     int final_depth     # the depth the fit asked for: the bounds reported hold for
                         # it (a search of a shallower depth seeds the next)
     int64_t work_limit  # > 0: stop (as the time limit) after this many nodes and
@@ -122,5 +98,5 @@ cdef inline int _heap_size(int d) noexcept nogil:
     2q + 1 and 2q + 2)."""
     return (1 << (d + 1)) - 1
 
-cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* cnt,
+cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
                    double B, bint* exact) noexcept nogil

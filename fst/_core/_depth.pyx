@@ -46,41 +46,13 @@ from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
                         fst_shared_stop, fst_shared_set_stop, fst_claim,
                         fst_store_double, fst_load_double)
 from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET
+from ._rowpass cimport DSpace, leaf_loss, class_sum, weight_at, column_pass
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
-                       interval_bound, neighbour_bound, rows_moved_bound,
+                       interval_bound, neighbour_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
-                       split_supported, one_leaf_lower_bound,
-                       unit_rows_to_wait, shared_prune_level, split_creation_bound,
+                       one_leaf_lower_bound, shared_prune_level, split_creation_bound,
                        closed_column_bound, stopped_root_bound, budget_leaves,
                        budget_depth, budget_depth_bound)
-
-cdef extern from *:
-    """
-    /* The best value of a side shared by the threads of a depth-one pass: read
-       relaxed (a stale value only skips fewer thresholds), lowered by
-       compare-and-swap. */
-    static inline double fst_shared_load(const double* p) {
-    #if defined(__GNUC__)
-        double v; __atomic_load(p, &v, __ATOMIC_RELAXED); return v;
-    #else
-        return *(volatile const double*)p;
-    #endif
-    }
-    static inline void fst_shared_min(double* p, double v) {
-    #if defined(__GNUC__)
-        double cur; __atomic_load(p, &cur, __ATOMIC_RELAXED);
-        while (v < cur && !__atomic_compare_exchange(p, &cur, &v, 1, __ATOMIC_RELAXED,
-                                                      __ATOMIC_RELAXED)) {}
-    #else
-        #pragma omp critical(fst_shared_min)
-        { if (v < *p) *p = v; }
-    #endif
-    }
-    """
-    double fst_shared_load(const double* p) noexcept nogil
-    void fst_shared_min(double* p, double v) noexcept nogil
-
-
 
 # A depth-one pass over at least this many (row, column) cells runs its columns on
 # the fit's threads; smaller ones are not worth waking them.
@@ -89,47 +61,15 @@ cdef int64_t PARALLEL_MIN_CELLS = 200_000
 
 # ------------------------------------------------------------------- values
 
-cdef inline double _loss(const DSpace* sp, const int64_t* c, int64_t m) noexcept nogil:
-    """Least total cost of labelling rows with class counts c (m rows) by one
-    label: min_j sum_k c_k C[k, j]; under a unit cost, (m - max_k c_k) * unit,
-    from whole rows so that equal losses are equal to the last bit."""
-    cdef int k, j, K = sp.K
-    cdef int64_t mx = 0
-    cdef double s, best = INF
-    if sp.unit > 0.0:
-        for k in range(K):
-            if c[k] > mx:
-                mx = c[k]
-        return (m - mx) * sp.unit
-    for j in range(K):
-        s = 0.0
-        for k in range(K):
-            s += c[k] * sp.cost[k * K + j]
-        if s < best:
-            best = s
-    return best
-
-
-cdef inline double _class_sum(const DSpace* sp, const int64_t* c,
-                              const double* per_row) noexcept nogil:
-    """sum_k c_k per_row[k]: with mincost, the loss floor (every row costs at least
-    its class's least cost); with maxcost, worst(S) (every row at its largest)."""
-    cdef int k
-    cdef double s = 0.0
-    for k in range(sp.K):
-        s += c[k] * per_row[k]
-    return s
-
-
-cdef inline double _lower(const DSpace* sp, const int64_t* c, int64_t m, int d) noexcept nogil:
+cdef inline double _lower(const DSpace* sp, const double* c, int64_t m, int d) noexcept nogil:
     """A bound on R(S, d) from S's counts alone: its leaf with no depth left, else
     the creation bound (`creation_lower_bound`, or `two_leaf_lower_bound` with
     RULE_EQUIVALENT off)."""
-    cdef double leaf = _loss(sp, c, m) + sp.lam
+    cdef double leaf = leaf_loss(sp, c, m) + sp.lam
     if d == 0 or m <= 1:
         return leaf
     if sp.rules & RULE_EQUIVALENT:
-        return creation_lower_bound(leaf, _class_sum(sp, c, sp.mincost), sp.lam)
+        return creation_lower_bound(leaf, class_sum(sp, c, sp.mincost), sp.lam)
     return two_leaf_lower_bound(leaf, sp.lam)
 
 
@@ -198,19 +138,21 @@ cdef void _root_static(DEngine* e) noexcept nogil:
     cdef int d = e.final_depth - 1
     cdef const int32_t* rk
     cdef const int32_t* yk
-    cdef int64_t cl[64]         # K <= 64 (`DepthSearch`); a progress line may come
-    cdef int64_t cr[64]         # while the levels' own counts are in use
+    cdef const double* wk
+    cdef double cl[64]          # K <= 64 (`DepthSearch`); a progress line may come
+    cdef double cr[64]          # while the levels' own counts are in use
     cdef double v, low
     if e.static_done:
         return
     for u in range(sp.p):
         rk = L.rk + <int64_t> u * m
         yk = L.yk + <int64_t> u * m
+        wk = _weights(L, u, m)
         for k in range(K):
             cl[k] = 0
         low = INF
         for i in range(1, m):
-            cl[yk[i - 1]] += 1
+            cl[yk[i - 1]] += weight_at(wk, i - 1)
             if rk[i] == rk[i - 1]:
                 continue
             for k in range(K):
@@ -255,14 +197,21 @@ cdef inline bint _stop(DEngine* e, int code) noexcept nogil:
 
 # ---------------------------------------------------------------- depth one
 
+cdef inline const double* _weights(const DLevel* L, int u, int m) noexcept nogil:
+    """The node's row weights in column u's order (`_gather`), NULL without
+    weights (each row weighs 1)."""
+    return NULL if L.wk == NULL else L.wk + <int64_t> u * m
+
+
 cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nogil:
-    """The node's ranks and classes in each column's order (rk, yk)."""
+    """The node's ranks, classes and weights in each column's order (rk, yk, wk)."""
     cdef int u, i
     cdef int n = e.sp.n
     cdef const int32_t* rank
     cdef const int32_t* o
     cdef int32_t* rk
     cdef int32_t* yk
+    cdef double* wk
     for u in range(e.sp.p):
         rank = e.sp.rank + <int64_t> u * n
         o = ord + <int64_t> u * m
@@ -271,182 +220,28 @@ cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
         for i in range(m):
             rk[i] = rank[o[i]]
             yk[i] = e.sp.y[o[i]]
-
-
-cdef void _column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
-                       const int32_t* pos, int32_t t, int m, int nsides,
-                       const int64_t* tot, const int64_t* ntot, const double* lowest,
-                       int32_t base, int64_t* ic, double* best, int32_t* arg,
-                       double* shared) noexcept nogil:
-    """One column's pass of `_depth_one`: best[s] and arg[s] improve (by more
-    than TOL) with the column's splits of each side s (with two sides, a row is
-    on side 1 when its position `pos` in the root split's column is t or more);
-    ic is 2 K of scratch; `shared` (threads) holds each side's best over every
-    column so far, which the moved-rows bound may measure against: a threshold
-    it skips is worse than a real split by more than TOL, so never the best nor
-    a tie."""
-    cdef int K = sp.K
-    cdef int s, k, i
-    cdef int64_t rc[64]
-    cdef int64_t nn[2]
-    cdef int32_t prev[2]
-    cdef int64_t seen[2]
-    cdef double need[2]
-    cdef bint done[2]
-    cdef double v, ll, lr, ref
-    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
-    memset(ic, 0, 2 * K * sizeof(int64_t))
-    for s in range(2):
-        nn[s] = 0
-        prev[s] = -1
-        seen[s] = 0
-        need[s] = 0.0
-        done[s] = s >= nsides or ntot[s] < 2 or best[s] <= lowest[s] + TOL
-    if done[0] and done[1]:
-        return
-    if K == 2 and sp.unit > 0.0:
-        _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,
-                           done, best, arg, shared)
-        return
-    for i in range(m):
-        s = (pos[i] >= t) if nsides == 2 else 0
-        if done[s]:
-            continue
-        if nn[s] > 0 and rk[i] != prev[s] and (
-                not moved_rule
-                or rows_moved_bound(nn[s] - seen[s], sp.pmax) + TOL >= need[s]):
-            # side s's rows so far left, the rest right (split prev[s])
-            seen[s] = nn[s]
-            for k in range(K):
-                rc[k] = tot[s * K + k] - ic[s * K + k]
-            ll = _loss(sp, ic + s * K, nn[s])
-            lr = _loss(sp, rc, ntot[s] - nn[s])
-            v = ll + lr + 2.0 * sp.lam
-            if sp.sup_lam > 0.0 and not split_supported(
-                    leaf_support(_class_sum(sp, ic + s * K, sp.maxcost), ll),
-                    leaf_support(_class_sum(sp, rc, sp.maxcost), lr), sp.sup_lam):
-                v = INF         # a leaf of too little support: never optimal
-            if v < best[s] - TOL:
-                best[s] = v
-                arg[s] = base + prev[s]
-                if best[s] <= lowest[s] + TOL:
-                    done[s] = True
-            if shared != NULL and v < INF:
-                if best[s] < INF:
-                    fst_shared_min(shared + s, best[s])
-                ref = fst_shared_load(shared + s)
-                need[s] = v - (ref if ref < best[s] else best[s])
-            else:
-                need[s] = v - best[s] if v < INF else 0.0
-            if moved_rule and rows_moved_bound(ntot[s] - seen[s], sp.pmax) + TOL < need[s]:
-                done[s] = True      # no later threshold of this side can do better
-            if done[0] and done[1]:
-                return
-        ic[s * K + yk[i]] += 1
-        nn[s] += 1
-        prev[s] = rk[i]
-
-
-cdef inline int64_t _errors_to_beat(const DSpace* sp, double best) noexcept nogil:
-    """The most errors e of a split whose value e u + 2 lam is below best - TOL
-    (-1: none), as the doubles compare."""
-    cdef double x = (best - TOL - 2.0 * sp.lam) / sp.unit
-    cdef int64_t e
-    if x > 4e18:
-        return <int64_t> 4e18
-    if x <= 0.0:
-        return -1
-    e = <int64_t> x
-    while e >= 0 and e * sp.unit + 2.0 * sp.lam >= best - TOL:
-        e -= 1
-    while (e + 1) * sp.unit + 2.0 * sp.lam < best - TOL:
-        e += 1
-    return e
-
-
-cdef void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t* yk,
-                             const int32_t* pos, int32_t t, int m, int nsides,
-                             const int64_t* tot, const int64_t* ntot,
-                             const double* lowest, int32_t base, bint* done,
-                             double* best, int32_t* arg, double* shared) noexcept nogil:
-    """`_column_pass` for two classes under a unit cost u, in whole rows: a
-    split's value is (min(l0, l1) + min(t0 - l0, t1 - l1)) u + 2 lam, it beats the
-    best when its errors are at most `_errors_to_beat`, and the moved-rows bound
-    counts the rows to wait (`unit_rows_to_wait`)."""
-    cdef int s, i
-    cdef int64_t l[4]          # class counts so far, side-major
-    cdef int64_t nn[2]
-    cdef int32_t prev[2]
-    cdef int64_t next_at[2]    # the row count at which side s is next valued
-    cdef int64_t beat[2]       # the most errors a split of side s may have to win
-    cdef int64_t e0, e1, err, wait, sb
-    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
-    cdef double u = sp.unit, two = 2.0 * sp.lam
-    l[0] = 0; l[1] = 0; l[2] = 0; l[3] = 0
-    for s in range(2):
-        nn[s] = 0
-        prev[s] = -1
-        next_at[s] = 1
-        beat[s] = _errors_to_beat(sp, best[s]) if s < nsides else -1
-    for i in range(m):
-        s = (pos[i] >= t) if nsides == 2 else 0
-        if done[s]:
-            continue
-        if nn[s] >= next_at[s] and rk[i] != prev[s]:
-            e0 = l[2 * s] if l[2 * s] < l[2 * s + 1] else l[2 * s + 1]
-            e1 = tot[2 * s] - l[2 * s]
-            if tot[2 * s + 1] - l[2 * s + 1] < e1:
-                e1 = tot[2 * s + 1] - l[2 * s + 1]
-            err = e0 + e1
-            next_at[s] = nn[s] + 1
-            if sp.sup_lam > 0.0 and not split_supported(
-                    leaf_support(nn[s] * u, e0 * u),
-                    leaf_support((ntot[s] - nn[s]) * u, e1 * u), sp.sup_lam):
-                # a leaf of too little support: never optimal (under a unit
-                # cost a set's worst is its rows, its support its majority)
-                pass
-            else:
-                if err <= beat[s]:
-                    best[s] = err * u + two
-                    arg[s] = base + prev[s]
-                    beat[s] = _errors_to_beat(sp, best[s])
-                    if best[s] <= lowest[s] + TOL:
-                        done[s] = True
-                    if shared != NULL:
-                        fst_shared_min(shared + s, best[s])
-                if moved_rule:
-                    sb = beat[s]
-                    if shared != NULL:
-                        sb = _errors_to_beat(sp, fst_shared_load(shared + s))
-                        if sb > beat[s]:
-                            sb = beat[s]
-                    wait = unit_rows_to_wait(err, sb)
-                    if wait > 1:
-                        next_at[s] = nn[s] + wait
-                    if wait > ntot[s] - nn[s]:
-                        done[s] = True      # no later threshold can do better
-            if done[0] and done[1]:
-                return
-        l[2 * s + yk[i]] += 1
-        nn[s] += 1
-        prev[s] = rk[i]
+        if L.wk != NULL:
+            wk = L.wk + <int64_t> u * m
+            for i in range(m):
+                wk[i] = e.sp.w[o[i]]
 
 
 cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
-                     const int64_t* tot, const int64_t* ntot, double* best,
+                     const double* tot, const int64_t* ntot, double* best,
                      int32_t* arg) noexcept nogil:
     """R(S, 1) of each side S of the node (one side: the node itself; two: the
     rows before position t of the root split's column, side 0, and the others,
     side 1, as `L.upos` places them): best[s] the least of S's leaf and of every
     split's two leaves, arg[s] that split (-1: the leaf).
 
-    One pass per column over the node's rows in that column's order, counting
-    each side's classes up to a threshold (its left leaf; the side's counts less
-    them, its right leaf).  Every partition of a side by one split is a prefix of
-    this order at a change of rank (split k sends ranks <= k left), so the least
-    over them is R(S, 1).  With RULE_EXCHANGE a side's threshold is skipped while
-    the rows that crossed since its last valuation could not lower its value
-    below the best (`rows_moved_bound`), and with RULE_EQUIVALENT a side's pass
+    One pass per column over the node's rows in that column's order
+    (`_rowpass.column_pass`), counting each side's class sums up to a threshold
+    (its left leaf; the side's sums less them, its right leaf).  Every partition
+    of a side by one split is a prefix of this order at a change of rank (split k
+    sends ranks <= k left), so the least over them is R(S, 1).  With
+    RULE_EXCHANGE a side's threshold is skipped while the rows that crossed since
+    its last valuation could not lower its value below the best
+    (`rows_moved_bound`), and with RULE_EQUIVALENT a side's pass
     ends once its best reaches its floor (no split can do better).  A skipped
     threshold is never better than the best by more than TOL, so the result is
     the first best split in column order with or without the skips; threads
@@ -461,16 +256,17 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
         best[s] = INF
         lowest[s] = -INF
     for s in range(nsides):
-        best[s] = _loss(sp, tot + s * K, ntot[s]) + sp.lam
+        best[s] = leaf_loss(sp, tot + s * K, ntot[s]) + sp.lam
         if sp.rules & RULE_EQUIVALENT:
-            lowest[s] = creation_lower_bound(best[s], _class_sum(sp, tot + s * K, sp.mincost),
+            lowest[s] = creation_lower_bound(best[s], class_sum(sp, tot + s * K, sp.mincost),
                                              sp.lam)
     if not par:
         for u in range(sp.p):
             e.sweeps += 1
-            _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                         L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                         tot, ntot, lowest, sp.col_start[u], L.cnt, best, arg, NULL)
+            column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
+                        _weights(L, u, m),
+                        L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
+                        tot, ntot, lowest, sp.col_start[u], L.cnt, best, arg, NULL)
         return
     L.cshared[0] = best[0]
     L.cshared[1] = best[1]
@@ -480,8 +276,9 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
         L.carg[16 * u] = -1
         L.carg[16 * u + 1] = -1
     for u in prange(sp.p, schedule="dynamic", num_threads=e.n_threads):
-        _column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                     L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
+        column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
+                    _weights(L, u, m),
+                    L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
                      tot, ntot, lowest, sp.col_start[u], L.ccnt + <int64_t> u * (2 * K + 8),
                      L.cbest + 8 * u, L.carg + 16 * u, L.cshared)
     e.sweeps += sp.p
@@ -506,7 +303,7 @@ cdef void _place(int32_t* parent, int d, int at, const int32_t* child) noexcept 
 
 # ------------------------------------------------------------------ search
 
-cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* cnt,
+cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
                    double B, bint* exact) noexcept nogil:
     """R(X, d) of the node with rows `ord` (m rows sorted per column, class counts
     cnt) when it is at most B + TOL (exact[0] set, its tree in e.lv[d].best);
@@ -514,7 +311,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     the best tree found, worth the value `_solve` would return were it exact)."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
-    cdef double leaf = _loss(sp, cnt, m) + sp.lam
+    cdef double leaf = leaf_loss(sp, cnt, m) + sp.lam
     cdef double best, lbmin, v, low, col_lbmin, floor
     cdef int k
     cdef int64_t nt[2]
@@ -529,10 +326,10 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
     if d == 0 or m <= 1:
         return leaf
     if (sp.rules & RULE_EQUIVALENT) and floor_settles_leaf(
-            leaf - sp.lam, _class_sum(sp, cnt, sp.mincost), sp.lam):
+            leaf - sp.lam, class_sum(sp, cnt, sp.mincost), sp.lam):
         return leaf
     if (sp.rules & RULE_LEAF_BUDGET) and d < e.max_depth:
-        floor = _class_sum(sp, cnt, sp.mincost)
+        floor = class_sum(sp, cnt, sp.mincost)
         k = budget_leaves(B, floor, sp.lam)
         if budget_depth(d, k) < d:
             return _solve_shallower(e, d, budget_depth(d, k), ord, m, cnt, B, floor, k,
@@ -609,7 +406,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const int64_t* 
 
 
 cdef double _solve_shallower(DEngine* e, int d, int d2, const int32_t* ord, int m,
-                             const int64_t* cnt, double B, double floor, int k,
+                             const double* cnt, double B, double floor, int k,
                              bint* exact) noexcept nogil:
     """`_solve` of a node below the root under RULE_LEAF_BUDGET: a tree within the
     budget has at most k leaves (`budget_leaves`, floor the node's loss floor), so
@@ -716,7 +513,7 @@ cdef inline int _split_column(const DSpace* sp, int32_t split) noexcept nogil:
 
 
 cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
-                       const int64_t* cnt, int32_t split, double B, double* best,
+                       const double* cnt, int32_t split, double B, double* best,
                        double* lbmin) noexcept nogil:
     """Value one root split (of column u) of a node with d >= 2 levels left
     against cap = min(B, best), as `_search_column` values a threshold."""
@@ -738,7 +535,7 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
 
 
 cdef void _value_at(DEngine* e, int d, int u, const int32_t* ord, int m,
-                    const int64_t* cnt, int32_t split, int t, double cap, double* best,
+                    const double* cnt, int32_t split, int t, double cap, double* best,
                     double* lbmin, const double* hint, double* vs) noexcept nogil:
     """Value the root split sending the first t rows of column u's order left:
     at d = 2 both sides exactly (`_value_depth_two`, L.upos filled for u), deeper
@@ -748,7 +545,7 @@ cdef void _value_at(DEngine* e, int d, int u, const int32_t* ord, int m,
     e.evals += 1
     if d == 2:
         _value_depth_two(e, &e.lv[d], m, cnt, split, t, e.lv[d].yk + <int64_t> u * m,
-                         best, vs)
+                         _weights(&e.lv[d], u, m), best, vs)
     elif (not _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, vs, hint)
             and e.lim.stop == RUNNING and vs[0] + vs[1] < lbmin[0]):
         lbmin[0] = vs[0] + vs[1]
@@ -788,8 +585,9 @@ cdef void _child_hints(const DSpace* sp, const DLevel* L, const double* W,
         hint[2] = W[t] - W[tpos[lo]]
 
 
-cdef int _supported_from(const DSpace* sp, const int32_t* yk, const double* W,
-                         const int32_t* tpos, int T, int64_t* c) noexcept nogil:
+cdef int _supported_from(const DSpace* sp, const int32_t* yk, const double* wk,
+                         const double* W, const int32_t* tpos, int T,
+                         double* c) noexcept nogil:
     """The first threshold (index into tpos) whose left side has support at least
     sup_lam; T when none (`split_supported`)."""
     cdef int j = 0, i = 0, k
@@ -797,16 +595,17 @@ cdef int _supported_from(const DSpace* sp, const int32_t* yk, const double* W,
         c[k] = 0
     while j < T:
         while i < tpos[j]:
-            c[yk[i]] += 1
+            c[yk[i]] += weight_at(wk, i)
             i += 1
-        if leaf_support(W[i], _loss(sp, c, i)) >= sp.sup_lam:
+        if leaf_support(W[i], leaf_loss(sp, c, i)) >= sp.sup_lam:
             return j
         j += 1
     return T
 
 
-cdef int _supported_to(const DSpace* sp, const int32_t* yk, const double* W,
-                       const int32_t* tpos, int T, int m, int64_t* c) noexcept nogil:
+cdef int _supported_to(const DSpace* sp, const int32_t* yk, const double* wk,
+                       const double* W, const int32_t* tpos, int T, int m,
+                       double* c) noexcept nogil:
     """The last threshold whose right side has support at least sup_lam; -1 when
     none."""
     cdef int j = T - 1, i = m, k
@@ -815,15 +614,15 @@ cdef int _supported_to(const DSpace* sp, const int32_t* yk, const double* W,
     while j >= 0:
         while i > tpos[j]:
             i -= 1
-            c[yk[i]] += 1
-        if leaf_support(W[m] - W[i], _loss(sp, c, m - i)) >= sp.sup_lam:
+            c[yk[i]] += weight_at(wk, i)
+        if leaf_support(W[m] - W[i], leaf_loss(sp, c, m - i)) >= sp.sup_lam:
             return j
         j -= 1
     return -1
 
 
 cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
-                         const int64_t* cnt, double B, double* best,
+                         const double* cnt, double B, double* best,
                          double* lbmin) noexcept nogil:
     """Value the root splits of column u of a node with d >= 2 levels left by
     bisection over its thresholds, pruning intervals by the interval and
@@ -834,6 +633,7 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int K = sp.K
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const double* wk = _weights(L, u, m)
     cdef int32_t* tpos = L.tpos
     cdef int32_t* q = L.queue
     cdef double* W = L.wpre
@@ -850,14 +650,14 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         return
     W[0] = 0.0
     for i in range(m):
-        W[i + 1] = W[i] + sp.maxcost[yk[i]]
+        W[i + 1] = W[i] + sp.maxcost[yk[i]] * weight_at(wk, i)
     if sp.sup_lam > 0.0:
         # leaf support: both sides of a split of an optimal tree hold support at
         # least lam, and a side's support grows with it, so the supported
         # thresholds are one run: from the first whose left side reaches lam to
         # the last whose right side does
-        lo = _supported_from(sp, yk, W, tpos, T, L.cnt + 2 * K)
-        hi = _supported_to(sp, yk, W, tpos, T, m, L.cnt + 2 * K)
+        lo = _supported_from(sp, yk, wk, W, tpos, T, L.cnt + 2 * K)
+        hi = _supported_to(sp, yk, wk, W, tpos, T, m, L.cnt + 2 * K)
         if lo > hi:
             return
     else:
@@ -983,23 +783,23 @@ cdef void _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) no
             up[i] = e.pos[og[i]]
 
 
-cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const int64_t* cnt,
-                           int32_t split, int t, const int32_t* yk, double* best,
-                           double* vs) noexcept nogil:
+cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
+                           int32_t split, int t, const int32_t* yk, const double* wk,
+                           double* best, double* vs) noexcept nogil:
     """A root split of a node with two levels left (its first t rows in yk's
     column order go left, as L.upos places them, `_positions`): both sides valued
     exactly at depth one in one pass per column; the node's best and tree improve
     when it is better."""
     cdef int K = e.sp.K
     cdef int k, i
-    cdef int64_t tot[128]
+    cdef double tot[128]
     cdef int64_t nt[2]
     cdef int32_t arg[2]
     cdef double v
     for k in range(2 * K):
         tot[k] = 0
     for i in range(t):
-        tot[yk[i]] += 1
+        tot[yk[i]] += weight_at(wk, i)
     for k in range(K):
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
@@ -1017,7 +817,7 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const int64_t* cnt,
 
 
 cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
-                        const int64_t* cnt, int32_t split, int t, double cap,
+                        const double* cnt, int32_t split, int t, double cap,
                         double* best, double* vs, const double* hint) noexcept nogil:
     """A root split of a node with d >= 3 levels left: its rows partitioned into
     the two children (each still sorted per column), the smaller child searched
@@ -1035,12 +835,13 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int32_t* dl
     cdef int32_t* dr
     cdef int32_t r
-    cdef int64_t* cl = L.cnt + 2 * K
-    cdef int64_t* cr = L.cnt + 3 * K
+    cdef double* cl = L.cnt + 2 * K
+    cdef double* cr = L.cnt + 3 * K
     cdef const int32_t* ou = ord + <int64_t> u * m
     cdef const int32_t* yu = L.yk + <int64_t> u * m
+    cdef const double* wu = _weights(L, u, m)
     cdef const int32_t* rows[2]
-    cdef const int64_t* cc[2]
+    cdef const double* cc[2]
     cdef int mm[2]
     cdef double lb0[2]
     cdef double v1, v2, bud
@@ -1050,7 +851,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     for k in range(K):
         cl[k] = 0
     for i in range(t):
-        cl[yu[i]] += 1
+        cl[yu[i]] += weight_at(wu, i)
     for k in range(K):
         cr[k] = cnt[k] - cl[k]
     for g in range(p):

@@ -41,7 +41,7 @@ cdef void _engine_free(DEngine* x) noexcept:
     cdef int d
     if x.lv != NULL:
         for d in range(x.max_depth + 1):
-            free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk)
+            free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk); free(x.lv[d].wk)
             free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr)
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
             free(x.lv[d].cand); free(x.lv[d].cnt)
@@ -58,7 +58,7 @@ cdef struct EngineWork:
     # What each engine of a parallel root reads and answers (`fst_run_threads`).
     DEngine** engines
     const int32_t* ord
-    const int64_t* cnt
+    const double* cnt
     int depth
     double* value
     bint* exact
@@ -87,6 +87,10 @@ cdef class DepthSearch:
         Class of each row, in [0, K).
     cost : float64 array (K, K)
         Cost of a row of class k labelled j, already divided by n.
+    weight : float64 array (n,) or None
+        Each row's weight (finite, >= 0): a row of weight w costs w times its
+        class's cost, and the class counts become class sums of weights.  None:
+        each row weighs 1.
     lam : float
         Price of a leaf.
     max_depth : int
@@ -128,7 +132,7 @@ cdef class DepthSearch:
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
                   int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
-                  final_depth=None, long long work_limit=0):
+                  final_depth=None, long long work_limit=0, weight=None):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
@@ -145,18 +149,33 @@ cdef class DepthSearch:
             raise ValueError(f"the depth-limited engine searches depths 0 to "
                              f"{MAX_ENGINE_DEPTH}")
         memset(&self.e, 0, sizeof(DEngine))
-        self._keep = (R, O, S, Y, C, mx, mn)
-        self._cnt = np.bincount(Y, minlength=K).astype(np.int64) if n else np.zeros(K, np.int64)
+        cdef cnp.ndarray[double, ndim=1] Wt
+        if weight is None:
+            Wt = np.ones(1)
+            self._cnt = (np.bincount(Y, minlength=K).astype(np.float64) if n
+                         else np.zeros(K))
+        else:
+            Wt = np.ascontiguousarray(weight, dtype=np.float64)
+            if Wt.shape[0] != n or not np.all(np.isfinite(Wt)) or np.any(Wt < 0):
+                raise ValueError("the engine's weights must be finite and >= 0, one a row")
+            if n == 0:
+                Wt = np.ones(1)
+            self._cnt = (np.bincount(Y, weights=Wt, minlength=K).astype(np.float64) if n
+                         else np.zeros(K))
+        self._keep = (R, O, S, Y, C, mx, mn, Wt)
         self.e.sp.n = n
         self.e.sp.p = p
         self.e.sp.K = K
         self.e.sp.rank = &R[0, 0] if n and p else NULL
         self.e.sp.col_start = &S[0]
         self.e.sp.y = &Y[0] if n else NULL
+        self.e.sp.w = &Wt[0] if weight is not None and n else NULL
         self.e.sp.cost = &C[0, 0]
         self.e.sp.maxcost = &mx[0]
         self.e.sp.mincost = &mn[0]
         self.e.sp.pmax = float((mx - mn).max()) if K else 0.0
+        if self.e.sp.w != NULL:
+            self.e.sp.pmax *= float(Wt.max())
         self.e.sp.lam = lam
         self.e.sp.rules = rules
         # the tie rule (`_depth._takes`): fewest leaves first when lam > 0; at
@@ -165,7 +184,8 @@ cdef class DepthSearch:
         self.e.sp.ties = lam > 0
         self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
         off = C[~np.eye(K, dtype=bool)]
-        if K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0]) and off[0] > 0:
+        if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
+                and off[0] > 0):
             self.e.sp.unit = float(off[0])
             # every objective is a whole number of units when lam is one
             ratio = lam / self.e.sp.unit
@@ -245,7 +265,7 @@ cdef class DepthSearch:
     cdef _alloc_level(self, DLevel* L, int d, int n, int p, int K):
         cdef int64_t pn = <int64_t> max(p, 1) * max(n, 1)
         L.best = <int32_t*> malloc(_heap_size(d) * sizeof(int32_t))
-        L.cnt = <int64_t*> calloc(4 * K + 4, sizeof(int64_t))
+        L.cnt = <double*> calloc(4 * K + 4, sizeof(double))
         if L.best == NULL or L.cnt == NULL:
             raise MemoryError()
         L.best[0] = -1
@@ -255,11 +275,15 @@ cdef class DepthSearch:
         # touched, so the resident memory follows the rows actually searched
         L.rk = <int32_t*> malloc(pn * sizeof(int32_t))
         L.yk = <int32_t*> malloc(pn * sizeof(int32_t))
+        if self.e.sp.w != NULL:
+            L.wk = <double*> malloc(pn * sizeof(double))
+            if L.wk == NULL:
+                raise MemoryError()
         # a cache line a column (threads write their own column's best)
         L.cbest = <double*> malloc(8 * max(p, 1) * sizeof(double))
         L.carg = <int32_t*> malloc(16 * max(p, 1) * sizeof(int32_t))
         # each column's counts a cache line apart: threads never share one
-        L.ccnt = <int64_t*> calloc(max(p, 1) * (2 * K + 8), sizeof(int64_t))
+        L.ccnt = <double*> calloc(max(p, 1) * (2 * K + 8), sizeof(double))
         L.cshared = <double*> calloc(16, sizeof(double))
         if (L.rk == NULL or L.yk == NULL or L.cbest == NULL or L.carg == NULL
                 or L.ccnt == NULL or L.cshared == NULL):
@@ -325,7 +349,7 @@ cdef class DepthSearch:
 
     def run(self):
         """Search; returns the stop code (RUNNING: certified)."""
-        cdef cnp.ndarray[int64_t, ndim=1] cnt = self._cnt
+        cdef cnp.ndarray[double, ndim=1] cnt = self._cnt
         cdef cnp.ndarray[int32_t, ndim=2] O = self._keep[1]
         cdef const int32_t* ord = &O[0, 0] if O.size else NULL
         cdef double v, t0
