@@ -289,10 +289,11 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         # The exported counts are already class-weighted: the scores take the
         # user's cost matrix, so that their argmax is the label the search chose
         # (the weighted cost would apply the class weights twice).
+        pc_label, pc_weight, row_weight = plan.tree_classes
         self.estimator_ = build_estimator(
-            plan.tree_problem, search.extract(), self.classes_, space.pc_label,
-            space.pc_weight, None if self.cost_matrix is None else data.cost,
-            self.n_features_in_, getattr(self, "feature_names_in_", None))
+            plan.tree_problem, search.extract(), self.classes_, pc_label, pc_weight,
+            None if self.cost_matrix is None else data.cost, self.n_features_in_,
+            getattr(self, "feature_names_in_", None), row_weight=row_weight)
         self.status_ = STATUS_NAMES[code]
         self.optimal_ = bool(search.solved)
         if space.max_splits is not None:

@@ -47,7 +47,8 @@ def loss_floor(space):
     _, group = np.unique(np.asarray(space.row_rank).T, axis=0, return_inverse=True)
     group = group.reshape(-1)
     counts = np.zeros((int(group.max()) + 1, space.n_classes))
-    np.add.at(counts, (group, space.y), 1.0)
+    w = getattr(space, "row_weight", None)
+    np.add.at(counts, (group, space.y), 1.0 if w is None else w)
     floor = float((counts @ space.cost).min(axis=1).sum())
     return max(floor * (1.0 - 1e-12), 0.0)
 
@@ -92,6 +93,7 @@ class EngineSearch:
         self._lb = None
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
                       space.cost, float(config["regularization"]))
+        self._weight = getattr(space, "row_weight", None)
         self._rules = int(config["rules"])
         self._time_limit = config["time_limit"]
         self._memory_limit = int(config["memory_limit"] or 0)
@@ -119,7 +121,7 @@ class EngineSearch:
         return DepthSearch(*self._args, depth, self._rules, time_limit,
                            self._memory_limit, self._n_threads,
                            final_depth=depth if self.unlimited else self.max_depth,
-                           work_limit=work)
+                           work_limit=work, weight=self._weight)
 
     def run(self):
         start = time.perf_counter()

@@ -95,11 +95,13 @@ class FitPlan:
     Attributes
     ----------
     space : SimpleNamespace
-        ``problem`` (the split space the search runs on), ``pc_label`` and
-        ``pc_weight`` (the label and weight of each class of the search: one per
-        (class, sample weight) pair of a weighted fit), ``n_splits`` (thresholds
-        of the full space), ``max_splits`` (how many the memory limit lets the
-        bitset search keep; None: all), ``n_rows``, ``engine``.
+        ``problem`` (the split space the search runs on), ``classes`` (the
+        label and weight of each class of the search, one per (class, sample
+        weight) pair of a weighted bitset search, and each row's weight where
+        the engine counts them: `tree_classes`), ``n_splits`` (thresholds of
+        the full space), ``max_splits`` (how many the memory limit lets the
+        bitset search keep; None: all), ``n_rows``, ``engine``, ``stage`` and
+        ``stage_classes`` (the leaf budget's engine space), ``engine_only``.
     search : Search or EngineSearch
     config : dict
         The search's configuration (`make_config`).
@@ -115,6 +117,15 @@ class FitPlan:
     def run(self):
         """Run the search; returns the stop code (0: certified or finished)."""
         return self.search.run()
+
+    @property
+    def tree_classes(self):
+        """(label of each class of the search, its weight, each row's weight or
+        None) of the split space the extracted tree refers to (`tree_problem`):
+        what `fst._export.build_estimator` reads its leaves' counts with."""
+        if isinstance(self.search, LeafBudgetSearch) and self.search.returns_stage:
+            return self.space.stage_classes
+        return self.space.classes
 
     @property
     def tree_problem(self):
@@ -161,7 +172,7 @@ class FitPlan:
                     and not self.search.reached(FALLBACK_DEPTH)):
                 yield "depth", _fallback_fit(self, X, y, sample_weight)
             return
-        if not self.space.engine:
+        if not self.space.engine or p["max_depth"] is None:
             return
         yield "cart", DecisionTreeClassifier(
             max_depth=p["max_depth"], class_weight=p["class_weight"],
@@ -347,7 +358,8 @@ def plan_fit(data, params, overrides, memory_limit):
     space = _search_space(data.X, data.y_idx, data.n_classes, data.weighted_cost,
                           data.class_w, data.row_weight, memory_limit, own, engine,
                           leaf_budget=(max_depth is None and params["regularization"] > 0
-                                       and own.get("leaf_budget_stage", True)))
+                                       and own.get("leaf_budget_stage", True)),
+                          max_depth=max_depth)
     time_limit = None if params["time_limit"] is None else float(params["time_limit"])
     config = make_config(
         overrides,
@@ -370,6 +382,15 @@ def plan_fit(data, params, overrides, memory_limit):
 
         search = LeafBudgetSearch(stage, general, time_limit,
                                   probe=own.get("leaf_budget_probe", False))
+    elif space.engine and max_depth is None:
+        # weights the general search cannot count (`_search_space`): the engine
+        # by leaf budget, to its deepest search
+        if not params["regularization"] > 0:
+            raise ValueError(
+                "sample_weight with more than 64 distinct (class, weight) pairs needs "
+                "max_depth or a positive regularization (only the depth-limited engine "
+                "counts such weights)")
+        search = EngineSearch(space.problem, config, depth_cap=MAX_ENGINE_DEPTH)
     elif space.engine:
         # Under a time limit the engine keeps a share of it for DPDT, whose tree a
         # stopped fit returns when it is better (`FitPlan.fallback_trees`).
@@ -394,7 +415,7 @@ def _engine_choice(max_depth, choice):
 
 
 def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
-                  own, engine=None, leaf_budget=False):
+                  own, engine=None, leaf_budget=False, max_depth=None):
     """The split space of a fit (`build_problem`, or `engine_space` for the
     depth-limited engine: `engine` True, False or None to decide here), and what
     the estimator needs to read its results (`FitPlan.space`).
@@ -405,45 +426,78 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
     fit (the engine never drops a threshold); binary or binned columns stay with
     the bitset search and its pair stage.  Without max_depth (`leaf_budget`),
     continuous columns whose bitsets all fit get the engine's space too, for the
-    leaf budget's search that runs first (``stage``, else None)."""
+    leaf budget's search that runs first (``stage``, else None).
+
+    Sample weights: the engine counts each row's weight (class sums of weights),
+    the bitset search one class per distinct (class, weight) pair
+    (`weight_classes`, at most MAX_WEIGHT_CLASSES).  A weighted fit with more
+    pairs runs on the engine alone (``engine_only``): under max_depth as any
+    engine fit, without it by leaf budget to the engine's deepest search."""
     X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
     col_values = column_values(X_search)
     n_splits = int(column_split_counts(X_search, col_values).sum())
     most = max_splits(n_splits, X_search.shape[0], memory_limit, own.get("split_bytes"))
     continuous = n_splits >= CONTINUOUS_MIN_THRESHOLDS * max(X_search.shape[1], 1)
+    if row_weight is None:
+        y_rows, w_rows = y_idx, None
+        pairs = (np.arange(n_classes), np.ones(n_classes), y_idx)
+    else:
+        keep = row_weight > 0
+        y_rows, w_rows = y_idx[keep], row_weight[keep]
+        pairs = weight_classes(y_rows, w_rows, n_classes)
+    engine_only = pairs is None
+    if engine_only:
+        if max_depth is not None and (engine is False or max_depth > MAX_ENGINE_DEPTH):
+            raise ValueError(
+                f"sample_weight has more than {MAX_WEIGHT_CLASSES} distinct (class, "
+                f"weight) pairs: only the depth-limited engine (max_depth <= "
+                f"{MAX_ENGINE_DEPTH}) counts any weights; the general search takes "
+                f"at most {MAX_WEIGHT_CLASSES} pairs (each is one of its classes). "
+                "Round or group the weights, or lower max_depth.")
+        engine = True
     if engine is None:
         engine = continuous or most is not None
     if engine:
         most = None        # the engine keeps every threshold
-    if row_weight is None:
-        y_search, n_search, cost_search = y_idx, n_classes, weighted_cost
-        pc_label, pc_weight = np.arange(n_classes), weights
-    else:
-        keep = row_weight > 0
-        pc_label, pc_w, pc_of_row = weight_classes(y_idx[keep], row_weight[keep], n_classes)
-        pc_weight = pc_w * weights[pc_label]
-        # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
-        # the spaces divide by their row count, so the scale is applied here.
-        scale = keep.sum() / row_weight.sum()
-        y_search, n_search = pc_of_row, len(pc_label)
-        cost_search = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
-    stage = None
+
+    def engine_problem():
+        # rows ranked and sorted per column, each row's own weight: no bitsets
+        pr = engine_space(X_search, y_rows, n_classes, weighted_cost, col_values)
+        pr.row_weight = None
+        if w_rows is not None:
+            # a row of weight w and class c costs w * weighted_cost[c, j] / sum(w):
+            # the space divides by its row count, so the weights are scaled to
+            # a mean of one
+            pr.row_weight = w_rows * (len(w_rows) / w_rows.sum())
+        return pr, (np.arange(n_classes), weights, w_rows)
+
+    stage = stage_classes = None
     if engine:
-        # rows ranked and sorted per column: no bitsets
-        problem = engine_space(X_search, y_search, n_search, cost_search, col_values)
+        problem, classes = engine_problem()
     else:
+        pc_label, pc_w, pc_of_row = pairs
+        pc_weight = pc_w * weights[pc_label]
+        if row_weight is None:
+            cost_search = weighted_cost
+        else:
+            # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
+            # the spaces divide by their row count, so the scale is applied here.
+            scale = len(w_rows) / w_rows.sum()
+            cost_search = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
         # The splits' row bitsets are filled by the search as it reads them
         # (`split_row`), or all first with the `eager_bits` override.
-        problem = build_problem(X_search, y_search, n_search, cost_search, most,
+        problem = build_problem(X_search, pc_of_row, len(pc_label), cost_search, most,
                                 col_values, fill=bool(own.get("eager_bits", False)))
+        classes = (pc_label, pc_weight, None)
         if leaf_budget and continuous and most is None:
-            stage = engine_space(X_search, y_search, n_search, cost_search, col_values)
+            stage, stage_classes = engine_problem()
             if not np.array_equal(stage.col_start, problem.col_start):
                 raise RuntimeError("fst internal error: the engine's and the general "
                                    "search's splits are numbered differently")
-    return SimpleNamespace(problem=problem, pc_label=pc_label, pc_weight=pc_weight,
-                           n_splits=n_splits, max_splits=most,
-                           n_rows=X_search.shape[0], engine=bool(engine), stage=stage)
+    return SimpleNamespace(problem=problem, classes=classes, n_splits=n_splits,
+                           max_splits=most, n_rows=X_search.shape[0], engine=bool(engine),
+                           stage=stage, stage_classes=stage_classes,
+                           engine_only=engine_only)
 
 
 def split_space_bytes(n_splits, n_rows):
@@ -475,7 +529,8 @@ def creation_bound(problem, lam, max_depth):
     with a split has >= 2 leaves and loses at least the equivalent-points floor m
     (rows with identical features share a leaf).  Computed as the search's
     node creation does (`_search.node_fill_counts`)."""
-    counts = np.bincount(problem.y, minlength=problem.n_classes).astype(np.float64)
+    counts = np.bincount(problem.y, weights=getattr(problem, "row_weight", None),
+                         minlength=problem.n_classes).astype(np.float64)
     leaf = float((counts @ problem.cost).min()) + lam
     if max_depth == 0 or problem.n_rows <= 1:
         return leaf
@@ -492,15 +547,12 @@ def weight_classes(y_idx, w, n_classes):
     (c, w) predicted as pair (c', w') at w * cost[c, c'] gives the weighted loss
     exactly, and every bound of the search (all stated for a nonnegative cost
     matrix) holds.  Returns (label of each pair, weight of each pair, pair of
-    each row)."""
+    each row), or None when there are more than MAX_WEIGHT_CLASSES."""
     pairs, pc_of_row = np.unique(np.column_stack([y_idx.astype(np.float64), w]),
                                  axis=0, return_inverse=True)
     missing = np.setdiff1d(np.arange(n_classes), pairs[:, 0].astype(np.intp))
     if len(pairs) + len(missing) > MAX_WEIGHT_CLASSES:
-        raise ValueError(
-            f"sample_weight has {len(pairs)} distinct (class, weight) pairs; "
-            f"FastSmallTreeClassifier handles at most {MAX_WEIGHT_CLASSES} (each is a "
-            "class of the exact search). Round or group the weights.")
+        return None
     label = np.concatenate([pairs[:, 0].astype(np.intp), missing])
     weight = np.concatenate([pairs[:, 1], np.zeros(len(missing))])
     return label, weight, pc_of_row.reshape(-1).astype(np.intp)

@@ -98,10 +98,15 @@ def test_engine_at_zero_regularization_and_nan(seed, lam):
 def _combo_problems():
     for seed in range(0, 40, 3):
         X, y, cost, lam, depth = random_problem(seed)
-        yield X, y, cost, lam, depth if depth is not None else 2 + seed % 2
+        yield X, y, cost, lam, depth if depth is not None else 2 + seed % 2, None
     for seed in range(0, 30, 3):
         X, y, cost, lam, depth = continuous_problem(seed)
-        yield X, y, cost, lam, depth if depth is not None else 3
+        yield X, y, cost, lam, depth if depth is not None else 3, None
+    for seed in range(0, 12, 3):
+        # every row its own real weight: the engine's class sums of weights
+        X, y, cost, lam, depth = continuous_problem(500 + seed)
+        w = np.random.default_rng(seed).random(len(y)) * 2
+        yield X, y, cost, lam, depth if depth is not None else 2 + seed % 2, w
 
 
 @pytest.mark.parametrize("combo", combos(THREADS_BIT))
@@ -115,10 +120,10 @@ def test_engine_every_rule_combination_matches_brute_force(combo):
         if not combo >> i & 1:
             rules &= ~bit
     n_jobs = engines(combo)
-    for X, y, cost, lam, depth in _combo_problems():
-        clf = _check(X, y, cost, lam, depth, rules, n_jobs=n_jobs)
+    for X, y, cost, lam, depth, w in _combo_problems():
+        clf = _check(X, y, cost, lam, depth, rules, w=w, n_jobs=n_jobs)
         if n_jobs > 1:
-            _same_tree(clf, _fit(X, y, cost, lam, depth, rules))
+            _same_tree(clf, _fit(X, y, cost, lam, depth, rules, w=w))
 
 
 def _same_tree(a, b):
@@ -343,17 +348,17 @@ def test_engine_without_deepening_matches_brute_force(combo):
     for k, bit in enumerate(ENGINE_RULES):
         if not combo >> k & 1:
             rules &= ~bit
-    for X, y, cost, lam, depth in _combo_problems():
-        expected, y_idx, full = _expected(X, y, cost, lam, depth)
-        clf = _fit(X, y, cost, lam, depth, rules)
+    for X, y, cost, lam, depth, w in _combo_problems():
+        expected, y_idx, full = _expected(X, y, cost, lam, depth, w)
+        clf = _fit(X, y, cost, lam, depth, rules, w=w)
         clf._overrides["engine_deepen"] = False
         with warnings.catch_warnings():
             warnings.simplefilter("error")
-            clf.fit(X, y)
+            clf.fit(X, y, sample_weight=w)
         assert clf.optimal_
         assert clf.search_stats_["depth_searched"] == depth
         assert clf.objective_ == pytest.approx(expected, abs=1e-9)
-        assert rescore(clf, X, y_idx, full, lam) == pytest.approx(expected, abs=1e-9)
+        assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(expected, abs=1e-9)
 
 
 def _engine_problem():
@@ -420,14 +425,14 @@ def test_a_stop_in_the_last_depth_returns_at_least_the_shallower_optimum():
             == pytest.approx(clf.objective_, abs=1e-12))
 
 
-def _stopped(X, y, cost, lam, depth, rules, work, n_jobs=1, deepen=True):
+def _stopped(X, y, cost, lam, depth, rules, work, n_jobs=1, deepen=True, w=None):
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth,
                                   n_jobs=n_jobs)
     clf._overrides = {"depth_engine": True, "rules": rules, "work_limit": work,
                       "engine_deepen": deepen}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotCertifiedWarning)
-        clf.fit(X, y)
+        clf.fit(X, y, sample_weight=w)
     return clf
 
 
@@ -444,13 +449,14 @@ def test_a_stopped_engine_s_bound_holds_in_every_rule_combination(combo):
         if not combo >> i & 1:
             rules &= ~bit
     n_jobs = engines(combo)
-    for k, (X, y, cost, lam, depth) in enumerate(_combo_problems()):
+    for k, (X, y, cost, lam, depth, w) in enumerate(_combo_problems()):
         depth = max(depth, 2)
-        expected, y_idx, full = _expected(X, y, cost, lam, depth)
+        expected, y_idx, full = _expected(X, y, cost, lam, depth, w)
         for work in (1, 2, 4, 8, 16, 64):
-            clf = _stopped(X, y, cost, lam, depth, rules, work, n_jobs, deepen=k % 2 == 0)
+            clf = _stopped(X, y, cost, lam, depth, rules, work, n_jobs, deepen=k % 2 == 0,
+                           w=w)
             assert clf.lower_bound_ <= expected + 1e-9, (work, clf.status_)
-            assert rescore(clf, X, y_idx, full, lam) == pytest.approx(clf.objective_)
+            assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(clf.objective_)
             assert clf.objective_ >= expected - 1e-9
             if clf.optimal_:
                 assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
@@ -515,9 +521,9 @@ def test_the_leaf_budget_searches_nodes_shallower_on_the_combination_problems():
     """The combination tests exercise the leaf budget: on their problems it sends
     nodes to a shallower depth (`_bounds.budget_depth`), and switched off none."""
     on = off = 0
-    for X, y, cost, lam, depth in _combo_problems():
-        on += _fit(X, y, cost, lam, depth).search_stats_["leaf_budget_depths"]
-        off += _fit(X, y, cost, lam, depth, _config.ALL_RULES & ~_config.RULES["leaf_budget"]
-                    ).search_stats_["leaf_budget_depths"]
+    for X, y, cost, lam, depth, w in _combo_problems():
+        on += _fit(X, y, cost, lam, depth, w=w).search_stats_["leaf_budget_depths"]
+        off += _fit(X, y, cost, lam, depth, _config.ALL_RULES & ~_config.RULES["leaf_budget"],
+                    w=w).search_stats_["leaf_budget_depths"]
     assert on > 0
     assert off == 0

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier
+from oracle import optimal_objective, rescore
 
 
 def _problem(seed, n=120, p=4):
@@ -39,18 +40,54 @@ def test_bad_sample_weight(w, match):
         FastSmallTreeClassifier(regularization=0.1).fit(X0, y0, sample_weight=w)
 
 
-def test_too_many_weight_classes_is_a_clear_error():
+@pytest.mark.parametrize("seed", range(6))
+def test_any_real_weights_are_exact(seed):
+    """Weights of every row distinct (far more (class, weight) pairs than the
+    bitset search's classes): the depth-limited engine counts each row's
+    weight, with max_depth and by leaf budget without it; the optimum is the
+    brute force's, the tree re-scores to it, and the root's weighted count is
+    the weights' sum as sklearn stores it."""
+    rng = np.random.default_rng(seed)
+    n = 90
+    X = rng.integers(0, 4, size=(n, 2)).astype(float)
+    K = 2 + seed % 2
+    y = rng.integers(0, K, n)
+    y[:K] = np.arange(K)
+    w = rng.random(n) * 3
+    w[rng.random(n) < 0.1] = 0.0
+    cost = np.ones((K, K)) - np.eye(K)
+    if seed % 3 == 1:
+        cost = rng.uniform(0, 2, (K, K))
+    lam = [0.01, 0.03][seed % 2]
+    depth = [2, None, 3][seed % 3]
+    clf = FastSmallTreeClassifier(regularization=lam, max_depth=depth,
+                                  cost_matrix=None if seed % 3 != 1 else cost)
+    clf.fit(X, y, sample_weight=w)
+    expected = optimal_objective(X, y, cost, lam, depth, weights=w)
+    assert clf.optimal_
+    assert clf.search_stats_["engine"] == "depth"
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y, cost, lam, w) == pytest.approx(expected, abs=1e-9)
+    assert clf.estimator_.tree_.weighted_n_node_samples[0] == pytest.approx(w.sum())
+    assert clf.estimator_.tree_.n_node_samples[0] == np.count_nonzero(w)
+
+
+def test_weights_beyond_the_general_search_above_the_engine_s_depth_are_a_clear_error():
     rng = np.random.default_rng(0)
     X = rng.random((200, 2))
     y = rng.integers(0, 2, 200)
     w = rng.random(200) + 0.1                      # 200 distinct weights
-    with pytest.raises(ValueError, match="distinct .class, weight. pairs.*at most 64"):
-        FastSmallTreeClassifier(regularization=0.1).fit(X, y, sample_weight=w)
-    # 32 distinct weights per class, 64 pairs: accepted
+    with pytest.raises(ValueError, match="distinct .class, weight. pairs.*max_depth <= 16"):
+        FastSmallTreeClassifier(regularization=0.1, max_depth=17).fit(X, y, sample_weight=w)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=17)
+    with pytest.raises(ValueError, match="distinct .class, weight. pairs"):
+        clf.fit(X, y, sample_weight=w)
+    # 32 distinct weights per class, 64 pairs: the bitset search's classes
     w = 1.0 + (np.arange(200) % 32)
     Xs = np.floor(X * 6)
     clf = FastSmallTreeClassifier(regularization=0.02).fit(Xs, y, sample_weight=w)
     assert clf.optimal_
+    assert clf.search_stats_["engine"] == "general"
     assert clf.objective_ == pytest.approx(
         FastSmallTreeClassifier(regularization=0.02).fit(
             np.repeat(Xs, w.astype(int), axis=0), np.repeat(y, w.astype(int))).objective_,

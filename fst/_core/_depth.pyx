@@ -147,7 +147,7 @@ cdef void _root_static(DEngine* e) noexcept nogil:
     for u in range(sp.p):
         rk = L.rk + <int64_t> u * m
         yk = L.yk + <int64_t> u * m
-        wk = _weights(L, u, m)
+        wk = _weights(&e.sp, L, u, m)
         for k in range(K):
             cl[k] = 0
         low = INF
@@ -197,9 +197,10 @@ cdef inline bint _stop(DEngine* e, int code) noexcept nogil:
 
 # ---------------------------------------------------------------- depth one
 
-cdef inline const double* _weights(const DLevel* L, int u, int m) noexcept nogil:
+cdef inline const double* _weights(const DSpace* sp, const DLevel* L, int u,
+                                   int m) noexcept nogil:
     """The node's row weights in column u's order (`_gather`), NULL without
-    weights (each row weighs 1)."""
+    weights (each row weighs 1: `weight_at`)."""
     return NULL if L.wk == NULL else L.wk + <int64_t> u * m
 
 
@@ -264,7 +265,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
         for u in range(sp.p):
             e.sweeps += 1
             column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                        _weights(L, u, m),
+                        _weights(&e.sp, L, u, m),
                         L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
                         tot, ntot, lowest, sp.col_start[u], L.cnt, best, arg, NULL)
         return
@@ -277,7 +278,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
         L.carg[16 * u + 1] = -1
     for u in prange(sp.p, schedule="dynamic", num_threads=e.n_threads):
         column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                    _weights(L, u, m),
+                    _weights(&e.sp, L, u, m),
                     L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
                      tot, ntot, lowest, sp.col_start[u], L.ccnt + <int64_t> u * (2 * K + 8),
                      L.cbest + 8 * u, L.carg + 16 * u, L.cshared)
@@ -545,7 +546,7 @@ cdef void _value_at(DEngine* e, int d, int u, const int32_t* ord, int m,
     e.evals += 1
     if d == 2:
         _value_depth_two(e, &e.lv[d], m, cnt, split, t, e.lv[d].yk + <int64_t> u * m,
-                         _weights(&e.lv[d], u, m), best, vs)
+                         _weights(&e.sp, &e.lv[d], u, m), best, vs)
     elif (not _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, vs, hint)
             and e.lim.stop == RUNNING and vs[0] + vs[1] < lbmin[0]):
         lbmin[0] = vs[0] + vs[1]
@@ -633,7 +634,7 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int K = sp.K
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
-    cdef const double* wk = _weights(L, u, m)
+    cdef const double* wk = _weights(&e.sp, L, u, m)
     cdef int32_t* tpos = L.tpos
     cdef int32_t* q = L.queue
     cdef double* W = L.wpre
@@ -839,7 +840,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double* cr = L.cnt + 3 * K
     cdef const int32_t* ou = ord + <int64_t> u * m
     cdef const int32_t* yu = L.yk + <int64_t> u * m
-    cdef const double* wu = _weights(L, u, m)
+    cdef const double* wu = _weights(&e.sp, L, u, m)
     cdef const int32_t* rows[2]
     cdef const double* cc[2]
     cdef int mm[2]

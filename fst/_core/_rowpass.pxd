@@ -1,8 +1,21 @@
-# The depth-one pass over rows sorted per column: one column's best split of a
-# node's rows (of each side of a given split at once), the kernel the
-# depth-limited engine (`_depth`) and DPDT's last levels (`_cart`, `_mdp`) share,
-# with the problem it reads (`DSpace`) and the leaf values it uses.
-from ._typedefs cimport int32_t, int64_t, INF
+# The depth-one pass over rows sorted per column (`column_pass`): the best split
+# on one column of a node's rows, or of each side of a given split of them at
+# once, each side's rows counted per class up to every threshold.  The
+# depth-limited engine values its depth-one subproblems and its depth-two splits
+# with it (`_depth._depth_one`), DPDT its last levels (`_cart.rows_column_scan`).
+# Its two forms: class sums of row weights and any cost matrix, and whole rows of
+# two classes under a unit cost (`_column_pass_unit2`), the engine's most common
+# case, counted in integers.
+#
+# Everything here is inline: each module that cimports it compiles its own copy,
+# so the pass inlines into its callers' loops (written once, here).
+
+from libc.string cimport memset
+
+from ._typedefs cimport int32_t, int64_t, TOL, INF
+from ._config cimport RULE_EXCHANGE
+from ._bounds cimport (rows_moved_bound, leaf_support, split_supported,
+                       unit_rows_to_wait)
 
 
 cdef struct DSpace:
@@ -74,8 +87,265 @@ cdef inline double weight_at(const double* wk, int64_t i) noexcept nogil:
     return 1.0 if wk == NULL else wk[i]
 
 
-cdef void column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
+cdef extern from *:
+    """
+    /* The best value of a side shared by the threads of a depth-one pass: read
+       relaxed (a stale value only skips fewer thresholds), lowered by
+       compare-and-swap. */
+    static inline double fst_shared_load(const double* p) {
+    #if defined(__GNUC__)
+        double v; __atomic_load(p, &v, __ATOMIC_RELAXED); return v;
+    #else
+        return *(volatile const double*)p;
+    #endif
+    }
+    static inline void fst_shared_min(double* p, double v) {
+    #if defined(__GNUC__)
+        double cur; __atomic_load(p, &cur, __ATOMIC_RELAXED);
+        while (v < cur && !__atomic_compare_exchange(p, &cur, &v, 1, __ATOMIC_RELAXED,
+                                                      __ATOMIC_RELAXED)) {}
+    #else
+        #pragma omp critical(fst_shared_min)
+        { if (v < *p) *p = v; }
+    #endif
+    }
+    """
+    double fst_shared_load(const double* p) noexcept nogil
+    void fst_shared_min(double* p, double v) noexcept nogil
+
+
+cdef inline int64_t _errors_to_beat(const DSpace* sp, double best) noexcept nogil:
+    """The most errors e of a split whose value e u + 2 lam is below best - TOL
+    (-1: none), as the doubles compare."""
+    cdef double x = (best - TOL - 2.0 * sp.lam) / sp.unit
+    cdef int64_t e
+    if x > 4e18:
+        return <int64_t> 4e18
+    if x <= 0.0:
+        return -1
+    e = <int64_t> x
+    while e >= 0 and e * sp.unit + 2.0 * sp.lam >= best - TOL:
+        e -= 1
+    while (e + 1) * sp.unit + 2.0 * sp.lam < best - TOL:
+        e += 1
+    return e
+
+
+cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const int32_t* yk,
+                             const int32_t* pos, int32_t t, int m, int nsides,
+                             const double* tot, const int64_t* ntot,
+                             const double* lowest, int32_t base, bint* done,
+                             double* best, int32_t* arg, double* shared) noexcept nogil:
+    """`column_pass` for two classes under a unit cost u (no row weights: the
+    class sums are whole rows), in integers: a split's value is (min(l0, l1) +
+    min(t0 - l0, t1 - l1)) u + 2 lam, it beats the best when its errors are at
+    most `_errors_to_beat`, and the moved-rows bound counts the rows to wait
+    (`unit_rows_to_wait`)."""
+    cdef int s, i
+    cdef int64_t l[4]          # class counts so far, side-major
+    cdef int64_t tc[4]         # the sides' class counts
+    cdef int64_t nn[2]
+    cdef int32_t prev[2]
+    cdef int64_t next_at[2]    # the row count at which side s is next valued
+    cdef int64_t beat[2]       # the most errors a split of side s may have to win
+    cdef int64_t e0, e1, err, wait, sb
+    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
+    cdef double u = sp.unit, two = 2.0 * sp.lam
+    l[0] = 0; l[1] = 0; l[2] = 0; l[3] = 0
+    for s in range(2):
+        nn[s] = 0
+        prev[s] = -1
+        next_at[s] = 1
+        beat[s] = _errors_to_beat(sp, best[s]) if s < nsides else -1
+        tc[2 * s] = <int64_t> tot[2 * s] if s < nsides else 0
+        tc[2 * s + 1] = <int64_t> tot[2 * s + 1] if s < nsides else 0
+    for i in range(m):
+        s = (pos[i] >= t) if nsides == 2 else 0
+        if done[s]:
+            continue
+        if nn[s] >= next_at[s] and rk[i] != prev[s]:
+            e0 = l[2 * s] if l[2 * s] < l[2 * s + 1] else l[2 * s + 1]
+            e1 = tc[2 * s] - l[2 * s]
+            if tc[2 * s + 1] - l[2 * s + 1] < e1:
+                e1 = tc[2 * s + 1] - l[2 * s + 1]
+            err = e0 + e1
+            next_at[s] = nn[s] + 1
+            if sp.sup_lam > 0.0 and not split_supported(
+                    leaf_support(nn[s] * u, e0 * u),
+                    leaf_support((ntot[s] - nn[s]) * u, e1 * u), sp.sup_lam):
+                # a leaf of too little support: never optimal (under a unit
+                # cost a set's worst is its rows, its support its majority)
+                pass
+            else:
+                if err <= beat[s]:
+                    best[s] = err * u + two
+                    arg[s] = base + prev[s]
+                    beat[s] = _errors_to_beat(sp, best[s])
+                    if best[s] <= lowest[s] + TOL:
+                        done[s] = True
+                    if shared != NULL:
+                        fst_shared_min(shared + s, best[s])
+                if moved_rule:
+                    sb = beat[s]
+                    if shared != NULL:
+                        sb = _errors_to_beat(sp, fst_shared_load(shared + s))
+                        if sb > beat[s]:
+                            sb = beat[s]
+                    wait = unit_rows_to_wait(err, sb)
+                    if wait > 1:
+                        next_at[s] = nn[s] + wait
+                    if wait > ntot[s] - nn[s]:
+                        done[s] = True      # no later threshold can do better
+            if done[0] and done[1]:
+                return
+        l[2 * s + yk[i]] += 1
+        nn[s] += 1
+        prev[s] = rk[i]
+
+
+cdef inline bint _value_threshold(const DSpace* sp, int s, const int64_t* wc,
+                                  const int64_t* tw, double* ic, bint whole,
+                                  const double* tot, const int64_t* ntot,
+                                  const int64_t* nn, int64_t* seen, double* need,
+                                  bint* done, const double* lowest, int32_t split,
+                                  double* best, int32_t* arg,
+                                  double* shared) noexcept nogil:
+    """`column_pass`'s valuation of side s's split `split`: its first nn[s] rows
+    left (class counts wc in whole rows when `whole`, else class sums ic), the
+    rest right.  Updates the side's best, the value the rows to come must gain
+    (need, `rows_moved_bound`) and whether the side is done; True when both
+    sides are."""
+    cdef int K = sp.K
+    cdef int k
+    cdef double rc[64]
+    cdef double v, ll, lr, ref, u = sp.unit
+    cdef int64_t ml, mr
+    seen[s] = nn[s]
+    if u > 0.0:
+        # a unit cost (whole rows): each leaf loses its rows less its largest
+        # class, counted in integers; a leaf's worst is its rows
+        ml = 0
+        mr = 0
+        for k in range(K):
+            if wc[s * K + k] > ml:
+                ml = wc[s * K + k]
+            if tw[s * K + k] - wc[s * K + k] > mr:
+                mr = tw[s * K + k] - wc[s * K + k]
+        ll = (nn[s] - ml) * u
+        lr = (ntot[s] - nn[s] - mr) * u
+        v = ll + lr + 2.0 * sp.lam
+        if sp.sup_lam > 0.0 and not split_supported(
+                leaf_support(nn[s] * u, ll),
+                leaf_support((ntot[s] - nn[s]) * u, lr), sp.sup_lam):
+            v = INF         # a leaf of too little support: never optimal
+    else:
+        if whole:
+            for k in range(K):
+                ic[s * K + k] = wc[s * K + k]
+        for k in range(K):
+            rc[k] = tot[s * K + k] - ic[s * K + k]
+        ll = leaf_loss(sp, ic + s * K, nn[s])
+        lr = leaf_loss(sp, rc, ntot[s] - nn[s])
+        v = ll + lr + 2.0 * sp.lam
+        if sp.sup_lam > 0.0 and not split_supported(
+                leaf_support(class_sum(sp, ic + s * K, sp.maxcost), ll),
+                leaf_support(class_sum(sp, rc, sp.maxcost), lr), sp.sup_lam):
+            v = INF         # a leaf of too little support: never optimal
+    if v < best[s] - TOL:
+        best[s] = v
+        arg[s] = split
+        if best[s] <= lowest[s] + TOL:
+            done[s] = True
+    if shared != NULL and v < INF:
+        if best[s] < INF:
+            fst_shared_min(shared + s, best[s])
+        ref = fst_shared_load(shared + s)
+        need[s] = v - (ref if ref < best[s] else best[s])
+    else:
+        need[s] = v - best[s] if v < INF and best[s] < INF else 0.0
+    if (sp.rules & RULE_EXCHANGE) and rows_moved_bound(ntot[s] - seen[s], sp.pmax) + TOL < need[s]:
+        done[s] = True      # no later threshold of this side can do better
+    return done[0] and done[1]
+
+
+cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
                       const double* wk, const int32_t* pos, int32_t t, int m,
                       int nsides, const double* tot, const int64_t* ntot,
                       const double* lowest, int32_t base, double* ic, double* best,
-                      int32_t* arg, double* shared) noexcept nogil
+                      int32_t* arg, double* shared) noexcept nogil:
+    """One column's pass over m rows in its order (rk their ranks, yk their
+    classes, wk their weights or NULL for ones): best[s] and arg[s] improve (by
+    more than TOL) with the column's splits of each side s, arg the split's id
+    (base + the rank of its last row sent left).  With two sides a row is on
+    side 1 when pos[i] >= t; side s holds ntot[s] rows of class sums
+    tot[s * K ...], and is not scanned when it has fewer than two rows or its
+    best is already at lowest[s].  ic is 2 K of scratch (each side's left
+    class sums); `shared` (threads, or
+    NULL) holds each side's best over every column so far, which the moved-rows
+    bound may measure against: a threshold it skips is worse than a real split
+    by more than TOL, so never the best nor a tie.
+
+    Every partition of a side by one split of the column is a prefix of this
+    order at a change of rank (split k sends ranks <= k left), so the least over
+    them is the side's best split on the column.  With RULE_EXCHANGE a threshold
+    is skipped while the rows that crossed since the side's last valuation could
+    not lower its value below the best (`rows_moved_bound`)."""
+    cdef int K = sp.K
+    cdef int s, k, i
+    cdef int64_t wc[128]        # without weights: whole rows of each class so far
+    cdef int64_t tw[128]        # ... and of each side (a unit cost)
+    cdef int64_t nn[2]
+    cdef int32_t prev[2]
+    cdef int64_t seen[2]
+    cdef double need[2]
+    cdef bint done[2]
+    cdef double u = sp.unit
+    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
+    memset(ic, 0, 2 * K * sizeof(double))
+    memset(wc, 0, 2 * K * sizeof(int64_t))
+    for s in range(2):
+        nn[s] = 0
+        prev[s] = -1
+        seen[s] = 0
+        need[s] = 0.0
+        done[s] = s >= nsides or ntot[s] < 2 or best[s] <= lowest[s] + TOL
+    if done[0] and done[1]:
+        return
+    if K == 2 and u > 0.0:
+        _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,
+                           done, best, arg, shared)
+        return
+    if u > 0.0:
+        for k in range(nsides * K):
+            tw[k] = <int64_t> tot[k]
+    # two loops, the one without weights counting whole rows in integers (an
+    # integer increment carries no floating-point latency from one row to the
+    # next); the same valuation (`_value_threshold`)
+    if wk == NULL:
+        for i in range(m):
+            s = (pos[i] >= t) if nsides == 2 else 0
+            if done[s]:
+                continue
+            if nn[s] > 0 and rk[i] != prev[s] and (
+                    not moved_rule
+                    or rows_moved_bound(nn[s] - seen[s], sp.pmax) + TOL >= need[s]):
+                if _value_threshold(sp, s, wc, tw, ic, True, tot, ntot, nn, seen, need,
+                                    done, lowest, base + prev[s], best, arg, shared):
+                    return
+            wc[s * K + yk[i]] += 1
+            nn[s] += 1
+            prev[s] = rk[i]
+    else:
+        for i in range(m):
+            s = (pos[i] >= t) if nsides == 2 else 0
+            if done[s]:
+                continue
+            if nn[s] > 0 and rk[i] != prev[s] and (
+                    not moved_rule
+                    or rows_moved_bound(nn[s] - seen[s], sp.pmax) + TOL >= need[s]):
+                if _value_threshold(sp, s, wc, tw, ic, False, tot, ntot, nn, seen, need,
+                                    done, lowest, base + prev[s], best, arg, shared):
+                    return
+            ic[s * K + yk[i]] += wk[i]
+            nn[s] += 1
+            prev[s] = rk[i]
