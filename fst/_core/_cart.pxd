@@ -3,6 +3,7 @@
 # rank), and the costs DPDT values a leaf with.
 from libc.math cimport log
 from ._typedefs cimport int32_t, int64_t, uint8_t
+from ._rowpass cimport DSpace
 
 cdef enum:
     C_GINI = 0
@@ -26,10 +27,19 @@ cdef struct Rows:
     double* counts           # scratch: class counts, several rows of K
     int32_t* cs              # (p, n) scratch: a copy of a state's lists, partitioned
     int32_t* ctmp            # (n) scratch: the partition's buffer
+    DSpace ps                # the leaf costs as the depth-one pass reads them
+                             # (`_rowpass.column_pass`: no price of a leaf, no rules)
+    double* maxcost          # (K): largest cost of a row of class c
+    int32_t* gi              # (threads, 3 n) scratch: a column's ranks, classes
+                             # and sides in its order, one block a thread
+    double* gw               # (threads, n) scratch: ... and weights (weighted)
+    int64_t* gc              # (threads, 4 K) scratch: the pass's whole-row counts
 
+cdef int rows_pass_init(Rows* R, int n_threads) noexcept nogil
+cdef void rows_pass_free(Rows* R) noexcept nogil
 cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk, int64_t m,
                            const uint8_t* side, const int* need, const double* tot,
-                           double* scratch, double* res) noexcept nogil
+                           double* scratch, int tid, double* res) noexcept nogil
 cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,
                          int32_t* out_t, double* out_v) noexcept nogil
 cdef int cart_grow(Rows* R, int64_t start, int64_t end, int64_t m, int depth, int kmax,

@@ -13,55 +13,112 @@ least-loss split.
 from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
+from ._typedefs cimport INF
+from ._rowpass cimport DSpace, column_pass
+
 # Two values of CART's criterion closer than this (relative) are a tie, broken by
 # the fixed order (first column, then first threshold), not by rounding.
 cdef double TIE_TOL = 1e-12
 
 
+cdef int rows_pass_init(Rows* R, int n_threads) noexcept nogil:
+    """Fill R.ps (the depth-one pass's view of the costs: a unit cost counts
+    whole rows only without weights) and allocate the gather buffers of
+    n_threads scans; R's cost, mincost, y, w and K are set.  Returns -1 when
+    out of memory."""
+    cdef int K = R.K, c, k
+    cdef int64_t n = R.n
+    R.maxcost = <double*> malloc(K * sizeof(double) + 8)
+    R.gi = <int32_t*> malloc(n_threads * 3 * n * sizeof(int32_t) + 4)
+    R.gw = <double*> malloc(n_threads * n * sizeof(double) + 8) if R.weighted else NULL
+    R.gc = <int64_t*> malloc(n_threads * 4 * K * sizeof(int64_t) + 8)
+    if R.maxcost == NULL or R.gi == NULL or R.gc == NULL or (R.weighted and R.gw == NULL):
+        return -1
+    for c in range(K):
+        R.maxcost[c] = R.cost[c * K]
+        for k in range(K):
+            if R.cost[c * K + k] > R.maxcost[c]:
+                R.maxcost[c] = R.cost[c * K + k]
+    memset(&R.ps, 0, sizeof(DSpace))
+    R.ps.n = R.n
+    R.ps.p = R.p
+    R.ps.K = K
+    R.ps.cost = R.cost
+    R.ps.maxcost = R.maxcost
+    R.ps.mincost = R.mincost
+    R.ps.unit = 1.0 if (R.unit_cost and not R.weighted) else 0.0
+    return 0
+
+
+cdef void rows_pass_free(Rows* R) noexcept nogil:
+    free(R.maxcost)
+    free(R.gi)
+    free(R.gw)
+    free(R.gc)
+    R.gc = NULL
+    R.maxcost = NULL
+    R.gi = NULL
+    R.gw = NULL
+
+
 cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk, int64_t m,
                            const uint8_t* side, const int* need, const double* tot,
-                           double* scratch, double* res) noexcept nogil:
+                           double* scratch, int tid, double* res) noexcept nogil:
     """The depth-one pass of one column over weighted rows, the one DPDT's
     generator and its last levels use: rows `lst` (m of them, in the column's
     order; `rnk` the column's ranks), each on side side[r] (NULL: all on side 0),
     a side scanned when need[s] == 1, tot its class sums (K a side).  Per side,
-    the first least-loss split of the column (summed leaf losses, `rows_leaf_loss`):
-    res[s * (3 + K)] found (1.0) or not, then its loss, its rank threshold (the
-    rank of the last row sent left) and its left class sums.  Every partition of a
-    side by one split of the column is a prefix of this order at a change of rank,
-    so the least over them is the side's best split on it.  scratch: 3 K."""
+    the first least-loss split of the column (summed leaf losses): res[s * (3 +
+    K)] found (1.0) or not, then its loss, its rank threshold (the rank of the
+    last row sent left) and its left class sums.  The rows are gathered in the
+    column's order (thread tid's buffers) and valued by the engine's pass
+    (`_rowpass.column_pass`, no price of a leaf and no rule); the left sums of
+    each side's best are counted after it.  scratch: 3 K."""
     cdef int K = R.K, sd, c
     cdef int64_t i
-    cdef int32_t r, rk
-    cdef int32_t prev[2]
-    cdef double v
-    cdef double* left = scratch            # [2][K]
-    cdef double* right = scratch + 2 * K   # [K]
+    cdef int32_t r
+    cdef int32_t* rk = R.gi + <int64_t> tid * 3 * R.n
+    cdef int32_t* yk = rk + R.n
+    cdef int32_t* sk = yk + R.n
+    cdef double* wk = R.gw + <int64_t> tid * R.n if R.weighted else NULL
+    cdef int64_t ntot[2]
+    cdef double best[2]
+    cdef double lowest[2]
+    cdef int32_t arg[2]
     cdef double* rs
-    memset(left, 0, 2 * K * sizeof(double))
-    res[0] = 0.0
-    res[3 + K] = 0.0
-    prev[0] = -1
-    prev[1] = -1
+    ntot[0] = 0
+    ntot[1] = 0
     for i in range(m):
         r = lst[i]
+        rk[i] = rnk[r]
+        yk[i] = R.y[r]
         sd = 0 if side == NULL else side[r]
+        sk[i] = sd
+        ntot[sd] += 1
+        if wk != NULL:
+            wk[i] = R.w[r]
+    for sd in range(2):
+        best[sd] = INF
+        lowest[sd] = -INF
+        arg[sd] = -1
         if need[sd] != 1:
+            ntot[sd] = 0        # not scanned
+    column_pass(&R.ps, rk, yk, wk, sk if side != NULL else NULL, 1, <int> m,
+                2 if side != NULL else 1, tot, ntot, lowest, 0, scratch,
+                R.gc + <int64_t> tid * 4 * K, best, arg, NULL)
+    for sd in range(2):
+        rs = res + sd * (3 + K)
+        rs[0] = 0.0
+        if arg[sd] < 0:
             continue
-        rk = rnk[r]
-        if prev[sd] >= 0 and rk != prev[sd]:
-            # the split between this side's previous rank and this one
-            for c in range(K):
-                right[c] = tot[sd * K + c] - left[sd * K + c]
-            v = rows_leaf_loss(R, left + sd * K) + rows_leaf_loss(R, right)
-            rs = res + sd * (3 + K)
-            if rs[0] == 0.0 or v < rs[1]:
-                rs[0] = 1.0
-                rs[1] = v
-                rs[2] = prev[sd]
-                memcpy(rs + 3, left + sd * K, K * sizeof(double))
-        left[sd * K + R.y[r]] += rows_wt(R, r)
-        prev[sd] = rk
+        rs[0] = 1.0
+        rs[1] = best[sd]
+        rs[2] = arg[sd]
+        for c in range(K):
+            rs[3 + c] = 0.0
+        for i in range(m):
+            if sk[i] == sd and rk[i] <= arg[sd]:
+                rs[3 + yk[i]] += 1.0 if wk == NULL else wk[i]
 
 
 cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,
@@ -85,7 +142,7 @@ cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,
         tot[R.y[L[i]]] += rows_wt(R, L[i])
     for j in range(R.p):
         rows_column_scan(R, L + <int64_t> j * m, R.rank + <int64_t> j * R.n, m, NULL, need,
-                         tot, scratch, res)
+                         tot, scratch, 0, res)
         if res[0] != 0.0 and (not found or res[1] < best):
             found = 1
             best = res[1]

@@ -35,7 +35,9 @@ cdef struct DLevel:
     double* cbest       # 8 p: each column's best split value per side (threads;
                         # a cache line a column)
     int32_t* carg       # 16 p: ... and that split
-    double* ccnt        # (2 K + 8) p: each column's class sums (threads)
+    double* ccnt        # (3 K + 8) p: each column's pass scratch (`column_pass`;
+                        # threads each their column's, the serial pass column 0's)
+    int64_t* cwc        # (4 K + 8) p: ... and its whole-row counts
     double* cshared     # 2: each side's best over the columns (threads)
 
 

@@ -267,7 +267,8 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
             column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
                         _weights(&e.sp, L, u, m),
                         L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                        tot, ntot, lowest, sp.col_start[u], L.cnt, best, arg, NULL)
+                        tot, ntot, lowest, sp.col_start[u], L.ccnt, L.cwc, best, arg,
+                        NULL)
         return
     L.cshared[0] = best[0]
     L.cshared[1] = best[1]
@@ -280,8 +281,9 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
         column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
                     _weights(&e.sp, L, u, m),
                     L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                     tot, ntot, lowest, sp.col_start[u], L.ccnt + <int64_t> u * (2 * K + 8),
-                     L.cbest + 8 * u, L.carg + 16 * u, L.cshared)
+                    tot, ntot, lowest, sp.col_start[u], L.ccnt + <int64_t> u * (3 * K + 8),
+                    L.cwc + <int64_t> u * (4 * K + 8), L.cbest + 8 * u, L.carg + 16 * u,
+                    L.cshared)
     e.sweeps += sp.p
     for u in range(sp.p):
         for s in range(nsides):

@@ -45,7 +45,7 @@ cdef void _engine_free(DEngine* x) noexcept:
             free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr)
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
             free(x.lv[d].cand); free(x.lv[d].cnt)
-            free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt)
+            free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
             free(x.lv[d].upos); free(x.lv[d].cshared)
         free(x.lv)
     free(x.side)
@@ -283,10 +283,11 @@ cdef class DepthSearch:
         L.cbest = <double*> malloc(8 * max(p, 1) * sizeof(double))
         L.carg = <int32_t*> malloc(16 * max(p, 1) * sizeof(int32_t))
         # each column's counts a cache line apart: threads never share one
-        L.ccnt = <double*> calloc(max(p, 1) * (2 * K + 8), sizeof(double))
+        L.ccnt = <double*> calloc(max(p, 1) * (3 * K + 8), sizeof(double))
+        L.cwc = <int64_t*> calloc(max(p, 1) * (4 * K + 8), sizeof(int64_t))
         L.cshared = <double*> calloc(16, sizeof(double))
         if (L.rk == NULL or L.yk == NULL or L.cbest == NULL or L.carg == NULL
-                or L.ccnt == NULL or L.cshared == NULL):
+                or L.ccnt == NULL or L.cwc == NULL or L.cshared == NULL):
             raise MemoryError()
         if d == 1:
             return

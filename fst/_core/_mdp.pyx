@@ -55,7 +55,8 @@ from ._openmp cimport omp_get_thread_num
 from ._limits cimport (STOP_TIME, STOP_MEMORY, STOP_INTERRUPT, fst_now, fst_process_rss,
                        limits_interrupted)
 from ._cart cimport (C_GINI, C_ENTROPY, Rows, rows_wt, rows_leaf_loss, rows_floor_loss,
-                     rows_best_split, rows_column_scan, cart_grow, cart_best_first, cart_all_tests)
+                     rows_best_split, rows_column_scan, rows_pass_init,
+                     rows_pass_free, cart_grow, cart_best_first, cart_all_tests)
 from ._hull cimport Point, Buf, sort_points, lower_hull
 
 cnp.import_array()
@@ -112,6 +113,8 @@ def fixed_bytes(int64_t n, int64_t p, cart_k, int64_t capacity, int n_classes,
     total += p * n * 4 + 4 + n * 4 + 4 + n + 1 + nw * 8 + 8   # cs, ctmp, side, key2
     total += (n + 1) * 8 + (K * K + K) * 8 + 11 * K * 8       # xlogx, costs, counts
     total += p * 2 * (3 + K) * 8 + n_threads * 3 * K * 8 + 16
+    # the depth-one pass's gather buffers and counts (`_cart.rows_pass_init`)
+    total += K * 8 + n_threads * (3 * n * 4 + n * 8 + 4 * K * 8) + 32
     while ts < 2 * capacity:
         ts *= 2
     total += capacity * (sizeof(Node) + nw * 8) + ts * 8 + nw * 8 + 8   # the store
@@ -258,6 +261,8 @@ cdef class MDP:
                     self.rows.mincost[i] = cost[i, d]
                 if cost[i, d] != (0.0 if i == d else 1.0):
                     self.rows.unit_cost = 0
+        if rows_pass_init(&self.rows, self.n_threads) != 0:
+            raise MemoryError("DPDT: cannot allocate the MDP's buffers")
         for d in range(self.D):
             self.cart_k[d] = cart_k[d]
         self.rows.xlogx[0] = 0.0
@@ -383,6 +388,7 @@ cdef class MDP:
         free(self.key2)
         free(self.pair_res)
         free(self.thread_scratch)
+        rows_pass_free(&self.rows)
         free(self.rows.cs)
         free(self.rows.ctmp)
         free(self.sort_tmp)
@@ -707,10 +713,10 @@ cdef class MDP:
                 for j in prange(self.rows.p, num_threads=nt, schedule="static"):
                     self._pair_scan(j, L, m, need, tot,
                                     self.thread_scratch + omp_get_thread_num() * 3 * K,
-                                    self.pair_res + j * stride)
+                                    omp_get_thread_num(), self.pair_res + j * stride)
             else:
                 for j in range(self.rows.p):
-                    self._pair_scan(j, L, m, need, tot, self.thread_scratch,
+                    self._pair_scan(j, L, m, need, tot, self.thread_scratch, 0,
                                     self.pair_res + j * stride)
             for j in range(self.rows.p):
                 for sd in range(2):
@@ -748,12 +754,12 @@ cdef class MDP:
         return 0
 
     cdef void _pair_scan(self, int j, const int32_t* L, int64_t m, const int* need,
-                         const double* tot, double* scratch,
+                         const double* tot, double* scratch, int tid,
                          double* res) noexcept nogil:
         """One column of `last_pair`'s scan (`_cart.rows_column_scan` over both
         sides of the test, `self.side`)."""
         rows_column_scan(&self.rows, L + <int64_t> j * m, self.rows.rank + <int64_t> j * self.rows.n,
-                         m, self.side, need, tot, scratch, res)
+                         m, self.side, need, tot, scratch, tid, res)
 
     cdef bint _interrupted(self) noexcept nogil:
         """The time limit, checked at every expansion, and the memory limit (less

@@ -217,7 +217,7 @@ cdef inline bint _value_threshold(const DSpace* sp, int s, const int64_t* wc,
     sides are."""
     cdef int K = sp.K
     cdef int k
-    cdef double rc[64]
+    cdef double* rc = ic + 2 * K
     cdef double v, ll, lr, ref, u = sp.unit
     cdef int64_t ml, mr
     seen[s] = nn[s]
@@ -271,16 +271,16 @@ cdef inline bint _value_threshold(const DSpace* sp, int s, const int64_t* wc,
 cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t* yk,
                       const double* wk, const int32_t* pos, int32_t t, int m,
                       int nsides, const double* tot, const int64_t* ntot,
-                      const double* lowest, int32_t base, double* ic, double* best,
-                      int32_t* arg, double* shared) noexcept nogil:
+                      const double* lowest, int32_t base, double* ic, int64_t* wc,
+                      double* best, int32_t* arg, double* shared) noexcept nogil:
     """One column's pass over m rows in its order (rk their ranks, yk their
     classes, wk their weights or NULL for ones): best[s] and arg[s] improve (by
     more than TOL) with the column's splits of each side s, arg the split's id
     (base + the rank of its last row sent left).  With two sides a row is on
     side 1 when pos[i] >= t; side s holds ntot[s] rows of class sums
     tot[s * K ...], and is not scanned when it has fewer than two rows or its
-    best is already at lowest[s].  ic is 2 K of scratch (each side's left
-    class sums); `shared` (threads, or
+    best is already at lowest[s].  ic (3 K) and wc (4 K) are scratch:
+    each side's left class sums, in whole rows where there are no weights; `shared` (threads, or
     NULL) holds each side's best over every column so far, which the moved-rows
     bound may measure against: a threshold it skips is worse than a real split
     by more than TOL, so never the best nor a tie.
@@ -292,8 +292,7 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
     not lower its value below the best (`rows_moved_bound`)."""
     cdef int K = sp.K
     cdef int s, k, i
-    cdef int64_t wc[128]        # without weights: whole rows of each class so far
-    cdef int64_t tw[128]        # ... and of each side (a unit cost)
+    cdef int64_t* tw = wc + 2 * K   # a unit cost: each side's whole rows a class
     cdef int64_t nn[2]
     cdef int32_t prev[2]
     cdef int64_t seen[2]
