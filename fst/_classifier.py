@@ -206,10 +206,12 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             Nonnegative, finite weights of the rows, not all zero. The loss is
             then ``sum_i w_i * cost(row i) / sum_i w_i``: a whole weight counts
             as that many copies of the row, and rows of weight 0 are left out
-            (as if absent; no threshold is placed between their values). Exact:
-            each distinct (class, weight) pair becomes a class of the search, so
-            at most 64 such pairs are accepted (round or group the weights if
-            there are more). A constant weight is the unweighted problem.
+            (as if absent; no threshold is placed between their values). Any
+            weights are exact: the depth-limited engine counts each row's weight;
+            the bitset search makes each distinct (class, weight) pair one of its
+            classes (at most 64), and a fit with more pairs runs on the engine
+            alone (``max_depth`` at most 16, or by leaf budget without it; see
+            the user guide). A constant weight is the unweighted problem.
 
         Returns
         -------

@@ -40,6 +40,8 @@ cdef void rows_pass_free(Rows* R) noexcept nogil
 cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk, int64_t m,
                            const uint8_t* side, const int* need, const double* tot,
                            double* scratch, int tid, double* res) noexcept nogil
+cdef void rows_left_sums(const Rows* R, const int32_t* lst, const int32_t* rnk, int64_t m,
+                         const uint8_t* side, int sd, int32_t t, double* out) noexcept nogil
 cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,
                          int32_t* out_t, double* out_v) noexcept nogil
 cdef int cart_grow(Rows* R, int64_t start, int64_t end, int64_t m, int depth, int kmax,

@@ -69,11 +69,10 @@ cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk
     order; `rnk` the column's ranks), each on side side[r] (NULL: all on side 0),
     a side scanned when need[s] == 1, tot its class sums (K a side).  Per side,
     the first least-loss split of the column (summed leaf losses): res[s * (3 +
-    K)] found (1.0) or not, then its loss, its rank threshold (the rank of the
-    last row sent left) and its left class sums.  The rows are gathered in the
+    K)] found (1.0) or not, then its loss and its rank threshold (the rank of the
+    last row sent left); its left class sums are `rows_left_sums`'.  The rows are gathered in the
     column's order (thread tid's buffers) and valued by the engine's pass
-    (`_rowpass.column_pass`, no price of a leaf and no rule); the left sums of
-    each side's best are counted after it.  scratch: 3 K."""
+    (`_rowpass.column_pass`, no price of a leaf and no rule).  scratch: 3 K."""
     cdef int K = R.K, sd, c
     cdef int64_t i
     cdef int32_t r
@@ -114,11 +113,19 @@ cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk
         rs[0] = 1.0
         rs[1] = best[sd]
         rs[2] = arg[sd]
-        for c in range(K):
-            rs[3 + c] = 0.0
-        for i in range(m):
-            if sk[i] == sd and rk[i] <= arg[sd]:
-                rs[3 + yk[i]] += 1.0 if wk == NULL else wk[i]
+
+
+cdef void rows_left_sums(const Rows* R, const int32_t* lst, const int32_t* rnk, int64_t m,
+                         const uint8_t* side, int sd, int32_t t, double* out) noexcept nogil:
+    """The class sums of the rows `lst` on side sd (side NULL: all) whose rank
+    `rnk` is at most t: the left leaf of a split `rows_column_scan` found."""
+    cdef int64_t i
+    cdef int32_t r
+    memset(out, 0, R.K * sizeof(double))
+    for i in range(m):
+        r = lst[i]
+        if (side == NULL or side[r] == sd) and rnk[r] <= t:
+            out[R.y[r]] += rows_wt(R, r)
 
 
 cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,

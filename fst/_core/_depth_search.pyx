@@ -10,7 +10,7 @@ cimport numpy as cnp
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from libc.stdint cimport INT64_MAX
-from ._limits cimport limits_start, limits_rss, fst_now, RUNNING
+from ._limits cimport limits_start, limits_rss, limits_gather, fst_now, RUNNING
 from ._config cimport RULE_SUPPORT
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
@@ -412,13 +412,10 @@ cdef class DepthSearch:
         cdef DEngine* x
         for t in range(w):
             x = self.engines[t]
-            if x.lim.stop != RUNNING and code == RUNNING:
-                code = x.lim.stop
+            code = limits_gather(code, &self.e.lim, &x.lim)
             exact = exact and exacts[t]
             if values[t] < vmin:
                 vmin = values[t]
-            if x.lim.peak_rss > self.e.lim.peak_rss:
-                self.e.lim.peak_rss = x.lim.peak_rss
         if w > 1 and self.shared.stop != RUNNING:
             code = self.shared.stop
         self.main = 0

@@ -22,6 +22,17 @@ cdef struct Limits:
     int64_t peak_rss         # largest process size seen at a poll
     int stop                 # RUNNING or a STOP_* code: once set, the fit winds down
 
+cdef inline int limits_gather(int code, Limits* into, const Limits* one) noexcept nogil:
+    """One worker's limits gathered after a run on several threads (both searches
+    gather theirs with it): the first stop among the workers (code stays RUNNING
+    until one stopped), and the largest peak memory seen, kept in `into`."""
+    if one.stop != RUNNING and code == RUNNING:
+        code = one.stop
+    if one.peak_rss > into.peak_rss:
+        into.peak_rss = one.peak_rss
+    return code
+
+
 cdef void limits_start(Limits* lim, double time_limit, int64_t memory_limit) noexcept nogil
 cdef long long limits_rss(Limits* lim) noexcept nogil
 cdef bint limits_interrupted() noexcept nogil

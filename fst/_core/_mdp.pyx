@@ -55,7 +55,7 @@ from ._openmp cimport omp_get_thread_num
 from ._limits cimport (STOP_TIME, STOP_MEMORY, STOP_INTERRUPT, fst_now, fst_process_rss,
                        limits_interrupted)
 from ._cart cimport (C_GINI, C_ENTROPY, Rows, rows_wt, rows_leaf_loss, rows_floor_loss,
-                     rows_best_split, rows_column_scan, rows_pass_init,
+                     rows_best_split, rows_column_scan, rows_left_sums, rows_pass_init,
                      rows_pass_free, cart_grow, cart_best_first, cart_all_tests)
 from ._hull cimport Point, Buf, sort_points, lower_hull
 
@@ -726,7 +726,12 @@ cdef class MDP:
                         best[sd] = res[1]
                         bf[sd] = j
                         bt[sd] = <int32_t> res[2]
-                        memcpy(bl + sd * K, res + 3, K * sizeof(double))
+            for sd in range(2):
+                if need[sd] == 1 and found[sd]:
+                    # the best split's left leaf, counted on its column alone
+                    rows_left_sums(&self.rows, L + <int64_t> bf[sd] * m,
+                                   self.rows.rank + <int64_t> bf[sd] * self.rows.n, m,
+                                   self.side, sd, bt[sd], bl + sd * K)
         for sd in range(2):
             if need[sd] == 0:
                 continue

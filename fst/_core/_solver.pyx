@@ -32,7 +32,8 @@ from ._memo cimport (MAX_DEPTH_LEFT, SPLIT_ELSEWHERE, Node, memo_init, memo_free
                      memo_bytes)
 from ._problem cimport space_init, split_row, fill_column
 from ._problem import distinct_columns
-from ._limits cimport (RUNNING, STOP_INTERRUPT, fst_now, fst_process_rss, limits_start)
+from ._limits cimport (RUNNING, STOP_INTERRUPT, fst_now, fst_process_rss, limits_start,
+                       limits_gather)
 from ._config cimport STRATEGY_CLASS_PREFIX, config_from_dict
 from ._context cimport (Ctx, Stats, fst_shared_t, fst_shared_set_stop,
                         fst_shared_incumbent, fst_load_double)
@@ -366,16 +367,13 @@ cdef class Search:
         self.ub = INF
         self.lb = INF
         for t in range(n):
-            if self.ctxs[t].lim.stop != RUNNING and code == RUNNING:
-                code = self.ctxs[t].lim.stop
+            code = limits_gather(code, &self.c.lim, &self.ctxs[t].lim)
             nd = &self.ctxs[t].memo.nodes[self.roots[t]]
             if nd.ub < self.ub:
                 self.ub = nd.ub
                 self.main = t
             if nd.lb < self.lb:
                 self.lb = nd.lb
-            if self.ctxs[t].lim.peak_rss > self.c.lim.peak_rss:
-                self.c.lim.peak_rss = self.ctxs[t].lim.peak_rss
         if n > 1 and self.shared.stop != RUNNING:
             code = self.shared.stop
         self.done = code == RUNNING
