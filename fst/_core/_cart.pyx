@@ -73,7 +73,7 @@ cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk
     last row sent left); its left class sums are `rows_left_sums`'.  The rows are gathered in the
     column's order (thread tid's buffers) and valued by the engine's pass
     (`_rowpass.column_pass`, no price of a leaf and no rule).  scratch: 3 K."""
-    cdef int K = R.K, sd, c
+    cdef int K = R.K, sd
     cdef int64_t i
     cdef int32_t r
     cdef int32_t* rk = R.gi + <int64_t> tid * 3 * R.n
