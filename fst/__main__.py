@@ -1,10 +1,11 @@
 """Command line: fit the certified tree on a bundled data set or a CSV file.
 
     fst                                    # monk_2 at regularization 0.02
+    fst data.csv                           # the CSV's last column is the label
     fst --dataset car_evaluation --regularization 0.005
-    fst --csv data.csv --target label --max-depth 4 --save model.joblib
-    fst --csv train.csv --test test.csv --cv 5     # regularization by 5-fold CV
-    fst --csv data.csv --path 0.005,0.1            # the certified path
+    fst data.csv --target label --max-depth 4 --save model.joblib
+    fst train.csv --test test.csv --cv 5 --lambdas 0.005,0.01,0.02,0.05
+    fst data.csv --path 0.005,0.1          # the certified path
     fst --dpdt --max-depth 3               # DPDT: the accuracy/complexity front
 """
 import argparse
@@ -71,30 +72,76 @@ def _load_csv(path, target=None, sep=","):
 def main(argv=None):
     try:
         return _main(argv)
-    except CommandError as exc:
+    except (CommandError, ValueError) as exc:
+        # ValueError: what an estimator refuses (a parameter or the data), named
+        # by its message
         print(f"fst: error: {exc}", file=sys.stderr)
         return 2
 
 
+def _time_limit(text):
+    """--time-limit: seconds > 0, or 'none' for no limit."""
+    if text.strip().lower() == "none":
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"wants seconds > 0 or 'none', not {text!r}") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"wants seconds > 0 or 'none' for no limit, not {text!r}")
+    return value
+
+
+def _lambdas(text):
+    """--lambdas: a comma-separated list of regularizations."""
+    try:
+        values = [float(v) for v in text.split(",") if v.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"wants numbers separated by commas (0.005,0.01,0.02), not {text!r}") from None
+    if not values:
+        raise argparse.ArgumentTypeError("wants at least one value")
+    if not all(np.isfinite(v) and v >= 0 for v in values):
+        raise argparse.ArgumentTypeError(f"wants values >= 0, not {text!r}")
+    return values
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with a short error: the problem and a pointer to --help
+    instead of the whole usage text."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (fst --help lists the options)\n")
+
+
 def _parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="fst", description="Fit the provably optimal sparse decision tree.")
+    parser.add_argument("file", nargs="?", metavar="FILE",
+                        help="CSV file with a header row: numeric features and the label "
+                             "(the same as --csv FILE)")
     src = parser.add_mutually_exclusive_group()
-    src.add_argument("--dataset", default="monk_2", choices=list_datasets(),
+    src.add_argument("--dataset", choices=list_datasets(),
                      help="bundled data set (default: monk_2)")
     src.add_argument("--csv", help="CSV file with a header row: numeric features and "
                                    "the label")
     parser.add_argument("--target", help="the label's column (default: the last)")
     parser.add_argument("--sep", default=",", help="field separator (default: ,)")
-    parser.add_argument("--regularization", "-l", type=float, default=0.02,
+    parser.add_argument("--regularization", "-l", type=float, default=None,
                         help="price of one leaf (default: 0.02)")
     parser.add_argument("--max-depth", type=int, default=None)
-    parser.add_argument("--time-limit", type=float, default=60.0,
-                        help="seconds a fit (default: 60; 0 means no limit)")
+    parser.add_argument("--time-limit", type=_time_limit, default=60.0,
+                        help="seconds a fit, or 'none' for no limit (default: 60)")
     parser.add_argument("--path", metavar="MIN,MAX",
                         help="print the certified regularization path over [MIN, MAX]")
     parser.add_argument("--cv", type=int, metavar="K",
-                        help="choose the regularization by K-fold cross-validation")
+                        help="choose the regularization by K-fold cross-validation, "
+                             "printing each fold's score at each value as it is fitted")
+    parser.add_argument("--lambdas", type=_lambdas, metavar="A,B,...",
+                        help="with --cv: the regularizations compared (default: 8 from "
+                             "0.005 to 0.1)")
     parser.add_argument("--test", metavar="FILE",
                         help="CSV file of held-out rows (same columns) to score on")
     parser.add_argument("--save", metavar="FILE",
@@ -102,47 +149,76 @@ def _parser():
     parser.add_argument("--dpdt", action="store_true",
                         help="fit DPDTClassifier instead and print its front "
                              "(--max-depth defaults to 3, --cart-depth to 4)")
-    parser.add_argument("--cart-depth", type=int, default=4,
-                        help="DPDT: depth of the generating CART (default: 4)")
+    parser.add_argument("--cart-depth", type=int, default=None,
+                        help="with --dpdt: depth of the generating CART (default: 4)")
     parser.add_argument("--version", action="version", version=f"fst {__version__}")
     return parser
 
 
+def _check_options(args):
+    """Options that cannot go together are an error, never silently ignored."""
+    modes = [name for name, on in (("--cv", args.cv is not None),
+                                   ("--path", args.path is not None),
+                                   ("--dpdt", args.dpdt)) if on]
+    if len(modes) > 1:
+        raise CommandError(f"{' and '.join(modes)} cannot go together: choose one")
+    if args.regularization is not None and modes:
+        raise CommandError(f"--regularization does not apply to {modes[0]}"
+                           + (" (give the values with --lambdas)" if modes[0] == "--cv"
+                              else ""))
+    if args.lambdas is not None and args.cv is None:
+        raise CommandError("--lambdas applies to --cv")
+    if args.cart_depth is not None and not args.dpdt:
+        raise CommandError("--cart-depth applies to --dpdt")
+    for name, value in (("--max-depth", args.max_depth), ("--cart-depth", args.cart_depth)):
+        if value is not None and value < 1:
+            raise CommandError(f"{name} must be at least 1, not {value}")
+    if args.regularization is not None and not (np.isfinite(args.regularization)
+                                                and args.regularization >= 0):
+        raise CommandError("--regularization must be a number >= 0")
+    if args.cv is not None and args.cv < 2:
+        raise CommandError("--cv needs at least 2 folds")
+    if args.file and (args.csv or args.dataset):
+        raise CommandError(f"give the data once: {args.file} or "
+                           f"{'--csv' if args.csv else '--dataset'}")
+
+
 def _main(argv):
     args = _parser().parse_args(argv)
-    if args.csv:
-        X, y, names = _load_csv(args.csv, args.target, args.sep)
-        source = args.csv
+    _check_options(args)
+    csv_path = args.file or args.csv
+    if csv_path:
+        X, y, names = _load_csv(csv_path, args.target, args.sep)
+        source = csv_path
     else:
         if args.target is not None:
-            raise CommandError("--target applies to --csv files")
-        X, y, names = load_dataset(args.dataset)
+            raise CommandError("--target applies to CSV files")
+        dataset = args.dataset or "monk_2"
+        X, y, names = load_dataset(dataset)
         names = list(names)
-        source = f"bundled data set {args.dataset}"
-    time_limit = None if args.time_limit == 0 else args.time_limit
-    if args.regularization < 0 or args.time_limit < 0:
-        raise CommandError("--regularization and --time-limit must be >= 0")
+        source = f"bundled data set {dataset}"
+    time_limit = args.time_limit
     if args.dpdt:
-        return _dpdt(args, X, y, names, source)
-    print(f"fst {__version__}: {source}, {X.shape[0]} rows, {X.shape[1]} features")
+        return _dpdt(args, X, y, names, source, time_limit)
+    print(f"fst {__version__}: {source}, {X.shape[0]} rows, {X.shape[1]} features",
+          flush=True)
     if args.path:
         return _path(args, X, y, time_limit)
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         if args.cv:
-            if args.cv < 2:
-                raise CommandError("--cv needs at least 2 folds")
-            model = FastSmallTreeClassifierCV(cv=args.cv, max_depth=args.max_depth,
-                                              time_limit=time_limit).fit(X, y)
+            model = FastSmallTreeClassifierCV(
+                lambdas=args.lambdas, cv=args.cv, max_depth=args.max_depth,
+                time_limit=time_limit, verbose=1).fit(X, y)
             clf = model.best_estimator_
             print(f"cross-validation: regularization {model.regularization_:g}, mean "
                   f"accuracy {model.best_score_:.4f} over {args.cv} folds "
                   f"({model.n_fits_} fits)")
         else:
             clf = model = FastSmallTreeClassifier(
-                regularization=args.regularization, max_depth=args.max_depth,
-                time_limit=time_limit).fit(X, y)
+                regularization=0.02 if args.regularization is None else args.regularization,
+                max_depth=args.max_depth, time_limit=time_limit).fit(X, y)
     seconds = time.perf_counter() - t0
     print(clf.summary(feature_names=names))
     print(f"optimal_    {clf.optimal_}")
@@ -181,25 +257,22 @@ def _path(args, X, y, time_limit):
     return 0
 
 
-def _dpdt(args, X, y, names, source):
+def _dpdt(args, X, y, names, source, time_limit):
     depth = 3 if args.max_depth is None else args.max_depth
-    clf = DPDTClassifier(max_depth=depth, cart_depth=args.cart_depth)
+    cart_depth = 4 if args.cart_depth is None else args.cart_depth
+    clf = DPDTClassifier(max_depth=depth, cart_depth=cart_depth, time_limit=time_limit)
     t0 = time.perf_counter()
-    clf.fit(X, y)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf.fit(X, y)
     seconds = time.perf_counter() - t0
     print(f"fst {__version__} DPDT: {source}, {X.shape[0]} rows, {X.shape[1]} features, "
-          f"max_depth {depth}, cart_depth {args.cart_depth}")
-    f = clf.pareto_front_
-    print("  alpha from    alpha to   accuracy  expected tests  leaves  depth")
-    for i in range(len(clf.trees_)):
-        print(f"  {f['alpha_min'][i]:10.5f}  {f['alpha_max'][i]:10.5f}  "
-              f"{f['accuracy'][i]:9.4f}  {f['expected_tests'][i]:14.3f}  "
-              f"{f['n_leaves'][i]:6d}  {f['depth'][i]:5d}")
-    print("most accurate tree (alpha = 0):")
-    from sklearn.tree import export_text
-    print(export_text(clf.estimator_, feature_names=list(names)))
+          f"max_depth {depth}, cart_depth {cart_depth}")
+    print(clf.summary(feature_names=names))
     print(f"time        {seconds:.3f} s  ({clf.n_states_} states, "
           f"{clf.mdp_stats_['states_saved']} saved by sharing)")
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
     return 0
 
 

@@ -57,23 +57,26 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         loss: the cost of a row of class c is ``weight[c] * cost_matrix[c, j]``
         (both given: they multiply). The loss is still divided by the number of
         rows, so 'balanced' keeps the scale of the unweighted loss.
-    max_depth : int, default=None
-        Hard depth limit (a single leaf has depth 0). With it, ``regularization=0``
-        makes fst an exact depth-limited solver. Continuous columns (8 or more
-        thresholds a column on average) then go to the depth-limited engine,
-        which keeps the rows sorted per column (memory linear in rows x columns)
-        and searches every threshold; a stopped fit returns at least CART's tree
-        of that depth, and after a time stop at least DPDT's (grown in the last
-        tenth of ``time_limit``).
-    time_limit : float or None, default=60.0
-        Seconds of search. On expiry the best tree found is returned with
-        ``optimal_ = False``, its ``lower_bound_`` and ``gap_``, and a
+    max_depth : int >= 1 or None, default=None
+        Hard depth limit (a single leaf has depth 0); None means no limit.
+        With it, ``regularization=0`` makes fst an exact depth-limited solver.
+        Continuous columns (8 or more thresholds a column on average) then go
+        to the depth-limited engine, which keeps the rows sorted per column
+        (memory linear in rows x columns) and searches every threshold; a
+        stopped fit returns at least CART's tree of that depth, and after a
+        time stop at least DPDT's (grown in the last tenth of ``time_limit``).
+    time_limit : float > 0 or None, default=60.0
+        Seconds of the whole fit (preparation, search and export). On expiry
+        the best tree found is returned with ``optimal_ = False``, its
+        ``lower_bound_`` and ``gap_``, and a
         :class:`~fst.exceptions.NotCertifiedWarning`. None sets no limit: a hard
         problem at a small ``regularization`` can then run for hours.
-    memory_limit : int, 'auto' or None, default='auto'
+    memory_limit : int, float, str, 'auto' or None, default='auto'
         Bytes of resident memory of the whole process, checked as the search
-        runs. On excess the search stops as for ``time_limit``. 'auto' is three
-        quarters of the memory the process may use (the machine's, or its
+        runs: a number (``8e8``) or a string such as ``'2GB'`` or ``'1.5GiB'``
+        (kB, MB, GB, TB are powers of 1000; KiB, MiB, GiB, TiB of 1024). On
+        excess the search stops as for ``time_limit``. 'auto' is three quarters
+        of the memory the process may use (the machine's, or its
         container's limit when lower), so a search too big for the machine stops
         with the best tree found instead of being killed by the system; None
         sets no limit. The bytes in effect are ``search_stats_['memory_limit']``
@@ -227,7 +230,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 "regularization.", UserWarning, stacklevel=2)
         plan = plan_fit(data, fit_params(self, regularization=lam),
                         getattr(self, "_overrides", None),
-                        resolve_memory_limit(self.memory_limit))
+                        resolve_memory_limit(self.memory_limit, type(self).__name__))
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = plan.run()
@@ -324,7 +327,12 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self.search_stats_ = plan.stats()
 
     def _warn_if_not_certified(self, space):
-        """A NotCertifiedWarning when the fit is not certified, saying why."""
+        """A NotCertifiedWarning when the fit is not certified, saying why (not
+        for the fits of a path or cross-validation, which report their stops
+        once themselves and may run in threads, where catching warnings is not
+        safe)."""
+        if getattr(self, "_report_stops", True) is False:
+            return
         if space.max_splits is not None:
             warnings.warn(
                 f"fst: the {space.n_splits:,} thresholds of X need "

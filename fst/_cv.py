@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import FastSmallTreeClassifier
 from ._path import grid_fits
-from ._utils import NativeTreeMixin, check_no_categorical, fit_params
+from ._utils import NativeTreeMixin, check_no_categorical, check_shared_params, fit_params
 
 __all__ = ["FastSmallTreeClassifierCV"]
 
@@ -44,17 +44,22 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         As for GridSearchCV; None is accuracy.
     max_depth, cost_matrix, class_weight, memory_limit :
         As for FastSmallTreeClassifier, for every fit.
-    time_limit : float or None, default=60.0
+    time_limit : float > 0 or None, default=60.0
         Seconds for each fit of the paths and of the refit. A stopped fit's tree
         is still scored; ``cv_results_['optimal']`` says whether every fold's
         tree at that value was certified.
     n_jobs : int, default=None
-        Folds run side by side (joblib; None means 1 unless in a
-        ``joblib.parallel_backend`` context, -1 all cores). Each fit runs one
-        thread.
+        Folds run side by side as joblib jobs (None means 1 unless in a
+        ``joblib.parallel_backend`` context, -1 all cores), in threads unless
+        the context says otherwise: the search releases the GIL, so threads
+        share the cores without the start-up of a process pool. Each fit runs
+        one thread; the refit runs ``n_jobs`` threads.
     refit : bool, default=True
         Refit the best regularization on all rows (``best_estimator_``).
     verbose : int, default=0
+        At 1 or more, one line per fold and value of ``lambdas`` as its tree is
+        settled: the value, the held-out score, the leaves, whether the tree is
+        certified, and the seconds of its fit (or that the path needed none).
 
     Attributes
     ----------
@@ -63,10 +68,13 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
     best_score_ : float
     best_index_ : int
     cv_results_ : dict of ndarray
-        As GridSearchCV's: ``param_regularization``, ``params``,
-        ``split{k}_test_score``, ``mean_test_score``, ``std_test_score``,
-        ``rank_test_score``, plus ``optimal`` (every fold's tree certified at
-        that value) and ``n_leaves`` (mean leaves of the folds' trees).
+        As GridSearchCV's: ``mean_fit_time``, ``std_fit_time``,
+        ``mean_score_time``, ``std_score_time`` (seconds; a value between two
+        certified fits of the same tree has fit time 0), ``param_regularization``,
+        ``params``, ``split{k}_test_score``, ``mean_test_score``,
+        ``std_test_score``, ``rank_test_score``; besides, ``optimal`` (every
+        fold's tree certified at that value), ``n_leaves`` (mean leaves of the
+        folds' trees) and ``mean_path_time`` (seconds of a fold's whole path).
     n_fits_ : int
         Fits run over all folds (at most folds x len(lambdas): a value between
         two certified fits of the same tree needs none).
@@ -153,8 +161,10 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         self : FastSmallTreeClassifierCV
         """
         self._validate_params()
+        check_shared_params(self)
         lams = self._lambdas()
         check_no_categorical(X, type(self).__name__)
+        X_in = X
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
                              order="C")
         check_classification_targets(y)
@@ -163,15 +173,15 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         scorer = check_scoring(self, scoring=self.scoring)
         folds = list(cv.split(X, y))
         sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        jobs = (delayed(_fold)(self._path_params(), lams, scorer, X, y, sw, train, test)
-                for train, test in folds)
-        results = Parallel(n_jobs=self.n_jobs, verbose=self.verbose)(jobs)
-        self.n_fits_ = int(sum(r[0] for r in results))
-        scores = np.array([r[1] for r in results])          # (folds, lambdas)
-        certified = np.array([r[2] for r in results])
-        leaves = np.array([r[3] for r in results])
-        self.cv_results_ = _cv_results(lams, scores, certified, leaves,
-                                       [r[4] for r in results])
+        jobs = (delayed(_fold)(self._path_params(), lams, scorer, X, y, sw, train, test,
+                               k, len(folds), self.verbose)
+                for k, (train, test) in enumerate(folds))
+        # The fits release the GIL for their search, so threads run the folds side
+        # by side without the seconds a process pool takes to start and to copy
+        # the data; a joblib backend set by the caller (dask, loky) still wins.
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
+        self.n_fits_ = int(sum(r.n_fits for r in results))
+        self.cv_results_ = _cv_results(lams, results)
         self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         self.regularization_ = float(lams[self.best_index_])
@@ -180,7 +190,8 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
             t0 = time.perf_counter()
             best = self._estimator(self.regularization_)
             best.set_params(n_jobs=1 if self.n_jobs is None else self.n_jobs)
-            best.fit(X, y, sample_weight=sample_weight)
+            # the caller's X, so the refit records its column names as well
+            best.fit(X_in, y, sample_weight=sample_weight)
             self.refit_time_ = time.perf_counter() - t0
             self.best_estimator_ = best
             self.estimator_ = best.estimator_
@@ -213,41 +224,75 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         return head
 
 
-def _fold(params, lams, scorer, X, y, sw, train, test):
+class _FoldResult:
+    """One fold's fits, a value of lambdas each: test scores, whether certified,
+    leaves, seconds of the fit (0 where the path needed none) and of scoring."""
+
+    def __init__(self, n):
+        self.n_fits = 0
+        self.scores = np.empty(n)
+        self.certified = np.zeros(n, bool)
+        self.leaves = np.empty(n)
+        self.fit_time = np.zeros(n)
+        self.score_time = np.zeros(n)
+        self.seconds = 0.0
+
+
+def _fold(params, lams, scorer, X, y, sw, train, test, k, n_folds, verbose):
     """One fold: the optimum of its training rows at each of lams (`grid_fits`:
     values between two certified fits of the same tree need no fit), each scored
-    on the held-out rows."""
+    on the held-out rows as it is settled; at verbose >= 1 one line each."""
     t0 = time.perf_counter()
     order = np.argsort(lams, kind="stable")
     Xt, yt = _safe_indexing(X, train), _safe_indexing(y, train)
-    fits, ok, log, _ = grid_fits(Xt, yt, lams[order], params,
-                                 None if sw is None else sw[train])
     Xv, yv = _safe_indexing(X, test), _safe_indexing(y, test)
-    scores, certified, leaves = np.empty(len(lams)), np.empty(len(lams), bool), \
-        np.empty(len(lams))
-    for f, good, i in zip(fits, ok, order):
-        scores[i] = float(scorer(f.clf, Xv, yv))
-        certified[i] = good
-        leaves[i] = f.leaves
-    return len(log), scores, certified, leaves, time.perf_counter() - t0
+    out = _FoldResult(len(lams))
+
+    def settled(j, fit, seconds):
+        i = order[j]
+        s0 = time.perf_counter()
+        out.scores[i] = float(scorer(fit.clf, Xv, yv))
+        out.score_time[i] = time.perf_counter() - s0
+        out.fit_time[i] = seconds
+        out.certified[i] = fit.optimal
+        out.leaves[i] = fit.leaves
+        if verbose:
+            how = "certified" if fit.optimal else f"not certified ({fit.clf.status_})"
+            fitted = f"fit {seconds:.2f}s" if seconds else "no fit: same tree both sides"
+            print(f"[CV {k + 1}/{n_folds}] regularization={lams[i]:.6g}; "
+                  f"score={out.scores[i]:.4f} leaves={fit.leaves} {how}, {fitted}",
+                  flush=True)
+
+    _, _, log, _ = grid_fits(Xt, yt, lams[order], params,
+                             None if sw is None else sw[train], on_value=settled)
+    out.n_fits = len(log)
+    out.seconds = time.perf_counter() - t0
+    return out
 
 
-def _cv_results(lams, scores, certified, leaves, seconds):
-    """GridSearchCV's layout of the folds' scores (lambdas as the one parameter)."""
+def _cv_results(lams, results):
+    """GridSearchCV's layout of the folds' results (lambdas as the one
+    parameter), with ``optimal`` and ``n_leaves`` besides."""
+    scores = np.array([r.scores for r in results])          # (folds, lambdas)
     mean = scores.mean(axis=0)
-    std = scores.std(axis=0)
     # GridSearchCV's ranking: 1 for the best mean, ties share the smallest rank
     rank = np.array([1 + np.sum(mean > m) for m in mean], dtype=np.int32)
+    fit_time = np.array([r.fit_time for r in results])
+    score_time = np.array([r.score_time for r in results])
     res = {
+        "mean_fit_time": fit_time.mean(axis=0),
+        "std_fit_time": fit_time.std(axis=0),
+        "mean_score_time": score_time.mean(axis=0),
+        "std_score_time": score_time.std(axis=0),
         "param_regularization": np.ma.MaskedArray(lams.astype(object), mask=False),
         "params": [{"regularization": float(v)} for v in lams],
     }
     for k in range(scores.shape[0]):
         res[f"split{k}_test_score"] = scores[k]
     res["mean_test_score"] = mean
-    res["std_test_score"] = std
+    res["std_test_score"] = scores.std(axis=0)
     res["rank_test_score"] = rank
-    res["optimal"] = certified.all(axis=0)
-    res["n_leaves"] = leaves.mean(axis=0)
-    res["mean_path_time"] = np.full(len(lams), float(np.mean(seconds)))
+    res["optimal"] = np.array([r.certified for r in results]).all(axis=0)
+    res["n_leaves"] = np.array([r.leaves for r in results]).mean(axis=0)
+    res["mean_path_time"] = np.full(len(lams), float(np.mean([r.seconds for r in results])))
     return res

@@ -16,6 +16,7 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
 from ._core._problem import build_space
 from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._export import build_estimator
+from ._plot import draw_front
 from ._utils import (NativeTreeMixin, check_shared_params, prepare_fit, resolve_memory_limit,
                      shared_constraints)
 from .exceptions import IncompleteMDPWarning
@@ -46,7 +47,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
 
     Parameters
     ----------
-    max_depth : int, default=3
+    max_depth : int >= 1, default=3
         Depth of the trees (a single leaf has depth 0).
     cart_depth : int, 'all' or list, default=4
         Depth of the CART tree whose test nodes are the tests offered at a state.
@@ -84,7 +85,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         class counts of the generating CART's impurities (as in sklearn's
         ``DecisionTreeClassifier(class_weight=...)``). The rows reaching a test,
         its price under ``complexity='tests'``, are not class-weighted.
-    time_limit : float, default=None
+    time_limit : float > 0 or None, default=None
         Seconds of building. When they run out (or on Ctrl-C) the build ends
         early and still returns: every state not yet reached becomes a leaf and
         every state being built keeps the tests it has tried, which is a smaller
@@ -92,8 +93,9 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         (only the front may be worse, and Proposition 2 may not hold).
         ``status_`` then says why and an ``IncompleteMDPWarning`` is issued.
         None means no limit.
-    memory_limit : int, 'auto' or None, default='auto'
-        Bytes of resident memory of the whole process, which the build keeps
+    memory_limit : int, float, str, 'auto' or None, default='auto'
+        Bytes of resident memory of the whole process (a number, or a string such
+        as ``'2GB'`` as for FastSmallTreeClassifier), which the build keeps
         within: its fixed buffers are checked before they are allocated (when
         they do not fit, the fit returns the single leaf as a memory stop); it
         ends early as for ``time_limit`` a little below the limit (by a
@@ -174,7 +176,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     """
 
     _parameter_constraints = {
-        "max_depth": [Interval(numbers.Integral, 0, None, closed="left")],
+        "max_depth": [Interval(numbers.Integral, 1, None, closed="left")],
         "cart_depth": [Interval(numbers.Integral, 1, None, closed="left"),
                        StrOptions({"all"}), list, tuple],
         "criterion": [StrOptions({"entropy", "gini"})],
@@ -306,7 +308,7 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             X, y_idx, row_weight = np.ascontiguousarray(X[keep]), y_idx[keep], row_weight[keep]
         t0 = time.perf_counter()
         space = build_space(X, y_idx)
-        memory_limit = resolve_memory_limit(self.memory_limit)
+        memory_limit = resolve_memory_limit(self.memory_limit, type(self).__name__)
         n_threads = effective_n_threads(self.n_jobs)
         capacity = store_capacity(X.shape[0])
         # The MDP's fixed buffers are allocated before its build can stop:
@@ -456,6 +458,36 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         a = self._check_alpha(alpha)
         return self._hull_trees[self._select(np.array([a]))[0]]
 
+    def summary(self, feature_names=None):
+        """The front as a table (one row a tree of ``trees_``: its alpha
+        interval, training accuracy, expected tests, leaves and depth) and the
+        tree of ``estimator_`` (at ``alpha``) as ``export_text`` draws it.
+        ``feature_names`` default to ``feature_names_in_`` when X had column
+        names."""
+        check_is_fitted(self, "estimator_")
+        from sklearn.tree import export_text
+        names = (getattr(self, "feature_names_in_", None) if feature_names is None
+                 else feature_names)
+        f = self.pareto_front_
+        lines = [f"DPDTClassifier(max_depth={self.max_depth}, cart_depth={self.cart_depth})"
+                 f": {len(self.trees_)} trees on the front, status {self.status_}",
+                 "  alpha from    alpha to  accuracy  expected tests  leaves  depth"]
+        for i in range(len(self.trees_)):
+            lines.append(f"  {f['alpha_min'][i]:10.5f}  {f['alpha_max'][i]:10.5f}  "
+                         f"{f['accuracy'][i]:8.4f}  {f['expected_tests'][i]:14.3f}  "
+                         f"{f['n_leaves'][i]:6d}  {f['depth'][i]:5d}")
+        lines.append(f"the tree at alpha = {self.alpha:g} (estimator_): "
+                     f"{self.estimator_.get_n_leaves()} leaves, depth "
+                     f"{self.estimator_.get_depth()}")
+        text = export_text(self.estimator_, feature_names=None if names is None
+                           else [str(n) for n in names])
+        return "\n".join(lines) + "\n" + text.rstrip("\n")
+
+    def __str__(self):
+        if not hasattr(self, "estimator_"):
+            return repr(self)
+        return self.summary()
+
     # ------------------------------------------------------------------ plot
 
     def plot_front(self, ax=None, complexity=None):
@@ -474,20 +506,13 @@ class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         ax : matplotlib Axes
         """
         check_is_fitted(self)
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:  # optional dependency
-            raise ImportError("plot_front needs matplotlib: pip install matplotlib") from exc
         complexity = self.complexity if complexity is None else complexity
         if complexity not in ("tests", "leaves"):
             raise ValueError(f"complexity must be 'tests' or 'leaves'. Got {complexity!r}.")
-        if ax is None:
-            _, ax = plt.subplots()
         f = self.pareto_front_
-        x = f["expected_tests"] if complexity == "tests" else f["n_leaves"]
-        ax.step(x, f["accuracy"], where="post", color="C0", alpha=0.5)
-        ax.plot(x, f["accuracy"], "o", color="C0")
-        ax.set_xlabel("expected number of tests" if complexity == "tests" else "leaves")
-        ax.set_ylabel("training accuracy")
-        ax.set_title(f"DPDT front (max_depth={self.max_depth})")
-        return ax
+        tests = complexity == "tests"
+        return draw_front(ax, f["expected_tests"] if tests else f["n_leaves"],
+                          f["accuracy"], f["alpha_min"], f["alpha_max"], symbol="α",
+                          xlabel="expected number of tests" if tests else "leaves",
+                          title=f"DPDT front (max_depth={self.max_depth})",
+                          integer_x=not tests)

@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from ._classifier import FastSmallTreeClassifier
+from ._plot import draw_front
 from ._utils import check_class_weight, check_cost_matrix, fit_params
 from .exceptions import NotCertifiedWarning
 
@@ -139,30 +140,18 @@ class RegularizationPath:
         return "\n".join(lines)
 
     def plot_front(self, ax=None):
-        """Training accuracy of the trees of ``trees_`` against their leaves.
+        """Training accuracy of the trees of ``trees_`` against their leaves,
+        each point labelled with its lambda interval (hollow: not certified).
 
         Returns
         -------
         ax : matplotlib Axes
         """
-        try:
-            import matplotlib.pyplot as plt
-        except ImportError as exc:  # optional dependency
-            raise ImportError("plot_front needs matplotlib: pip install matplotlib") from exc
-        if ax is None:
-            _, ax = plt.subplots()
         f = self.pareto_front_
-        ax.step(f["n_leaves"], f["accuracy"], where="post", color="C0", alpha=0.5)
-        ok = f["optimal"]
-        ax.plot(f["n_leaves"][ok], f["accuracy"][ok], "o", color="C0", label="certified")
-        if not ok.all():
-            ax.plot(f["n_leaves"][~ok], f["accuracy"][~ok], "o", mfc="none", color="C0",
-                    label="not certified")
-        ax.set_xlabel("leaves")
-        ax.set_ylabel("training accuracy")
-        ax.set_title("FastSmallTree regularization path")
-        ax.legend()
-        return ax
+        return draw_front(ax, f["n_leaves"], f["accuracy"], f["lambda_min"],
+                          f["lambda_max"], symbol="λ", xlabel="leaves",
+                          title="FastSmallTree regularization path", integer_x=True,
+                          certified=f["optimal"])
 
 
 def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=None,
@@ -272,19 +261,15 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
 def _fitter(X, y, sample_weight, params, log, uncertified):
     """fit(lam) -> _Fit: a FastSmallTreeClassifier fit at lam, logged as (lam,
     objective, certified, seconds); a stopped fit's lam goes to `uncertified`
-    (its NotCertifiedWarning is held back: the caller warns once)."""
+    (the fit does not warn: the caller warns once)."""
 
     def fit(lam):
         clf = FastSmallTreeClassifier(regularization=lam, **params)
+        clf._report_stops = False
         t0 = time.perf_counter()
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", NotCertifiedWarning)
-            clf.fit(X, y, sample_weight=sample_weight)
-        for w in caught:
-            if issubclass(w.category, NotCertifiedWarning):
-                uncertified.append(lam)
-            else:
-                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        clf.fit(X, y, sample_weight=sample_weight)
+        if not clf.optimal_:
+            uncertified.append(lam)
         log.append((lam, float(clf.objective_), bool(clf.optimal_),
                     time.perf_counter() - t0))
         return _Fit(lam, clf)
@@ -292,35 +277,39 @@ def _fitter(X, y, sample_weight, params, log, uncertified):
     return fit
 
 
-def grid_fits(X, y, lams, params, sample_weight=None):
+def grid_fits(X, y, lams, params, sample_weight=None, on_value=None):
     """The optimum at each value of the sorted grid `lams`, with fewer fits where
     the path allows: when the fits at lams[i] < lams[j] are certified and return
     the same line, that tree is optimal on all of [lams[i], lams[j]] (R is at most
     its line everywhere, equals it at both ends, and is concave), so the values
     between need no fit; otherwise the middle value is fitted and both halves
-    follow.  Returns (one _Fit per value, certified at it; the fit log; the lams
-    of stopped fits)."""
+    follow.  `on_value(i, fit, seconds)` is called as each value's tree is
+    settled (seconds: of the fit at lams[i], 0 when it needed none).  Returns
+    (one _Fit per value, certified at it; the fit log; the lams of stopped fits)."""
     log, uncertified = [], []
     fit = _fitter(X, y, sample_weight, params, log, uncertified)
     n = len(lams)
     out = [None] * n
     ok = [False] * n
-    out[0] = fit(float(lams[0]))
-    ok[0] = out[0].optimal
+
+    def settle(i, f, fitted):
+        out[i], ok[i] = f, f.optimal
+        if on_value is not None:
+            on_value(i, f, log[-1][3] if fitted else 0.0)
+
+    settle(0, fit(float(lams[0])), True)
     if n > 1:
-        out[-1] = fit(float(lams[-1]))
-        ok[-1] = out[-1].optimal
+        settle(n - 1, fit(float(lams[-1])), True)
 
     def fill(i, j):
         if j - i <= 1:
             return
         if _same(out[i], out[j]) and out[i].optimal and out[j].optimal:
             for k in range(i + 1, j):
-                out[k], ok[k] = out[i], True
+                settle(k, out[i], False)
             return
         m = (i + j) // 2
-        out[m] = fit(float(lams[m]))
-        ok[m] = out[m].optimal
+        settle(m, fit(float(lams[m])), True)
         fill(i, m)
         fill(m, j)
 

@@ -2,6 +2,7 @@
 declared once, and the preamble of every fit."""
 import numbers
 import os
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -17,10 +18,14 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 SHARED_CONSTRAINTS = {
     "cost_matrix": ["array-like", None],
     "class_weight": [dict, StrOptions({"balanced"}), None],
-    "max_depth": [Interval(numbers.Integral, 0, None, closed="left"), None],
+    # an integer >= 1 or None, as sklearn's trees take it (a single leaf is
+    # max_depth=1 with nothing to split, not max_depth=0)
+    "max_depth": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    # seconds; 0 is refused by check_shared_params with the way to say "no limit"
     "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
-    "memory_limit": [Interval(numbers.Integral, 1, None, closed="left"),
-                     StrOptions({"auto"}), None],
+    # bytes as a number (8e8 as people type it) or a string ('2GB', '512MiB'),
+    # 'auto', or None; strings are read by `resolve_memory_limit`
+    "memory_limit": [Interval(numbers.Real, 1, None, closed="left"), str, None],
     "n_jobs": [numbers.Integral, None],
     "verbose": ["verbose"],
 }
@@ -47,13 +52,17 @@ def fit_params(source, **changes):
 
 def check_shared_params(est):
     """What the constraints cannot say of the shared parameters: a finite time
-    limit, and n_jobs nonzero."""
+    limit above 0 (None is the one way to ask for no limit), a memory limit that
+    reads as bytes, and n_jobs nonzero."""
     owner = type(est).__name__
     time_limit = getattr(est, "time_limit", None)
-    if time_limit is not None and not np.isfinite(float(time_limit)):
+    if time_limit is not None and not (np.isfinite(float(time_limit))
+                                       and float(time_limit) > 0):
         raise ValueError(
             f"The 'time_limit' parameter of {owner} must be a finite number of seconds "
-            f">= 0 or None. Got {time_limit!r} instead.")
+            f"> 0, or None for no limit. Got {time_limit!r} instead.")
+    if hasattr(est, "memory_limit"):
+        memory_bytes(est.memory_limit, owner)
     if getattr(est, "n_jobs", None) == 0:
         raise ValueError(
             f"The 'n_jobs' parameter of {owner} must be a nonzero integer or None. "
@@ -111,12 +120,45 @@ def _auto_memory_limit():
     return int(_AUTO_MEMORY_SHARE * _memory_available())
 
 
-def resolve_memory_limit(memory_limit):
+# Units of a memory_limit string: decimal (kB, MB, GB, TB: powers of 1000, as
+# disks and cloud machines are sold) and binary (KiB, MiB, GiB, TiB).
+_MEMORY_UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6,
+                 "g": 10**9, "gb": 10**9, "t": 10**12, "tb": 10**12,
+                 "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+_MEMORY_TEXT = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([a-zA-Z]*)\s*$")
+
+
+def memory_bytes(memory_limit, owner):
+    """The bytes of a ``memory_limit`` other than 'auto' and None: a number (8e8
+    is 800,000,000 bytes; a fraction of a byte is dropped) or a string such as
+    '2GB', '1.5 GiB' or '800000000'. A clear error names what does not read."""
+    if memory_limit is None or (isinstance(memory_limit, str) and memory_limit == "auto"):
+        return None
+    if isinstance(memory_limit, str):
+        m = _MEMORY_TEXT.match(memory_limit)
+        unit = m and _MEMORY_UNITS.get(m.group(2).lower())
+        if not unit:
+            raise ValueError(
+                f"The 'memory_limit' parameter of {owner} must be a number of bytes, a "
+                "string such as '2GB', '512MB' or '1.5GiB' (kB/MB/GB/TB are powers of "
+                "1000, KiB/MiB/GiB/TiB of 1024), 'auto' or None. Got "
+                f"{memory_limit!r} instead.")
+        value = float(m.group(1)) * unit
+    else:
+        value = float(memory_limit)
+    if not (np.isfinite(value) and value >= 1):
+        raise ValueError(
+            f"The 'memory_limit' parameter of {owner} must be at least 1 byte and "
+            f"finite. Got {memory_limit!r} instead.")
+    return int(value)
+
+
+def resolve_memory_limit(memory_limit, owner="FastSmallTreeClassifier"):
     """The bytes of an estimator's ``memory_limit``: 'auto' (`_auto_memory_limit`),
-    None (0: no limit) or a number of bytes."""
+    None (0: no limit), or a number of bytes or a string `memory_bytes` reads."""
     if isinstance(memory_limit, str) and memory_limit == "auto":
         return _auto_memory_limit()
-    return 0 if memory_limit is None else int(memory_limit)
+    return 0 if memory_limit is None else memory_bytes(memory_limit, owner)
 
 
 def check_cost_matrix(cost_matrix, n_classes, owner):

@@ -82,3 +82,75 @@ def test_cli_names_itself_fst(capsys):
     with pytest.raises(SystemExit):
         main(["--help"])
     assert capsys.readouterr().out.startswith("usage: fst ")
+
+
+def test_cli_takes_the_csv_as_its_first_argument(tmp_path, capsys):
+    data = _iris_csv(tmp_path)
+    # the label is the first column here: name it
+    assert main([data, "--target", "species", "-l", "0.05", "--max-depth", "2"]) == 0
+    out = capsys.readouterr().out
+    assert f"fst " in out and "iris.csv, 150 rows, 4 features" in out
+    assert "optimal_    True" in out
+
+
+def test_cli_time_limit_none_is_no_limit_and_zero_is_refused(tmp_path, capsys):
+    import pytest
+    data = _iris_csv(tmp_path)
+    assert main([data, "--target", "species", "--time-limit", "none", "-l", "0.1"]) == 0
+    assert "optimal_    True" in capsys.readouterr().out
+    for option, bad, says in (("--time-limit", "0", "'none'"), ("--time-limit", "-3", "'none'"),
+                              ("--time-limit", "soon", "'none'"),
+                              ("--lambdas", "-1", ">= 0"), ("--lambdas", "a,b", "commas")):
+        with pytest.raises(SystemExit) as exc:
+            main([data, option, bad])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert option in err and says in err
+        assert "usage:" not in err            # the problem, not the whole usage
+
+
+def test_cli_cross_validates_a_grid_printing_each_fold_and_value(tmp_path, capsys):
+    data = _iris_csv(tmp_path)
+    assert main([data, "--target", "species", "--cv", "3", "--lambdas", "0.02,0.1",
+                 "--max-depth", "2"]) == 0
+    out = capsys.readouterr().out
+    lines = [l for l in out.splitlines() if l.startswith("[CV ")]
+    assert len(lines) == 3 * 2
+    assert {l.split(";")[0].split("regularization=")[1] for l in lines} == {"0.02", "0.1"}
+    assert "cross-validation: regularization" in out and "over 3 folds" in out
+
+
+def test_cli_refuses_options_that_do_not_go_together(tmp_path, capsys):
+    data = _iris_csv(tmp_path)
+    cases = [
+        ([data, "--cv", "3", "-l", "0.02"], "--regularization does not apply to --cv"),
+        ([data, "--lambdas", "0.1,0.2"], "--lambdas applies to --cv"),
+        ([data, "--cv", "3", "--path", "0.01,0.1"], "cannot go together"),
+        ([data, "--dpdt", "-l", "0.02"], "--regularization does not apply to --dpdt"),
+        ([data, "--cart-depth", "3"], "--cart-depth applies to --dpdt"),
+        ([data, "--csv", data], "give the data once"),
+        ([data, "--max-depth", "0"], "--max-depth must be at least 1"),
+    ]
+    for argv, message in cases:
+        assert main(argv) == 2, argv
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("fst: error: ") and message in err, (argv, err)
+        assert "Traceback" not in err
+
+
+def test_cli_dpdt_honours_the_time_limit(monkeypatch, capsys):
+    import fst.__main__ as cli
+    seen = {}
+    real = cli.DPDTClassifier
+
+    class Spy(real):
+        def fit(self, X, y, sample_weight=None):
+            seen["time_limit"] = self.time_limit
+            return super().fit(X, y, sample_weight)
+
+    monkeypatch.setattr(cli, "DPDTClassifier", Spy)
+    assert main(["--dpdt", "--dataset", "car_evaluation", "--max-depth", "2",
+                 "--time-limit", "7.5"]) == 0
+    assert seen["time_limit"] == 7.5
+    out = capsys.readouterr().out
+    assert "trees on the front" in out and "alpha from" in out

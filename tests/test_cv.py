@@ -105,3 +105,37 @@ def test_cv_prints_its_choice():
     text = str(cv)
     assert f"regularization_={cv.regularization_:g}" in text
     assert "3 folds" in text
+
+
+def test_cv_keeps_column_names_times_like_grid_search_and_prints_each_value(capsys):
+    pd = pytest.importorskip("pandas")
+    X, y = _data(120)
+    df = pd.DataFrame(X, columns=["age", "income", "debt", "score"])
+    lams = [0.01, 0.05]
+    cv = FastSmallTreeClassifierCV(lams, cv=3, max_depth=2, verbose=1).fit(df, y)
+    out = capsys.readouterr().out.splitlines()
+    lines = [l for l in out if l.startswith("[CV ")]
+    assert len(lines) == 3 * len(lams)          # one line per fold and value
+    assert {l.split("]")[0] for l in lines} == {"[CV 1/3", "[CV 2/3", "[CV 3/3"}
+    assert all("score=" in l and "leaves=" in l for l in lines)
+    assert list(cv.feature_names_in_) == list(df.columns)
+    assert list(cv.best_estimator_.feature_names_in_) == list(df.columns)
+    assert any(name in str(cv) for name in df.columns)
+    assert "feature_" not in str(cv)
+    gs_keys = GridSearchCV(FastSmallTreeClassifier(max_depth=2), {"regularization": lams},
+                           cv=3).fit(X, y).cv_results_.keys()
+    assert set(gs_keys) <= set(cv.cv_results_)
+    for key in ("mean_fit_time", "std_fit_time", "mean_score_time", "std_score_time"):
+        assert cv.cv_results_[key].shape == (len(lams),)
+        assert np.all(cv.cv_results_[key] >= 0)
+    assert np.all(cv.cv_results_["mean_fit_time"] > 0)   # both ends are always fitted
+
+
+def test_cv_in_threads_gives_the_one_job_result():
+    X, y = _data(200, seed=2)
+    one = FastSmallTreeClassifierCV(LAMS, cv=4, max_depth=2, n_jobs=1).fit(X, y)
+    many = FastSmallTreeClassifierCV(LAMS, cv=4, max_depth=2, n_jobs=-1).fit(X, y)
+    for key in ("mean_test_score", "rank_test_score", "n_leaves", "optimal"):
+        np.testing.assert_array_equal(many.cv_results_[key], one.cv_results_[key])
+    assert many.n_fits_ == one.n_fits_
+    assert np.array_equal(many.predict(X), one.predict(X))

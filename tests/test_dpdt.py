@@ -280,11 +280,11 @@ def test_identical_row_sets_share_a_state():
     assert clf.n_states_ == sum(clf.mdp_stats_["states_per_depth"])
 
 
-def test_depth_zero_and_pure_data():
+def test_depth_zero_is_refused_and_pure_data_is_one_leaf():
     X = np.arange(10.0).reshape(-1, 1)
     y = np.array([0, 1] * 5)
-    clf = DPDTClassifier(max_depth=0).fit(X, y)
-    assert clf.estimator_.get_n_leaves() == 1 and len(clf.trees_) == 1
+    with pytest.raises(ValueError, match="max_depth"):
+        DPDTClassifier(max_depth=0).fit(X, y)
     clf = DPDTClassifier(max_depth=3).fit(X, np.zeros(10))
     assert clf.estimator_.get_n_leaves() == 1 and clf.n_states_ == 1
 
@@ -327,8 +327,38 @@ def test_plot_front():
     ax = clf.plot_front()
     assert ax.get_xlabel() == "expected number of tests"
     assert len(ax.lines) >= 2
+    labels = [t.get_text() for t in ax.texts]
+    assert len(labels) == len(clf.trees_)          # each point labelled
+    f = clf.pareto_front_
+    assert all(t.startswith("α ∈ [") for t in labels)
+    assert f"α ∈ [{f['alpha_min'][0]:.3g}, ∞]" in labels
     ax = clf.plot_front(complexity="leaves")
     assert ax.get_xlabel() == "leaves"
+    ax.figure.canvas.draw()
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)
+
+
+def test_print_shows_the_front_and_the_chosen_tree():
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    clf = DPDTClassifier(max_depth=3, alpha=0.03).fit(X, y)
+    text = str(clf)
+    assert str(DPDTClassifier()) == repr(DPDTClassifier())       # not fitted
+    lines = text.splitlines()
+    assert lines[0].startswith(f"DPDTClassifier(max_depth=3, cart_depth=4): "
+                               f"{len(clf.trees_)} trees on the front")
+    f = clf.pareto_front_
+    rows = lines[2:2 + len(clf.trees_)]
+    for i, row in enumerate(rows):
+        cells = row.split()
+        assert float(cells[0]) == pytest.approx(f["alpha_min"][i], abs=1e-5)
+        assert float(cells[2]) == pytest.approx(f["accuracy"][i], abs=1e-4)
+        assert int(cells[4]) == f["n_leaves"][i] and int(cells[5]) == f["depth"][i]
+    chosen = clf.tree_at(0.03)
+    assert f"{chosen.get_n_leaves()} leaves" in lines[2 + len(clf.trees_)]
+    assert "petal width (cm) <=" in text             # the tree, with column names
+    assert clf.summary() == text
 
 
 @pytest.mark.parametrize("params, match", [

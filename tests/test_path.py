@@ -148,3 +148,10 @@ def test_plot_front_draws_every_tree():
     ax = path.plot_front()
     xs = np.concatenate([line.get_xdata() for line in ax.lines if line.get_marker() == "o"])
     assert sorted(xs.tolist()) == sorted(path.pareto_front_["n_leaves"].tolist())
+    f = path.pareto_front_
+    labels = sorted(t.get_text() for t in ax.texts)
+    assert labels == sorted(f"λ ∈ [{a:.3g}, {b:.3g}]"
+                            for a, b in zip(f["lambda_min"], f["lambda_max"]))
+    ax.figure.canvas.draw()
+    ticks = [t for t in ax.get_xticks() if ax.get_xlim()[0] <= t <= ax.get_xlim()[1]]
+    assert ticks and all(float(t).is_integer() for t in ticks)

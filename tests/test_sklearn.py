@@ -13,7 +13,7 @@ from sklearn.model_selection import GridSearchCV
 from sklearn.tree import DecisionTreeClassifier, export_graphviz, export_text, plot_tree
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fst import FastSmallTreeClassifier
+from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV
 
 
 def _expected_failed_checks(estimator):
@@ -22,10 +22,12 @@ def _expected_failed_checks(estimator):
 
 
 # Cheap configurations: the checks fit random labels (check_dtype_object), the
-# worst case of an exact search; one depth-limited, one unlimited.
+# worst case of an exact search; one depth-limited, one unlimited, and the
+# cross-validated estimator.
 @parametrize_with_checks(
     [FastSmallTreeClassifier(regularization=0.05, max_depth=2),
-     FastSmallTreeClassifier(regularization=0.2)],
+     FastSmallTreeClassifier(regularization=0.2),
+     FastSmallTreeClassifierCV([0.05, 0.2], cv=3, max_depth=2)],
     expected_failed_checks=_expected_failed_checks)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)

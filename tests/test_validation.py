@@ -62,11 +62,29 @@ def test_dpdt_max_depth_beyond_16_bits():
 
 @pytest.mark.parametrize("param, value", [
     ("time_limit", -1.0), ("time_limit", float("inf")), ("time_limit", float("nan")),
-    ("memory_limit", 0), ("memory_limit", -5), ("n_jobs", 0), ("class_weight", "auto"),
+    ("time_limit", 0), ("time_limit", 0.0), ("max_depth", 0),
+    ("memory_limit", 0), ("memory_limit", -5), ("memory_limit", 0.5),
+    ("memory_limit", "lots"), ("memory_limit", "2 parsecs"), ("memory_limit", "-1GB"),
+    ("n_jobs", 0), ("class_weight", "auto"),
 ])
 def test_bad_other_parameters(param, value):
     with pytest.raises(ValueError, match=f"'{param}' parameter"):
         FastSmallTreeClassifier(**{param: value}).fit(X, y)
+
+
+def test_time_limit_zero_says_how_to_ask_for_no_limit():
+    with pytest.raises(ValueError, match="> 0, or None for no limit"):
+        FastSmallTreeClassifier(time_limit=0).fit(X, y)
+
+
+@pytest.mark.parametrize("given, expected", [
+    (8e8, 800_000_000), (800_000_000, 800_000_000), ("2GB", 2_000_000_000),
+    ("1.5 GiB", 3 * 2**29), ("512MB", 512_000_000), ("800000000", 800_000_000),
+    ("64gib", 64 * 2**30), (1e9 + 0.5, 1_000_000_000),
+])
+def test_memory_limit_takes_floats_and_strings(given, expected):
+    clf = FastSmallTreeClassifier(regularization=0.1, memory_limit=given).fit(X, y)
+    assert clf.search_stats_["memory_limit"] == expected
 
 
 @pytest.mark.parametrize("bad", [np.inf, -np.inf, 1e39])
