@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from ._core._limits import STATUS_NAMES
+from ._core._limits import STATUS_NAMES, clock
 from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
 from ._utils import (NativeTreeMixin, check_shared_params, fit_params, prepare_fit,
@@ -221,6 +221,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         self : FastSmallTreeClassifier
             The fitted estimator.
         """
+        started = clock()           # the time limit holds for the whole fit
         lam = self._check_params()
         data = prepare_fit(self, X, y, sample_weight)
         if lam == 0 and self.max_depth is None:
@@ -230,7 +231,8 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                 "regularization.", UserWarning, stacklevel=2)
         plan = plan_fit(data, fit_params(self, regularization=lam),
                         getattr(self, "_overrides", None),
-                        resolve_memory_limit(self.memory_limit, type(self).__name__))
+                        resolve_memory_limit(self.memory_limit, type(self).__name__),
+                        started)
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = plan.run()

@@ -12,7 +12,12 @@ from ._core._depth_search import (DepthSearch, MAX_ENGINE_DEPTH, deeper_trees_lo
 from ._core._limits import clock
 from ._core._problem import _column_space
 
-__all__ = ["EngineSearch", "engine_space", "loss_floor", "MAX_ENGINE_DEPTH"]
+__all__ = ["EngineSearch", "engine_space", "loss_floor", "MAX_ENGINE_DEPTH",
+           "MAX_ENGINE_CLASSES"]
+
+# Classes the engine counts (`DepthSearch` refuses more): a fit with more runs on
+# the bitset search alone.
+MAX_ENGINE_CLASSES = 64
 
 
 def engine_space(X32, y, n_classes, cost, values=None):

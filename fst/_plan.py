@@ -16,10 +16,10 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from ._core._config import make_config
-from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
+from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._solver import Search
-from ._engine import MAX_ENGINE_DEPTH, EngineSearch, engine_space
+from ._engine import MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch, engine_space
 from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
 __all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
@@ -82,6 +82,9 @@ FALLBACK_DEPTH = 3
 # these seconds without one): most problems it certifies do so at once there.
 PROBE_SHARE = 0.05
 PROBE_SECONDS = 3.0
+# A fallback fit with less time than this left before the fit's deadline is not
+# run: the time limit holds for the whole fit.
+_LEAST_FALLBACK_SECONDS = 0.01
 
 # The stop codes (`fst._core._limits`): a search that ended by itself, or at its
 # time limit.
@@ -107,12 +110,24 @@ class FitPlan:
         The search's configuration (`make_config`).
     """
 
-    def __init__(self, space, search, config, own, params):
+    def __init__(self, space, search, config, own, params, deadline=None):
         self.space = space
         self.search = search
         self.config = config
         self._own = own
         self._params = params
+        self._deadline = deadline
+
+    def seconds_left(self, share):
+        """Seconds for a fallback given `share` of the fit's time limit: that
+        share, or what is left before the fit's deadline when less (0: none);
+        None without a time limit."""
+        if self._params["time_limit"] is None:
+            return None
+        seconds = float(self._params["time_limit"]) * share
+        if self._deadline is not None:
+            seconds = min(seconds, self._deadline - clock())
+        return max(seconds, 0.0)
 
     def run(self):
         """Run the search; returns the stop code (0: certified or finished)."""
@@ -170,7 +185,9 @@ class FitPlan:
         if isinstance(self.search, LeafBudgetSearch):
             if (status == "time_limit" and p["time_limit"] is not None
                     and not self.search.reached(FALLBACK_DEPTH)):
-                yield "depth", _fallback_fit(self, X, y, sample_weight)
+                seconds = self.seconds_left(FALLBACK_TIME_SHARE)
+                if seconds >= _LEAST_FALLBACK_SECONDS:
+                    yield "depth", _fallback_fit(self, X, y, sample_weight, seconds)
             return
         if not self.space.engine or p["max_depth"] is None:
             return
@@ -179,12 +196,14 @@ class FitPlan:
             random_state=0).fit(X, y, sample_weight=sample_weight)
         if status != "time_limit" or p["time_limit"] is None:
             return
+        seconds = self.seconds_left(DPDT_TIME_SHARE)
+        if seconds < _LEAST_FALLBACK_SECONDS:
+            return
         from ._dpdt import DPDTClassifier
         lam = self.config["regularization"]
         dpdt = DPDTClassifier(max_depth=p["max_depth"], complexity="leaves", alphas=[lam],
                               alpha=lam, cost_matrix=p["cost_matrix"],
-                              class_weight=p["class_weight"],
-                              time_limit=float(p["time_limit"]) * DPDT_TIME_SHARE,
+                              class_weight=p["class_weight"], time_limit=seconds,
                               memory_limit=self.config["memory_limit"] or None,
                               n_jobs=p["n_jobs"])
         with warnings.catch_warnings():
@@ -325,17 +344,17 @@ class LeafBudgetSearch:
         return None if g is None else g.check_keys()
 
 
-def _fallback_fit(plan, X, y, sample_weight):
-    """The depth-limited optimum of FALLBACK_DEPTH at the fit's lam, in the share
-    of its time limit kept for it (`FitPlan.fallback_trees`)."""
+def _fallback_fit(plan, X, y, sample_weight, seconds):
+    """The depth-limited optimum of FALLBACK_DEPTH at the fit's lam, in the
+    `seconds` of its time limit kept for it (`FitPlan.fallback_trees`)."""
     from ._classifier import FastSmallTreeClassifier
 
     p = plan._params
     clf = FastSmallTreeClassifier(
         regularization=plan.config["regularization"], max_depth=FALLBACK_DEPTH,
         cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],
-        time_limit=float(p["time_limit"]) * FALLBACK_TIME_SHARE,
-        memory_limit=plan.config["memory_limit"] or None, n_jobs=p["n_jobs"])
+        time_limit=seconds, memory_limit=plan.config["memory_limit"] or None,
+        n_jobs=p["n_jobs"])
     with warnings.catch_warnings():
         # a stopped fit still returns a real tree
         warnings.simplefilter("ignore", NotCertifiedWarning)
@@ -343,14 +362,15 @@ def _fallback_fit(plan, X, y, sample_weight):
     return clf.estimator_
 
 
-def plan_fit(data, params, overrides, memory_limit):
+def plan_fit(data, params, overrides, memory_limit, started=None):
     """The plan of a FastSmallTreeClassifier fit.
 
     data is the fit's prepared data (`fst._utils.prepare_fit`: the float32 X,
     each row's class, the class weights, the class-weighted cost, the sample
     weights); params the estimator's validated parameters (``regularization``
     and `fst._utils.FIT_PARAMS`); overrides the private ones; memory_limit the
-    bytes in effect (0: none)."""
+    bytes in effect (0: none); started the `clock` time the fit began: the time
+    limit holds for the whole fit, so the searches get what preparation left."""
     overrides = dict(overrides or {})
     own = {k: overrides.pop(k) for k in PLAN_OVERRIDES if k in overrides}
     max_depth = params["max_depth"]
@@ -360,7 +380,12 @@ def plan_fit(data, params, overrides, memory_limit):
                           leaf_budget=(max_depth is None and params["regularization"] > 0
                                        and own.get("leaf_budget_stage", True)),
                           max_depth=max_depth)
-    time_limit = None if params["time_limit"] is None else float(params["time_limit"])
+    time_limit = deadline = None
+    if params["time_limit"] is not None:
+        time_limit = float(params["time_limit"])
+        if started is not None:
+            deadline = started + time_limit
+            time_limit = max(deadline - clock(), 0.0)
     config = make_config(
         overrides,
         regularization=float(params["regularization"]), max_depth=max_depth,
@@ -401,7 +426,7 @@ def plan_fit(data, params, overrides, memory_limit):
                               deepen=own.get("engine_deepen", True))
     else:
         search = Search(space.problem, config)
-    return FitPlan(space, search, config, own, params)
+    return FitPlan(space, search, config, own, params, deadline)
 
 
 def _engine_choice(max_depth, choice):
@@ -446,6 +471,21 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
         y_rows, w_rows = y_idx[keep], row_weight[keep]
         pairs = weight_classes(y_rows, w_rows, n_classes)
     engine_only = pairs is None
+    # the engine counts at most MAX_ENGINE_CLASSES classes: more go to the bitset
+    # search, under max_depth as without it, and no leaf budget's stage runs
+    engine_counts = n_classes <= MAX_ENGINE_CLASSES
+    if engine_only and not engine_counts:
+        raise ValueError(
+            f"sample_weight has more than {MAX_WEIGHT_CLASSES} distinct (class, weight) "
+            f"pairs and y has {n_classes} classes: the general search takes at most "
+            f"{MAX_WEIGHT_CLASSES} pairs (each is one of its classes) and the "
+            f"depth-limited engine, which counts any weights, at most "
+            f"{MAX_ENGINE_CLASSES} classes. Round or group the weights.")
+    if not engine_counts:
+        if engine:
+            raise ValueError(f"the depth-limited engine counts at most "
+                             f"{MAX_ENGINE_CLASSES} classes; y has {n_classes}")
+        engine = False
     if engine_only:
         if max_depth is not None and (engine is False or max_depth > MAX_ENGINE_DEPTH):
             raise ValueError(
@@ -489,7 +529,7 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
         problem = build_problem(X_search, pc_of_row, len(pc_label), cost_search, most,
                                 col_values, fill=bool(own.get("eager_bits", False)))
         classes = (pc_label, pc_weight, None)
-        if leaf_budget and continuous and most is None:
+        if leaf_budget and continuous and most is None and engine_counts:
             stage, stage_classes = engine_problem()
             if not np.array_equal(stage.col_start, problem.col_start):
                 raise RuntimeError("fst internal error: the engine's and the general "

@@ -66,7 +66,7 @@ def test_all_tests_equals_exhaustive_oracle(seed):
     """cart_depth='all' spans every depth-limited tree: for every alpha the tree
     returned is optimal, re-scored from the raw data."""
     X, y, cost = _small_problem(seed)
-    max_depth = seed % 4
+    max_depth = 1 + seed % 3
     complexity = "tests" if seed % 2 == 0 else "leaves"
     clf = DPDTClassifier(max_depth=max_depth, cart_depth="all", complexity=complexity,
                          alphas=ALPHAS, cost_matrix=cost).fit(X, y)
@@ -646,7 +646,7 @@ def test_sample_weight_matches_exhaustive_oracle(seed):
     from the raw data by an enumeration that knows nothing of DPDT."""
     X, y, cost = _small_problem(seed)
     w = _weights(seed, len(y))
-    max_depth = seed % 4
+    max_depth = 1 + seed % 3
     complexity = "tests" if seed % 2 == 0 else "leaves"
     clf = DPDTClassifier(max_depth=max_depth, cart_depth="all", complexity=complexity,
                          alphas=ALPHAS, cost_matrix=cost).fit(X, y, sample_weight=w)
@@ -748,7 +748,7 @@ def test_class_weight_matches_exhaustive_oracle(seed):
     cw = rng.choice([0.0, 0.25, 1.0, 3.0], size=len(classes))
     cw[0] = 1.0
     w = _weights(seed, len(y)) if seed % 2 else None
-    max_depth = seed % 4
+    max_depth = 1 + seed % 3
     complexity = "tests" if seed % 3 else "leaves"
     clf = DPDTClassifier(max_depth=max_depth, cart_depth="all", complexity=complexity,
                          alphas=ALPHAS, cost_matrix=cost,

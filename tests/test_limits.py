@@ -60,6 +60,29 @@ def test_time_limit_holds_with_many_classes():
     assert clf.status_ == "time_limit" and clf.search_stats_["pair_stages"] > 0
 
 
+@pytest.mark.parametrize("n_labels, max_depth", [(1000, None), (2000, None), (1000, 3)])
+def test_time_limit_holds_when_every_row_is_its_own_class(n_labels, max_depth):
+    """Every phase counts against the limit: a single node's scan of its splits
+    polls the clock (a leaf's loss takes n_labels**2 operations here), the
+    preparation's time is taken from the search's, and more classes than the
+    engine counts go to the general search, under max_depth as without it."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n_labels, 2))
+    y = np.arange(n_labels)
+    clf = FastSmallTreeClassifier(regularization=0.001, max_depth=max_depth,
+                                  time_limit=1.0)
+    t0 = time.perf_counter()
+    with pytest.warns(NotCertifiedWarning, match="time_limit"):
+        clf.fit(X, y)
+    assert time.perf_counter() - t0 < 1.0 + 1.0
+    assert clf.status_ == "time_limit" and clf.search_stats_["engine"] == "general"
+    assert not clf.optimal_ and clf.lower_bound_ <= clf.objective_
+    # a real tree, re-scored, no worse than the single leaf
+    errors = np.mean(clf.predict(X) != y)
+    assert clf.objective_ == pytest.approx(errors + 0.001 * clf.n_leaves_, abs=1e-9)
+    assert clf.objective_ <= (n_labels - 1) / n_labels + 0.001 + 1e-12
+
+
 @pytest.mark.slow
 def test_verbose_progress_lines(monkeypatch, capsys):
     """verbose >= 2 prints the root's bounds while the search runs, from the
@@ -223,7 +246,7 @@ def test_stopped_lower_bound_is_below_the_optimum():
     y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, 300) > 4).astype(int)
     full = FastSmallTreeClassifier(regularization=0.003).fit(X, y)
     assert full.optimal_
-    for limit in [0.0, 0.001, 0.01]:
+    for limit in [1e-9, 0.001, 0.01]:
         with pytest.warns(NotCertifiedWarning):
             part = FastSmallTreeClassifier(regularization=0.003, time_limit=limit)
             part._overrides = {"memo_capacity": 4}

@@ -143,7 +143,7 @@ def test_stopped_threads_return_a_real_tree_and_a_valid_bound():
     y = (X[:, 0] + X[:, 1] + rng.randint(0, 3, 300) > 4).astype(int)
     full = FastSmallTreeClassifier(regularization=0.003).fit(X, y)
     assert full.optimal_
-    for limit in [0.0, 0.001, 0.005, 0.01, 0.02, 0.05]:
+    for limit in [1e-9, 0.001, 0.005, 0.01, 0.02, 0.05]:
         for n_jobs in (2, 3):
             part = FastSmallTreeClassifier(regularization=0.003, time_limit=limit,
                                            n_jobs=n_jobs)

@@ -151,6 +151,7 @@ cdef inline Node* cand_node(Ctx* c, Cand* cd, int right) noexcept nogil:
 
 cdef void check_limits(Ctx* c) noexcept nogil
 cdef void check_memory_now(Ctx* c) noexcept nogil
+cdef bint scan_stopped(Ctx* c, double* next_signal) noexcept nogil
 
 
 cdef inline bint owns(const Ctx* c, int32_t split) noexcept nogil:

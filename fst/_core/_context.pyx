@@ -32,6 +32,31 @@ cdef void check_memory_now(Ctx* c) noexcept nogil:
         _stop(c, STOP_MEMORY)
 
 
+cdef bint scan_stopped(Ctx* c, double* next_signal) noexcept nogil:
+    """Whether the search must stop now, polled inside one expansion's scan of
+    its splits (`gather_valid`), where many classes or rows can make a single
+    node's scan outlast the time limit: the deadline, another thread's stop and,
+    on thread 0 every 0.1 s (`next_signal`, the scan's own clock), Ctrl-C.  Work
+    and memory stay with `check_limits` at the expansions, so that a search
+    not stopped by time takes the same path as without this poll."""
+    cdef double now = fst_now()
+    cdef int code
+    if c.sh != NULL:
+        code = fst_shared_stop(c.sh)
+        if code:
+            c.lim.stop = code
+            return True
+    if c.lim.deadline >= 0 and now > c.lim.deadline:
+        _stop(c, STOP_TIME)
+        return True
+    if c.tid == 0 and now >= next_signal[0]:
+        next_signal[0] = now + 0.1
+        if limits_interrupted():
+            _stop(c, STOP_INTERRUPT)
+            return True
+    return False
+
+
 cdef void check_limits(Ctx* c) noexcept nogil:
     """Poll the limits: time and work at every expansion, memory and Ctrl-C every
     64 expansions or 0.1 s; the progress reporter when it is due."""

@@ -21,9 +21,10 @@ from ._bitset cimport fst_popcount, bs_count, bs_and, bs_andnot, bs_hash, bs_has
 from ._memo cimport (Node, Memo, SPLIT_ELSEWHERE, memo_find, memo_insert, memo_insert_path, memo_key_is,
                      memo_make_whole, slot_tag)
 from ._problem cimport split_row, split_row_bulk
-from ._limits cimport STOP_MEMORY
+from ._limits cimport RUNNING, STOP_MEMORY, STOP_SWITCH
 from ._config cimport RULE_SUPPORT
-from ._context cimport Ctx, Cand
+from ._context cimport Ctx, Cand, scan_stopped
+from ._limits cimport fst_now
 from ._bounds cimport (leaf_loss, potential, worst_loss, leaf_support, split_supported,
                        support_unit, creation_bounds, merge_bound, settle,
                        lower_to_incumbent)
@@ -369,7 +370,9 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     leaf-supported.  Fills valid[] and, per valid split, cands[].pot_left,
     .worst_left, .worst_right, .col,
     .pair_leaf (the two-leaf value leaf(L) + leaf(R)) and the children's creation
-    records .tl, .tr (depth `child_depth`).  Returns how many."""
+    records .tl, .tr (depth `child_depth`).  Returns how many, or -1 when the
+    search is stopped, before or during the scan (`scan_stopped`): the valid splits are then incomplete, so the caller must leave
+    the node as it was (no leaf settled, no bound raised)."""
     cdef int nw = c.sp.nw
     cdef int K = c.sp.K
     cdef int i, k, col, prev_col = -1, nvalid = 0
@@ -384,8 +387,16 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     cdef int64_t eX = marked_rows(c, X)
     cdef uint64_t hl
     cdef double exl, exr
+    cdef double next_signal = fst_now() + 0.1
+    # the poll's period in candidates: every one when a candidate's leaf losses
+    # alone take thousands of operations (many classes), else every 64th
+    cdef int poll_mask = 0 if <int64_t> K * c.sp.n_pcols > 4096 else 63
+    if c.lim.stop != RUNNING and c.lim.stop != STOP_SWITCH:
+        return -1           # already stopped: no scan
     one_column[0] = True
     for i in range(ncand):
+        if (i & poll_mask) == poll_mask and scan_stopped(c, &next_signal):
+            return -1
         s = cand[i]
         S = split_row_bulk(&c.sp, s)
         col = c.sp.split_col[s]

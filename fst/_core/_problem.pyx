@@ -273,9 +273,20 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=Tr
     # mincost[y] + sum over the mixed groups inside X of their excess
     #   excess(g) = min_k sum_{i in g} cost[y_i, k] - sum_{i in g} mincost[y_i] >= 0,
     # carried by one representative row per mixed group (its first row).
-    counts = np.zeros((pr.n_groups, n_classes))
-    np.add.at(counts, (pr.group, pr.y), 1.0)
-    excess = (counts @ cost).min(axis=1) - counts @ pr.mincost
+    # A group of one class has no excess (its label's own cost is its least), so
+    # the class counts are formed for the mixed groups only: memory and time
+    # stay linear in the rows whatever the number of classes.
+    pair = np.unique(pr.group.astype(np.int64) * n_classes + pr.y)
+    n_labels = np.bincount(pair // n_classes, minlength=pr.n_groups)
+    mixed = n_labels > 1
+    excess = np.zeros(pr.n_groups)
+    if mixed.any():
+        slot = np.full(pr.n_groups, -1, dtype=np.int64)
+        slot[mixed] = np.arange(int(mixed.sum()))
+        in_mixed = slot[pr.group] >= 0
+        counts = np.zeros((int(mixed.sum()), n_classes))
+        np.add.at(counts, (slot[pr.group[in_mixed]], pr.y[in_mixed]), 1.0)
+        excess[mixed] = (counts @ cost).min(axis=1) - counts @ pr.mincost
     # first row of each group, and each row's position among its group's rows
     # (a group mixing labels spans one run of rows per label)
     first = np.zeros(n, dtype=bool)
@@ -284,7 +295,6 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=Tr
     pos = np.empty(n, dtype=np.int64)
     pos[by_group] = np.arange(n) - np.searchsorted(pr.group[by_group],
                                                    pr.group[by_group], side="left")
-    mixed = (counts > 0).sum(axis=1) > 1
     rep = first & mixed[pr.group]
     pr.rep_rows = np.ascontiguousarray(_pack_rows(rep[None, :], nw)[0])
     pr.row_excess = np.ascontiguousarray(np.where(rep, excess[pr.group], 0.0))
@@ -312,6 +322,13 @@ def distinct_columns(cost):
     unchanged; a weighted fit (one class per (class, sample weight) pair) has one
     column per label repeated for each pair, and tries each label once."""
     cost = np.asarray(cost, dtype=np.float64)
+    if cost.shape[1] > 64:
+        # many labels: np.unique over the columns' bytes (+ 0.0 makes -0.0 and
+        # 0.0 one value), each distinct column's first label
+        cols = np.ascontiguousarray(cost.T + 0.0)
+        _, first = np.unique(cols.view(np.dtype((np.void, cols.shape[1] * 8))).ravel(),
+                             return_index=True)
+        return np.ascontiguousarray(np.sort(first), dtype=np.int32)
     # Columns compared as tuples of floats (equal floats, equal hashes): a dict
     # keeps each distinct column's first label, in label order.  Cheaper than
     # np.unique over rows on the small matrices of a fit (2 to 64 columns).

@@ -97,6 +97,9 @@ cdef void _seed_grow(Ctx* c, SeedFrame* f) noexcept nogil:
     class_counts(c, f.X, nd.count, f.cnt)
     f.nvalid = gather_valid(c, f.X, nd.count, f.cnt, child_depth, f.cand, f.ncand,
                             f.valid, f.cands, &one_column)
+    if f.nvalid < 0:
+        f.nvalid = 0            # stopped during the scan: the node stays a leaf here
+        return
     v = nd.leaf
     for i in range(f.nvalid):
         if f.cands[i].pair_leaf < v:

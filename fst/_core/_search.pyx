@@ -213,6 +213,10 @@ cdef void _expand_begin(Ctx* c, Frame* f) noexcept nogil:
     class_counts(c, f.X, nd.count, f.cnt)
     f.nvalid = gather_valid(c, f.X, nd.count, f.cnt, child_depth, f.cand, f.ncand,
                             f.valid, f.cands, &one_column)
+    if f.nvalid < 0:
+        # stopped during the scan: the node stays as it was
+        f.nvalid = 0
+        return
     c.work += 20000 + <int64_t> (f.ncand + 4 * f.nvalid) * c.sp.nw
     if f.nvalid == 0:
         # Leaf support: no supported split, so the best tree is a leaf.
@@ -526,12 +530,15 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
         class_counts(c, X, nd.count, cnt)
         nvalid = gather_valid(c, X, nd.count, cnt, child_depth, all_splits, n_all, valid,
                               cands, &one_column)
+        if nvalid < 0:
+            nvalid = 0          # stopped during the scan
+            found = -3
         for i in range(nvalid):
             cands[i].split = valid[i]
             cands[i].dropped = 0
             cands[i].left = find_child(c, nid, X, valid[i], False, &cands[i].tl)
             cands[i].right = find_child(c, nid, X, valid[i], True, &cands[i].tr)
-        if (c.cfg.rules & RULE_PAIRS) and child_depth != 0:
+        if found >= 0 and (c.cfg.rules & RULE_PAIRS) and child_depth != 0:
             # at the root, the root's larger stage (one complete stage values
             # every child there): its bounds spare most children a search
             cap_node = c.cfg.pair_cap
