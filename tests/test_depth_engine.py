@@ -162,8 +162,8 @@ def test_engine_agrees_with_the_bitset_search():
     """On a continuous problem too large for brute force, both searches certify
     the same optimum at depth 2 and 3."""
     rng = np.random.default_rng(7)
-    X = rng.normal(size=(300, 4))
-    y = (X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=300) > 0.4).astype(int)
+    X = rng.normal(size=(200, 4))
+    y = (X[:, 0] + 0.5 * X[:, 1] ** 2 + 0.3 * rng.normal(size=200) > 0.4).astype(int)
     for depth in (2, 3):
         for lam in (0.0, 0.01):
             a = _fit(X, y, None, lam, depth)

@@ -212,7 +212,7 @@ def test_bits_filled_on_first_use_hold_the_rows_of_each_threshold():
     from fst._core._config import make_config
     from fst._core._solver import Search
 
-    for n, depth, lam in ((600, 2, 0.01), (600, 3, 0.01), (200, -1, 0.05)):
+    for n, depth, lam in ((600, 2, 0.01), (300, 3, 0.01), (200, -1, 0.05)):
         X, y = _continuous(n, 4, 7)
         eager = build_problem(X, y, 2, UNIT)
         lazy = build_problem(X, y, 2, UNIT, fill=False)

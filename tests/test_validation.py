@@ -78,9 +78,9 @@ def test_time_limit_zero_says_how_to_ask_for_no_limit():
 
 
 @pytest.mark.parametrize("given, expected", [
-    (8e8, 800_000_000), (800_000_000, 800_000_000), ("2GB", 2_000_000_000),
-    ("1.5 GiB", 3 * 2**29), ("512MB", 512_000_000), ("800000000", 800_000_000),
-    ("64gib", 64 * 2**30), (1e9 + 0.5, 1_000_000_000),
+    (8e9, 8_000_000_000), (8_000_000_000, 8_000_000_000), ("20GB", 20_000_000_000),
+    ("4.5 GiB", 9 * 2**29), ("5120MB", 5_120_000_000), ("8000000000", 8_000_000_000),
+    ("64gib", 64 * 2**30), (1e10 + 0.5, 10_000_000_000),
 ])
 def test_memory_limit_takes_floats_and_strings(given, expected):
     clf = FastSmallTreeClassifier(regularization=0.1, memory_limit=given).fit(X, y)
