@@ -33,7 +33,7 @@ cdef struct Rows:
     int32_t* gi              # (threads, 3 n) scratch: a column's ranks, classes
                              # and sides in its order, one block a thread
     double* gw               # (threads, n) scratch: ... and weights (weighted)
-    int64_t* gc              # (threads, 4 K) scratch: the pass's whole-row counts
+    int64_t* gc              # (threads, 5 K) scratch: the pass's whole-row counts
 
 cdef int rows_pass_init(Rows* R, int n_threads) noexcept nogil
 cdef void rows_pass_free(Rows* R) noexcept nogil

@@ -31,7 +31,7 @@ cdef int rows_pass_init(Rows* R, int n_threads) noexcept nogil:
     R.maxcost = <double*> malloc(K * sizeof(double) + 8)
     R.gi = <int32_t*> malloc(n_threads * 3 * n * sizeof(int32_t) + 4)
     R.gw = <double*> malloc(n_threads * n * sizeof(double) + 8) if R.weighted else NULL
-    R.gc = <int64_t*> malloc(n_threads * 4 * K * sizeof(int64_t) + 8)
+    R.gc = <int64_t*> malloc(n_threads * 5 * K * sizeof(int64_t) + 8)
     if R.maxcost == NULL or R.gi == NULL or R.gc == NULL or (R.weighted and R.gw == NULL):
         return -1
     for c in range(K):
@@ -104,7 +104,7 @@ cdef void rows_column_scan(const Rows* R, const int32_t* lst, const int32_t* rnk
             ntot[sd] = 0        # not scanned
     column_pass(&R.ps, rk, yk, wk, sk if side != NULL else NULL, 1, <int> m,
                 2 if side != NULL else 1, tot, ntot, lowest, 0, scratch,
-                R.gc + <int64_t> tid * 4 * K, best, arg, NULL)
+                R.gc + <int64_t> tid * 5 * K, best, arg, NULL)
     for sd in range(2):
         rs = res + sd * (3 + K)
         rs[0] = 0.0

@@ -37,7 +37,7 @@ cdef struct DLevel:
     int32_t* carg       # 16 p: ... and that split
     double* ccnt        # (3 K + 8) p: each column's pass scratch (`column_pass`;
                         # threads each their column's, the serial pass column 0's)
-    int64_t* cwc        # (4 K + 8) p: ... and its whole-row counts
+    int64_t* cwc        # (5 K + 8) p: ... and its whole-row counts
     double* cshared     # 2: each side's best over the columns (threads)
 
 

@@ -282,7 +282,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                     _weights(&e.sp, L, u, m),
                     L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
                     tot, ntot, lowest, sp.col_start[u], L.ccnt + <int64_t> u * (3 * K + 8),
-                    L.cwc + <int64_t> u * (4 * K + 8), L.cbest + 8 * u, L.carg + 16 * u,
+                    L.cwc + <int64_t> u * (5 * K + 8), L.cbest + 8 * u, L.carg + 16 * u,
                     L.cshared)
     e.sweeps += sp.p
     for u in range(sp.p):

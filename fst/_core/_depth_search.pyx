@@ -284,7 +284,7 @@ cdef class DepthSearch:
         L.carg = <int32_t*> malloc(16 * max(p, 1) * sizeof(int32_t))
         # each column's counts a cache line apart: threads never share one
         L.ccnt = <double*> calloc(max(p, 1) * (3 * K + 8), sizeof(double))
-        L.cwc = <int64_t*> calloc(max(p, 1) * (4 * K + 8), sizeof(int64_t))
+        L.cwc = <int64_t*> calloc(max(p, 1) * (5 * K + 8), sizeof(int64_t))
         L.cshared = <double*> calloc(16, sizeof(double))
         if (L.rk == NULL or L.yk == NULL or L.cbest == NULL or L.carg == NULL
                 or L.ccnt == NULL or L.cwc == NULL or L.cshared == NULL):

@@ -114,7 +114,7 @@ def fixed_bytes(int64_t n, int64_t p, cart_k, int64_t capacity, int n_classes,
     total += (n + 1) * 8 + (K * K + K) * 8 + 11 * K * 8       # xlogx, costs, counts
     total += p * 2 * (3 + K) * 8 + n_threads * 3 * K * 8 + 16
     # the depth-one pass's gather buffers and counts (`_cart.rows_pass_init`)
-    total += K * 8 + n_threads * (3 * n * 4 + n * 8 + 4 * K * 8) + 32
+    total += K * 8 + n_threads * (3 * n * 4 + n * 8 + 5 * K * 8) + 32
     while ts < 2 * capacity:
         ts *= 2
     total += capacity * (sizeof(Node) + nw * 8) + ts * 8 + nw * 8 + 8   # the store

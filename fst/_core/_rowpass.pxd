@@ -49,7 +49,15 @@ cdef struct DSpace:
                                # much support (`split_supported`)
 
 
-cdef inline double leaf_loss(const DSpace* sp, const double* c, int64_t m) noexcept nogil:
+# Class counts as whole rows (int64_t: the depth-one pass without row weights)
+# or sums of weights (double); a whole count converts to a double exactly, so
+# both forms give the same losses to the last bit.
+ctypedef fused count_t:
+    int64_t
+    double
+
+
+cdef inline double leaf_loss(const DSpace* sp, const count_t* c, int64_t m) noexcept nogil:
     """Least total cost of labelling rows with class sums c (m rows; the sums are
     whole rows without weights) by one label: min_j sum_k c_k C[k, j]; under a
     unit cost, (m - max_k c_k) * unit, from whole rows so that equal losses are
@@ -71,7 +79,7 @@ cdef inline double leaf_loss(const DSpace* sp, const double* c, int64_t m) noexc
     return best
 
 
-cdef inline double class_sum(const DSpace* sp, const double* c,
+cdef inline double class_sum(const DSpace* sp, const count_t* c,
                              const double* per_row) noexcept nogil:
     """sum_k c_k per_row[k]: with mincost, the loss floor (every row costs at least
     its class's least cost); with maxcost, worst(S) (every row at its largest)."""
@@ -218,6 +226,7 @@ cdef inline bint _value_threshold(const DSpace* sp, int s, const int64_t* wc,
     cdef int K = sp.K
     cdef int k
     cdef double* rc = ic + 2 * K
+    cdef int64_t* wrc = wc + 4 * K
     cdef double v, ll, lr, ref, u = sp.unit
     cdef int64_t ml, mr
     seen[s] = nn[s]
@@ -238,10 +247,18 @@ cdef inline bint _value_threshold(const DSpace* sp, int s, const int64_t* wc,
                 leaf_support(nn[s] * u, ll),
                 leaf_support((ntot[s] - nn[s]) * u, lr), sp.sup_lam):
             v = INF         # a leaf of too little support: never optimal
+    elif whole:
+        # whole rows in integers, the right side's too (wc's last K)
+        for k in range(K):
+            wrc[k] = tw[s * K + k] - wc[s * K + k]
+        ll = leaf_loss(sp, wc + s * K, nn[s])
+        lr = leaf_loss(sp, wrc, ntot[s] - nn[s])
+        v = ll + lr + 2.0 * sp.lam
+        if sp.sup_lam > 0.0 and not split_supported(
+                leaf_support(class_sum(sp, wc + s * K, sp.maxcost), ll),
+                leaf_support(class_sum(sp, wrc, sp.maxcost), lr), sp.sup_lam):
+            v = INF         # a leaf of too little support: never optimal
     else:
-        if whole:
-            for k in range(K):
-                ic[s * K + k] = wc[s * K + k]
         for k in range(K):
             rc[k] = tot[s * K + k] - ic[s * K + k]
         ll = leaf_loss(sp, ic + s * K, nn[s])
@@ -279,7 +296,7 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
     (base + the rank of its last row sent left).  With two sides a row is on
     side 1 when pos[i] >= t; side s holds ntot[s] rows of class sums
     tot[s * K ...], and is not scanned when it has fewer than two rows or its
-    best is already at lowest[s].  ic (3 K) and wc (4 K) are scratch:
+    best is already at lowest[s].  ic (3 K) and wc (5 K) are scratch:
     each side's left class sums, in whole rows where there are no weights; `shared` (threads, or
     NULL) holds each side's best over every column so far, which the moved-rows
     bound may measure against: a threshold it skips is worse than a real split
@@ -292,7 +309,7 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
     not lower its value below the best (`rows_moved_bound`)."""
     cdef int K = sp.K
     cdef int s, k, i
-    cdef int64_t* tw = wc + 2 * K   # a unit cost: each side's whole rows a class
+    cdef int64_t* tw = wc + 2 * K   # without weights: each side's whole rows a class
     cdef int64_t nn[2]
     cdef int32_t prev[2]
     cdef int64_t seen[2]
@@ -314,7 +331,8 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
         _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,
                            done, best, arg, shared)
         return
-    if u > 0.0:
+    if wk == NULL:
+        # whole rows: each side's counts in integers
         for k in range(nsides * K):
             tw[k] = <int64_t> tot[k]
     # two loops, the one without weights counting whole rows in integers (an
