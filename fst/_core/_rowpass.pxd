@@ -211,7 +211,27 @@ cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const i
         prev[s] = rk[i]
 
 
-cdef inline bint _value_threshold(const DSpace* sp, int s, const int64_t* wc,
+cdef inline double _two_leaves(const DSpace* sp, const count_t* left,
+                               const count_t* total, count_t* right, int64_t nl,
+                               int64_t nr) noexcept nogil:
+    """The value of a split whose left side has class counts `left` (nl rows)
+    out of `total`, its right side the rest (written to `right`, nr rows): the
+    two leaves' losses and 2 lam, INF when a leaf has too little support to be
+    optimal (`split_supported`)."""
+    cdef int k
+    cdef double ll, lr
+    for k in range(sp.K):
+        right[k] = total[k] - left[k]
+    ll = leaf_loss(sp, left, nl)
+    lr = leaf_loss(sp, right, nr)
+    if sp.sup_lam > 0.0 and not split_supported(
+            leaf_support(class_sum(sp, left, sp.maxcost), ll),
+            leaf_support(class_sum(sp, right, sp.maxcost), lr), sp.sup_lam):
+        return INF          # a leaf of too little support: never optimal
+    return ll + lr + 2.0 * sp.lam
+
+
+cdef inline bint _value_threshold(const DSpace* sp, int s, int64_t* wc,
                                   const int64_t* tw, double* ic, bint whole,
                                   const double* tot, const int64_t* ntot,
                                   const int64_t* nn, int64_t* seen, double* need,
@@ -249,25 +269,9 @@ cdef inline bint _value_threshold(const DSpace* sp, int s, const int64_t* wc,
             v = INF         # a leaf of too little support: never optimal
     elif whole:
         # whole rows in integers, the right side's too (wc's last K)
-        for k in range(K):
-            wrc[k] = tw[s * K + k] - wc[s * K + k]
-        ll = leaf_loss(sp, wc + s * K, nn[s])
-        lr = leaf_loss(sp, wrc, ntot[s] - nn[s])
-        v = ll + lr + 2.0 * sp.lam
-        if sp.sup_lam > 0.0 and not split_supported(
-                leaf_support(class_sum(sp, wc + s * K, sp.maxcost), ll),
-                leaf_support(class_sum(sp, wrc, sp.maxcost), lr), sp.sup_lam):
-            v = INF         # a leaf of too little support: never optimal
+        v = _two_leaves(sp, wc + s * K, tw + s * K, wrc, nn[s], ntot[s] - nn[s])
     else:
-        for k in range(K):
-            rc[k] = tot[s * K + k] - ic[s * K + k]
-        ll = leaf_loss(sp, ic + s * K, nn[s])
-        lr = leaf_loss(sp, rc, ntot[s] - nn[s])
-        v = ll + lr + 2.0 * sp.lam
-        if sp.sup_lam > 0.0 and not split_supported(
-                leaf_support(class_sum(sp, ic + s * K, sp.maxcost), ll),
-                leaf_support(class_sum(sp, rc, sp.maxcost), lr), sp.sup_lam):
-            v = INF         # a leaf of too little support: never optimal
+        v = _two_leaves(sp, ic + s * K, tot + s * K, rc, nn[s], ntot[s] - nn[s])
     if v < best[s] - TOL:
         best[s] = v
         arg[s] = split
