@@ -69,6 +69,12 @@ def _load_csv(path, target=None, sep=","):
     return X, y, names
 
 
+def _print_warnings(caught):
+    """The warnings a fit gave, one line each on stderr, after its output."""
+    for w in caught:
+        print(f"warning: {w.message}", file=sys.stderr)
+
+
 def main(argv=None):
     try:
         return _main(argv)
@@ -234,8 +240,7 @@ def _main(argv):
         import joblib
         joblib.dump(model, args.save)
         print(f"saved       {args.save}")
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
+    _print_warnings(caught)
     return 0
 
 
@@ -252,8 +257,7 @@ def _path(args, X, y, time_limit):
         except ValueError as exc:
             raise CommandError(str(exc)) from None
     print(path)
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
+    _print_warnings(caught)
     return 0
 
 
@@ -271,8 +275,7 @@ def _dpdt(args, X, y, names, source, time_limit):
     print(clf.summary(feature_names=names))
     print(f"time        {seconds:.3f} s  ({clf.n_states_} states, "
           f"{clf.mdp_stats_['states_saved']} saved by sharing)")
-    for w in caught:
-        print(f"warning: {w.message}", file=sys.stderr)
+    _print_warnings(caught)
     return 0
 
 

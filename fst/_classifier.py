@@ -333,7 +333,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         for the fits of a path or cross-validation, which report their stops
         once themselves and may run in threads, where catching warnings is not
         safe)."""
-        if getattr(self, "_report_stops", True) is False:
+        if not getattr(self, "_report_stops", True):
             return
         if space.max_splits is not None:
             warnings.warn(

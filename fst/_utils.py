@@ -18,8 +18,8 @@ from sklearn.utils.validation import _check_sample_weight, check_is_fitted, vali
 SHARED_CONSTRAINTS = {
     "cost_matrix": ["array-like", None],
     "class_weight": [dict, StrOptions({"balanced"}), None],
-    # an integer >= 1 or None, as sklearn's trees take it (a single leaf is
-    # max_depth=1 with nothing to split, not max_depth=0)
+    # an integer >= 1 or None, as sklearn's trees take it (depth 0 would allow
+    # the single leaf alone, which a large regularization gives anyway)
     "max_depth": [Interval(numbers.Integral, 1, None, closed="left"), None],
     # seconds; 0 is refused by check_shared_params with the way to say "no limit"
     "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
