@@ -69,6 +69,7 @@ cdef extern from *:
 cdef struct Stats:
     int64_t expansions       # nodes expanded (frames opened)
     int64_t pair_stages      # pair-count kernels run
+    int64_t pair_skipped     # pair stages not run: they would pass the memory limit
     int64_t passes           # budget passes at a root (deepening and ladder rungs)
     int64_t transfers        # child bounds raised by the two-leaf transfer
     int64_t pair_rows        # rows of pair stages valued

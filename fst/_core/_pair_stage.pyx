@@ -25,7 +25,7 @@ from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, TOL, INF
 from ._bitset cimport bs_count, bs_and, bs_andnot
 from ._memo cimport Node
 from ._problem cimport split_row, split_row_bulk
-from ._limits cimport RUNNING, STOP_TIME, STOP_MEMORY, fst_now
+from ._limits cimport RUNNING, STOP_TIME, STOP_MEMORY, fst_now, limits_rss
 from ._config cimport RULE_TRANSFER, STRATEGY_COMPACT
 from ._context cimport Ctx, Cand, cand_node
 from ._bounds cimport (capacity_unit, split_bound, split_not_worth, record_pair_values,
@@ -109,10 +109,13 @@ cdef int expand_pairs(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 free(prows)
                 return -1
         else:
-            c.st.pair_rows += npr
-            if pair_stage(c, X, cnt, valid, nvalid, cands, prows, npr) < 0:
+            k = pair_stage(c, X, cnt, valid, nvalid, cands, prows, npr)
+            if k < 0:
                 free(prows)
                 return -1
+            if k == 0:
+                npr = 0     # not run (`pair_open`): no children to keep
+            c.st.pair_rows += npr
         if c.sp.K > 2 or <int64_t> nvalid * nw >= c.cfg.keep_pair_words:
             # An expensive stage (per child, nvalid * nw words counted, or values
             # over three or more classes) keeps its children: valuing them again
@@ -198,13 +201,39 @@ cdef void pair_close(PairStage* ps) noexcept nogil:
     memset(ps, 0, sizeof(PairStage))
 
 
+cdef int64_t _stage_bytes(int m, int K, int nwc, int64_t chunk) noexcept nogil:
+    """The bytes a pair stage over m valid splits of K classes in nwc words
+    writes: the splits' rows (XS, and as much again transposed for the kernels
+    of three or more classes), the counts of a chunk of rows (A), the splits'
+    class counts (cl, cli) and the per-row scratch."""
+    cdef int64_t xs = <int64_t> m * nwc * sizeof(word_t)
+    if K > 2:
+        xs *= 2
+    return (xs + chunk * m * K * sizeof(int32_t) + <int64_t> m * K * (sizeof(double) + sizeof(int32_t))
+            + chunk * (K * sizeof(double) + 6 * sizeof(double)) + <int64_t> (K + 2) * nwc * sizeof(word_t))
+
+
+cdef bint _stage_fits(Ctx* c, int64_t nbytes) noexcept nogil:
+    """Whether a stage of nbytes keeps the process within the memory limit (always,
+    without one).  At the root of a fit of many rows the stage's splits take as
+    much as the split space itself; a stage that would not fit is not run, which
+    is sound as any stage left out is (module notes): the children keep their
+    bounds and are expanded as they come.  The search stops at the limit only
+    where its own store reaches it."""
+    cdef long long rss
+    if c.lim.memory_limit <= 0:
+        return True
+    rss = limits_rss(&c.lim)
+    return rss < 0 or rss + nbytes <= c.lim.memory_limit
+
+
 cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_rows,
                    bint rounds, PairStage* ps) noexcept nogil:
     """Set up the pair stage at node X for up to n_rows rows against the m valid
     splits; for a stage in rounds, the splits are transposed here once, when
     n_rows reaches TRANSPOSE_ROWS (otherwise `pair_counts` decides at each
-    count).  Returns 1, 0 when there is nothing to count, -1 on no memory (then
-    `pair_close`)."""
+    count).  Returns 1; 0 when there is nothing to count or the stage would pass
+    the memory limit (`_stage_fits`); -1 on no memory (then `pair_close`)."""
     cdef int K = c.sp.K
     cdef int nw = c.sp.nw
     cdef int i, k, nwc
@@ -229,6 +258,9 @@ cdef int pair_open(Ctx* c, const word_t* X, const int32_t* valid, int m, int n_r
     if not compact:
         nwc = nw
     ps.nwc = nwc
+    if not _stage_fits(c, _stage_bytes(m, K, nwc, ps.chunk)):
+        c.st.pair_skipped += 1
+        return 0
     ps.XS = <word_t*> malloc(<int64_t> m * nwc * sizeof(word_t))
     ps.XC = <word_t*> malloc((<int64_t> K * nwc + 1) * sizeof(word_t))
     ps.A = <int32_t*> malloc(ps.chunk * m * K * sizeof(int32_t))
@@ -376,15 +408,19 @@ cdef int pair_stage(Ctx* c, const word_t* X, const double* cnt, const int32_t* v
     exact best two-leaf tree (installed as its incumbent, a real tree), its pair
     values g2, g3 and its bound raised to min(g1, g2, g3, g4).  Every value uses
     only splits valid at X: an optimal tree uses only splits valid where it stands,
-    and validity at a child implies validity at X.  Returns -1 on a memory stop."""
+    and validity at a child implies validity at X.  Returns 1 when it ran, 0 when
+    there was nothing to run or it would pass the memory limit (`pair_open`), -1
+    on a stop."""
     cdef PairStage ps
     cdef int ret = pair_open(c, X, valid, m, n_rows, False, &ps)
     if ret > 0:
         ret = pair_run(c, &ps, X, cnt, valid, m, cands, rows, n_rows)
+        if ret == 0:
+            ret = 1
     elif ret < 0 and c.lim.stop == RUNNING:
         c.lim.stop = STOP_MEMORY
     pair_close(&ps)
-    return ret if ret < 0 else 0
+    return ret
 
 
 

@@ -576,6 +576,7 @@ cdef class Search:
                 "memo_bytes": int(memo_bytes(&c.memo)),
                 "memo_capacity": int(c.memo.cap_nodes),
                 "pair_stages": int(st.pair_stages),
+                "pair_stages_skipped": int(st.pair_skipped),  # past the memory limit
                 "root_passes": int(st.passes),
                 "open_levels": int(c.n_frames),
                 "transfers": int(st.transfers),
