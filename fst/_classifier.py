@@ -10,8 +10,8 @@ from sklearn.utils.validation import check_is_fitted
 from ._core._limits import STATUS_NAMES, clock
 from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
-from ._utils import (NativeTreeMixin, check_shared_params, fit_params, prepare_fit,
-                     resolve_memory_limit, shared_constraints)
+from ._utils import (NativeTreeMixin, check_shared_params, fit_params, obeys_min_leaf,
+                     prepare_fit, resolve_memory_limit, shared_constraints)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -65,6 +65,16 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         (memory linear in rows x columns) and searches every threshold; a
         stopped fit returns at least CART's tree of that depth, and after a
         time stop at least DPDT's (grown in the last tenth of ``time_limit``).
+    min_samples_leaf : int >= 1 or float in (0, 1), default=1
+        The rows every leaf must hold, as in scikit-learn's trees: the optimum
+        is then the best tree among those whose every leaf holds that many
+        training rows (exact, and certified as without it). A float is a
+        fraction of the rows, ``ceil(min_samples_leaf * n_rows)``. Rows are
+        counted whatever their ``sample_weight`` (as scikit-learn's
+        ``min_samples_leaf`` does), but rows of weight 0 are left out of the
+        fit and so never count. The search runs without the rules that carry
+        bounds between nested row sets, which the constraint breaks, so such a
+        fit can take longer than the unconstrained one.
     time_limit : float > 0 or None, default=60.0
         Seconds of the whole fit (preparation, search and export). On expiry
         the best tree found is returned with ``optimal_ = False``, its
@@ -163,17 +173,18 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
 
     _parameter_constraints = {
         "regularization": [Interval(numbers.Real, 0, None, closed="left")],
-        **shared_constraints("cost_matrix", "class_weight", "max_depth", "time_limit",
-                             "memory_limit", "n_jobs", "verbose"),
+        **shared_constraints("cost_matrix", "class_weight", "max_depth", "min_samples_leaf",
+                             "time_limit", "memory_limit", "n_jobs", "verbose"),
     }
 
     def __init__(self, regularization=0.05, *, cost_matrix=None, class_weight=None,
-                 max_depth=None, time_limit=60.0, memory_limit="auto", n_jobs=1,
-                 verbose=0):
+                 max_depth=None, min_samples_leaf=1, time_limit=60.0, memory_limit="auto",
+                 n_jobs=1, verbose=0):
         self.regularization = regularization
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
         self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
         self.time_limit = time_limit
         self.memory_limit = memory_limit
         self.n_jobs = n_jobs
@@ -259,7 +270,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
                  else feature_names)
         head = [
             f"FastSmallTreeClassifier(regularization={self.regularization:g}"
-            + ("" if self.max_depth is None else f", max_depth={self.max_depth}") + ")",
+            + ("" if self.max_depth is None else f", max_depth={self.max_depth}")
+            + ("" if self.min_samples_leaf == 1
+               else f", min_samples_leaf={self.min_samples_leaf}") + ")",
             f"  status     {self.status_}"
             + ("  (certified optimal)" if self.optimal_ else "  (not certified)"),
             f"  objective  {self.objective_:.6g}  = loss "
@@ -279,6 +292,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         return self.summary()
 
     def _keep_if_better(self, data, lam, est, name):
+        rows = slice(None) if data.row_weight is None else data.row_weight > 0
+        if not obeys_min_leaf(est, data.X, rows, self.search_stats_["min_leaf"]):
+            return      # a fallback grown elsewhere with a leaf below min_samples_leaf
         objective = self._score_objective(data, lam, est)
         if objective < self.objective_ - 1e-12:
             self.estimator_ = est

@@ -104,6 +104,7 @@ class EngineSearch:
         self._memory_limit = int(config["memory_limit"] or 0)
         self._n_threads = int(config["n_threads"])
         self._work_limit = int(config["work_limit"] or 0)
+        self._min_leaf = int(config.get("min_leaf", 1))
         self._first = min(2, self.max_depth) if deepen else self.max_depth
         self._s = None
         self._depth = 0
@@ -126,7 +127,7 @@ class EngineSearch:
         return DepthSearch(*self._args, depth, self._rules, time_limit,
                            self._memory_limit, self._n_threads,
                            final_depth=depth if self.unlimited else self.max_depth,
-                           work_limit=work, weight=self._weight)
+                           work_limit=work, weight=self._weight, min_leaf=self._min_leaf)
 
     def run(self):
         start = time.perf_counter()

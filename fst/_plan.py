@@ -20,6 +20,7 @@ from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._solver import Search
 from ._engine import MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch, engine_space
+from ._utils import min_leaf_rows
 from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
 __all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
@@ -56,10 +57,10 @@ CONTINUOUS_MIN_THRESHOLDS = 8
 # adds its own): the search ('general' or 'depth'), nodes created, expansions
 # (the engine's: root splits valued), the threads and each one's expansions and
 # nodes, seconds, peak resident memory; the plan adds the thresholds of the
-# space and searched, and the memory limit in effect.
+# space and searched, the memory limit in effect and min_samples_leaf in rows.
 COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_per_thread",
                 "nodes_per_thread", "seconds", "peak_rss_bytes", "n_splits",
-                "n_splits_searched", "memory_limit")
+                "n_splits_searched", "memory_limit", "min_leaf")
 
 # The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
 # when the engine stops with a worse one.
@@ -164,11 +165,13 @@ class FitPlan:
 
     def stats(self):
         """The search's statistics with the plan's: thresholds of the full space
-        and searched, the memory limit in effect, and the key check when asked."""
+        and searched, the memory limit in effect, the rows a leaf holds at least
+        (``min_leaf``: min_samples_leaf in rows), and the key check when asked."""
         st = self.search.stats()
         st["n_splits"] = self.space.n_splits
         st["n_splits_searched"] = int(self.space.problem.n_splits)
         st["memory_limit"] = self.config["memory_limit"]
+        st["min_leaf"] = int(self.config["min_leaf"])
         if self._own.get("check_keys", False):
             st["key_check"] = self.search.check_keys()
         return st
@@ -192,10 +195,11 @@ class FitPlan:
         if not self.space.engine or p["max_depth"] is None:
             return
         yield "cart", DecisionTreeClassifier(
-            max_depth=p["max_depth"], class_weight=p["class_weight"],
+            max_depth=p["max_depth"], min_samples_leaf=self.config["min_leaf"],
+            class_weight=p["class_weight"],
             random_state=0).fit(X, y, sample_weight=sample_weight)
-        if status != "time_limit" or p["time_limit"] is None:
-            return
+        if status != "time_limit" or p["time_limit"] is None or self.config["min_leaf"] > 1:
+            return      # (DPDT's trees do not keep min_samples_leaf)
         seconds = self.seconds_left(DPDT_TIME_SHARE)
         if seconds < _LEAST_FALLBACK_SECONDS:
             return
@@ -352,6 +356,7 @@ def _fallback_fit(plan, X, y, sample_weight, seconds):
     p = plan._params
     clf = FastSmallTreeClassifier(
         regularization=plan.config["regularization"], max_depth=FALLBACK_DEPTH,
+        min_samples_leaf=plan.config["min_leaf"],
         cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],
         time_limit=seconds, memory_limit=plan.config["memory_limit"] or None,
         n_jobs=p["n_jobs"])
@@ -386,9 +391,11 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         if started is not None:
             deadline = started + time_limit
             time_limit = max(deadline - clock(), 0.0)
+    min_leaf = min_leaf_rows(params.get("min_samples_leaf", 1), space.n_rows)
     config = make_config(
         overrides,
         regularization=float(params["regularization"]), max_depth=max_depth,
+        min_leaf=min_leaf,
         n_threads=effective_n_threads(params["n_jobs"]),
         time_limit=time_limit, memory_limit=memory_limit,
         # The ladder's end at half the memory limit would make the default

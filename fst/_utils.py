@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 from sklearn.utils import compute_class_weight
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
@@ -21,6 +21,10 @@ SHARED_CONSTRAINTS = {
     # an integer >= 1 or None, as sklearn's trees take it (depth 0 would allow
     # the single leaf alone, which a large regularization gives anyway)
     "max_depth": [Interval(numbers.Integral, 1, None, closed="left"), None],
+    # rows each leaf holds at least: an integer >= 1, or a fraction of the rows
+    # in (0, 1), as sklearn's trees take it (`min_leaf_rows`)
+    "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left"),
+                         Interval(RealNotInt, 0.0, 1.0, closed="neither")],
     # seconds; 0 is refused by check_shared_params with the way to say "no limit"
     "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
     # bytes as a number (8e8 as people type it) or a string ('2GB', '512MiB'),
@@ -32,8 +36,8 @@ SHARED_CONSTRAINTS = {
 
 # The parameters of a FastSmallTreeClassifier fit other than its regularization:
 # what the path and cross-validation forward to each of their fits.
-FIT_PARAMS = ("max_depth", "cost_matrix", "class_weight", "time_limit", "memory_limit",
-              "n_jobs")
+FIT_PARAMS = ("max_depth", "min_samples_leaf", "cost_matrix", "class_weight", "time_limit",
+              "memory_limit", "n_jobs")
 
 
 def shared_constraints(*names):
@@ -48,6 +52,27 @@ def fit_params(source, **changes):
     out = {k: get(k) for k in FIT_PARAMS}
     out.update(changes)
     return out
+
+
+def min_leaf_rows(min_samples_leaf, n_rows):
+    """The rows each leaf must hold for a ``min_samples_leaf`` (validated): the
+    integer itself, or ``ceil(fraction * n_rows)`` (at least 1) as sklearn reads
+    a float; n_rows counts the rows of positive weight, the rows the search
+    sees."""
+    if isinstance(min_samples_leaf, numbers.Integral):
+        return int(min_samples_leaf)
+    return max(int(np.ceil(float(min_samples_leaf) * n_rows)), 1)
+
+
+def obeys_min_leaf(tree, X, rows, min_leaf):
+    """Whether every leaf of a fitted sklearn tree holds at least min_leaf of the
+    training rows X[rows] (a fallback tree grown elsewhere, kept only then)."""
+    t = tree.tree_
+    if min_leaf <= 1 or t.node_count == 1:
+        return True     # (the root alone is a tree whatever its rows)
+    leaves = np.flatnonzero(t.children_left == -1)
+    counts = np.bincount(tree.apply(X[rows]), minlength=t.node_count)
+    return bool(np.all(counts[leaves] >= min_leaf))
 
 
 def check_shared_params(est):

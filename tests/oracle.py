@@ -42,23 +42,26 @@ def _masks_and_leaf(X, y, cost, weights=None):
     return masks, leaf
 
 
-def optimal_objective(X, y, cost, lam, max_depth=None, weights=None):
+def optimal_objective(X, y, cost, lam, max_depth=None, weights=None, min_leaf=1):
     """The optimal objective loss/n + lam * leaves by exhaustive enumeration.
 
     `y` holds class indices, `cost[c, k]` the cost of predicting k for class c;
     `weights` (optional) weighs each row's cost, and the loss is then divided by
-    their sum."""
-    return optimal_fewest_leaves(X, y, cost, lam, max_depth, weights)[0]
+    their sum; every leaf holds at least `min_leaf` rows of positive weight."""
+    return optimal_fewest_leaves(X, y, cost, lam, max_depth, weights, min_leaf=min_leaf)[0]
 
 
-def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-9):
+def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-9,
+                          min_leaf=1):
     """(the optimal objective, the fewest leaves of a tree reaching it within
     `tol`) by exhaustive enumeration.  In an optimal tree every subtree is
     optimal for its rows, so the fewest leaves of a node's optimal trees is the
     least, over the leaf and the splits whose best trees reach its optimum, of
-    the leaf's one or the sum of both sides' fewest."""
+    the leaf's one or the sum of both sides' fewest.  A split is admitted only
+    when each side holds `min_leaf` rows of positive weight."""
     n = len(y)
     masks, leaf_loss = _masks_and_leaf(X, y, cost, weights)
+    live = sum(1 << i for i in range(n) if weights is None or weights[i] > 0)
     memo = {}
 
     def solve(rows, depth):
@@ -75,6 +78,9 @@ def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-
                 if left == 0 or left == rows or left in seen:
                     continue
                 seen.add(left)
+                if ((left & live).bit_count() < min_leaf
+                        or (rows & ~m & live).bit_count() < min_leaf):
+                    continue
                 lv, ll = solve(left, nd)
                 if lv + lam > best + tol:  # the right side costs at least lam
                     continue

@@ -53,5 +53,6 @@ cdef struct Config:
     int64_t ladder_bytes     # no ladder turns once the store is past this (0: no cap)
     double ladder_gap        # no ladder turns once the root's gap is below this many lam
     int break_contract       # tests: lower the root's bound to the budget after a pass
+    int min_leaf             # rows every leaf holds at least (min_samples_leaf; 1: any)
 
 cdef int config_from_dict(Config* cfg, dict d) except -1

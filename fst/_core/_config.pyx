@@ -20,6 +20,24 @@ STRATEGIES = {"greedy": STRATEGY_GREEDY, "compact": STRATEGY_COMPACT,
 ALL_RULES = RULE_ALL
 ALL_STRATEGIES = STRATEGY_ALL
 
+# The rules a fit under min_samples_leaf > 1 runs without.  The constraint admits
+# a split only where both sides hold min_leaf rows, so the optimum of a set is no
+# longer monotone under inclusion: a tree of a set, applied to a subset, may
+# leave a leaf too small (a subset of exactly min_leaf rows must stay a leaf,
+# where a superset of twice as many may split into two pure leaves).  Every rule
+# that carries a bound or a value from one set to another through that
+# monotonicity is unsound then: the superset bound, the neighbour and interval
+# bounds (exchange, transfer), the pair stage (its best two-leaf trees range over
+# the splits of the parent, and its shapes bound children from supersets), the
+# three-leaf peel and its transfer, and the single-column programme (which
+# segments without the constraint).  The others stay sound, each by an argument
+# that only merges leaves or reroutes rows through a sibling (which grows leaves,
+# so keeps every leaf at min_leaf rows or more) or bounds one set's own trees:
+# the equivalent-points floor, leaf support and capacity, side worth and the
+# leaf budget (`_bounds`).
+MIN_LEAF_RULES_OFF = (RULE_SEGMENT | RULE_SUPERSET | RULE_EXCHANGE | RULE_TRANSFER
+                      | RULE_PAIRS | RULE_PEEL3)
+
 # Word-work (the search's machine-free clock) of the first root pass at the
 # incumbent before the depth ladder and deepening take over, about a second or
 # two here; each rung of the ladder's first turn gets twice as much, and each
@@ -68,6 +86,8 @@ DEFAULTS = {
     # bound is what is left to prove.
     "ladder_gap": 3.0,
     "break_contract": False,
+    # rows every leaf holds at least (the estimator's min_samples_leaf in rows)
+    "min_leaf": 1,
 }
 
 
@@ -106,6 +126,10 @@ def make_config(overrides=None, **params):
     cfg["rules"] = _bits(cfg["rules"], RULES, "rules") & ~_bits(off["rules"], RULES, "rules_off")
     cfg["strategy"] = (_bits(cfg["strategy"], STRATEGIES, "strategy")
                        & ~_bits(off["strategy"], STRATEGIES, "strategy_off"))
+    if int(cfg["min_leaf"]) < 1:
+        raise ValueError(f"min_leaf must be >= 1; got {cfg['min_leaf']!r}")
+    if int(cfg["min_leaf"]) > 1:
+        cfg["rules"] &= ~MIN_LEAF_RULES_OFF
     if cfg["pair_cap_root"] is None:
         cfg["pair_cap_root"] = cfg["pair_cap"] * ROOT_PAIR_SHARE
     if cfg["rung_work"] is None:
@@ -138,5 +162,6 @@ cdef int config_from_dict(Config* cfg, dict d) except -1:
     cfg.rung_work = int(d["rung_work"])
     cfg.ladder_bytes = int(d["ladder_bytes"])
     cfg.ladder_gap = float(d["ladder_gap"])
+    cfg.min_leaf = max(int(d.get("min_leaf", 1)), 1)   # >= 1: an empty side never passes
     cfg.break_contract = 1 if d["break_contract"] else 0
     return 0

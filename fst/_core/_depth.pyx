@@ -527,7 +527,7 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double vs[2]
     while t < m and rk[t] <= k:
         t += 1
-    if t == 0 or t == m:
+    if t == 0 or t == m or t < e.sp.min_leaf or m - t < e.sp.min_leaf:
         return
     if d == 2:
         _positions(e, L, ord, m, u)
@@ -666,6 +666,14 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     else:
         lo = 0
         hi = T - 1
+    # min_samples_leaf: the splits are the thresholds with min_leaf rows on each
+    # side, one run of positions (tpos rises)
+    while lo <= hi and tpos[lo] < sp.min_leaf:
+        lo += 1
+    while hi >= lo and m - tpos[hi] < sp.min_leaf:
+        hi -= 1
+    if lo > hi:
+        return
     if d == 2:
         _positions(e, L, ord, m, u)
     q[0] = lo; q[1] = hi; q[2] = -1; q[3] = -1

@@ -112,6 +112,11 @@ cdef class DepthSearch:
     work_limit : int
         > 0: stop as at the time limit after this many nodes and root
         valuations (a deterministic stop, for tests).
+    weight : array or None
+        Each row's weight (None: each weighs 1).
+    min_leaf : int
+        Rows each leaf holds at least (min_samples_leaf): a split is a threshold
+        with that many rows on each side.
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -132,7 +137,7 @@ cdef class DepthSearch:
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
                   int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
-                  final_depth=None, long long work_limit=0, weight=None):
+                  final_depth=None, long long work_limit=0, weight=None, int min_leaf=1):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
@@ -183,6 +188,7 @@ cdef class DepthSearch:
         # alone (the leaf first), a search that values fewer ties
         self.e.sp.ties = lam > 0
         self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
+        self.e.sp.min_leaf = max(min_leaf, 1)
         off = C[~np.eye(K, dtype=bool)]
         if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
                 and off[0] > 0):

@@ -366,8 +366,9 @@ cdef int install_two_leaf(Ctx* c, node_t child, const word_t* rows, int32_t s,
 cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
                       int child_depth, const int32_t* cand, int ncand, int32_t* valid,
                       Cand* cands, bint* one_column) noexcept nogil:
-    """Valid splits of X among `cand`: separating, one per distinct partition,
-    leaf-supported.  Fills valid[] and, per valid split, cands[].pot_left,
+    """Valid splits of X among `cand`: separating with at least min_leaf rows a
+    side (min_samples_leaf: the problem's own constraint, no rule), one per
+    distinct partition, leaf-supported.  Fills valid[] and, per valid split, cands[].pot_left,
     .worst_left, .worst_right, .col,
     .pair_leaf (the two-leaf value leaf(L) + leaf(R)) and the children's creation
     records .tl, .tr (depth `child_depth`).  Returns how many, or -1 when the
@@ -409,8 +410,8 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
         nl = scan_counts(c, X, eX, S, cnt, cntL, cntR, &hl, &exl, &exr)
         prev_col = col
         prev_cnt = nl
-        if nl == 0 or nl == total:
-            continue
+        if nl < c.cfg.min_leaf or total - nl < c.cfg.min_leaf:
+            continue  # a side of fewer rows than a leaf must hold (or none)
         wL = worst_loss(cntL, K, c.sp.maxcost)
         wR = worst_loss(cntR, K, c.sp.maxcost)
         lossL = leaf_loss(cntL, K, c.sp.cost, c.sp.pcols, c.sp.n_pcols, NULL)

@@ -47,6 +47,8 @@ cdef struct DSpace:
                                # lam > 0; at lam = 0 the least root split id alone
     double sup_lam             # > 0 (RULE_SUPPORT): a side of a split needs this
                                # much support (`split_supported`)
+    int min_leaf               # rows each side of a split holds at least
+                               # (min_samples_leaf; 0 or 1: any)
 
 
 # Class counts as whole rows (int64_t: the depth-one pass without row weights)
@@ -171,7 +173,8 @@ cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const i
         s = (pos[i] >= t) if nsides == 2 else 0
         if done[s]:
             continue
-        if nn[s] >= next_at[s] and rk[i] != prev[s]:
+        if (nn[s] >= next_at[s] and rk[i] != prev[s] and nn[s] >= sp.min_leaf
+                and ntot[s] - nn[s] >= sp.min_leaf):
             e0 = l[2 * s] if l[2 * s] < l[2 * s + 1] else l[2 * s + 1]
             e1 = tc[2 * s] - l[2 * s]
             if tc[2 * s + 1] - l[2 * s + 1] < e1:
@@ -308,7 +311,8 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
 
     Every partition of a side by one split of the column is a prefix of this
     order at a change of rank (split k sends ranks <= k left), so the least over
-    them is the side's best split on the column.  With RULE_EXCHANGE a threshold
+    them is the side's best split on the column; under min_leaf only the
+    prefixes that leave min_leaf rows on each side are splits.  With RULE_EXCHANGE a threshold
     is skipped while the rows that crossed since the side's last valuation could
     not lower its value below the best (`rows_moved_bound`)."""
     cdef int K = sp.K
@@ -347,7 +351,8 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
             s = (pos[i] >= t) if nsides == 2 else 0
             if done[s]:
                 continue
-            if nn[s] > 0 and rk[i] != prev[s] and (
+            if nn[s] > 0 and rk[i] != prev[s] and nn[s] >= sp.min_leaf and (
+                    ntot[s] - nn[s] >= sp.min_leaf) and (
                     not moved_rule
                     or rows_moved_bound(nn[s] - seen[s], sp.pmax) + TOL >= need[s]):
                 if _value_threshold(sp, s, wc, tw, ic, True, tot, ntot, nn, seen, need,
@@ -361,7 +366,8 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
             s = (pos[i] >= t) if nsides == 2 else 0
             if done[s]:
                 continue
-            if nn[s] > 0 and rk[i] != prev[s] and (
+            if nn[s] > 0 and rk[i] != prev[s] and nn[s] >= sp.min_leaf and (
+                    ntot[s] - nn[s] >= sp.min_leaf) and (
                     not moved_rule
                     or rows_moved_bound(nn[s] - seen[s], sp.pmax) + TOL >= need[s]):
                 if _value_threshold(sp, s, wc, tw, ic, False, tot, ntot, nn, seen, need,
