@@ -4,6 +4,7 @@
     fst data.csv                           # the CSV's last column is the label
     fst --dataset car_evaluation --regularization 0.005
     fst data.csv --target label --max-depth 4 --save model.joblib
+    fst data.csv --min-samples-leaf 10     # every leaf holds 10 rows or more
     fst train.csv --test test.csv --cv 5 --lambdas 0.005,0.01,0.02,0.05
     fst data.csv --path 0.005,0.1          # the certified path
     fst --dpdt --max-depth 3               # DPDT: the accuracy/complexity front
@@ -100,6 +101,20 @@ def _time_limit(text):
     return value
 
 
+def _min_samples_leaf(text):
+    """--min-samples-leaf: a whole number >= 1, or a fraction of the rows in (0, 1)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if value >= 1 and value == int(value):
+        return int(value)
+    if 0 < value < 1:
+        return value
+    raise argparse.ArgumentTypeError(
+        f"wants a whole number >= 1 or a fraction in (0, 1), not {text!r}")
+
+
 def _lambdas(text):
     """--lambdas: a comma-separated list of regularizations."""
     try:
@@ -138,6 +153,10 @@ def _parser():
     parser.add_argument("--regularization", "-l", type=float, default=None,
                         help="price of one leaf (default: 0.02)")
     parser.add_argument("--max-depth", type=int, default=None)
+    parser.add_argument("--min-samples-leaf", type=_min_samples_leaf, default=1,
+                        metavar="N",
+                        help="rows every leaf holds at least: a whole number, or a "
+                             "fraction of the rows below 1 (default: 1)")
     parser.add_argument("--time-limit", type=_time_limit, default=60.0,
                         help="seconds a fit, or 'none' for no limit (default: 60)")
     parser.add_argument("--path", metavar="MIN,MAX",
@@ -176,6 +195,8 @@ def _check_options(args):
         raise CommandError("--lambdas applies to --cv")
     if args.cart_depth is not None and not args.dpdt:
         raise CommandError("--cart-depth applies to --dpdt")
+    if args.min_samples_leaf != 1 and args.dpdt:
+        raise CommandError("--min-samples-leaf does not apply to --dpdt")
     for name, value in (("--max-depth", args.max_depth), ("--cart-depth", args.cart_depth)):
         if value is not None and value < 1:
             raise CommandError(f"{name} must be at least 1, not {value}")
@@ -216,7 +237,8 @@ def _main(argv):
         if args.cv:
             model = FastSmallTreeClassifierCV(
                 lambdas=args.lambdas, cv=args.cv, max_depth=args.max_depth,
-                time_limit=time_limit, verbose=1).fit(X, y)
+                min_samples_leaf=args.min_samples_leaf, time_limit=time_limit,
+                verbose=1).fit(X, y)
             clf = model.best_estimator_
             print(f"cross-validation: regularization {model.regularization_:g}, mean "
                   f"accuracy {model.best_score_:.4f} over {args.cv} folds "
@@ -224,7 +246,8 @@ def _main(argv):
         else:
             clf = model = FastSmallTreeClassifier(
                 regularization=0.02 if args.regularization is None else args.regularization,
-                max_depth=args.max_depth, time_limit=time_limit).fit(X, y)
+                max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
+                time_limit=time_limit).fit(X, y)
     seconds = time.perf_counter() - t0
     print(clf.summary(feature_names=names))
     print(f"optimal_    {clf.optimal_}")
@@ -253,7 +276,9 @@ def _path(args, X, y, time_limit):
         warnings.simplefilter("always")
         try:
             path = regularization_path(X, y, lambda_min=lo, lambda_max=hi,
-                                       max_depth=args.max_depth, time_limit=time_limit)
+                                       max_depth=args.max_depth,
+                                       min_samples_leaf=args.min_samples_leaf,
+                                       time_limit=time_limit)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
     print(path)

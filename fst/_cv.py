@@ -42,8 +42,9 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         As for sklearn's GridSearchCV (stratified folds for an int).
     scoring : str, callable or None, default=None
         As for GridSearchCV; None is accuracy.
-    max_depth, cost_matrix, class_weight, memory_limit :
-        As for FastSmallTreeClassifier, for every fit.
+    max_depth, min_samples_leaf, cost_matrix, class_weight, memory_limit :
+        As for FastSmallTreeClassifier, for every fit (a fractional
+        ``min_samples_leaf`` is read on each fit's own rows, as sklearn does).
     time_limit : float > 0 or None, default=60.0
         Seconds for each fit of the paths and of the refit. A stopped fit's tree
         is still scored; ``cv_results_['optimal']`` says whether every fold's
@@ -106,17 +107,18 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         "refit": ["boolean"],
         # the fits' own parameters, as FastSmallTreeClassifier checks them
         **{k: FastSmallTreeClassifier._parameter_constraints[k]
-           for k in ("max_depth", "cost_matrix", "class_weight", "time_limit",
-                     "memory_limit", "n_jobs", "verbose")},
+           for k in ("max_depth", "min_samples_leaf", "cost_matrix", "class_weight",
+                     "time_limit", "memory_limit", "n_jobs", "verbose")},
     }
 
     def __init__(self, lambdas=None, *, cv=5, scoring=None, max_depth=None,
-                 cost_matrix=None, class_weight=None, time_limit=60.0,
+                 min_samples_leaf=1, cost_matrix=None, class_weight=None, time_limit=60.0,
                  memory_limit="auto", n_jobs=None, refit=True, verbose=0):
         self.lambdas = lambdas
         self.cv = cv
         self.scoring = scoring
         self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
         self.time_limit = time_limit

@@ -155,8 +155,8 @@ class RegularizationPath:
 
 
 def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=None,
-                        cost_matrix=None, class_weight=None, sample_weight=None,
-                        time_limit=60.0, memory_limit="auto", n_jobs=1):
+                        min_samples_leaf=1, cost_matrix=None, class_weight=None,
+                        sample_weight=None, time_limit=60.0, memory_limit="auto", n_jobs=1):
     """Every optimal tree for lam in [lambda_min, lambda_max], with the exact
     values of lam where the optimum changes.
 
@@ -179,7 +179,7 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     lambda_max : float, default=None
         The largest; None means the loss of the single leaf, above which the
         single leaf is optimal.
-    max_depth, cost_matrix, class_weight :
+    max_depth, min_samples_leaf, cost_matrix, class_weight :
         As for FastSmallTreeClassifier.
     sample_weight : array-like of shape (n_samples,), default=None
     time_limit : float or None, default=60.0
@@ -209,7 +209,8 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
         raise ValueError(
             "lambda_min=0 needs max_depth: without a depth limit every leaf is free "
             "at lam=0 and the search is unbounded. Set lambda_min > 0 or max_depth.")
-    params = fit_params(dict(max_depth=max_depth, cost_matrix=cost_matrix,
+    params = fit_params(dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                             cost_matrix=cost_matrix,
                              class_weight=class_weight, time_limit=time_limit,
                              memory_limit=memory_limit, n_jobs=n_jobs))
     log = []
