@@ -130,6 +130,7 @@ def test_cli_refuses_options_that_do_not_go_together(tmp_path, capsys):
         ([data, "--cart-depth", "3"], "--cart-depth applies to --dpdt"),
         ([data, "--csv", data], "give the data once"),
         ([data, "--max-depth", "0"], "--max-depth must be at least 1"),
+        ([data, "--dpdt", "--min-samples-leaf", "5"], "--min-samples-leaf does not apply"),
     ]
     for argv, message in cases:
         assert main(argv) == 2, argv
@@ -154,3 +155,24 @@ def test_cli_dpdt_honours_the_time_limit(monkeypatch, capsys):
     assert seen["time_limit"] == 7.5
     out = capsys.readouterr().out
     assert "trees on the front" in out and "alpha from" in out
+
+
+def test_cli_min_samples_leaf(tmp_path, capsys):
+    import pytest
+    data = _iris_csv(tmp_path)
+    assert main([data, "--target", "species", "-l", "0.005", "--min-samples-leaf", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "min_samples_leaf=10)" in out and "optimal_    True" in out
+    assert main([data, "--target", "species", "--path", "0.01,0.1",
+                 "--min-samples-leaf", "0.1"]) == 0
+    from sklearn.datasets import load_iris
+    from fst import regularization_path
+    X, y = load_iris(return_X_y=True)
+    path = regularization_path(X, [f"c{c}" for c in y], lambda_min=0.01, lambda_max=0.1,
+                               min_samples_leaf=0.1)
+    assert str(path) in capsys.readouterr().out
+    for bad in ("0", "1.5", "ten"):
+        with pytest.raises(SystemExit) as exc:
+            main([data, "--min-samples-leaf", bad])
+        assert exc.value.code == 2
+        assert "--min-samples-leaf" in capsys.readouterr().err
