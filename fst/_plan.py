@@ -241,19 +241,38 @@ class LeafBudgetSearch:
         self._time_limit = time_limit
         self._reporter = None
         self._seconds = 0.0
+        self._start = time.perf_counter()
 
     def set_reporter(self, reporter, seconds=5.0):
         self._reporter = (reporter, seconds)
-        self.stage.set_reporter(reporter, seconds)
+        self.stage.set_reporter(self._joined(reporter, self.stage), seconds)
+
+    def _joined(self, reporter, search):
+        """`search`'s progress as the fit's: seconds since the fit's searches
+        began, the bound raised to the greatest any search has proved and the
+        best lowered to the least tree any has found (each holds for every
+        tree), so the lines of one fit never lose ground when it passes from one
+        search to the next."""
+        def report(progress):
+            _, lower, best, work = progress
+            for other in self._searches():
+                if other is search:
+                    continue
+                if other.lower_bound is not None and other.lower_bound > lower:
+                    lower = other.lower_bound
+                if other.upper_bound < best:
+                    best = other.upper_bound
+            reporter((time.perf_counter() - self._start, lower, best, work))
+        return report
 
     def _general(self, seconds):
         g = self._make_general(seconds)
         if self._reporter is not None:
-            g.set_reporter(*self._reporter)
+            g.set_reporter(self._joined(self._reporter[0], g), self._reporter[1])
         return g
 
     def run(self):
-        start = time.perf_counter()
+        start = self._start = time.perf_counter()
         tl = self._time_limit
         if self._probe_first:
             self._probe = self._general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE)

@@ -115,6 +115,33 @@ def test_verbose_progress_lines(monkeypatch, capsys):
     assert "lower bound" not in capsys.readouterr().out
 
 
+def test_progress_lines_hold_their_ground_across_the_searches_of_a_fit(monkeypatch, capsys):
+    """Without max_depth on continuous columns a fit runs the engine by leaf
+    budget, then the general search: the progress lines are the fit's, so their
+    seconds and bounds never fall and their best never rises when the second
+    search starts from its own creation bound."""
+    import re
+
+    from sklearn.datasets import load_breast_cancer
+
+    import fst._classifier as fc
+
+    monkeypatch.setattr(fc, "_PROGRESS_SECONDS", 0.2)
+    X, y = load_breast_cancer(return_X_y=True)
+    clf = FastSmallTreeClassifier(regularization=0.01, time_limit=4, verbose=2)
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    assert clf.search_stats_["engine"] == "general"      # both searches ran
+    lines = re.findall(r"\[fst\] +([0-9.]+) s  lower bound ([0-9.]+)  best ([0-9.]+)",
+                       capsys.readouterr().out)
+    assert len(lines) >= 5
+    seconds, lows, bests = ([float(line[i]) for line in lines] for i in range(3))
+    assert seconds == sorted(seconds)
+    assert lows == sorted(lows)
+    assert bests == sorted(bests, reverse=True)
+    assert lows[-1] <= clf.lower_bound_ + 1e-6
+
+
 @pytest.mark.parametrize("split_bytes", [None, 1 << 30])
 def test_memory_limit_returns_best_tree_with_warning(split_bytes):
     """A limit below the process's size: no room for the split space (None: a
