@@ -107,7 +107,7 @@ def test_general_search_every_rule_combination(combo):
     rules = _rules(GENERAL_RULES, combo)
     greedy = combo >> len(GENERAL_RULES) & 1
     n_jobs = 2 if combo >> (len(GENERAL_RULES) + 1) & 1 else 1
-    for seed in range(combo % 3, 30, 3):
+    for seed in range(combo % 6, 30, 6):
         _check("random", seed, {"rules": rules, "strategy_off": [] if greedy else ["greedy"]},
                n_jobs=n_jobs)
 
