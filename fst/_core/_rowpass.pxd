@@ -160,6 +160,7 @@ cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const i
     cdef int64_t beat[2]       # the most errors a split of side s may have to win
     cdef int64_t e0, e1, err, wait, sb
     cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
+    cdef bint capped = sp.min_leaf > 1     # min_samples_leaf: the splits are a window
     cdef double u = sp.unit, two = 2.0 * sp.lam
     l[0] = 0; l[1] = 0; l[2] = 0; l[3] = 0
     for s in range(2):
@@ -173,8 +174,8 @@ cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const i
         s = (pos[i] >= t) if nsides == 2 else 0
         if done[s]:
             continue
-        if (nn[s] >= next_at[s] and rk[i] != prev[s] and nn[s] >= sp.min_leaf
-                and ntot[s] - nn[s] >= sp.min_leaf):
+        if nn[s] >= next_at[s] and rk[i] != prev[s] and (
+                not capped or (nn[s] >= sp.min_leaf and ntot[s] - nn[s] >= sp.min_leaf)):
             e0 = l[2 * s] if l[2 * s] < l[2 * s + 1] else l[2 * s + 1]
             e1 = tc[2 * s] - l[2 * s]
             if tc[2 * s + 1] - l[2 * s + 1] < e1:
@@ -252,6 +253,11 @@ cdef inline bint _value_threshold(const DSpace* sp, int s, int64_t* wc,
     cdef int64_t* wrc = wc + 4 * K
     cdef double v, ll, lr, ref, u = sp.unit
     cdef int64_t ml, mr
+    if sp.min_leaf > 1 and (nn[s] < sp.min_leaf or ntot[s] - nn[s] < sp.min_leaf):
+        # min_samples_leaf: not a split of this side (checked here, where a
+        # threshold is valued, not in the pass's loop over every row); the
+        # moved-rows bound still counts from the last threshold valued
+        return False
     seen[s] = nn[s]
     if u > 0.0:
         # a unit cost (whole rows): each leaf loses its rows less its largest
@@ -351,8 +357,7 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
             s = (pos[i] >= t) if nsides == 2 else 0
             if done[s]:
                 continue
-            if nn[s] > 0 and rk[i] != prev[s] and nn[s] >= sp.min_leaf and (
-                    ntot[s] - nn[s] >= sp.min_leaf) and (
+            if nn[s] > 0 and rk[i] != prev[s] and (
                     not moved_rule
                     or rows_moved_bound(nn[s] - seen[s], sp.pmax) + TOL >= need[s]):
                 if _value_threshold(sp, s, wc, tw, ic, True, tot, ntot, nn, seen, need,
@@ -366,8 +371,7 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
             s = (pos[i] >= t) if nsides == 2 else 0
             if done[s]:
                 continue
-            if nn[s] > 0 and rk[i] != prev[s] and nn[s] >= sp.min_leaf and (
-                    ntot[s] - nn[s] >= sp.min_leaf) and (
+            if nn[s] > 0 and rk[i] != prev[s] and (
                     not moved_rule
                     or rows_moved_bound(nn[s] - seen[s], sp.pmax) + TOL >= need[s]):
                 if _value_threshold(sp, s, wc, tw, ic, False, tot, ntot, nn, seen, need,
