@@ -527,8 +527,8 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double vs[2]
     while t < m and rk[t] <= k:
         t += 1
-    if t == 0 or t == m or t < e.sp.min_leaf or m - t < e.sp.min_leaf:
-        return
+    if t < e.sp.min_leaf or m - t < e.sp.min_leaf:
+        return      # (min_leaf >= 1: an empty side too)
     if d == 2:
         _positions(e, L, ord, m, u)
     _value_at(e, d, u, ord, m, cnt, split, t,

@@ -64,7 +64,7 @@ cdef int expand_pairs(Ctx* c, node_t nid, const word_t* X, const double* cnt,
     children and into the records of the others; an expensive stage stores its
     children.  Returns -1 on a memory stop."""
     cdef int nw = c.sp.nw
-    cdef int i, k, npr, nruns
+    cdef int i, k, npr, nruns, ran
     cdef int64_t maxrows
     cdef Node* L
     cdef Node* R
@@ -109,11 +109,11 @@ cdef int expand_pairs(Ctx* c, node_t nid, const word_t* X, const double* cnt,
                 free(prows)
                 return -1
         else:
-            k = pair_stage(c, X, cnt, valid, nvalid, cands, prows, npr)
-            if k < 0:
+            ran = pair_stage(c, X, cnt, valid, nvalid, cands, prows, npr)
+            if ran < 0:
                 free(prows)
                 return -1
-            if k == 0:
+            if ran == 0:
                 npr = 0     # not run (`pair_open`): no children to keep
             c.st.pair_rows += npr
         if c.sp.K > 2 or <int64_t> nvalid * nw >= c.cfg.keep_pair_words:
