@@ -5,6 +5,7 @@
     fst --dataset car_evaluation --regularization 0.005
     fst data.csv --target label --max-depth 4 --save model.joblib
     fst data.csv --min-samples-leaf 10     # every leaf holds 10 rows or more
+    fst data.csv --max-leaf-nodes 4        # the best tree of at most 4 leaves
     fst train.csv --test test.csv --cv 5 --lambdas 0.005,0.01,0.02,0.05
     fst data.csv --path 0.005,0.1          # the certified path
     fst --dpdt --max-depth 3               # DPDT: the accuracy/complexity front
@@ -157,6 +158,8 @@ def _parser():
                         metavar="N",
                         help="rows every leaf holds at least: a whole number, or a "
                              "fraction of the rows below 1 (default: 1)")
+    parser.add_argument("--max-leaf-nodes", type=int, default=None, metavar="K",
+                        help="the most leaves the tree may have (at least 2)")
     parser.add_argument("--time-limit", type=_time_limit, default=60.0,
                         help="seconds a fit, or 'none' for no limit (default: 60)")
     parser.add_argument("--path", metavar="MIN,MAX",
@@ -197,6 +200,10 @@ def _check_options(args):
         raise CommandError("--cart-depth applies to --dpdt")
     if args.min_samples_leaf != 1 and args.dpdt:
         raise CommandError("--min-samples-leaf does not apply to --dpdt")
+    if args.max_leaf_nodes is not None and args.dpdt:
+        raise CommandError("--max-leaf-nodes does not apply to --dpdt")
+    if args.max_leaf_nodes is not None and args.max_leaf_nodes < 2:
+        raise CommandError(f"--max-leaf-nodes must be at least 2, not {args.max_leaf_nodes}")
     for name, value in (("--max-depth", args.max_depth), ("--cart-depth", args.cart_depth)):
         if value is not None and value < 1:
             raise CommandError(f"{name} must be at least 1, not {value}")
@@ -237,7 +244,8 @@ def _main(argv):
         if args.cv:
             model = FastSmallTreeClassifierCV(
                 lambdas=args.lambdas, cv=args.cv, max_depth=args.max_depth,
-                min_samples_leaf=args.min_samples_leaf, time_limit=time_limit,
+                min_samples_leaf=args.min_samples_leaf,
+                max_leaf_nodes=args.max_leaf_nodes, time_limit=time_limit,
                 verbose=1).fit(X, y)
             clf = model.best_estimator_
             print(f"cross-validation: regularization {model.regularization_:g}, mean "
@@ -247,7 +255,7 @@ def _main(argv):
             clf = model = FastSmallTreeClassifier(
                 regularization=0.02 if args.regularization is None else args.regularization,
                 max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
-                time_limit=time_limit).fit(X, y)
+                max_leaf_nodes=args.max_leaf_nodes, time_limit=time_limit).fit(X, y)
     seconds = time.perf_counter() - t0
     print(clf.summary(feature_names=names))
     print(f"optimal_    {clf.optimal_}")
@@ -278,6 +286,7 @@ def _path(args, X, y, time_limit):
             path = regularization_path(X, y, lambda_min=lo, lambda_max=hi,
                                        max_depth=args.max_depth,
                                        min_samples_leaf=args.min_samples_leaf,
+                                       max_leaf_nodes=args.max_leaf_nodes,
                                        time_limit=time_limit)
         except ValueError as exc:
             raise CommandError(str(exc)) from None

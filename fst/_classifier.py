@@ -75,6 +75,16 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         fit and so never count. The search runs without the rules that carry
         bounds between nested row sets, which the constraint breaks, so such a
         fit can take longer than the unconstrained one.
+    max_leaf_nodes : int >= 2 or None, default=None
+        The most leaves the tree may have: the optimum is then the best tree
+        among those of at most that many leaves (exact and certified; not
+        CART's best-first growth). None: any number. The depth-limited engine
+        searches it (at most 64 classes), at depth at most
+        ``max_leaf_nodes - 1`` (or ``max_depth`` when lower): small caps
+        certify fast, a cap of 6 or more on many continuous columns can take
+        long without ``max_depth``. With ``regularization=0`` it is the exact
+        "best tree of k leaves" problem. A stopped fit returns at least CART's
+        tree grown with the same ``max_leaf_nodes``.
     time_limit : float > 0 or None, default=60.0
         Seconds of the whole fit (preparation, search and export). On expiry
         the best tree found is returned with ``optimal_ = False``, its
@@ -174,17 +184,19 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
     _parameter_constraints = {
         "regularization": [Interval(numbers.Real, 0, None, closed="left")],
         **shared_constraints("cost_matrix", "class_weight", "max_depth", "min_samples_leaf",
-                             "time_limit", "memory_limit", "n_jobs", "verbose"),
+                             "max_leaf_nodes", "time_limit", "memory_limit", "n_jobs",
+                             "verbose"),
     }
 
     def __init__(self, regularization=0.05, *, cost_matrix=None, class_weight=None,
-                 max_depth=None, min_samples_leaf=1, time_limit=60.0, memory_limit="auto",
-                 n_jobs=1, verbose=0):
+                 max_depth=None, min_samples_leaf=1, max_leaf_nodes=None, time_limit=60.0,
+                 memory_limit="auto", n_jobs=1, verbose=0):
         self.regularization = regularization
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
+        self.max_leaf_nodes = max_leaf_nodes
         self.time_limit = time_limit
         self.memory_limit = memory_limit
         self.n_jobs = n_jobs
@@ -235,7 +247,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
         started = clock()           # the time limit holds for the whole fit
         lam = self._check_params()
         data = prepare_fit(self, X, y, sample_weight)
-        if lam == 0 and self.max_depth is None:
+        if lam == 0 and self.max_depth is None and self.max_leaf_nodes is None:
             warnings.warn(
                 "regularization=0 without max_depth: every leaf is free, so the search "
                 "is unbounded and may take very long; set max_depth or a positive "
@@ -272,7 +284,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
             f"FastSmallTreeClassifier(regularization={self.regularization:g}"
             + ("" if self.max_depth is None else f", max_depth={self.max_depth}")
             + ("" if self.min_samples_leaf == 1
-               else f", min_samples_leaf={self.min_samples_leaf}") + ")",
+               else f", min_samples_leaf={self.min_samples_leaf}")
+            + ("" if self.max_leaf_nodes is None
+               else f", max_leaf_nodes={self.max_leaf_nodes}") + ")",
             f"  status     {self.status_}"
             + ("  (certified optimal)" if self.optimal_ else "  (not certified)"),
             f"  objective  {self.objective_:.6g}  = loss "
@@ -293,8 +307,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
 
     def _keep_if_better(self, data, lam, est, name):
         rows = slice(None) if data.row_weight is None else data.row_weight > 0
-        if not obeys_min_leaf(est, data.X, rows, self.search_stats_["min_leaf"]):
-            return      # a fallback grown elsewhere with a leaf below min_samples_leaf
+        if not obeys_min_leaf(est, data.X, rows, self.search_stats_["min_leaf"],
+                              self.max_leaf_nodes):
+            return      # a fallback grown elsewhere that breaks a size constraint
         objective = self._score_objective(data, lam, est)
         if objective < self.objective_ - 1e-12:
             self.estimator_ = est

@@ -42,7 +42,7 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         As for sklearn's GridSearchCV (stratified folds for an int).
     scoring : str, callable or None, default=None
         As for GridSearchCV; None is accuracy.
-    max_depth, min_samples_leaf, cost_matrix, class_weight, memory_limit :
+    max_depth, min_samples_leaf, max_leaf_nodes, cost_matrix, class_weight, memory_limit :
         As for FastSmallTreeClassifier, for every fit (a fractional
         ``min_samples_leaf`` is read on each fit's own rows, as sklearn does).
     time_limit : float > 0 or None, default=60.0
@@ -107,18 +107,20 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
         "refit": ["boolean"],
         # the fits' own parameters, as FastSmallTreeClassifier checks them
         **{k: FastSmallTreeClassifier._parameter_constraints[k]
-           for k in ("max_depth", "min_samples_leaf", "cost_matrix", "class_weight",
-                     "time_limit", "memory_limit", "n_jobs", "verbose")},
+           for k in ("max_depth", "min_samples_leaf", "max_leaf_nodes", "cost_matrix",
+                     "class_weight", "time_limit", "memory_limit", "n_jobs", "verbose")},
     }
 
     def __init__(self, lambdas=None, *, cv=5, scoring=None, max_depth=None,
-                 min_samples_leaf=1, cost_matrix=None, class_weight=None, time_limit=60.0,
-                 memory_limit="auto", n_jobs=None, refit=True, verbose=0):
+                 min_samples_leaf=1, max_leaf_nodes=None, cost_matrix=None,
+                 class_weight=None, time_limit=60.0, memory_limit="auto", n_jobs=None,
+                 refit=True, verbose=0):
         self.lambdas = lambdas
         self.cv = cv
         self.scoring = scoring
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
+        self.max_leaf_nodes = max_leaf_nodes
         self.cost_matrix = cost_matrix
         self.class_weight = class_weight
         self.time_limit = time_limit
@@ -139,10 +141,11 @@ class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator)
             raise ValueError(
                 "The 'lambdas' parameter of FastSmallTreeClassifierCV must hold finite "
                 f"values >= 0, at least one. Got {self.lambdas!r} instead.")
-        if lams.min() == 0 and self.max_depth is None:
+        if lams.min() == 0 and self.max_depth is None and self.max_leaf_nodes is None:
             raise ValueError(
-                "lambdas holds 0 without max_depth: every leaf is free at 0 and the "
-                "search is unbounded. Set max_depth or use values > 0.")
+                "lambdas holds 0 without max_depth or max_leaf_nodes: every leaf is free "
+                "at 0 and the search is unbounded. Set max_depth, max_leaf_nodes or use "
+                "values > 0.")
         return lams
 
     def _estimator(self, regularization):

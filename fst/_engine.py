@@ -75,7 +75,12 @@ class EngineSearch:
     same optimal trees are compared).  Until then, the bound of every tree is
     the least of the deepest search's bound and of the trees deeper than it
     (`deeper_trees_lower_bound`).  It searches no deeper once even its deepest
-    search allowed (depth_cap) could not certify."""
+    search allowed (depth_cap) could not certify.
+
+    Under a leaf cap k (config's ``max_leaves``, max_leaf_nodes) every search
+    runs with it (`DepthSearch`'s max_leaves): a tree of at most k leaves has
+    depth at most k - 1, so without max_depth the deepening ends there too
+    (K above is then min(K, k)), and regularization may be 0."""
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH):
         """space: an `engine_space`; config: the search's configuration
@@ -85,14 +90,20 @@ class EngineSearch:
         depth_cap: without max_depth, the deepest search the leaf budget runs."""
         self.space = space
         self.unlimited = config["max_depth"] is None
+        self._max_leaves = int(config.get("max_leaves", 0) or 0)
         if self.unlimited:
-            if not config["regularization"] > 0:
-                raise ValueError("without max_depth the engine needs regularization > 0")
+            if not (config["regularization"] > 0 or self._max_leaves):
+                raise ValueError("without max_depth the engine needs regularization > 0 "
+                                 "or a leaf cap")
+            if self._max_leaves:
+                depth_cap = min(int(depth_cap), self._max_leaves - 1)
             self.max_depth = int(depth_cap)
             self._floor = loss_floor(space)
             deepen = True
         else:
             self.max_depth = int(config["max_depth"])
+            if self._max_leaves and self.max_depth > self._max_leaves - 1:
+                raise ValueError("max_depth must be below the leaf cap")
         self._lam = float(config["regularization"])
         self._certified = False
         self._lb = None
@@ -127,7 +138,8 @@ class EngineSearch:
         return DepthSearch(*self._args, depth, self._rules, time_limit,
                            self._memory_limit, self._n_threads,
                            final_depth=depth if self.unlimited else self.max_depth,
-                           work_limit=work, weight=self._weight, min_leaf=self._min_leaf)
+                           work_limit=work, weight=self._weight, min_leaf=self._min_leaf,
+                           max_leaves=self._max_leaves)
 
     def run(self):
         start = time.perf_counter()
@@ -172,7 +184,8 @@ class EngineSearch:
 
         def report(progress):
             seconds, lower, best, work = progress
-            lower = min(lower, deeper_trees_lower_bound(self._floor, self._lam, depth))
+            if not (self._max_leaves and depth >= self._max_leaves - 1):
+                lower = min(lower, deeper_trees_lower_bound(self._floor, self._lam, depth))
             if self._lb is not None and self._lb > lower:
                 lower = self._lb
             self._reporter((seconds, lower, best, work))
@@ -180,8 +193,12 @@ class EngineSearch:
 
     def _covers(self, depth, value):
         """Whether every tree worth at most `value` has depth at most `depth`: it
-        has at most K leaves (`leaf_budget_leaves`), so depth at most K - 1."""
-        return depth >= leaf_budget_leaves(value, self._floor, self._lam) - 1
+        has at most K leaves (`leaf_budget_leaves`; at most the leaf cap), so
+        depth at most K - 1."""
+        k = leaf_budget_leaves(value, self._floor, self._lam)
+        if self._max_leaves:
+            k = min(k, self._max_leaves)
+        return depth >= k - 1
 
     @property
     def solved_depth(self):
@@ -222,12 +239,14 @@ class EngineSearch:
         lb = self._s.lower_bound
         if lb == -np.inf:
             return None
+        if self._max_leaves and self._depth >= self._max_leaves - 1:
+            return lb       # (no tree under the leaf cap is deeper)
         return min(lb, deeper_trees_lower_bound(self._floor, self._lam, self._depth))
 
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in
               ("nodes", "evaluations", "column_passes", "leaf_budget_depths",
-                  "seconds")}
+                  "leaf_allocations", "seconds")}
         st["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in self._stats)
         st["engine"] = "depth"
         st["nodes_created"] = st["nodes"]

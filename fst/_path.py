@@ -155,7 +155,8 @@ class RegularizationPath:
 
 
 def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=None,
-                        min_samples_leaf=1, cost_matrix=None, class_weight=None,
+                        min_samples_leaf=1, max_leaf_nodes=None, cost_matrix=None,
+                        class_weight=None,
                         sample_weight=None, time_limit=60.0, memory_limit="auto", n_jobs=1):
     """Every optimal tree for lam in [lambda_min, lambda_max], with the exact
     values of lam where the optimum changes.
@@ -174,13 +175,15 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     X : array-like of shape (n_samples, n_features)
     y : array-like of shape (n_samples,)
     lambda_min : float, default=0.005
-        The smallest regularization of the range (> 0 without ``max_depth``:
-        at 0 every leaf is free and the search is unbounded).
+        The smallest regularization of the range (> 0 without ``max_depth`` or
+        ``max_leaf_nodes``: at 0 every leaf is free and the search is
+        unbounded).
     lambda_max : float, default=None
         The largest; None means the loss of the single leaf, above which the
         single leaf is optimal.
-    max_depth, min_samples_leaf, cost_matrix, class_weight :
-        As for FastSmallTreeClassifier.
+    max_depth, min_samples_leaf, max_leaf_nodes, cost_matrix, class_weight :
+        As for FastSmallTreeClassifier (under ``max_leaf_nodes`` the path holds
+        the optimal trees of at most that many leaves).
     sample_weight : array-like of shape (n_samples,), default=None
     time_limit : float or None, default=60.0
         Seconds for each fit. A fit stopped at it leaves the trees whose
@@ -205,11 +208,13 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     [1, 2, 3, 4]
     """
     lambda_min = _check_lambda(lambda_min, "lambda_min")
-    if lambda_min == 0 and max_depth is None:
+    if lambda_min == 0 and max_depth is None and max_leaf_nodes is None:
         raise ValueError(
-            "lambda_min=0 needs max_depth: without a depth limit every leaf is free "
-            "at lam=0 and the search is unbounded. Set lambda_min > 0 or max_depth.")
+            "lambda_min=0 needs max_depth or max_leaf_nodes: without a size limit every "
+            "leaf is free at lam=0 and the search is unbounded. Set lambda_min > 0, "
+            "max_depth or max_leaf_nodes.")
     params = fit_params(dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                             max_leaf_nodes=max_leaf_nodes,
                              cost_matrix=cost_matrix,
                              class_weight=class_weight, time_limit=time_limit,
                              memory_limit=memory_limit, n_jobs=n_jobs))

@@ -57,10 +57,11 @@ CONTINUOUS_MIN_THRESHOLDS = 8
 # adds its own): the search ('general' or 'depth'), nodes created, expansions
 # (the engine's: root splits valued), the threads and each one's expansions and
 # nodes, seconds, peak resident memory; the plan adds the thresholds of the
-# space and searched, the memory limit in effect and min_samples_leaf in rows.
+# space and searched, the memory limit in effect, min_samples_leaf in rows and
+# max_leaf_nodes (0: none).
 COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_per_thread",
                 "nodes_per_thread", "seconds", "peak_rss_bytes", "n_splits",
-                "n_splits_searched", "memory_limit", "min_leaf")
+                "n_splits_searched", "memory_limit", "min_leaf", "max_leaves")
 
 # The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
 # when the engine stops with a worse one.
@@ -172,6 +173,7 @@ class FitPlan:
         st["n_splits_searched"] = int(self.space.problem.n_splits)
         st["memory_limit"] = self.config["memory_limit"]
         st["min_leaf"] = int(self.config["min_leaf"])
+        st["max_leaves"] = int(self.config["max_leaves"])
         if self._own.get("check_keys", False):
             st["key_check"] = self.search.check_keys()
         return st
@@ -185,6 +187,13 @@ class FitPlan:
         depth-limited optimum of that depth, searched in the share of the time
         limit the general search left it."""
         p = self._params
+        if self.config["max_leaves"]:
+            # (DPDT's trees do not keep max_leaf_nodes)
+            yield "cart", DecisionTreeClassifier(
+                max_depth=p["max_depth"], max_leaf_nodes=self.config["max_leaves"],
+                min_samples_leaf=self.config["min_leaf"], class_weight=p["class_weight"],
+                random_state=0).fit(X, y, sample_weight=sample_weight)
+            return
         if isinstance(self.search, LeafBudgetSearch):
             if (status == "time_limit" and p["time_limit"] is not None
                     and not self.search.reached(FALLBACK_DEPTH)):
@@ -398,12 +407,25 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
     overrides = dict(overrides or {})
     own = {k: overrides.pop(k) for k in PLAN_OVERRIDES if k in overrides}
     max_depth = params["max_depth"]
-    engine = _engine_choice(max_depth, own.get("depth_engine"))
+    max_leaves = params.get("max_leaf_nodes")
+    if max_leaves is None:
+        engine = _engine_choice(max_depth, own.get("depth_engine"))
+    else:
+        # only the depth-limited engine searches under a leaf cap, at the depth
+        # the cap allows (a tree of k leaves has depth at most k - 1)
+        if data.n_classes > MAX_ENGINE_CLASSES:
+            raise ValueError(
+                f"max_leaf_nodes is searched by the depth-limited engine, which counts "
+                f"at most {MAX_ENGINE_CLASSES} classes; y has {data.n_classes}.")
+        if own.get("depth_engine") is False:
+            raise ValueError("max_leaf_nodes needs the depth-limited engine")
+        engine = True
+        max_depth = max_leaves - 1 if max_depth is None else min(max_depth, max_leaves - 1)
     space = _search_space(data.X, data.y_idx, data.n_classes, data.weighted_cost,
                           data.class_w, data.row_weight, memory_limit, own, engine,
                           leaf_budget=(max_depth is None and params["regularization"] > 0
                                        and own.get("leaf_budget_stage", True)),
-                          max_depth=max_depth)
+                          max_depth=None if max_leaves is not None else max_depth)
     time_limit = deadline = None
     if params["time_limit"] is not None:
         time_limit = float(params["time_limit"])
@@ -414,7 +436,7 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
     config = make_config(
         overrides,
         regularization=float(params["regularization"]), max_depth=max_depth,
-        min_leaf=min_leaf,
+        min_leaf=min_leaf, max_leaves=max_leaves or 0,
         n_threads=effective_n_threads(params["n_jobs"]),
         time_limit=time_limit, memory_limit=memory_limit,
         # The ladder's end at half the memory limit would make the default
@@ -433,6 +455,16 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
 
         search = LeafBudgetSearch(stage, general, time_limit,
                                   probe=own.get("leaf_budget_probe", False))
+    elif max_leaves is not None:
+        # Under the leaf cap k the trees have depth at most k - 1: when max_depth
+        # does not cut below that, the engine deepens by leaf budget (certified
+        # at the first depth that holds every tree as good as its incumbent, at
+        # most k - 1), else it searches max_depth under the cap.
+        capped = dict(config)
+        if params["max_depth"] is None or params["max_depth"] >= max_leaves - 1:
+            capped["max_depth"] = None
+        search = EngineSearch(space.problem, capped, depth_cap=MAX_ENGINE_DEPTH,
+                              deepen=own.get("engine_deepen", True))
     elif space.engine and max_depth is None:
         # weights the general search cannot count (`_search_space`): the engine
         # by leaf budget, to its deepest search

@@ -25,6 +25,9 @@ SHARED_CONSTRAINTS = {
     # in (0, 1), as sklearn's trees take it (`min_leaf_rows`)
     "min_samples_leaf": [Interval(numbers.Integral, 1, None, closed="left"),
                          Interval(RealNotInt, 0.0, 1.0, closed="neither")],
+    # the most leaves a tree may have: an integer >= 2 or None, as sklearn's
+    # trees take it
+    "max_leaf_nodes": [Interval(numbers.Integral, 2, None, closed="left"), None],
     # seconds; 0 is refused by check_shared_params with the way to say "no limit"
     "time_limit": [Interval(numbers.Real, 0, None, closed="left"), None],
     # bytes as a number (8e8 as people type it) or a string ('2GB', '512MiB'),
@@ -36,8 +39,8 @@ SHARED_CONSTRAINTS = {
 
 # The parameters of a FastSmallTreeClassifier fit other than its regularization:
 # what the path and cross-validation forward to each of their fits.
-FIT_PARAMS = ("max_depth", "min_samples_leaf", "cost_matrix", "class_weight", "time_limit",
-              "memory_limit", "n_jobs")
+FIT_PARAMS = ("max_depth", "min_samples_leaf", "max_leaf_nodes", "cost_matrix",
+              "class_weight", "time_limit", "memory_limit", "n_jobs")
 
 
 def shared_constraints(*names):
@@ -64,10 +67,13 @@ def min_leaf_rows(min_samples_leaf, n_rows):
     return max(int(np.ceil(float(min_samples_leaf) * n_rows)), 1)
 
 
-def obeys_min_leaf(tree, X, rows, min_leaf):
+def obeys_min_leaf(tree, X, rows, min_leaf, max_leaves=None):
     """Whether every leaf of a fitted sklearn tree holds at least min_leaf of the
-    training rows X[rows] (a fallback tree grown elsewhere, kept only then)."""
+    training rows X[rows], and it has at most max_leaves leaves (None: any
+    number): a fallback tree grown elsewhere is kept only then."""
     t = tree.tree_
+    if max_leaves is not None and t.n_leaves > max_leaves:
+        return False
     if min_leaf <= 1 or t.node_count == 1:
         return True     # (the root alone is a tree whatever its rows)
     leaves = np.flatnonzero(t.children_left == -1)

@@ -42,13 +42,50 @@ def _masks_and_leaf(X, y, cost, weights=None):
     return masks, leaf
 
 
-def optimal_objective(X, y, cost, lam, max_depth=None, weights=None, min_leaf=1):
+def optimal_objective(X, y, cost, lam, max_depth=None, weights=None, min_leaf=1,
+                      max_leaves=None):
     """The optimal objective loss/n + lam * leaves by exhaustive enumeration.
 
     `y` holds class indices, `cost[c, k]` the cost of predicting k for class c;
     `weights` (optional) weighs each row's cost, and the loss is then divided by
-    their sum; every leaf holds at least `min_leaf` rows of positive weight."""
+    their sum; every leaf holds at least `min_leaf` rows of positive weight; a
+    tree has at most `max_leaves` leaves (None: any number)."""
+    if max_leaves is not None:
+        return optimal_capped(X, y, cost, lam, max_leaves, max_depth, weights, min_leaf)
     return optimal_fewest_leaves(X, y, cost, lam, max_depth, weights, min_leaf=min_leaf)[0]
+
+
+def optimal_capped(X, y, cost, lam, max_leaves, max_depth=None, weights=None, min_leaf=1):
+    """The optimal objective over the trees of at most `max_leaves` leaves:
+    R(S, d, k) = min(leaf(S), min over the splits s and 1 <= a < k of
+    R(L_s, d - 1, a) + R(R_s, d - 1, k - a)), memoised on (rows, depth, k)."""
+    n = len(y)
+    masks, leaf_loss = _masks_and_leaf(X, y, cost, weights)
+    live = sum(1 << i for i in range(n) if weights is None or weights[i] > 0)
+    memo = {}
+
+    def solve(rows, depth, k):
+        key = (rows, depth, k)
+        if key in memo:
+            return memo[key]
+        best = leaf_loss(rows) + lam
+        if k >= 2 and (depth is None or depth > 0):
+            nd = None if depth is None else depth - 1
+            seen = set()
+            for m in masks:
+                left = rows & m
+                if left == 0 or left == rows or left in seen:
+                    continue
+                seen.add(left)
+                if ((left & live).bit_count() < min_leaf
+                        or (rows & ~m & live).bit_count() < min_leaf):
+                    continue
+                for a in range(1, k):
+                    best = min(best, solve(left, nd, a) + solve(rows & ~m, nd, k - a))
+        memo[key] = best
+        return best
+
+    return solve((1 << n) - 1, max_depth, int(max_leaves))
 
 
 def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-9,

@@ -642,6 +642,26 @@ cdef inline double interval_bound(double lb_left_a, double lb_right_b) noexcept 
     return lb_left_a + lb_right_b
 
 
+cdef inline double capped_interval_bound(const double* left_a, const double* right_b,
+                                        int kc) noexcept nogil:
+    """Under a leaf cap kc (max_leaf_nodes) a root split t is worth the least
+    over the allocations (x, kc - x), 1 <= x < kc, of R(L_t, x) + R(R_t, kc - x),
+    R(S, x) the least value of S's trees of at most x leaves.  For thresholds
+    a < t < b of one column, L_t contains L_a and R_t contains R_b, and at the
+    same cap a superset costs no less (a tree of the larger set, applied to the
+    smaller, loses no more and has no more leaves).  So R(t) >= min over x of
+    lb(L_a, x) + lb(R_b, kc - x), left_a[x - 1] and right_b[x - 1] the bounds at
+    cap x: `interval_bound` allocation by allocation, which the caps' own
+    bounds make tighter than the bound of the children at kc - 1 leaves each."""
+    cdef double v, low = INF
+    cdef int x
+    for x in range(1, kc):
+        v = left_a[x - 1] + right_b[kc - x - 1]
+        if v < low:
+            low = v
+    return low
+
+
 cdef inline double neighbour_bound(double lb_end, double worst_between) noexcept nogil:
     """Rows D crossing between a threshold t and a valued threshold e of the same
     column move from one side to the other: they lower the side they leave by

@@ -88,6 +88,9 @@ DEFAULTS = {
     "break_contract": False,
     # rows every leaf holds at least (the estimator's min_samples_leaf in rows)
     "min_leaf": 1,
+    # the most leaves a tree has (the estimator's max_leaf_nodes; 0: any number):
+    # only the depth-limited engine searches under it
+    "max_leaves": 0,
 }
 
 
@@ -130,6 +133,8 @@ def make_config(overrides=None, **params):
         raise ValueError(f"min_leaf must be >= 1; got {cfg['min_leaf']!r}")
     if int(cfg["min_leaf"]) > 1:
         cfg["rules"] &= ~MIN_LEAF_RULES_OFF
+    if int(cfg["max_leaves"]) < 0 or int(cfg["max_leaves"]) == 1:
+        raise ValueError(f"max_leaves must be 0 (none) or >= 2; got {cfg['max_leaves']!r}")
     if cfg["pair_cap_root"] is None:
         cfg["pair_cap_root"] = cfg["pair_cap"] * ROOT_PAIR_SHARE
     if cfg["rung_work"] is None:

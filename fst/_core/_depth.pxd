@@ -22,6 +22,12 @@ cdef struct DLevel:
     int32_t* tpos       # m: a column's thresholds (rows left of each)
     double* lbl         # m: bound (or value) of each valued threshold's left child
     double* lbr         # m: ... and of its right child
+    double* lbv         # m: ... and the split's own value or bound (under a leaf
+                        # cap above the sum of its children's)
+    double* lbk         # 2 (kc - 1) m under a leaf cap kc <= CAP_BOUNDS_MAX (else
+                        # NULL): each valued threshold's children's bounds at
+                        # every cap x < kc (`_cap_bounds`), its left child's
+                        # first
     double* wpre        # m + 1: worst cost of a column's first rows
     int32_t* queue      # 8 m + 16: the intervals of thresholds still open (each
                         # valuation queues at most two)
@@ -31,6 +37,9 @@ cdef struct DLevel:
                         # valued by this search
     int32_t* cand       # tree of the valued split's first child, heap order
     int cand_leaves     # its leaves
+    int32_t* alt        # 4 heap(d - 1): under a leaf cap, the two children's trees
+                        # at the split's first valuation, and at its best
+                        # allocation of leaves (`_value_capped`)
     double* cnt         # 4 K: class sums (node, the two children, scratch)
     double* cbest       # 8 p: each column's best split value per side (threads;
                         # a cache line a column)
@@ -54,6 +63,8 @@ cdef struct DEngine:
     int64_t sweeps      # column passes of the depth-one valuations
     int64_t shallower   # nodes searched at a depth their leaf budget gives
                         # (RULE_LEAF_BUDGET, `_solve_shallower`)
+    int64_t allocations # leaf allocations valued under a leaf cap (`_value_capped`)
+    int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap
                         # order): the root's best before any split is valued
@@ -100,5 +111,12 @@ cdef inline int _heap_size(int d) noexcept nogil:
     2q + 1 and 2q + 2)."""
     return (1 << (d + 1)) - 1
 
+# A leaf cap no tree the engine holds reaches (its trees have at most 2^16 leaves).
+cdef enum:
+    LEAF_CAP_NONE = 1 << 30
+    # the most leaves for which a column's valued thresholds keep their
+    # children's bounds at every cap (`_bounds.capped_interval_bound`)
+    CAP_BOUNDS_MAX = 32
+
 cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
-                   double B, bint* exact) noexcept nogil
+                   double B, int kc, bint* exact) noexcept nogil

@@ -48,7 +48,7 @@ from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
 from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET
 from ._rowpass cimport DSpace, leaf_loss, class_sum, weight_at, column_pass
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
-                       interval_bound, neighbour_bound,
+                       interval_bound, capped_interval_bound, neighbour_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
                        one_leaf_lower_bound, shared_prune_level, split_creation_bound,
                        closed_column_bound, stopped_root_bound, budget_leaves,
@@ -307,11 +307,13 @@ cdef void _place(int32_t* parent, int d, int at, const int32_t* child) noexcept 
 # ------------------------------------------------------------------ search
 
 cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
-                   double B, bint* exact) noexcept nogil:
-    """R(X, d) of the node with rows `ord` (m rows sorted per column, class counts
-    cnt) when it is at most B + TOL (exact[0] set, its tree in e.lv[d].best);
-    otherwise a lower bound above B + TOL (exact[0] cleared; e.lv[d].best holds
-    the best tree found, worth the value `_solve` would return were it exact)."""
+                   double B, int kc, bint* exact) noexcept nogil:
+    """R(X, d, kc) of the node with rows `ord` (m rows sorted per column, class
+    counts cnt), the least value of its trees of depth at most d and at most kc
+    leaves (LEAF_CAP_NONE: any number), when it is at most B + TOL (exact[0] set,
+    its tree in e.lv[d].best); otherwise a lower bound above B + TOL (exact[0]
+    cleared; e.lv[d].best holds the best tree found, worth the value `_solve`
+    would return were it exact).  The root is searched with kc > max_depth."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef double leaf = leaf_loss(sp, cnt, m) + sp.lam
@@ -326,8 +328,12 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     L.best_leaves = 1
     L.seeded = False
     exact[0] = True
-    if d == 0 or m <= 1:
+    if d == 0 or m <= 1 or kc <= 1:
         return leaf
+    if kc <= d:
+        # a tree of at most kc leaves has depth at most kc - 1: the node's trees
+        # are those of the smaller depth, searched there
+        return _solve_at(e, d, kc - 1, ord, m, cnt, B, kc, exact)
     if (sp.rules & RULE_EQUIVALENT) and floor_settles_leaf(
             leaf - sp.lam, class_sum(sp, cnt, sp.mincost), sp.lam):
         return leaf
@@ -335,8 +341,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         floor = class_sum(sp, cnt, sp.mincost)
         k = budget_leaves(B, floor, sp.lam)
         if budget_depth(d, k) < d:
-            return _solve_shallower(e, d, budget_depth(d, k), ord, m, cnt, B, floor, k,
-                                    exact)
+            return _solve_shallower(e, d, budget_depth(d, k), ord, m, cnt, B, kc, floor,
+                                    k, exact)
     e.nodes += 1
     _gather(e, L, ord, m)
     if d == 1:
@@ -370,7 +376,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         fst_shared_lower(e.sh, best)
     if a1[0] >= 0 and best > low + TOL and (not par or e.tid == 0):
         u = _split_column(sp, a1[0])
-        _value_split(e, d, u, ord, m, cnt, a1[0], B, &best, &lbmin)
+        _value_split(e, d, u, ord, m, cnt, a1[0], B, kc, &best, &lbmin)
         if par:
             fst_shared_lower(e.sh, best)
     root = d == e.max_depth
@@ -387,7 +393,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         if _poll(e):
             break
         col_lbmin = INF
-        _search_column(e, d, u, ord, m, cnt, B, &best, &col_lbmin)
+        _search_column(e, d, u, ord, m, cnt, B, kc, &best, &col_lbmin)
         if col_lbmin < lbmin:
             lbmin = col_lbmin
         if root and e.lim.stop == RUNNING:
@@ -408,24 +414,32 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     return v if v > B else B
 
 
+cdef double _solve_at(DEngine* e, int d, int d2, const int32_t* ord, int m,
+                      const double* cnt, double B, int kc, bint* exact) noexcept nogil:
+    """`_solve` of the node at the smaller depth d2, its tree copied to depth
+    d's level (a tree in heap order keeps its positions in a deeper heap)."""
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* S = &e.lv[d2]
+    cdef double v = _solve(e, d2, ord, m, cnt, B, kc, exact)
+    memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+    memcpy(L.best, S.best, _heap_size(d2) * sizeof(int32_t))
+    L.best_leaves = S.best_leaves
+    L.seeded = False
+    return v
+
+
 cdef double _solve_shallower(DEngine* e, int d, int d2, const int32_t* ord, int m,
-                             const double* cnt, double B, double floor, int k,
+                             const double* cnt, double B, int kc, double floor, int k,
                              bint* exact) noexcept nogil:
     """`_solve` of a node below the root under RULE_LEAF_BUDGET: a tree within the
     budget has at most k leaves (`budget_leaves`, floor the node's loss floor), so
     the node is searched at the depth d2 < d they allow (`budget_depth`), and its
     answer is the answer at d: exact when within the budget, else a bound above
-    it (`budget_depth_bound`).  The tree found is copied to this depth's level (a
-    tree in heap order keeps its positions in a deeper heap)."""
-    cdef DLevel* L = &e.lv[d]
-    cdef DLevel* S = &e.lv[d2]
+    it (`budget_depth_bound`; a leaf cap kc only removes trees, so the bound
+    holds with it).  The tree found is copied to this depth's level."""
     cdef double v
     e.shallower += 1
-    v = _solve(e, d2, ord, m, cnt, B, exact)
-    memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
-    memcpy(L.best, S.best, _heap_size(d2) * sizeof(int32_t))
-    L.best_leaves = S.best_leaves
-    L.seeded = False
+    v = _solve_at(e, d, d2, ord, m, cnt, B, kc, exact)
     if e.lim.stop != RUNNING:
         return v
     if not exact[0] or v > B + TOL:
@@ -516,7 +530,7 @@ cdef inline int _split_column(const DSpace* sp, int32_t split) noexcept nogil:
 
 
 cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
-                       const double* cnt, int32_t split, double B, double* best,
+                       const double* cnt, int32_t split, double B, int kc, double* best,
                        double* lbmin) noexcept nogil:
     """Value one root split (of column u) of a node with d >= 2 levels left
     against cap = min(B, best), as `_search_column` values a threshold."""
@@ -524,7 +538,7 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef int32_t k = split - e.sp.col_start[u]
     cdef int t = 0
-    cdef double vs[2]
+    cdef double vs[3]
     while t < m and rk[t] <= k:
         t += 1
     if t < e.sp.min_leaf or m - t < e.sp.min_leaf:
@@ -533,25 +547,50 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         _positions(e, L, ord, m, u)
     _value_at(e, d, u, ord, m, cnt, split, t,
               _cap(&e.sp, B, best[0]) if not _tie_may_win(&e.sp, L, split)
-              else (B if B < best[0] else best[0]), best, lbmin, NULL,
-              vs)
+              else (B if B < best[0] else best[0]), kc, best, lbmin, NULL,
+              vs, NULL)
 
 
 cdef void _value_at(DEngine* e, int d, int u, const int32_t* ord, int m,
-                    const double* cnt, int32_t split, int t, double cap, double* best,
-                    double* lbmin, const double* hint, double* vs) noexcept nogil:
+                    const double* cnt, int32_t split, int t, double cap, int kc,
+                    double* best, double* lbmin, const double* hint,
+                    double* vs, double* kb) noexcept nogil:
     """Value the root split sending the first t rows of column u's order left:
     at d = 2 both sides exactly (`_value_depth_two`, L.upos filled for u), deeper
     by its children's search (`_value_deeper`, hint its children's bounds or
-    NULL).  vs gets the sides' values or bounds; a split proven above its cap
-    lowers lbmin to its bound."""
+    NULL).  vs gets the sides' values or bounds (under a leaf cap kc, their
+    values or bounds at kc - 1 leaves, which bound every allocation of the
+    leaves) and the split's value or bound (vs[2]); a split proven above its cap
+    lowers lbmin to its bound.  kb (NULL: not kept) gets the children's bounds
+    at every cap below kc (`_cap_bounds`)."""
     e.evals += 1
     if d == 2:
         _value_depth_two(e, &e.lv[d], m, cnt, split, t, e.lv[d].yk + <int64_t> u * m,
-                         _weights(&e.sp, &e.lv[d], u, m), best, vs)
-    elif (not _value_deeper(e, d, u, ord, m, cnt, split, t, cap, best, vs, hint)
-            and e.lim.stop == RUNNING and vs[0] + vs[1] < lbmin[0]):
-        lbmin[0] = vs[0] + vs[1]
+                         _weights(&e.sp, &e.lv[d], u, m), kc, best, vs, kb)
+    elif (not _value_deeper(e, d, u, ord, m, cnt, split, t, cap, kc, best, vs, hint, kb)
+            and e.lim.stop == RUNNING and vs[2] < lbmin[0]):
+        lbmin[0] = vs[2]
+
+
+cdef inline void _cap_bounds(double* kb, int kc, const double* vs, double leaf_l,
+                             double leaf_r) noexcept nogil:
+    """Complete the children's bounds at every cap x < kc of a valued split
+    (kb[x - 1] the left child's at cap x, kb[kc - 1 + x - 1] the right's; the
+    caps a valuation searched hold their values or bounds, the others -INF):
+    a child's value at kc - 1 leaves (vs) bounds it at every smaller cap, its
+    leaf is its value at cap 1, and a value at a cap bounds it at every smaller
+    one (fewer trees)."""
+    cdef int side, x
+    cdef double* b
+    for side in range(2):
+        b = kb + side * (kc - 1)
+        for x in range(kc - 1):
+            if vs[side] > b[x]:
+                b[x] = vs[side]
+        b[0] = leaf_l if side == 0 else leaf_r
+        for x in range(kc - 3, -1, -1):
+            if b[x + 1] > b[x]:
+                b[x] = b[x + 1]
 
 
 cdef void _child_hints(const DSpace* sp, const DLevel* L, const double* W,
@@ -625,7 +664,7 @@ cdef int _supported_to(const DSpace* sp, const int32_t* yk, const double* wk,
 
 
 cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
-                         const double* cnt, double B, double* best,
+                         const double* cnt, double B, int kc, double* best,
                          double* lbmin) noexcept nogil:
     """Value the root splits of column u of a node with d >= 2 levels left by
     bisection over its thresholds, pruning intervals by the interval and
@@ -642,9 +681,21 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double* W = L.wpre
     cdef int T = 0, i, head = 0, tail = 0, lo, hi, a, c, mid, t
     cdef double cap, bnd, va, P, sb
-    cdef double vs[2]
+    cdef double vs[3]
     cdef double hint[3]
+    cdef double kb[2 * CAP_BOUNDS_MAX]
+    cdef double one[CAP_BOUNDS_MAX]
+    cdef double* kbp = NULL
+    cdef int nk = 0
     cdef int32_t split
+    if L.lbk != NULL and kc <= CAP_BOUNDS_MAX and kc < (1 << d):
+        # the cap binds: each valued threshold keeps its children's bounds at
+        # every cap below kc (`capped_interval_bound`); an open end of the
+        # column bounds each child by one leaf
+        nk = 2 * (kc - 1)
+        kbp = kb
+        for i in range(kc - 1):
+            one[i] = one_leaf_lower_bound(sp.lam)
     for i in range(1, m):
         if rk[i] != rk[i - 1]:
             tpos[T] = i
@@ -702,16 +753,22 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         if (sp.rules & RULE_TRANSFER) and (a >= 0 or c >= 0):
             bnd = interval_bound(L.lbl[a] if a >= 0 else one_leaf_lower_bound(sp.lam),
                                  L.lbr[c] if c >= 0 else one_leaf_lower_bound(sp.lam))
+            if kbp != NULL:
+                sb = capped_interval_bound(
+                    L.lbk + <int64_t> a * nk if a >= 0 else one,
+                    L.lbk + <int64_t> c * nk + (kc - 1) if c >= 0 else one, kc)
+                if sb > bnd:
+                    bnd = sb
             if bnd > P:
                 if bnd < lbmin[0]:
                     lbmin[0] = bnd
                 continue
         if sp.rules & RULE_EXCHANGE:
             if a >= 0:
-                va = L.lbl[a] + L.lbr[a]
+                va = L.lbv[a]
                 lo = _shrink_up(W, tpos, tpos[a], va, lo, hi, P, lbmin)
             if c >= 0 and lo <= hi:
-                va = L.lbl[c] + L.lbr[c]
+                va = L.lbv[c]
                 hi = _shrink_down(W, tpos, tpos[c], va, lo, hi, P, lbmin)
         if lo > hi:
             continue
@@ -722,13 +779,16 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         split = sp.col_start[u] + rk[t - 1]
         if d > 2:
             _child_hints(sp, L, W, tpos, a, c, lo, hi, t, hint)
-        _value_at(e, d, u, ord, m, cnt, split, t, cap, best, lbmin, hint, vs)
+        _value_at(e, d, u, ord, m, cnt, split, t, cap, kc, best, lbmin, hint, vs, kbp)
         if e.sh != NULL and d == e.max_depth:
             fst_shared_lower(e.sh, best[0])
         if e.lim.stop != RUNNING:
             return
         L.lbl[mid] = vs[0]
         L.lbr[mid] = vs[1]
+        L.lbv[mid] = vs[2]
+        if kbp != NULL:
+            memcpy(L.lbk + <int64_t> mid * nk, kb, nk * sizeof(double))
         if lo <= mid - 1:
             q[4 * tail] = lo; q[4 * tail + 1] = mid - 1; q[4 * tail + 2] = a; q[4 * tail + 3] = mid
             tail += 1
@@ -796,17 +856,21 @@ cdef void _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) no
 
 cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
                            int32_t split, int t, const int32_t* yk, const double* wk,
-                           double* best, double* vs) noexcept nogil:
+                           int kc, double* best, double* vs, double* kb) noexcept nogil:
     """A root split of a node with two levels left (its first t rows in yk's
     column order go left, as L.upos places them, `_positions`): both sides valued
     exactly at depth one in one pass per column; the node's best and tree improve
-    when it is better."""
+    when it is better.  Under a cap of three leaves (kc = 3; the node has kc > 2,
+    `_solve`) one side at most splits: the better of the left side's best split
+    with the right leaf and the left leaf with the right side's (the left first
+    on a tie); vs keeps the sides' depth-one values, which bound both, and kb
+    (NULL: not kept) each side's value at caps 1 and 2."""
     cdef int K = e.sp.K
     cdef int k, i
     cdef double tot[128]
     cdef int64_t nt[2]
     cdef int32_t arg[2]
-    cdef double v
+    cdef double v, vl, vr
     for k in range(2 * K):
         tot[k] = 0
     for i in range(t):
@@ -817,6 +881,22 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
     nt[1] = m - t
     _depth_one(e, L, m, 2, t, tot, nt, vs, arg)
     v = vs[0] + vs[1]
+    if kc < 4 and arg[0] >= 0 and arg[1] >= 0:
+        e.allocations += 1
+        vl = vs[0] + leaf_loss(&e.sp, tot + K, nt[1]) + e.sp.lam
+        vr = leaf_loss(&e.sp, tot, nt[0]) + e.sp.lam + vs[1]
+        if vl <= vr + TOL:
+            v = vl
+            arg[1] = -1
+        else:
+            v = vr
+            arg[0] = -1
+    vs[2] = v
+    if kb != NULL:
+        for k in range(2 * (kc - 1)):
+            kb[k] = -INF
+        _cap_bounds(kb, kc, vs, leaf_loss(&e.sp, tot, nt[0]) + e.sp.lam,
+                    leaf_loss(&e.sp, tot + K, nt[1]) + e.sp.lam)
     if _takes(&e.sp, L, v, (2 if arg[0] >= 0 else 1) + (2 if arg[1] >= 0 else 1), best[0],
               split):
         best[0] = v
@@ -828,12 +908,17 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
 
 
 cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
-                        const double* cnt, int32_t split, int t, double cap,
-                        double* best, double* vs, const double* hint) noexcept nogil:
+                        const double* cnt, int32_t split, int t, double cap, int kc,
+                        double* best, double* vs, const double* hint,
+                        double* kb) noexcept nogil:
     """A root split of a node with d >= 3 levels left: its rows partitioned into
     the two children (each still sorted per column), the smaller child searched
-    within cap - lb(larger) and the larger within cap - R(smaller).  vs gets the
-    two children's values or bounds; True when both are exact."""
+    within cap - lb(larger) and the larger within cap - R(smaller), each with at
+    most kc - 1 leaves.  vs gets the two children's values or bounds and the
+    split's value or bound (vs[2]); True when the split is valued exactly.  When
+    the two optima hold more than kc leaves together, the split's value is the best allocation
+    of the kc leaves between them (`_value_capped`).  kb (NULL: not kept) gets
+    the children's bounds at every cap below kc (`_cap_bounds`)."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef DLevel* C = &e.lv[d - 1]
@@ -857,6 +942,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double lb0[2]
     cdef double v1, v2, bud
     cdef bint ex1
+    cdef int ck = kc - 1 if kc < LEAF_CAP_NONE else kc
     for i in range(m):
         e.side[ou[i]] = 0 if i < t else 1
     for k in range(K):
@@ -884,6 +970,9 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     mm[0] = ml; mm[1] = mr
     lb0[0] = _lower(sp, cl, ml, d - 1)
     lb0[1] = _lower(sp, cr, mr, d - 1)
+    if kb != NULL:
+        for k in range(2 * (kc - 1)):
+            kb[k] = -INF
     if hint != NULL:
         # the children's bounds from the column's valued neighbours
         if hint[0] > lb0[0]:
@@ -900,16 +989,34 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         bud = cap - (lb0[second] if k == 0 else v1)
         if hint != NULL:
             bud += hint[2]
-        v2 = _solve(e, d - 1, rows[j], mm[j], cc[j], bud, &ex1)
+        v2 = _solve(e, d - 1, rows[j], mm[j], cc[j], bud, ck, &ex1)
         if e.lim.stop != RUNNING:
             return False
         vs[j] = v2
         if not ex1 or (k == 0 and v2 > bud + TOL):
+            vs[2] = vs[0] + vs[1]
+            if kb != NULL:
+                _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
+                            leaf_loss(sp, cr, mr) + sp.lam)
             return False
         if k == 0:
             v1 = v2
             memcpy(L.cand, C.best, _heap_size(d - 1) * sizeof(int32_t))
             L.cand_leaves = C.best_leaves
+    vs[2] = vs[0] + vs[1]
+    if L.cand_leaves + C.best_leaves > kc:
+        if vs[2] <= cap + TOL:
+            ex1 = _value_capped(e, d, rows, mm, cc, first, cap, kc, split, best, vs, kb)
+        else:
+            # each child's value at kc - 1 leaves bounds it at every allocation
+            ex1 = False
+        if kb != NULL and e.lim.stop == RUNNING:
+            _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
+                        leaf_loss(sp, cr, mr) + sp.lam)
+        return ex1
+    if kb != NULL:
+        _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
+                    leaf_loss(sp, cr, mr) + sp.lam)
     if _takes(&e.sp, L, v1 + v2, L.cand_leaves + C.best_leaves, best[0], split):
         best[0] = v1 + v2
         _took(L, L.cand_leaves + C.best_leaves)
@@ -917,4 +1024,103 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         L.best[0] = split
         _place(L.best, d, 1 + first, L.cand)
         _place(L.best, d, 1 + second, C.best)
+    return True
+
+
+cdef bint _value_capped(DEngine* e, int d, const int32_t** rows, const int* mm,
+                        const double** cc, int first, double cap, int kc, int32_t split,
+                        double* best, double* vs, double* kb) noexcept nogil:
+    """The split of `_value_deeper` under a leaf cap kc whose two children's
+    optima at kc - 1 leaves (values vs, trees in L.cand for child `first` and
+    e.lv[d - 1].best for the other) hold more than kc leaves together.  Its value
+    is the least over the allocations (a, kc - a) of R(left, a) + R(right, kc - a).
+    A child whose optimum at kc - 1 leaves has l leaves has that optimum for any
+    cap a >= l (the least over a larger class, attained in the smaller), so only
+    the allocations with a in [kc - l_right, l_left] differ, and each child's
+    value at kc - 1 leaves bounds it at every cap: the left child is searched
+    within cap - vs[right], the right within cap - R(left, a).  True with the
+    node's best improved as `_takes` allows when an allocation is within the cap
+    (vs[2] its value: the allocations not within it are above it); else False,
+    vs[2] the least bound of the allocations (each above the cap).  kb (NULL:
+    not kept) gets each child's value or bound at the caps searched."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* C = &e.lv[d - 1]
+    cdef int h = _heap_size(d - 1)
+    cdef int32_t* opt0 = L.alt              # each child's optimum at kc - 1 leaves
+    cdef int32_t* opt1 = L.alt + h
+    cdef int32_t* got0 = L.alt + 2 * h      # the best allocation's trees
+    cdef int32_t* got1 = L.alt + 3 * h
+    cdef int32_t* opt[2]
+    cdef int nl[2]
+    cdef int a, lo, hi, k0, k1, lv0, lv1, got_leaves = 0
+    cdef double x0, x1, capa, bud, low = INF, found = INF
+    cdef bint ex
+    opt[0] = opt0
+    opt[1] = opt1
+    memcpy(opt[first], L.cand, h * sizeof(int32_t))
+    memcpy(opt[1 - first], C.best, h * sizeof(int32_t))
+    nl[first] = L.cand_leaves
+    nl[1 - first] = C.best_leaves
+    lo = kc - nl[1] if kc - nl[1] > 1 else 1
+    hi = nl[0] if nl[0] < kc - 1 else kc - 1
+    for a in range(lo, hi + 1):
+        e.allocations += 1
+        capa = cap if cap < found else found
+        k0 = a
+        k1 = kc - a
+        if k0 >= nl[0]:
+            x0 = vs[0]
+            lv0 = nl[0]
+            memcpy(L.cand, opt0, h * sizeof(int32_t))
+        else:
+            bud = capa - vs[1]
+            x0 = _solve(e, d - 1, rows[0], mm[0], cc[0], bud, k0, &ex)
+            if e.lim.stop != RUNNING:
+                return False
+            if kb != NULL and x0 > kb[k0 - 1]:
+                kb[k0 - 1] = x0
+            if not ex or x0 > bud + TOL:
+                if x0 + vs[1] < low:
+                    low = x0 + vs[1]
+                continue
+            lv0 = C.best_leaves
+            memcpy(L.cand, C.best, h * sizeof(int32_t))
+        if k1 >= nl[1]:
+            x1 = vs[1]
+            lv1 = nl[1]
+            memcpy(C.best, opt1, h * sizeof(int32_t))
+        else:
+            bud = capa - x0
+            x1 = _solve(e, d - 1, rows[1], mm[1], cc[1], bud, k1, &ex)
+            if e.lim.stop != RUNNING:
+                return False
+            if kb != NULL and x1 > kb[kc - 1 + k1 - 1]:
+                kb[kc - 1 + k1 - 1] = x1
+            if not ex:
+                if x0 + x1 < low:
+                    low = x0 + x1
+                continue
+            lv1 = C.best_leaves
+        if x0 + x1 > capa + TOL:
+            if x0 + x1 < low:
+                low = x0 + x1
+            continue
+        if (found == INF or x0 + x1 < found - TOL
+                or (sp.ties and x0 + x1 <= found + TOL and lv0 + lv1 < got_leaves)):
+            found = x0 + x1
+            got_leaves = lv0 + lv1
+            memcpy(got0, L.cand, h * sizeof(int32_t))
+            memcpy(got1, C.best, h * sizeof(int32_t))
+    if found == INF:
+        vs[2] = low
+        return False
+    vs[2] = found
+    if _takes(sp, L, found, got_leaves, best[0], split):
+        best[0] = found
+        _took(L, got_leaves)
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        L.best[0] = split
+        _place(L.best, d, 1, got0)
+        _place(L.best, d, 2, got1)
     return True

@@ -16,7 +16,8 @@ from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
-from ._depth cimport DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound
+from ._depth cimport (DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound,
+                     LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 
 cnp.import_array()
 
@@ -42,9 +43,10 @@ cdef void _engine_free(DEngine* x) noexcept:
     if x.lv != NULL:
         for d in range(x.max_depth + 1):
             free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk); free(x.lv[d].wk)
-            free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr)
+            free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr); free(x.lv[d].lbv)
+            free(x.lv[d].lbk)
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
-            free(x.lv[d].cand); free(x.lv[d].cnt)
+            free(x.lv[d].cand); free(x.lv[d].alt); free(x.lv[d].cnt)
             free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
             free(x.lv[d].upos); free(x.lv[d].cshared)
         free(x.lv)
@@ -67,7 +69,7 @@ cdef struct EngineWork:
 cdef void _engine_main(void* arg, int t) noexcept nogil:
     cdef EngineWork* w = <EngineWork*> arg
     w.value[t] = _solve(w.engines[t], w.depth, w.ord, w.engines[t].sp.n, w.cnt, INF,
-                        &w.exact[t])
+                        w.engines[t].max_leaves, &w.exact[t])
 
 
 cdef class DepthSearch:
@@ -117,6 +119,10 @@ cdef class DepthSearch:
     min_leaf : int
         Rows each leaf holds at least (min_samples_leaf): a split is a threshold
         with that many rows on each side.
+    max_leaves : int
+        > 0: the trees have at most this many leaves (max_leaf_nodes), and
+        max_depth is below it (a tree of k leaves has depth at most k - 1).
+        0: any number.
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -137,7 +143,8 @@ cdef class DepthSearch:
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
                   int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
-                  final_depth=None, long long work_limit=0, weight=None, int min_leaf=1):
+                  final_depth=None, long long work_limit=0, weight=None, int min_leaf=1,
+                  int max_leaves=0):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
@@ -153,7 +160,11 @@ cdef class DepthSearch:
         if not 0 <= max_depth <= MAX_ENGINE_DEPTH:
             raise ValueError(f"the depth-limited engine searches depths 0 to "
                              f"{MAX_ENGINE_DEPTH}")
+        if max_leaves < 0 or (max_leaves > 0 and max_depth > max_leaves - 1):
+            raise ValueError(f"max_leaves={max_leaves} needs max_depth <= max_leaves - 1; "
+                             f"got max_depth={max_depth}")
         memset(&self.e, 0, sizeof(DEngine))
+        self.e.max_leaves = max_leaves if max_leaves > 0 else LEAF_CAP_NONE
         cdef cnp.ndarray[double, ndim=1] Wt
         if weight is None:
             Wt = np.ones(1)
@@ -249,6 +260,7 @@ cdef class DepthSearch:
                 self.engines[t] = x
                 x.sp = self.e.sp
                 x.max_depth = self.e.max_depth
+                x.max_leaves = self.e.max_leaves
                 x.final_depth = self.e.final_depth
                 x.work_limit = self.e.work_limit
                 x.col_lb = self.col_lb
@@ -304,11 +316,19 @@ cdef class DepthSearch:
         L.tpos = <int32_t*> malloc((n + 1) * sizeof(int32_t))
         L.lbl = <double*> malloc((n + 1) * sizeof(double))
         L.lbr = <double*> malloc((n + 1) * sizeof(double))
+        L.lbv = <double*> malloc((n + 1) * sizeof(double))
+        if 2 <= self.e.max_leaves <= CAP_BOUNDS_MAX:
+            # (the pages past a node's thresholds are never touched)
+            L.lbk = <double*> malloc(2 * (self.e.max_leaves - 1) * (<int64_t> n + 1)
+                                     * sizeof(double))
+            if L.lbk == NULL:
+                raise MemoryError()
         L.wpre = <double*> malloc((n + 2) * sizeof(double))
         L.queue = <int32_t*> malloc((8 * <int64_t> n + 16) * sizeof(int32_t))
         L.cand = <int32_t*> malloc(_heap_size(d) * sizeof(int32_t))
+        L.alt = <int32_t*> malloc(4 * _heap_size(d - 1) * sizeof(int32_t))
         if (L.child == NULL or L.tpos == NULL or L.lbl == NULL or L.lbr == NULL
-                or L.wpre == NULL or L.queue == NULL or L.cand == NULL):
+                or L.lbv == NULL or L.wpre == NULL or L.queue == NULL or L.cand == NULL or L.alt == NULL):
             raise MemoryError()
 
     def __dealloc__(self):
@@ -349,6 +369,8 @@ cdef class DepthSearch:
                 todo += [2 * q + 1, 2 * q + 2]
             else:
                 leaves += 1
+        if leaves > self.e.max_leaves:
+            raise ValueError(f"the seed has {leaves} leaves, more than max_leaves")
         for w in range(self.n_workers):
             memcpy(self.engines[w].seed_tree, &t[0], h * sizeof(int32_t))
             self.engines[w].seed_value = value
@@ -394,9 +416,11 @@ cdef class DepthSearch:
         work.exact = exacts
         with nogil:
             if self.e.sp.p == 0 or n <= 1:
-                values[0] = _solve(&self.e, 0, ord, n, &cnt[0], INF, &exacts[0])
+                values[0] = _solve(&self.e, 0, ord, n, &cnt[0], INF, self.e.max_leaves,
+                                   &exacts[0])
             elif w == 1:
-                values[0] = _solve(&self.e, D, ord, n, &cnt[0], INF, &exacts[0])
+                values[0] = _solve(&self.e, D, ord, n, &cnt[0], INF, self.e.max_leaves,
+                                   &exacts[0])
             else:
                 fst_run_threads(w, _engine_main, &work)
             limits_rss(&self.e.lim)
@@ -477,6 +501,8 @@ cdef class DepthSearch:
                                      for t in range(self.n_workers)),
                 "leaf_budget_depths": sum(int(self.engines[t].shallower)
                                           for t in range(self.n_workers)),
+                "leaf_allocations": sum(int(self.engines[t].allocations)
+                                        for t in range(self.n_workers)),
                 "seconds": float(self.seconds),
                 "peak_rss_bytes": int(self.e.lim.peak_rss),
                 "threads": int(self.n_workers),

@@ -1,0 +1,203 @@
+"""max_leaf_nodes: the optimum among the trees of at most that many leaves, exact
+against brute force (the depth-limited engine under the cap, with and without
+max_depth, lam = 0 included) in every combination of the engine's rules, with
+threads, weights and min_samples_leaf; every tree re-scored and its leaves
+counted from the raw data; a stopped fit keeps the cap; the path,
+cross-validation and the command line take it."""
+import functools
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.tree import DecisionTreeClassifier
+
+from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV, regularization_path
+from fst.__main__ import main
+from fst._utils import obeys_min_leaf
+from fst.exceptions import NotCertifiedWarning
+from oracle import (continuous_problem, optimal_objective, problem_cost, random_problem,
+                    rescore, sample_weights, unbounded_problem)
+
+# The rules the depth-limited engine reads.
+ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget")
+
+
+def _problem(kind, seed):
+    """(X, y, cost, lam, max_depth, weights, min_leaf, max_leaf_nodes) of a small
+    problem of each kind: `random` (binary, small-integer and NaN columns, with
+    or without max_depth, lam = 0 among them), `continuous` (many thresholds a
+    column, under max_depth), `unbounded` (continuous without a depth cap); caps
+    of 2 to 6 leaves, weights on every third seed, min_samples_leaf 2 on every
+    fifth."""
+    if kind == "random":
+        X, y, cost, lam, depth = random_problem(5000 + seed)
+    elif kind == "continuous":
+        X, y, cost, lam, depth = continuous_problem(5000 + seed)
+    else:
+        X, y, cost, lam = unbounded_problem(5000 + seed)
+        depth = None
+    w = sample_weights(seed, y) if seed % 3 == 2 else None
+    return X, y, cost, lam, depth, w, 2 if seed % 5 == 4 else 1, 2 + seed % 5
+
+
+@functools.lru_cache(maxsize=None)
+def _expected(kind, seed):
+    """(the optimum under the cap, the optimum without it, class index of each
+    row, the full cost matrix), by brute force, once per run."""
+    X, y, cost, lam, depth, w, ml, k = _problem(kind, seed)
+    y_idx, full = problem_cost(y, cost)
+    free = (optimal_objective(X, y_idx, full, lam, depth, weights=w, min_leaf=ml)
+            if depth is not None or lam > 0 else None)
+    return (optimal_objective(X, y_idx, full, lam, depth, weights=w, min_leaf=ml,
+                              max_leaves=k), free, y_idx, full)
+
+
+def _check(kind, seed, overrides=None, n_jobs=1):
+    X, y, cost, lam, depth, w, ml, k = _problem(kind, seed)
+    expected, _, y_idx, full = _expected(kind, seed)
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth,
+                                  min_samples_leaf=ml, max_leaf_nodes=k, n_jobs=n_jobs,
+                                  time_limit=None)
+    clf._overrides = dict(overrides or {})     # test hook: the search's settings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf.fit(X, y, sample_weight=w)
+    assert clf.optimal_, (kind, seed)
+    assert clf.search_stats_["engine"] == "depth"
+    assert clf.search_stats_["max_leaves"] == k
+    assert clf.objective_ == pytest.approx(expected, abs=1e-9), (kind, seed)
+    assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(expected, abs=1e-9)
+    assert clf.n_leaves_ == clf.estimator_.get_n_leaves() <= k
+    assert depth is None or clf.get_depth() <= depth
+    assert obeys_min_leaf(clf.estimator_, np.asarray(X, dtype=np.float32),
+                          slice(None) if w is None else np.asarray(w) > 0, ml, k)
+    return clf
+
+
+@pytest.mark.parametrize("seed", range(30))
+@pytest.mark.parametrize("kind", ["random", "continuous", "unbounded"])
+def test_max_leaf_nodes_matches_brute_force(kind, seed):
+    _check(kind, seed)
+
+
+def test_the_cap_binds_on_these_problems():
+    """The problems above are not vacuous: on many of them the optimum under the
+    cap is worse than the optimum without it."""
+    for kind in ("random", "continuous", "unbounded"):
+        binds = sum(_expected(kind, s)[1] is not None
+                    and _expected(kind, s)[0] > _expected(kind, s)[1] + 1e-9
+                    for s in range(30))
+        assert binds >= 6, (kind, binds)
+
+
+@pytest.mark.parametrize("combo", [c if c % 8 == 0 else pytest.param(c, marks=pytest.mark.slow)
+                                   for c in range(1 << (len(ENGINE_RULES) + 1))])
+def test_engine_every_rule_combination(combo):
+    """The engine's rules (the loss floor, leaf support, the neighbour and
+    interval bounds with their per-cap form, the leaf budget) each off or on,
+    one engine or three at the root: the oracle's optimum under the cap."""
+    rules = [name for i, name in enumerate(ENGINE_RULES) if combo >> i & 1]
+    n_jobs = 3 if combo >> len(ENGINE_RULES) & 1 else 1
+    for kind in ("random", "continuous", "unbounded"):
+        for seed in range(combo % 5, 30, 10):
+            _check(kind, seed, {"rules": rules}, n_jobs)
+
+
+def test_threads_give_the_serial_tree():
+    for kind in ("random", "continuous", "unbounded"):
+        for seed in range(0, 30, 4):
+            one = _check(kind, seed)
+            two = _check(kind, seed, n_jobs=2)
+            for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+                np.testing.assert_array_equal(getattr(one.estimator_.tree_, attr),
+                                              getattr(two.estimator_.tree_, attr))
+
+
+def test_the_best_tree_of_k_leaves_on_a_chain():
+    """At lam = 0 without max_depth, a cap of three leaves on rows of three
+    classes in three runs: two splits on the column, a chain, loss 0; a cap of
+    two leaves loses the smallest class."""
+    X = np.arange(12.0)[:, None]
+    y = np.array([0] * 5 + [1] * 4 + [2] * 3)
+    three = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=3).fit(X, y)
+    assert three.optimal_ and three.n_leaves_ == 3 and three.objective_ == 0.0
+    two = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=2).fit(X, y)
+    assert two.optimal_ and two.n_leaves_ == 2
+    assert two.objective_ == pytest.approx(3 / 12)
+
+
+@pytest.mark.parametrize("value", [0, 1, -1, 1.5, 2.0, "3"])
+def test_bad_values_are_refused_by_name(value):
+    with pytest.raises(ValueError, match="max_leaf_nodes"):
+        FastSmallTreeClassifier(max_leaf_nodes=value).fit([[0.0], [1.0]], [0, 1])
+
+
+def test_more_classes_than_the_engine_counts_is_refused():
+    X = np.arange(130.0)[:, None]
+    y = np.arange(130) % 65
+    with pytest.raises(ValueError, match="max_leaf_nodes.*64 classes"):
+        FastSmallTreeClassifier(max_leaf_nodes=4).fit(X, y)
+
+
+def test_a_fallback_tree_is_kept_only_within_the_cap():
+    X, y = np.arange(12.0)[:, None], np.array([0, 1] * 6)
+    cart = DecisionTreeClassifier().fit(X, y)
+    assert not obeys_min_leaf(cart, X, slice(None), 1, 4)
+    assert obeys_min_leaf(cart, X, slice(None), 1, cart.get_n_leaves())
+    assert obeys_min_leaf(DecisionTreeClassifier(max_leaf_nodes=4).fit(X, y),
+                          X, slice(None), 1, 4)
+
+
+def test_a_stopped_fit_keeps_the_cap():
+    """A fit stopped at once (a work limit) returns its best tree or CART's
+    (grown with the same max_leaf_nodes): at most the cap, with and without
+    max_depth, and its bound below its objective."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    for depth in (None, 3):
+        clf = FastSmallTreeClassifier(regularization=0.0, max_depth=depth, max_leaf_nodes=6)
+        clf._overrides = {"work_limit": 30}       # test hook: stop after little work
+        with pytest.warns(NotCertifiedWarning):
+            clf.fit(X, y)
+        assert not clf.optimal_
+        assert 2 <= clf.n_leaves_ <= 6
+        assert clf.lower_bound_ <= clf.objective_
+        cart = DecisionTreeClassifier(max_depth=depth, max_leaf_nodes=6, random_state=0)
+        assert clf.score(X, y) >= cart.fit(X, y).score(X, y) - 1e-12
+
+
+def test_zero_regularization_needs_no_depth_cap_under_it():
+    X, y, *_ = random_problem(5003)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=4).fit(X, y)
+    assert clf.optimal_ and clf.n_leaves_ <= 4
+    assert "max_leaf_nodes=4" in str(clf)
+
+
+def test_path_and_cross_validation_take_it():
+    X, y, *_ = random_problem(5001)
+    X = np.vstack([X] * 2)
+    y = np.concatenate([y] * 2)
+    y_idx, full = problem_cost(y)
+    path = regularization_path(X, y, lambda_min=0.0, max_leaf_nodes=3)
+    assert max(tree.get_n_leaves() for tree in path.trees_) <= 3
+    for lam in path.pareto_front_["lambda_min"]:
+        fit = FastSmallTreeClassifier(regularization=lam, max_leaf_nodes=3).fit(X, y)
+        assert fit.objective_ == pytest.approx(
+            optimal_objective(X, y_idx, full, lam, max_leaves=3), abs=1e-9)
+    cv = FastSmallTreeClassifierCV(lambdas=[0.0, 0.05], cv=3, max_leaf_nodes=3).fit(X, y)
+    assert cv.best_estimator_.max_leaf_nodes == 3
+    assert cv.best_estimator_.n_leaves_ <= 3
+
+
+def test_command_line_takes_it(capsys):
+    assert main(["--max-leaf-nodes", "3", "--regularization", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "max_leaf_nodes=3" in out and "3 leaves" in out
+    assert main(["--max-leaf-nodes", "1"]) == 2
+    assert "at least 2" in capsys.readouterr().err
+    assert main(["--dpdt", "--max-leaf-nodes", "3"]) == 2
+    assert "--dpdt" in capsys.readouterr().err
