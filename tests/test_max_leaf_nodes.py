@@ -134,8 +134,8 @@ def test_bad_values_are_refused_by_name(value):
 
 
 def test_more_classes_than_the_engine_counts_is_refused():
-    X = np.arange(130.0)[:, None]
-    y = np.arange(130) % 65
+    X = np.arange(260.0)[:, None]
+    y = np.arange(260) % 65
     with pytest.raises(ValueError, match="max_leaf_nodes.*64 classes"):
         FastSmallTreeClassifier(max_leaf_nodes=4).fit(X, y)
 
