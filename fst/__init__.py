@@ -3,9 +3,10 @@ from ._classifier import FastSmallTreeClassifier
 from ._cv import FastSmallTreeClassifierCV
 from ._dpdt import DPDTClassifier
 from ._path import RegularizationPath, regularization_path
+from ._regressor import FastSmallTreeRegressor
 from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
 __all__ = ["DPDTClassifier", "FastSmallTreeClassifier", "FastSmallTreeClassifierCV",
-           "IncompleteMDPWarning",
-           "NotCertifiedWarning", "RegularizationPath", "regularization_path"]
+           "FastSmallTreeRegressor", "IncompleteMDPWarning", "NotCertifiedWarning",
+           "RegularizationPath", "regularization_path"]
 __version__ = "0.1.0"

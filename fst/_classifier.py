@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 from ._core._limits import STATUS_NAMES, clock
 from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
-from ._utils import (NativeTreeMixin, check_shared_params, fit_params, obeys_min_leaf,
+from ._utils import (NativeClassifierMixin, check_shared_params, fit_params, obeys_min_leaf,
                      prepare_fit, resolve_memory_limit, shared_constraints)
 from .exceptions import NotCertifiedWarning
 
@@ -34,7 +34,7 @@ _HOW_TO_GO_ON = {
 _PROGRESS_SECONDS = 5.0
 
 
-class FastSmallTreeClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
+class FastSmallTreeClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
     """The provably best sparse decision tree, as a native scikit-learn tree.
 
     Minimises ``loss / n_samples + regularization * n_leaves`` over every binary

@@ -13,7 +13,8 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import FastSmallTreeClassifier
 from ._path import grid_fits
-from ._utils import NativeTreeMixin, check_no_categorical, check_shared_params, fit_params
+from ._utils import (NativeClassifierMixin, check_no_categorical, check_shared_params,
+                     fit_params)
 
 __all__ = ["FastSmallTreeClassifierCV"]
 
@@ -21,7 +22,7 @@ __all__ = ["FastSmallTreeClassifierCV"]
 _DEFAULT_LAMBDAS = np.geomspace(0.005, 0.1, 8)
 
 
-class FastSmallTreeClassifierCV(NativeTreeMixin, ClassifierMixin, BaseEstimator):
+class FastSmallTreeClassifierCV(NativeClassifierMixin, ClassifierMixin, BaseEstimator):
     """FastSmallTreeClassifier with its regularization chosen by cross-validation.
 
     Each fold follows the regularization path of its training rows along

@@ -17,8 +17,8 @@ from ._core._problem import build_space
 from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
 from ._export import build_estimator
 from ._plot import draw_front
-from ._utils import (NativeTreeMixin, check_shared_params, prepare_fit, resolve_memory_limit,
-                     shared_constraints)
+from ._utils import (NativeClassifierMixin, check_shared_params, prepare_fit,
+                     resolve_memory_limit, shared_constraints)
 from .exceptions import IncompleteMDPWarning
 
 __all__ = ["DPDTClassifier"]
@@ -28,7 +28,7 @@ __all__ = ["DPDTClassifier"]
 _RESCORE_TOL = 1e-9
 
 
-class DPDTClassifier(ClassifierMixin, NativeTreeMixin, BaseEstimator):
+class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
     """Dynamic Programming Decision Trees: every tree on the accuracy/complexity
     front of a depth-limited decision-tree MDP, from one fit.
 

@@ -41,18 +41,42 @@ def engine_space(X32, y, n_classes, cost, values=None):
     return pr
 
 
+def _row_groups(space):
+    """Each row's group of rows with identical features (identical ranks on
+    every column)."""
+    _, group = np.unique(np.asarray(space.row_rank).T, axis=0, return_inverse=True)
+    return group.reshape(-1)
+
+
+def distinct_rows(space):
+    """The number of distinct feature vectors of an `engine_space`: the most
+    leaves an engine tree has (a split has rows on both sides, and identical
+    rows share every leaf)."""
+    return int(_row_groups(space).max()) + 1 if space.n_rows else 1
+
+
 def loss_floor(space):
     """The least loss of any tree on all the rows of an `engine_space`: rows
     with identical features (identical ranks on every column) share a leaf, so
     each such group costs at least its cheapest label (the equivalent-points
-    floor), taken a few ulps low so that no rounding raises it."""
+    floor; under squared error, its squared error about its own mean), taken a
+    few ulps low so that no rounding raises it."""
     n = space.n_rows
     if n == 0:
         return 0.0
-    _, group = np.unique(np.asarray(space.row_rank).T, axis=0, return_inverse=True)
-    group = group.reshape(-1)
-    counts = np.zeros((int(group.max()) + 1, space.n_classes))
+    group = _row_groups(space)
     w = getattr(space, "row_weight", None)
+    target = getattr(space, "target", None)
+    if target is not None:
+        w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
+        sums = np.zeros((int(group.max()) + 1, 3))
+        for k, v in enumerate((w, w * target, w * target * target)):
+            np.add.at(sums[:, k], group, v)
+        live = sums[:, 0] > 0
+        floor = float(np.maximum(sums[live, 2] - sums[live, 1] ** 2 / sums[live, 0],
+                                 0.0).sum())
+        return max(floor * (1.0 - 1e-9) - 1e-12, 0.0)
+    counts = np.zeros((int(group.max()) + 1, space.n_classes))
     np.add.at(counts, (group, space.y), 1.0 if w is None else w)
     floor = float((counts @ space.cost).min(axis=1).sum())
     return max(floor * (1.0 - 1e-12), 0.0)
@@ -82,12 +106,16 @@ class EngineSearch:
     depth at most k - 1, so without max_depth the deepening ends there too
     (K above is then min(K, k)), and regularization may be 0."""
 
-    def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH):
+    def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH,
+                 keep_deepening=False):
         """space: an `engine_space`; config: the search's configuration
         (`fst._core._config.make_config`), of which the engine reads
         regularization, max_depth, rules, n_threads, time_limit, memory_limit and
         work_limit (nodes and root valuations); deepen: one level at a time;
-        depth_cap: without max_depth, the deepest search the leaf budget runs."""
+        depth_cap: without max_depth, the deepest search the leaf budget runs;
+        keep_deepening: without max_depth, go on deepening (to depth_cap) where
+        even depth_cap could not certify (no other search follows), instead of
+        leaving the deeper trees to the caller's general search."""
         self.space = space
         self.unlimited = config["max_depth"] is None
         self._max_leaves = int(config.get("max_leaves", 0) or 0)
@@ -99,17 +127,20 @@ class EngineSearch:
                 depth_cap = min(int(depth_cap), self._max_leaves - 1)
             self.max_depth = int(depth_cap)
             self._floor = loss_floor(space)
+            self._most_leaves = distinct_rows(space)
             deepen = True
         else:
             self.max_depth = int(config["max_depth"])
             if self._max_leaves and self.max_depth > self._max_leaves - 1:
                 raise ValueError("max_depth must be below the leaf cap")
         self._lam = float(config["regularization"])
+        self._keep_deepening = bool(keep_deepening)
         self._certified = False
         self._lb = None
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
                       space.cost, float(config["regularization"]))
         self._weight = getattr(space, "row_weight", None)
+        self._target = getattr(space, "target", None)
         self._rules = int(config["rules"])
         self._time_limit = config["time_limit"]
         self._memory_limit = int(config["memory_limit"] or 0)
@@ -139,7 +170,7 @@ class EngineSearch:
                            self._memory_limit, self._n_threads,
                            final_depth=depth if self.unlimited else self.max_depth,
                            work_limit=work, weight=self._weight, min_leaf=self._min_leaf,
-                           max_leaves=self._max_leaves)
+                           max_leaves=self._max_leaves, target=self._target)
 
     def run(self):
         start = time.perf_counter()
@@ -169,7 +200,8 @@ class EngineSearch:
             if self.unlimited and self._covers(depth, s.upper_bound):
                 self._certified = True
                 break
-            if self.unlimited and not self._covers(self.max_depth, s.upper_bound):
+            if (self.unlimited and not self._keep_deepening
+                    and not self._covers(self.max_depth, s.upper_bound)):
                 # the deepest search allowed would not certify either: the
                 # deeper searches are left to the caller's general search
                 break
@@ -184,7 +216,7 @@ class EngineSearch:
 
         def report(progress):
             seconds, lower, best, work = progress
-            if not (self._max_leaves and depth >= self._max_leaves - 1):
+            if depth < min(self._max_leaves or self._most_leaves, self._most_leaves) - 1:
                 lower = min(lower, deeper_trees_lower_bound(self._floor, self._lam, depth))
             if self._lb is not None and self._lb > lower:
                 lower = self._lb
@@ -193,9 +225,9 @@ class EngineSearch:
 
     def _covers(self, depth, value):
         """Whether every tree worth at most `value` has depth at most `depth`: it
-        has at most K leaves (`leaf_budget_leaves`; at most the leaf cap), so
-        depth at most K - 1."""
-        k = leaf_budget_leaves(value, self._floor, self._lam)
+        has at most K leaves (`leaf_budget_leaves`; at most the leaf cap, and
+        the distinct rows: `distinct_rows`), so depth at most K - 1."""
+        k = min(leaf_budget_leaves(value, self._floor, self._lam), self._most_leaves)
         if self._max_leaves:
             k = min(k, self._max_leaves)
         return depth >= k - 1
@@ -239,8 +271,8 @@ class EngineSearch:
         lb = self._s.lower_bound
         if lb == -np.inf:
             return None
-        if self._max_leaves and self._depth >= self._max_leaves - 1:
-            return lb       # (no tree under the leaf cap is deeper)
+        if self._depth >= min(self._max_leaves or self._most_leaves, self._most_leaves) - 1:
+            return lb       # (no tree under the leaf cap, or of the rows, is deeper)
         return min(lb, deeper_trees_lower_bound(self._floor, self._lam, self._depth))
 
     def stats(self):

@@ -19,11 +19,13 @@ from ._core._config import make_config
 from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, column_values
 from ._core._solver import Search
-from ._engine import MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch, engine_space
+from ._engine import (MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch, engine_space,
+                      loss_floor)
 from ._utils import min_leaf_rows
 from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
-__all__ = ["plan_fit", "FitPlan", "split_space_bytes", "max_splits"]
+__all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_space_bytes",
+           "max_splits"]
 
 # Private overrides the plan itself reads (`_overrides` of an estimator); every
 # other key goes to the search's configuration (`make_config`, which rejects
@@ -654,3 +656,103 @@ def weight_classes(y_idx, w, n_classes):
     label = np.concatenate([pairs[:, 0].astype(np.intp), missing])
     weight = np.concatenate([pairs[:, 1], np.zeros(len(missing))])
     return label, weight, pc_of_row.reshape(-1).astype(np.intp)
+
+
+class RegressionPlan:
+    """One FastSmallTreeRegressor fit's search (the depth-limited engine under
+    squared error) and what surrounds it: the rows it searches (those of
+    positive weight), their scaled targets, the fallback tree."""
+
+    def __init__(self, space, search, config, params, floor):
+        self.space = space
+        self.search = search
+        self.config = config
+        self._params = params
+        self._floor = floor
+
+    def run(self):
+        return self.search.run()
+
+    def lower_bound(self):
+        """The search's bound, or where it proves none (a stop before its root
+        was searched) the creation bound of all the rows: the root leaf (its
+        scaled loss is 1), or two leaves at least above the loss floor."""
+        bound = self.search.lower_bound
+        if bound is None:
+            lam = self.config["regularization"]
+            bound = min(1.0 + lam, self._floor + 2.0 * lam)
+        return bound
+
+    def stats(self):
+        st = self.search.stats()
+        st["n_splits"] = int(self.space.n_splits)
+        st["n_splits_searched"] = int(self.space.n_splits)
+        st["memory_limit"] = self.config["memory_limit"]
+        st["min_leaf"] = int(self.config["min_leaf"])
+        st["max_leaves"] = int(self.config["max_leaves"])
+        return st
+
+    def fallback_trees(self, X, y, sample_weight):
+        """CART's regression tree under the same constraints, which a stopped
+        fit returns when it scores better."""
+        from sklearn.tree import DecisionTreeRegressor
+
+        p = self._params
+        yield "cart", DecisionTreeRegressor(
+            max_depth=p["max_depth"], min_samples_leaf=self.config["min_leaf"],
+            max_leaf_nodes=p["max_leaf_nodes"],
+            random_state=0).fit(X, y, sample_weight=sample_weight)
+
+
+def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=None):
+    """The plan of a FastSmallTreeRegressor fit: X float32 (NaN allowed), y
+    float64 with a positive weighted variance, row_weight the sample weights or
+    None; params the estimator's validated parameters (``regularization`` and
+    FIT_PARAMS).  The rows of weight 0 are left out; the targets are centred
+    and scaled so that the single leaf loses 1 (``z = (y - mean) / sqrt(n
+    var)``, the weights scaled to a mean of one), so a leaf's squared error in
+    the engine is the objective's loss term.  Searched by the depth-limited
+    engine: at max_depth (under max_leaf_nodes, at most its depth), or by leaf
+    budget without it (regularization > 0, or a leaf cap)."""
+    overrides = dict(overrides or {})
+    own = {k: overrides.pop(k) for k in PLAN_OVERRIDES if k in overrides}
+    lam = float(params["regularization"])
+    max_depth = params["max_depth"]
+    max_leaves = params.get("max_leaf_nodes")
+    keep = None if row_weight is None else row_weight > 0
+    X_search = X if keep is None else np.ascontiguousarray(X[keep])
+    y_search = y if keep is None else y[keep]
+    n = X_search.shape[0]
+    w = None if row_weight is None else row_weight[keep] * (n / row_weight[keep].sum())
+    ww = np.ones(n) if w is None else w
+    mean = float((ww * y_search).sum() / n)
+    var = float((ww * (y_search - mean) ** 2).sum() / n)
+    col_values = column_values(X_search)
+    space = engine_space(X_search, np.zeros(n, dtype=np.int32), 3, np.zeros((3, 3)),
+                         col_values)
+    space.row_weight = w
+    space.target = (y_search - mean) / np.sqrt(n * var)
+    space.n_splits = int(column_split_counts(X_search, col_values).sum())
+    time_limit = None
+    if params["time_limit"] is not None:
+        time_limit = float(params["time_limit"])
+        if started is not None:
+            time_limit = max(started + time_limit - clock(), 0.0)
+    unlimited = (max_depth is None or max_depth > MAX_ENGINE_DEPTH
+                 or (max_leaves is not None and max_depth >= max_leaves - 1))
+    if unlimited and not (lam > 0 or max_leaves is not None):
+        raise ValueError(
+            "FastSmallTreeRegressor needs regularization > 0, max_depth <= "
+            f"{MAX_ENGINE_DEPTH} or max_leaf_nodes: at regularization=0 every leaf is "
+            "free, and only a depth or leaf limit bounds the search.")
+    config = make_config(
+        overrides, regularization=lam, max_depth=None if unlimited else max_depth,
+        min_leaf=min_leaf_rows(params.get("min_samples_leaf", 1), n),
+        max_leaves=max_leaves or 0, n_threads=effective_n_threads(params["n_jobs"]),
+        time_limit=time_limit, memory_limit=memory_limit)
+    # no other search follows the engine's: without max_depth it deepens to its
+    # deepest search where the leaf budget is not yet reached
+    search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
+                          depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
+                          keep_deepening=True)
+    return RegressionPlan(space, search, config, params, loss_floor(space))

@@ -289,19 +289,10 @@ class NativeTreeMixin:
                              reset=False)
 
     def predict(self, X):
-        """Predict class labels for X with ``estimator_`` (NaN goes right)."""
+        """Predict with ``estimator_``: class labels, or a regressor's leaf means
+        (NaN goes right)."""
         X = self._validate_X_predict(X)
         return self.estimator_.predict(X, check_input=False)
-
-    def predict_proba(self, X):
-        """Class scores of the leaf of ``estimator_`` each row reaches."""
-        X = self._validate_X_predict(X)
-        return self.estimator_.predict_proba(X, check_input=False)
-
-    def predict_log_proba(self, X):
-        """Logarithm of `predict_proba`."""
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
 
     def apply(self, X):
         """Index of the leaf each row reaches in ``estimator_.tree_``."""
@@ -329,3 +320,17 @@ class NativeTreeMixin:
         """Node indicator matrix of the path of each row in ``estimator_.tree_``."""
         X = self._validate_X_predict(X)
         return self.estimator_.decision_path(X, check_input=False)
+
+
+class NativeClassifierMixin(NativeTreeMixin):
+    """`NativeTreeMixin` with a classifier's class scores."""
+
+    def predict_proba(self, X):
+        """Class scores of the leaf of ``estimator_`` each row reaches."""
+        X = self._validate_X_predict(X)
+        return self.estimator_.predict_proba(X, check_input=False)
+
+    def predict_log_proba(self, X):
+        """Logarithm of `predict_proba`."""
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))

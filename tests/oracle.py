@@ -130,6 +130,84 @@ def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-
     return solve((1 << n) - 1, max_depth)
 
 
+def optimal_regression(X, y, lam, max_depth=None, weights=None, min_leaf=1,
+                       max_leaves=None):
+    """The optimal objective of the regressor by exhaustive enumeration:
+    sum_i w_i (y_i - leaf mean)^2 / sum_i w_i / Var_w(y) + lam * leaves over
+    every tree (of depth at most `max_depth`, at most `max_leaves` leaves, each
+    leaf holding `min_leaf` rows of positive weight), the means and variance
+    weighted, rows of weight 0 left out.  R(S, d, k) = min(leaf(S), min over
+    the splits and 1 <= a < k of R(L, d - 1, a) + R(R, d - 1, k - a)),
+    memoised."""
+    y = np.asarray(y, dtype=np.float64)
+    n = len(y)
+    w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
+    live = w > 0
+    mean = (w[live] * y[live]).sum() / w[live].sum()
+    var = (w[live] * (y[live] - mean) ** 2).sum() / w[live].sum()
+    X = np.asarray(X)[live]
+    y, w = y[live], w[live]
+    n = len(y)
+    masks = [sum(1 << int(i) for i in np.flatnonzero(m)) for _, m in split_space(X)]
+    total = w.sum()
+
+    def leaf(rows):
+        idx = [i for i in range(n) if rows >> i & 1]
+        ws, ys = w[idx], y[idx]
+        mu = (ws * ys).sum() / ws.sum()
+        return (ws * (ys - mu) ** 2).sum() / total / var
+
+    memo = {}
+    cap = n + 1 if max_leaves is None else int(max_leaves)
+
+    def solve(rows, depth, k):
+        key = (rows, depth, k)
+        if key in memo:
+            return memo[key]
+        best = leaf(rows) + lam
+        if k >= 2 and (depth is None or depth > 0):
+            nd = None if depth is None else depth - 1
+            seen = set()
+            for m in masks:
+                left = rows & m
+                if left == 0 or left == rows or left in seen:
+                    continue
+                seen.add(left)
+                right = rows & ~m
+                if left.bit_count() < min_leaf or right.bit_count() < min_leaf:
+                    continue
+                if max_leaves is None:
+                    best = min(best, solve(left, nd, cap) + solve(right, nd, cap))
+                else:
+                    for a in range(1, k):
+                        best = min(best, solve(left, nd, a) + solve(right, nd, k - a))
+        memo[key] = best
+        return best
+
+    return solve((1 << n) - 1, max_depth, cap)
+
+
+def regression_problem(seed):
+    """Up to 22 rows, one to three columns of many values (some repeated, some
+    NaN), a target partly a step function of them, lam from 0 to 0.1 (0 only
+    under a depth cap), a depth cap on two seeds in three."""
+    rng = np.random.default_rng(11000 + seed)
+    n = int(rng.integers(6, 23))
+    p = int(rng.integers(1, 4))
+    X = rng.integers(0, int(rng.integers(3, 20)), size=(n, p)).astype(float)
+    if seed % 4 == 0:
+        X[rng.random((n, p)) < 0.15] = np.nan
+    step = (np.nan_to_num(X[:, 0], nan=30.0) > np.nanmedian(X[:, 0])).astype(float)
+    y = 3.0 * step + rng.normal(scale=1.0, size=n) + 10.0
+    if seed % 5 == 1:
+        y = np.round(y)                      # repeated targets
+    max_depth = [None, 2, 3][seed % 3]
+    lam = [0.0, 0.01, 0.03, 0.1][seed % 4]
+    if max_depth is None and lam == 0:
+        lam = 0.02
+    return X, y, lam, max_depth
+
+
 def tie_problem(seed):
     """Up to 16 rows, one to three columns of a few values, two classes, 0/1
     loss and lam a whole number of rows' worth (1/n to 3/n): trees of different

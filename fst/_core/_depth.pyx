@@ -46,7 +46,8 @@ from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
                         fst_shared_stop, fst_shared_set_stop, fst_claim,
                         fst_store_double, fst_load_double)
 from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET
-from ._rowpass cimport DSpace, leaf_loss, class_sum, weight_at, column_pass
+from ._rowpass cimport (DSpace, leaf_loss, class_sum, weight_at, column_pass, add_rows,
+                       row_worst)
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, capped_interval_bound, neighbour_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
@@ -152,7 +153,7 @@ cdef void _root_static(DEngine* e) noexcept nogil:
             cl[k] = 0
         low = INF
         for i in range(1, m):
-            cl[yk[i - 1]] += weight_at(wk, i - 1)
+            add_rows(sp, cl, yk, wk, i - 1, i)
             if rk[i] == rk[i - 1]:
                 continue
             for k in range(K):
@@ -704,7 +705,7 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         return
     W[0] = 0.0
     for i in range(m):
-        W[i + 1] = W[i] + sp.maxcost[yk[i]] * weight_at(wk, i)
+        W[i + 1] = W[i] + row_worst(sp, yk[i], weight_at(wk, i))
     if sp.sup_lam > 0.0:
         # leaf support: both sides of a split of an optimal tree hold support at
         # least lam, and a side's support grows with it, so the supported
@@ -873,8 +874,7 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
     cdef double v, vl, vr
     for k in range(2 * K):
         tot[k] = 0
-    for i in range(t):
-        tot[yk[i]] += weight_at(wk, i)
+    add_rows(&e.sp, tot, yk, wk, 0, t)
     for k in range(K):
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
@@ -947,8 +947,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         e.side[ou[i]] = 0 if i < t else 1
     for k in range(K):
         cl[k] = 0
-    for i in range(t):
-        cl[yu[i]] += weight_at(wu, i)
+    add_rows(sp, cl, yu, wu, 0, t)
     for k in range(K):
         cr[k] = cnt[k] - cl[k]
     for g in range(p):

@@ -11,7 +11,7 @@ cimport numpy as cnp
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, limits_gather, fst_now, RUNNING
-from ._config cimport RULE_SUPPORT
+from ._config cimport RULE_SUPPORT, RULE_EQUIVALENT, RULE_TRANSFER, RULE_LEAF_BUDGET
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
@@ -123,6 +123,16 @@ cdef class DepthSearch:
         > 0: the trees have at most this many leaves (max_leaf_nodes), and
         max_depth is below it (a tree of k leaves has depth at most k - 1).
         0: any number.
+    target : float64 array (n,) or None
+        Squared error (the regressor): each row's target, a leaf's loss the
+        weighted squared error about its weighted mean (already scaled: the
+        objective is that sum plus lam a leaf).  y and cost are then ignored
+        (the counts are each set's weight, weighted target sum and weighted
+        sum of squares, K = 3), and of the rules only RULE_EQUIVALENT (with a
+        floor of 0), RULE_TRANSFER and RULE_LEAF_BUDGET apply: the neighbour
+        and moved-rows bounds (RULE_EXCHANGE) and leaf support need a row's
+        worst cost, which a squared error does not bound.  None:
+        classification.
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -144,13 +154,27 @@ cdef class DepthSearch:
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
                   int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
                   final_depth=None, long long work_limit=0, weight=None, int min_leaf=1,
-                  int max_leaves=0):
+                  int max_leaves=0, target=None):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=1] S = np.ascontiguousarray(col_start, dtype=np.int32)
-        cdef cnp.ndarray[int32_t, ndim=1] Y = np.ascontiguousarray(y, dtype=np.int32)
-        cdef cnp.ndarray[double, ndim=2] C = np.ascontiguousarray(cost, dtype=np.float64)
+        cdef cnp.ndarray[int32_t, ndim=1] Y
+        cdef cnp.ndarray[double, ndim=2] C
+        cdef cnp.ndarray[double, ndim=1] Tg = np.zeros(1)
+        if target is not None:
+            # squared error: a row's "class" is its id, its target read from Tg
+            Tg = np.ascontiguousarray(target, dtype=np.float64)
+            if Tg.ndim != 1 or Tg.shape[0] != R.shape[1] or not np.all(np.isfinite(Tg)):
+                raise ValueError("the engine's targets must be finite, one a row")
+            Y = np.arange(R.shape[1], dtype=np.int32)
+            C = np.zeros((3, 3))
+            rules &= RULE_EQUIVALENT | RULE_TRANSFER | RULE_LEAF_BUDGET
+            if Tg.shape[0] == 0:
+                Tg = np.zeros(1)
+        else:
+            Y = np.ascontiguousarray(y, dtype=np.int32)
+            C = np.ascontiguousarray(cost, dtype=np.float64)
         cdef cnp.ndarray[double, ndim=1] mx = np.ascontiguousarray(C.max(axis=1))
         cdef cnp.ndarray[double, ndim=1] mn = np.ascontiguousarray(C.min(axis=1))
         p, n = R.shape[0], R.shape[1]
@@ -178,7 +202,11 @@ cdef class DepthSearch:
                 Wt = np.ones(1)
             self._cnt = (np.bincount(Y, weights=Wt, minlength=K).astype(np.float64) if n
                          else np.zeros(K))
-        self._keep = (R, O, S, Y, C, mx, mn, Wt)
+        if target is not None:
+            tw = Wt[:n] if weight is not None else np.ones(n)
+            tz = Tg[:n]
+            self._cnt = np.array([tw.sum(), (tw * tz).sum(), (tw * tz * tz).sum()])
+        self._keep = (R, O, S, Y, C, mx, mn, Wt, Tg)
         self.e.sp.n = n
         self.e.sp.p = p
         self.e.sp.K = K
@@ -200,6 +228,7 @@ cdef class DepthSearch:
         self.e.sp.ties = lam > 0
         self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
         self.e.sp.min_leaf = max(min_leaf, 1)
+        self.e.sp.target = &Tg[0] if target is not None else NULL
         off = C[~np.eye(K, dtype=bool)]
         if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
                 and off[0] > 0):

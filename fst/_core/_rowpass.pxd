@@ -3,9 +3,11 @@
 # once, each side's rows counted per class up to every threshold.  The
 # depth-limited engine values its depth-one subproblems and its depth-two splits
 # with it (`_depth._depth_one`), DPDT its last levels (`_cart.rows_column_scan`).
-# Its two forms: class sums of row weights and any cost matrix, and whole rows of
-# two classes under a unit cost (`_column_pass_unit2`), the engine's most common
-# case, counted in integers.
+# Its forms: class sums of row weights and any cost matrix, whole rows of two
+# classes under a unit cost (`_column_pass_unit2`), the engine's most common
+# case, counted in integers, and squared error (`_column_pass_squares`, the
+# regressor's: a set's counts are its weight, weighted target sum and weighted
+# sum of squares).
 #
 # Everything here is inline: each module that cimports it compiles its own copy,
 # so the pass inlines into its callers' loops (written once, here).
@@ -49,6 +51,9 @@ cdef struct DSpace:
                                # much support (`split_supported`)
     int min_leaf               # rows each side of a split holds at least
                                # (min_samples_leaf; 0 or 1: any)
+    const double* target       # n: each row's target (regression: y holds row
+                               # ids, K = 3 and a set's counts are (sum w,
+                               # sum w z, sum w z^2)); NULL: classification
 
 
 # Class counts as whole rows (int64_t: the depth-one pass without row weights)
@@ -59,11 +64,22 @@ ctypedef fused count_t:
     double
 
 
+cdef inline double squares_loss(double w, double s, double q) noexcept nogil:
+    """The least squared error of one value for rows of weight w, weighted
+    target sum s and weighted sum of squares q: q - s^2 / w at the weighted mean
+    (0 for no weight; never below 0, which rounding could give)."""
+    cdef double v
+    if w <= 0.0:
+        return 0.0
+    v = q - s * s / w
+    return v if v > 0.0 else 0.0
+
+
 cdef inline double leaf_loss(const DSpace* sp, const count_t* c, int64_t m) noexcept nogil:
     """Least total cost of labelling rows with class sums c (m rows; the sums are
     whole rows without weights) by one label: min_j sum_k c_k C[k, j]; under a
     unit cost, (m - max_k c_k) * unit, from whole rows so that equal losses are
-    equal to the last bit."""
+    equal to the last bit; under squared error (sp.target) `squares_loss`."""
     cdef int k, j, K = sp.K
     cdef double mx = 0.0
     cdef double s, best = INF
@@ -72,6 +88,8 @@ cdef inline double leaf_loss(const DSpace* sp, const count_t* c, int64_t m) noex
             if c[k] > mx:
                 mx = c[k]
         return (m - mx) * sp.unit
+    if sp.target != NULL:
+        return squares_loss(c[0], c[1], c[2])
     for j in range(K):
         s = 0.0
         for k in range(K):
@@ -84,9 +102,13 @@ cdef inline double leaf_loss(const DSpace* sp, const count_t* c, int64_t m) noex
 cdef inline double class_sum(const DSpace* sp, const count_t* c,
                              const double* per_row) noexcept nogil:
     """sum_k c_k per_row[k]: with mincost, the loss floor (every row costs at least
-    its class's least cost); with maxcost, worst(S) (every row at its largest)."""
+    its class's least cost); with maxcost, worst(S) (every row at its largest).
+    Under squared error, 0: the floor of a squared error (the rules that read a
+    worst cost are off for it)."""
     cdef int k
     cdef double s = 0.0
+    if sp.target != NULL:
+        return 0.0
     for k in range(sp.K):
         s += c[k] * per_row[k]
     return s
@@ -95,6 +117,34 @@ cdef inline double class_sum(const DSpace* sp, const count_t* c,
 cdef inline double weight_at(const double* wk, int64_t i) noexcept nogil:
     """The weight of the i-th row of a gathered order (wk NULL: 1)."""
     return 1.0 if wk == NULL else wk[i]
+
+
+cdef inline void add_rows(const DSpace* sp, double* c, const int32_t* yk,
+                          const double* wk, int64_t a, int64_t b) noexcept nogil:
+    """Add rows a .. b - 1 of a gathered order (yk their classes, or their row
+    ids under squared error; wk their weights or NULL) to the counts c: class
+    sums of weights, or (sum w, sum w z, sum w z^2)."""
+    cdef int64_t i
+    cdef double w, z
+    if sp.target == NULL:
+        for i in range(a, b):
+            c[yk[i]] += weight_at(wk, i)
+        return
+    for i in range(a, b):
+        w = weight_at(wk, i)
+        z = sp.target[yk[i]]
+        c[0] += w
+        c[1] += w * z
+        c[2] += w * z * z
+
+
+cdef inline double row_worst(const DSpace* sp, int32_t y, double w) noexcept nogil:
+    """A row's worst cost (its class's largest times its weight): what it adds
+    at most to a set it joins.  Under squared error 0: the rules that read it
+    (exchange) are off there, and a budget widened by nothing stays sound."""
+    if sp.target != NULL:
+        return 0.0
+    return sp.maxcost[y] * w
 
 
 cdef extern from *:
@@ -211,6 +261,55 @@ cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const i
             if done[0] and done[1]:
                 return
         l[2 * s + yk[i]] += 1
+        nn[s] += 1
+        prev[s] = rk[i]
+
+
+cdef inline void _column_pass_squares(const DSpace* sp, const int32_t* rk,
+                                     const int32_t* yk, const double* wk,
+                                     const int32_t* pos, int32_t t, int m, int nsides,
+                                     const double* tot, const int64_t* ntot,
+                                     const double* lowest, int32_t base, bint* done,
+                                     double* best, int32_t* arg,
+                                     double* shared) noexcept nogil:
+    """`column_pass` under squared error: each side's left sums (weight, weighted
+    target, weighted square) up to every threshold, a split's value the two
+    leaves' `squares_loss` and 2 lam.  (No moved-rows skip: the exchange rule is
+    off under squared error.)"""
+    cdef int s, i
+    cdef double l[6]           # each side's left sums, side-major
+    cdef int64_t nn[2]
+    cdef int32_t prev[2]
+    cdef double v, w, z, two = 2.0 * sp.lam
+    cdef bint capped = sp.min_leaf > 1
+    for i in range(6):
+        l[i] = 0.0
+    for s in range(2):
+        nn[s] = 0
+        prev[s] = -1
+    for i in range(m):
+        s = (pos[i] >= t) if nsides == 2 else 0
+        if done[s]:
+            continue
+        if nn[s] > 0 and rk[i] != prev[s] and (
+                not capped or (nn[s] >= sp.min_leaf and ntot[s] - nn[s] >= sp.min_leaf)):
+            v = (squares_loss(l[3 * s], l[3 * s + 1], l[3 * s + 2])
+                 + squares_loss(tot[3 * s] - l[3 * s], tot[3 * s + 1] - l[3 * s + 1],
+                                tot[3 * s + 2] - l[3 * s + 2]) + two)
+            if v < best[s] - TOL:
+                best[s] = v
+                arg[s] = base + prev[s]
+                if best[s] <= lowest[s] + TOL:
+                    done[s] = True
+                    if done[0] and done[1]:
+                        return
+            if shared != NULL and best[s] < INF:
+                fst_shared_min(shared + s, best[s])
+        w = weight_at(wk, i)
+        z = sp.target[yk[i]]
+        l[3 * s] += w
+        l[3 * s + 1] += w * z
+        l[3 * s + 2] += w * z * z
         nn[s] += 1
         prev[s] = rk[i]
 
@@ -340,6 +439,10 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
         need[s] = 0.0
         done[s] = s >= nsides or ntot[s] < 2 or best[s] <= lowest[s] + TOL
     if done[0] and done[1]:
+        return
+    if sp.target != NULL:
+        _column_pass_squares(sp, rk, yk, wk, pos, t, m, nsides, tot, ntot, lowest, base,
+                             done, best, arg, shared)
         return
     if K == 2 and u > 0.0:
         _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,

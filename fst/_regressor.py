@@ -1,0 +1,359 @@
+"""FastSmallTreeRegressor: the certified sparse regression tree."""
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.tree import DecisionTreeRegressor
+from sklearn.tree._tree import NODE_DTYPE, Tree
+from sklearn.utils._param_validation import Interval
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._classifier import _PROGRESS_SECONDS, _progress_printer
+from ._core._limits import STATUS_NAMES, clock
+from ._core._writer import fill_nodes
+from ._plan import plan_regression
+from ._utils import (NativeTreeMixin, check_no_categorical, check_row_weights,
+                     check_shared_params, obeys_min_leaf, resolve_memory_limit,
+                     shared_constraints)
+from .exceptions import NotCertifiedWarning
+
+__all__ = ["FastSmallTreeRegressor"]
+
+# The parameters of a regressor's fit the plan reads (`plan_regression`).
+_FIT_PARAMS = ("max_depth", "min_samples_leaf", "max_leaf_nodes", "time_limit",
+               "memory_limit", "n_jobs")
+
+# Agreement required between the engine's value and the exported tree re-scored
+# on the training data (sums of the same squares in another order, and the
+# engine's from running sums).
+_RESCORE_TOL = 1e-9
+
+_HOW_TO_GO_ON = {
+    "time_limit": "To certify, raise time_limit (None: no limit), raise regularization "
+                  "or set max_depth.",
+    "memory_limit": "To certify, raise memory_limit (None: no limit), raise "
+                    "regularization or set max_depth.",
+    "interrupted": "The fit was interrupted; fit again to certify.",
+    "search_limit": "The leaf budget allows trees deeper than the engine searches (16 "
+                    "levels): raise regularization, or set max_depth or "
+                    "max_leaf_nodes.",
+}
+
+
+class FastSmallTreeRegressor(RegressorMixin, NativeTreeMixin, BaseEstimator):
+    """The provably best sparse regression tree, as a native scikit-learn tree.
+
+    Minimises ``sum_i w_i (y_i - leaf mean)^2 / sum_i w_i / Var_w(y) +
+    regularization * n_leaves`` over every binary tree on all thresholds of the
+    raw features, each leaf predicting the weighted mean of its rows, and proves
+    it. Dividing by the variance makes the single leaf's loss 1 and the
+    regularization scale-free: the loss term is ``1 - R^2`` on the training
+    data, so a split belongs to the optimal tree only if it raises the training
+    R^2 by more than ``regularization``.
+
+    Parameters
+    ----------
+    regularization : float, default=0.01
+        Price of one leaf (lambda), in units of the training R^2. Finite and
+        >= 0; at 0 ``max_depth`` or ``max_leaf_nodes`` is needed.
+    max_depth : int >= 1 or None, default=None
+        Hard depth limit (a single leaf has depth 0); None means no limit.
+    min_samples_leaf : int >= 1 or float in (0, 1), default=1
+        The rows every leaf must hold, as in scikit-learn's trees (a float is a
+        fraction of the rows, ``ceil(f * n_rows)``); exact.
+    max_leaf_nodes : int >= 2 or None, default=None
+        The most leaves the tree may have; exact.
+    time_limit : float > 0 or None, default=60.0
+        Seconds of the whole fit. On expiry the best tree found is returned with
+        ``optimal_ = False``, its ``lower_bound_`` and ``gap_``, and a
+        :class:`~fst.exceptions.NotCertifiedWarning`. None sets no limit.
+    memory_limit : int, float, str, 'auto' or None, default='auto'
+        Bytes of resident memory of the whole process, as for
+        :class:`FastSmallTreeClassifier`.
+    n_jobs : int, default=1
+        Threads of the search (None means 1, -1 all cores); the result does not
+        depend on it.
+    verbose : int, default=0
+        A summary line after the fit when > 0; at 2 or more, progress lines.
+
+    Attributes
+    ----------
+    estimator_ : DecisionTreeRegressor
+        The tree as a native, fitted scikit-learn regressor: ``value`` the leaf
+        means, ``impurity`` the leaf variances (weighted), the weighted counts.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Defined only when X has string column names.
+    optimal_ : bool
+        True when the returned tree is proved optimal.
+    objective_ : float
+        Objective of ``estimator_`` re-scored on the training data.
+    lower_bound_ : float
+        Proven lower bound on the optimal objective.
+    gap_ : float
+        ``objective_ - lower_bound_``.
+    n_leaves_ : int
+    status_ : {'optimal', 'time_limit', 'memory_limit', 'interrupted', 'search_limit'}
+        'search_limit': without ``max_depth`` the trees that could beat the best
+        one found are deeper than the engine searches (16 levels).
+    search_stats_ : dict
+
+    Notes
+    -----
+    The search is the depth-limited engine on the rows sorted per column
+    (memory linear in rows x columns), under ``max_depth``, or without it by
+    leaf budget: a tree worth at most the best objective found ``U`` has at
+    most ``(U - floor) / regularization`` leaves, so a bounded depth. Missing
+    values (NaN) go right at every split.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from fst import FastSmallTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = FastSmallTreeRegressor(regularization=0.02, max_depth=2).fit(X, y)
+    >>> reg.optimal_, reg.n_leaves_
+    (True, 4)
+    """
+
+    _parameter_constraints = {
+        "regularization": [Interval(numbers.Real, 0, None, closed="left")],
+        **shared_constraints("max_depth", "min_samples_leaf", "max_leaf_nodes", "time_limit",
+                             "memory_limit", "n_jobs", "verbose"),
+    }
+
+    def __init__(self, regularization=0.01, *, max_depth=None, min_samples_leaf=1,
+                 max_leaf_nodes=None, time_limit=60.0, memory_limit="auto", n_jobs=1,
+                 verbose=0):
+        self.regularization = regularization
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_leaf_nodes = max_leaf_nodes
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        # a sparse tree by design: at a large regularization a few leaves fit a
+        # smooth target poorly (sklearn's checks then skip their R^2 > 0.5 test)
+        tags.regressor_tags.poor_score = True
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Find the optimal regression tree for (X, y).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric features; NaN is allowed (larger than every number).
+        y : array-like of shape (n_samples,)
+            Finite numeric targets.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Nonnegative, finite weights, not all zero: the loss is
+            ``sum_i w_i (y_i - leaf mean)^2 / sum_i w_i / Var_w(y)`` with
+            weighted means and variance; rows of weight 0 are left out.
+
+        Returns
+        -------
+        self : FastSmallTreeRegressor
+        """
+        started = clock()
+        owner = type(self).__name__
+        self._validate_params()
+        lam = float(self.regularization)
+        if not np.isfinite(lam):
+            raise ValueError(f"The 'regularization' parameter of {owner} must be a finite "
+                             f"float >= 0. Got {self.regularization!r} instead.")
+        check_shared_params(self)
+        check_no_categorical(X, owner)
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
+                             order="C", y_numeric=True)
+        y = np.asarray(y, dtype=np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"y of {owner} must be finite (no NaN or infinity).")
+        w = check_row_weights(sample_weight, X, owner)
+        live = np.ones(len(y), bool) if w is None else w > 0
+        ww = np.ones(int(live.sum())) if w is None else w[live]
+        mean = float((ww * y[live]).sum() / ww.sum())
+        var = float((ww * (y[live] - mean) ** 2).sum() / ww.sum())
+        self._y_scale = var
+        if not var > 1e-300 * max(mean * mean, 1.0):
+            # a constant target: the single leaf predicts it exactly
+            self._fit_constant(X, y, w, lam)
+            return self
+        memory_limit = resolve_memory_limit(self.memory_limit, owner)
+        params = {k: getattr(self, k) for k in _FIT_PARAMS}
+        params["regularization"] = lam
+        plan = plan_regression(X, y, w, params, getattr(self, "_overrides", None),
+                               memory_limit, started)
+        if self.verbose >= 2:
+            plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
+        code = plan.run()
+        self._record(plan, code, X, y, w, lam)
+        if self.verbose:
+            print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
+                  f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
+                  f"seconds={self.search_stats_['seconds']:.3f}")
+        if not self.optimal_:
+            rows = slice(None) if w is None else w > 0
+            for name, est in plan.fallback_trees(X, y, w):
+                if not obeys_min_leaf(est, X, rows, self.search_stats_["min_leaf"],
+                                      self.max_leaf_nodes):
+                    continue
+                objective = self._score_objective(X, y, w, lam, est)
+                if objective < self.objective_ - 1e-12:
+                    self.estimator_ = est
+                    self.n_leaves_ = int(est.get_n_leaves())
+                    self.objective_ = objective
+                    self.lower_bound_ = min(self.lower_bound_, objective)
+                    self.gap_ = self.objective_ - self.lower_bound_
+                    self.search_stats_["incumbent"] = name
+            if getattr(self, "_report_stops", True):
+                warnings.warn(
+                    f"fst stopped ({self.status_}) before proving optimality: returning "
+                    f"the best tree found (objective {self.objective_:.6g}, lower bound "
+                    f"{self.lower_bound_:.6g}, gap {self.gap_:.3g}). "
+                    + _HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning,
+                    stacklevel=2)
+        return self
+
+    def _fit_constant(self, X, y, w, lam):
+        """The single leaf of a constant target: certified, loss 0."""
+        rows = np.ones(len(y), bool) if w is None else w > 0
+        weights = np.ones(int(rows.sum())) if w is None else w[rows]
+        nodes = np.zeros(1, dtype=NODE_DTYPE)
+        nodes["left_child"] = nodes["right_child"] = -1
+        nodes["feature"] = -2
+        nodes["threshold"] = -2.0
+        nodes["n_node_samples"] = int(rows.sum())
+        nodes["weighted_n_node_samples"] = weights.sum()
+        self.estimator_ = _regressor(nodes, np.array([[[float(y[rows][0])]]]),
+                                     self.n_features_in_, 0,
+                                     getattr(self, "feature_names_in_", None))
+        self.status_, self.optimal_ = "optimal", True
+        self.n_leaves_ = 1
+        self.objective_ = self.lower_bound_ = lam
+        self.gap_ = 0.0
+        self.search_stats_ = {"engine": "none", "seconds": 0.0}
+
+    def _record(self, plan, code, X, y, w, lam):
+        """The fitted attributes from a finished search: the exported tree, its
+        objective re-scored on the training data (checked against the value the
+        search recorded), the certificate, the bound and the statistics."""
+        search = plan.search
+        self.estimator_ = build_regressor(plan.space, search.extract(), X, y, w,
+                                          self.n_features_in_,
+                                          getattr(self, "feature_names_in_", None))
+        self.status_ = STATUS_NAMES[code]
+        self.optimal_ = bool(search.solved)
+        if not self.optimal_ and self.status_ == "optimal":
+            self.status_ = "search_limit"
+        self.n_leaves_ = int(self.estimator_.get_n_leaves())
+        self.objective_ = self._score_objective(X, y, w, lam)
+        recorded = search.upper_bound
+        if (self.objective_ > recorded + _RESCORE_TOL
+                or (self.optimal_ and abs(self.objective_ - recorded) > _RESCORE_TOL)):
+            raise RuntimeError(
+                "fst internal error: the exported tree scores "
+                f"{self.objective_!r} but the search recorded {recorded!r}.")
+        self.lower_bound_ = min(plan.lower_bound(), self.objective_)
+        if self.optimal_:
+            self.lower_bound_ = self.objective_
+        self.gap_ = self.objective_ - self.lower_bound_
+        self.search_stats_ = plan.stats()
+
+    def _score_objective(self, X, y, w, lam, est=None):
+        """Weighted squared error over the weights' sum and the target's
+        weighted variance, plus lam a leaf, of estimator_ (or est) on the
+        training data."""
+        est = self.estimator_ if est is None else est
+        err = (y - est.predict(X, check_input=False)) ** 2
+        loss = err.mean() if w is None else (w * err).sum() / w.sum()
+        return float(loss / self._y_scale + lam * est.get_n_leaves())
+
+    def summary(self, feature_names=None):
+        """The fitted tree as text (``sklearn.tree.export_text``) under a header:
+        the status, the objective split into loss (1 - R^2) and leaves, its
+        lower bound and the gap, the leaves and depth."""
+        check_is_fitted(self, "estimator_")
+        from sklearn.tree import export_text
+        names = (getattr(self, "feature_names_in_", None) if feature_names is None
+                 else feature_names)
+        extras = "".join(f", {k}={getattr(self, k)}" for k, default in
+                         (("max_depth", None), ("min_samples_leaf", 1),
+                          ("max_leaf_nodes", None)) if getattr(self, k) != default)
+        head = [
+            f"FastSmallTreeRegressor(regularization={self.regularization:g}{extras})",
+            f"  status     {self.status_}"
+            + ("  (certified optimal)" if self.optimal_ else "  (not certified)"),
+            f"  objective  {self.objective_:.6g}  = loss (1 - R^2) "
+            f"{self.objective_ - self.regularization * self.n_leaves_:.6g} + "
+            f"{self.regularization:g} x {self.n_leaves_} leaves",
+            f"  bound      {self.lower_bound_:.6g}  (gap {self.gap_:.3g})",
+            f"  tree       {self.n_leaves_} leaves, depth {self.get_depth()}, "
+            f"{self.search_stats_.get('seconds', float('nan')):.3g} s",
+        ]
+        text = export_text(self.estimator_, feature_names=None if names is None
+                           else [str(n) for n in names])
+        return "\n".join(head) + "\n" + text.rstrip("\n")
+
+    def __str__(self):
+        if not hasattr(self, "estimator_"):
+            return repr(self)
+        return self.summary()
+
+
+def _regressor(nodes, values, n_features, max_depth, feature_names=None):
+    """A fitted DecisionTreeRegressor from a node array of sklearn's NODE_DTYPE
+    and its values (n_nodes, 1, 1)."""
+    tree = Tree(n_features, np.array([1], dtype=np.intp), 1)
+    tree.__setstate__({"max_depth": int(max_depth), "node_count": len(nodes),
+                       "nodes": nodes, "values": np.ascontiguousarray(values,
+                                                                      dtype=np.float64)})
+    est = DecisionTreeRegressor()
+    est.tree_ = tree
+    est.n_outputs_ = 1
+    est.n_features_in_ = n_features
+    est.max_features_ = n_features
+    if feature_names is not None:
+        est.feature_names_in_ = feature_names
+    return est
+
+
+def build_regressor(space, extracted, X, y, row_weight, n_features, feature_names=None):
+    """The fitted DecisionTreeRegressor of a tree extracted from the engine's
+    space (its rows are the training rows of positive weight, in order): each
+    node's weighted mean (``value``), weighted variance (``impurity``), rows
+    and weight, its split's column and threshold."""
+    split, left, right, depth, rows = extracted
+    live = np.ones(len(y), bool) if row_weight is None else row_weight > 0
+    ys = y[live]
+    ws = np.ones(len(ys)) if row_weight is None else row_weight[live]
+    n_nodes = len(split)
+    weighted = np.zeros((n_nodes, 1))
+    n_samples = np.zeros(n_nodes, dtype=np.intp)
+    mean = np.zeros(n_nodes)
+    var = np.zeros(n_nodes)
+    for i, r in enumerate(rows):
+        wr = ws[r]
+        total = wr.sum()
+        weighted[i, 0] = total
+        n_samples[i] = len(r)
+        if total > 0:
+            mean[i] = (wr * ys[r]).sum() / total
+            var[i] = (wr * (ys[r] - mean[i]) ** 2).sum() / total
+    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
+    names = NODE_DTYPE.names
+    missing = (nodes["missing_go_to_left"] if "missing_go_to_left" in names
+               else np.zeros(0, dtype=np.uint8))
+    fill_nodes(split, left, right, weighted, n_samples, space.split_col, space.thresholds,
+               nodes["left_child"], nodes["right_child"], nodes["feature"],
+               nodes["threshold"], nodes["impurity"], nodes["n_node_samples"],
+               nodes["weighted_n_node_samples"], missing)
+    nodes["impurity"] = var
+    return _regressor(nodes, mean.reshape(n_nodes, 1, 1), n_features,
+                      int(depth.max()) if n_nodes else 0, feature_names)

@@ -1,0 +1,196 @@
+"""FastSmallTreeRegressor: the optimum of the scaled squared error plus lam a
+leaf, exact against brute force (with and without max_depth, under
+max_leaf_nodes and min_samples_leaf, with weights and NaN) in every
+combination of the rules that hold under squared error, with threads; every
+tree re-scored from the raw data; the native DecisionTreeRegressor it returns;
+stops; sklearn's estimator checks."""
+import functools
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.datasets import make_friedman1
+from sklearn.inspection import permutation_importance
+from sklearn.tree import DecisionTreeRegressor, export_text
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from fst import FastSmallTreeRegressor
+from fst.exceptions import NotCertifiedWarning
+from oracle import optimal_regression, regression_problem
+
+# The engine's rules that hold under squared error (the others are off there).
+REGRESSION_RULES = ("equivalent", "transfer", "leaf_budget")
+
+
+def _weights(seed, n):
+    """Real weights with some zeros on every third seed, else None."""
+    if seed % 3 != 2:
+        return None
+    rng = np.random.default_rng(12000 + seed)
+    w = rng.uniform(0.1, 3.0, size=n)
+    w[rng.random(n) < 0.15] = 0.0
+    w[0] = max(w[0], 0.5)
+    return w
+
+
+def _problem(seed):
+    """(X, y, lam, max_depth, weights, min_leaf, max_leaf_nodes): min_samples_leaf
+    2 on every fifth seed, a leaf cap of 3 or 4 on every fourth."""
+    X, y, lam, depth = regression_problem(seed)
+    w = _weights(seed, len(y))
+    return (X, y, lam, depth, w, 2 if seed % 5 == 4 else 1,
+            (3 + seed % 2) if seed % 4 == 3 else None)
+
+
+@functools.lru_cache(maxsize=None)
+def _expected(seed):
+    X, y, lam, depth, w, ml, k = _problem(seed)
+    return optimal_regression(X, y, lam, depth, weights=w, min_leaf=ml, max_leaves=k)
+
+
+def rescore(reg, X, y, lam, w=None):
+    """The regressor's objective from the raw data: weighted squared error of
+    its predictions over the weights' sum and the weighted variance of y, plus
+    lam a leaf."""
+    est = reg.estimator_
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64)
+    live = w > 0
+    mean = (w[live] * y[live]).sum() / w[live].sum()
+    var = (w[live] * (y[live] - mean) ** 2).sum() / w[live].sum()
+    pred = est.predict(np.asarray(X, dtype=np.float32))
+    return (w * (y - pred) ** 2).sum() / w.sum() / var + lam * est.get_n_leaves()
+
+
+def _check(seed, overrides=None, n_jobs=1):
+    X, y, lam, depth, w, ml, k = _problem(seed)
+    expected = _expected(seed)
+    reg = FastSmallTreeRegressor(regularization=lam, max_depth=depth, min_samples_leaf=ml,
+                                 max_leaf_nodes=k, n_jobs=n_jobs, time_limit=None)
+    reg._overrides = dict(overrides or {})      # test hook: the search's settings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        reg.fit(X, y, sample_weight=w)
+    assert reg.optimal_ and reg.status_ == "optimal", seed
+    assert reg.objective_ == pytest.approx(expected, abs=1e-9), seed
+    assert reg.lower_bound_ == pytest.approx(expected, abs=1e-9)
+    assert rescore(reg, X, y, lam, w) == pytest.approx(expected, abs=1e-9)
+    assert depth is None or reg.get_depth() <= depth
+    assert k is None or reg.n_leaves_ <= k
+    live = np.ones(len(y), bool) if w is None else w > 0
+    counts = np.bincount(reg.apply(X[live]), minlength=reg.estimator_.tree_.node_count)
+    leaves = counts[reg.estimator_.tree_.children_left == -1]
+    assert len(leaves) == 1 or leaves.min() >= ml
+    return reg
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_regressor_matches_brute_force(seed):
+    _check(seed)
+
+
+def test_these_problems_are_not_vacuous():
+    """Many of the optima above hold several leaves, and several are not the
+    single leaf's 1 + lam."""
+    leaves = [_check(seed).n_leaves_ for seed in range(0, 60, 3)]
+    assert sum(n >= 3 for n in leaves) >= 5, leaves
+
+
+@pytest.mark.parametrize("combo", [c if c % 8 == 7 else pytest.param(c, marks=pytest.mark.slow)
+                                   for c in range(1 << (len(REGRESSION_RULES) + 1))])
+def test_every_rule_combination(combo):
+    """The loss floor, the interval bounds and the leaf budget each off or on,
+    one engine or three at the root: the brute force's optimum."""
+    rules = [name for i, name in enumerate(REGRESSION_RULES) if combo >> i & 1]
+    n_jobs = 3 if combo >> len(REGRESSION_RULES) & 1 else 1
+    for seed in range(combo % 4, 60, 5):
+        _check(seed, {"rules": rules}, n_jobs)
+
+
+def test_threads_give_the_serial_tree():
+    for seed in range(0, 60, 6):
+        one = _check(seed)
+        two = _check(seed, n_jobs=2)
+        for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+            np.testing.assert_array_equal(getattr(one.estimator_.tree_, attr),
+                                          getattr(two.estimator_.tree_, attr))
+
+
+def test_the_objective_is_one_minus_r2_plus_leaves():
+    X, y = make_friedman1(n_samples=400, noise=1.0, random_state=0)
+    reg = FastSmallTreeRegressor(regularization=0.01, max_depth=2).fit(X, y)
+    assert reg.optimal_
+    assert reg.objective_ == pytest.approx(1 - reg.score(X, y) + 0.01 * reg.n_leaves_,
+                                           abs=1e-9)
+    cart = DecisionTreeRegressor(max_depth=2).fit(X, y)
+    assert reg.score(X, y) >= cart.score(X, y) - 1e-12 or reg.n_leaves_ < 4
+
+
+def test_the_native_tree():
+    """Leaf means as values, weighted variances as impurities, weighted counts;
+    predict, pickle, export_text and permutation importance work on it."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = np.where(X[:, 0] > 0, 5.0, 1.0) + 0.1 * rng.normal(size=200)
+    w = rng.uniform(0.5, 2.0, size=200)
+    reg = FastSmallTreeRegressor(regularization=0.05).fit(X, y, sample_weight=w)
+    assert reg.optimal_ and reg.n_leaves_ == 2
+    t = reg.estimator_.tree_
+    leaf = reg.apply(X)
+    for node in np.flatnonzero(t.children_left == -1):
+        rows = leaf == node
+        mean = np.average(y[rows], weights=w[rows])
+        assert t.value[node, 0, 0] == pytest.approx(mean)
+        assert t.impurity[node] == pytest.approx(np.average((y[rows] - mean) ** 2,
+                                                            weights=w[rows]))
+        assert t.weighted_n_node_samples[node] == pytest.approx(w[rows].sum())
+        assert t.n_node_samples[node] == rows.sum()
+    np.testing.assert_allclose(reg.predict(X), t.value[leaf, 0, 0])
+    again = pickle.loads(pickle.dumps(reg))
+    np.testing.assert_array_equal(again.predict(X), reg.predict(X))
+    assert "feature_0" in export_text(reg.estimator_)
+    assert "certified optimal" in str(reg)
+    imp = permutation_importance(reg, X, y, n_repeats=2, random_state=0)
+    assert imp.importances_mean.argmax() == 0
+
+
+def test_a_constant_target_is_one_leaf():
+    X = np.arange(10.0)[:, None]
+    reg = FastSmallTreeRegressor(regularization=0.01).fit(X, np.full(10, 3.5))
+    assert reg.optimal_ and reg.n_leaves_ == 1 and reg.objective_ == pytest.approx(0.01)
+    np.testing.assert_array_equal(reg.predict(X), 3.5)
+
+
+def test_a_stopped_fit_returns_a_tree_and_a_bound():
+    """A fit stopped after little work keeps its best tree or CART's, with a
+    bound below its objective and a warning."""
+    X, y = make_friedman1(n_samples=600, noise=1.0, random_state=0)
+    reg = FastSmallTreeRegressor(regularization=0.002, max_depth=3)
+    reg._overrides = {"work_limit": 20}          # test hook: stop after little work
+    with pytest.warns(NotCertifiedWarning):
+        reg.fit(X, y)
+    assert not reg.optimal_ and reg.status_ == "time_limit"
+    assert reg.lower_bound_ <= reg.objective_
+    assert reg.objective_ == pytest.approx(rescore(reg, X, y, 0.002), abs=1e-9)
+    cart = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
+    assert reg.score(X, y) + 0.002 * reg.n_leaves_ >= cart.score(X, y) - 1.0
+
+
+def test_zero_regularization_needs_a_limit():
+    X, y = make_friedman1(n_samples=50, random_state=0)
+    with pytest.raises(ValueError, match="regularization > 0, max_depth"):
+        FastSmallTreeRegressor(regularization=0.0).fit(X, y)
+    reg = FastSmallTreeRegressor(regularization=0.0, max_leaf_nodes=3).fit(X, y)
+    assert reg.optimal_ and reg.n_leaves_ == 3
+
+
+@pytest.mark.parametrize("y", [[1.0, np.nan, 2.0], [1.0, np.inf, 2.0]])
+def test_a_target_that_is_not_finite_is_refused(y):
+    with pytest.raises(ValueError, match="y"):
+        FastSmallTreeRegressor().fit([[0.0], [1.0], [2.0]], y)
+
+
+@parametrize_with_checks([FastSmallTreeRegressor(regularization=0.01, max_depth=2),
+                          FastSmallTreeRegressor(regularization=0.2)])
+def test_sklearn_estimator_checks(estimator, check):
+    check(estimator)
