@@ -1,4 +1,5 @@
-"""Turn an extracted tree into a native scikit-learn DecisionTreeClassifier.
+"""Turn an extracted tree into a native scikit-learn DecisionTreeClassifier (or
+DecisionTreeRegressor).
 
 The compiled writer fills a node array of the *installed* sklearn's NODE_DTYPE,
 which is handed to ``Tree.__setstate__`` -- the state API sklearn keeps stable
@@ -6,7 +7,7 @@ for old pickles -- so one build of fst works across sklearn releases (see
 docs/native_tree.md).
 """
 import numpy as np
-from sklearn.tree import DecisionTreeClassifier
+from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 from sklearn.tree._tree import NODE_DTYPE, Tree
 
 from ._core._writer import fill_nodes
@@ -82,13 +83,64 @@ def build_estimator(problem, extracted, classes, pc_label, pc_weight, cost_for_s
         "nodes": nodes,
         "values": values,
     })
-    est = DecisionTreeClassifier(criterion="gini")
-    est.tree_ = tree
+    est = _fitted(DecisionTreeClassifier(criterion="gini"), tree, n_features, feature_names)
     est.classes_ = np.asarray(classes)
     est.n_classes_ = np.intp(K)
+    return est
+
+
+def _fitted(est, tree, n_features, feature_names):
+    """An sklearn tree estimator holding `tree`, with the fitted attributes
+    both kinds share."""
+    est.tree_ = tree
     est.n_outputs_ = 1
     est.n_features_in_ = n_features
     est.max_features_ = n_features
     if feature_names is not None:
         est.feature_names_in_ = feature_names
     return est
+
+
+def native_regressor(nodes, values, n_features, max_depth, feature_names=None):
+    """A fitted DecisionTreeRegressor from a node array of sklearn's NODE_DTYPE
+    and its values (n_nodes, 1, 1)."""
+    tree = Tree(n_features, np.array([1], dtype=np.intp), 1)
+    tree.__setstate__({"max_depth": int(max_depth), "node_count": len(nodes),
+                       "nodes": nodes, "values": np.ascontiguousarray(values,
+                                                                      dtype=np.float64)})
+    return _fitted(DecisionTreeRegressor(), tree, n_features, feature_names)
+
+
+def build_regressor(space, extracted, y, row_weight, n_features, feature_names=None):
+    """The fitted DecisionTreeRegressor of a tree extracted from the engine's
+    space (its rows are the training rows of positive weight, in order): each
+    node's weighted mean (``value``), weighted variance (``impurity``), rows
+    and weight, its split's column and threshold."""
+    split, left, right, depth, rows = extracted
+    live = np.ones(len(y), bool) if row_weight is None else row_weight > 0
+    ys = y[live]
+    ws = np.ones(len(ys)) if row_weight is None else row_weight[live]
+    n_nodes = len(split)
+    weighted = np.zeros((n_nodes, 1))
+    n_samples = np.zeros(n_nodes, dtype=np.intp)
+    mean = np.zeros(n_nodes)
+    var = np.zeros(n_nodes)
+    for i, r in enumerate(rows):
+        wr = ws[r]
+        total = wr.sum()
+        weighted[i, 0] = total
+        n_samples[i] = len(r)
+        if total > 0:
+            mean[i] = (wr * ys[r]).sum() / total
+            var[i] = (wr * (ys[r] - mean[i]) ** 2).sum() / total
+    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
+    names = NODE_DTYPE.names
+    missing = (nodes["missing_go_to_left"] if "missing_go_to_left" in names
+               else np.zeros(0, dtype=np.uint8))
+    fill_nodes(split, left, right, weighted, n_samples, space.split_col, space.thresholds,
+               nodes["left_child"], nodes["right_child"], nodes["feature"],
+               nodes["threshold"], nodes["impurity"], nodes["n_node_samples"],
+               nodes["weighted_n_node_samples"], missing)
+    nodes["impurity"] = var
+    return native_regressor(nodes, mean.reshape(n_nodes, 1, 1), n_features,
+                      int(depth.max()) if n_nodes else 0, feature_names)

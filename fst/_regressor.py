@@ -4,14 +4,13 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.tree import DecisionTreeRegressor
-from sklearn.tree._tree import NODE_DTYPE, Tree
+from sklearn.tree._tree import NODE_DTYPE
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import _PROGRESS_SECONDS, _progress_printer
 from ._core._limits import STATUS_NAMES, clock
-from ._core._writer import fill_nodes
+from ._export import build_regressor, native_regressor
 from ._plan import plan_regression
 from ._utils import (NativeTreeMixin, check_no_categorical, check_row_weights,
                      check_shared_params, obeys_min_leaf, resolve_memory_limit,
@@ -231,7 +230,7 @@ class FastSmallTreeRegressor(RegressorMixin, NativeTreeMixin, BaseEstimator):
         nodes["threshold"] = -2.0
         nodes["n_node_samples"] = int(rows.sum())
         nodes["weighted_n_node_samples"] = weights.sum()
-        self.estimator_ = _regressor(nodes, np.array([[[float(y[rows][0])]]]),
+        self.estimator_ = native_regressor(nodes, np.array([[[float(y[rows][0])]]]),
                                      self.n_features_in_, 0,
                                      getattr(self, "feature_names_in_", None))
         self.status_, self.optimal_ = "optimal", True
@@ -245,7 +244,7 @@ class FastSmallTreeRegressor(RegressorMixin, NativeTreeMixin, BaseEstimator):
         objective re-scored on the training data (checked against the value the
         search recorded), the certificate, the bound and the statistics."""
         search = plan.search
-        self.estimator_ = build_regressor(plan.space, search.extract(), X, y, w,
+        self.estimator_ = build_regressor(plan.space, search.extract(), y, w,
                                           self.n_features_in_,
                                           getattr(self, "feature_names_in_", None))
         self.status_ = STATUS_NAMES[code]
@@ -305,55 +304,3 @@ class FastSmallTreeRegressor(RegressorMixin, NativeTreeMixin, BaseEstimator):
         if not hasattr(self, "estimator_"):
             return repr(self)
         return self.summary()
-
-
-def _regressor(nodes, values, n_features, max_depth, feature_names=None):
-    """A fitted DecisionTreeRegressor from a node array of sklearn's NODE_DTYPE
-    and its values (n_nodes, 1, 1)."""
-    tree = Tree(n_features, np.array([1], dtype=np.intp), 1)
-    tree.__setstate__({"max_depth": int(max_depth), "node_count": len(nodes),
-                       "nodes": nodes, "values": np.ascontiguousarray(values,
-                                                                      dtype=np.float64)})
-    est = DecisionTreeRegressor()
-    est.tree_ = tree
-    est.n_outputs_ = 1
-    est.n_features_in_ = n_features
-    est.max_features_ = n_features
-    if feature_names is not None:
-        est.feature_names_in_ = feature_names
-    return est
-
-
-def build_regressor(space, extracted, X, y, row_weight, n_features, feature_names=None):
-    """The fitted DecisionTreeRegressor of a tree extracted from the engine's
-    space (its rows are the training rows of positive weight, in order): each
-    node's weighted mean (``value``), weighted variance (``impurity``), rows
-    and weight, its split's column and threshold."""
-    split, left, right, depth, rows = extracted
-    live = np.ones(len(y), bool) if row_weight is None else row_weight > 0
-    ys = y[live]
-    ws = np.ones(len(ys)) if row_weight is None else row_weight[live]
-    n_nodes = len(split)
-    weighted = np.zeros((n_nodes, 1))
-    n_samples = np.zeros(n_nodes, dtype=np.intp)
-    mean = np.zeros(n_nodes)
-    var = np.zeros(n_nodes)
-    for i, r in enumerate(rows):
-        wr = ws[r]
-        total = wr.sum()
-        weighted[i, 0] = total
-        n_samples[i] = len(r)
-        if total > 0:
-            mean[i] = (wr * ys[r]).sum() / total
-            var[i] = (wr * (ys[r] - mean[i]) ** 2).sum() / total
-    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
-    names = NODE_DTYPE.names
-    missing = (nodes["missing_go_to_left"] if "missing_go_to_left" in names
-               else np.zeros(0, dtype=np.uint8))
-    fill_nodes(split, left, right, weighted, n_samples, space.split_col, space.thresholds,
-               nodes["left_child"], nodes["right_child"], nodes["feature"],
-               nodes["threshold"], nodes["impurity"], nodes["n_node_samples"],
-               nodes["weighted_n_node_samples"], missing)
-    nodes["impurity"] = var
-    return _regressor(nodes, mean.reshape(n_nodes, 1, 1), n_features,
-                      int(depth.max()) if n_nodes else 0, feature_names)

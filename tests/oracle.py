@@ -56,19 +56,30 @@ def optimal_objective(X, y, cost, lam, max_depth=None, weights=None, min_leaf=1,
 
 
 def optimal_capped(X, y, cost, lam, max_leaves, max_depth=None, weights=None, min_leaf=1):
-    """The optimal objective over the trees of at most `max_leaves` leaves:
-    R(S, d, k) = min(leaf(S), min over the splits s and 1 <= a < k of
-    R(L_s, d - 1, a) + R(R_s, d - 1, k - a)), memoised on (rows, depth, k)."""
+    """The optimal objective over the trees of at most `max_leaves` leaves
+    (`_capped_optimum`)."""
     n = len(y)
     masks, leaf_loss = _masks_and_leaf(X, y, cost, weights)
     live = sum(1 << i for i in range(n) if weights is None or weights[i] > 0)
+    return _capped_optimum(masks, leaf_loss, lam, (1 << n) - 1, live, min_leaf, max_depth,
+                           max_leaves)
+
+
+def _capped_optimum(masks, leaf, lam, rows, live, min_leaf, max_depth, max_leaves):
+    """min over the trees of `rows` (split by `masks`, each leaf worth leaf(S) +
+    lam, holding min_leaf rows of `live`, of depth at most max_depth and at most
+    max_leaves leaves; None: any) of their value: R(S, d, k) = min(leaf(S) +
+    lam, min over the splits s and 1 <= a < k of R(L_s, d - 1, a) + R(R_s, d -
+    1, k - a)), memoised on (rows, depth, k); without a cap, R(S, d) of the
+    same form."""
     memo = {}
+    cap = rows.bit_count() + 1 if max_leaves is None else int(max_leaves)
 
     def solve(rows, depth, k):
         key = (rows, depth, k)
         if key in memo:
             return memo[key]
-        best = leaf_loss(rows) + lam
+        best = leaf(rows) + lam
         if k >= 2 and (depth is None or depth > 0):
             nd = None if depth is None else depth - 1
             seen = set()
@@ -77,15 +88,18 @@ def optimal_capped(X, y, cost, lam, max_leaves, max_depth=None, weights=None, mi
                 if left == 0 or left == rows or left in seen:
                     continue
                 seen.add(left)
-                if ((left & live).bit_count() < min_leaf
-                        or (rows & ~m & live).bit_count() < min_leaf):
+                right = rows & ~m
+                if (left & live).bit_count() < min_leaf or (right & live).bit_count() < min_leaf:
                     continue
-                for a in range(1, k):
-                    best = min(best, solve(left, nd, a) + solve(rows & ~m, nd, k - a))
+                if max_leaves is None:
+                    best = min(best, solve(left, nd, cap) + solve(right, nd, cap))
+                else:
+                    for a in range(1, k):
+                        best = min(best, solve(left, nd, a) + solve(right, nd, k - a))
         memo[key] = best
         return best
 
-    return solve((1 << n) - 1, max_depth, int(max_leaves))
+    return solve(rows, max_depth, cap)
 
 
 def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-9,
@@ -137,8 +151,8 @@ def optimal_regression(X, y, lam, max_depth=None, weights=None, min_leaf=1,
     every tree (of depth at most `max_depth`, at most `max_leaves` leaves, each
     leaf holding `min_leaf` rows of positive weight), the means and variance
     weighted, rows of weight 0 left out.  R(S, d, k) = min(leaf(S), min over
-    the splits and 1 <= a < k of R(L, d - 1, a) + R(R, d - 1, k - a)),
-    memoised."""
+    the splits and 1 <= a < k of R(L, d - 1, a) + R(R, d - 1, k - a))
+    (`_capped_optimum`)."""
     y = np.asarray(y, dtype=np.float64)
     n = len(y)
     w = np.ones(n) if weights is None else np.asarray(weights, dtype=np.float64)
@@ -157,34 +171,8 @@ def optimal_regression(X, y, lam, max_depth=None, weights=None, min_leaf=1,
         mu = (ws * ys).sum() / ws.sum()
         return (ws * (ys - mu) ** 2).sum() / total / var
 
-    memo = {}
-    cap = n + 1 if max_leaves is None else int(max_leaves)
-
-    def solve(rows, depth, k):
-        key = (rows, depth, k)
-        if key in memo:
-            return memo[key]
-        best = leaf(rows) + lam
-        if k >= 2 and (depth is None or depth > 0):
-            nd = None if depth is None else depth - 1
-            seen = set()
-            for m in masks:
-                left = rows & m
-                if left == 0 or left == rows or left in seen:
-                    continue
-                seen.add(left)
-                right = rows & ~m
-                if left.bit_count() < min_leaf or right.bit_count() < min_leaf:
-                    continue
-                if max_leaves is None:
-                    best = min(best, solve(left, nd, cap) + solve(right, nd, cap))
-                else:
-                    for a in range(1, k):
-                        best = min(best, solve(left, nd, a) + solve(right, nd, k - a))
-        memo[key] = best
-        return best
-
-    return solve((1 << n) - 1, max_depth, cap)
+    return _capped_optimum(masks, leaf, lam, (1 << n) - 1, (1 << n) - 1, min_leaf,
+                           max_depth, max_leaves)
 
 
 def regression_problem(seed):
