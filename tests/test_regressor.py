@@ -122,8 +122,9 @@ def test_the_objective_is_one_minus_r2_plus_leaves():
     assert reg.optimal_
     assert reg.objective_ == pytest.approx(1 - reg.score(X, y) + 0.01 * reg.n_leaves_,
                                            abs=1e-9)
+    # CART's tree of depth 2 is one of the trees searched: never better
     cart = DecisionTreeRegressor(max_depth=2).fit(X, y)
-    assert reg.score(X, y) >= cart.score(X, y) - 1e-12 or reg.n_leaves_ < 4
+    assert reg.objective_ <= 1 - cart.score(X, y) + 0.01 * cart.get_n_leaves() + 1e-9
 
 
 def test_the_native_tree():
@@ -172,8 +173,9 @@ def test_a_stopped_fit_returns_a_tree_and_a_bound():
     assert not reg.optimal_ and reg.status_ == "time_limit"
     assert reg.lower_bound_ <= reg.objective_
     assert reg.objective_ == pytest.approx(rescore(reg, X, y, 0.002), abs=1e-9)
+    # CART's tree of the same depth is the fallback: the fit is never worse
     cart = DecisionTreeRegressor(max_depth=3, random_state=0).fit(X, y)
-    assert reg.score(X, y) + 0.002 * reg.n_leaves_ >= cart.score(X, y) - 1.0
+    assert reg.objective_ <= 1 - cart.score(X, y) + 0.002 * cart.get_n_leaves() + 1e-9
 
 
 def test_zero_regularization_needs_a_limit():
