@@ -19,6 +19,7 @@ import warnings
 import numpy as np
 
 from ._classifier import FastSmallTreeClassifier
+from ._regressor import FastSmallTreeRegressor
 from ._plot import draw_front
 from ._utils import check_class_weight, check_cost_matrix, fit_params
 from .exceptions import NotCertifiedWarning
@@ -53,7 +54,7 @@ class RegularizationPath:
     trees_ : list of DecisionTreeClassifier
         Each distinct tree optimal on some interval of the range, simplest first
         (fewest leaves, largest lam).
-    estimators_ : list of FastSmallTreeClassifier
+    estimators_ : list of FastSmallTreeClassifier or FastSmallTreeRegressor
         The fit that found each tree of ``trees_`` (its ``objective_``,
         ``lower_bound_`` and ``search_stats_`` at the lam it was fitted at).
     pareto_front_ : dict of ndarray
@@ -61,7 +62,8 @@ class RegularizationPath:
         interval where it is optimal; at a breakpoint shared by two trees both
         are, and ``tree_at`` returns the simpler), ``loss`` (training loss / n,
         as the objective counts it), ``accuracy`` (training accuracy, weighted by
-        the sample weights), ``n_leaves``, ``depth`` and ``optimal`` (True when
+        the sample weights; for a regression path ``r2``, the training R^2,
+        weighted), ``n_leaves``, ``depth`` and ``optimal`` (True when
         the fits at both ends of its interval were certified, so that the tree is
         proven optimal on the whole interval). ``pandas.DataFrame(pareto_front_)``
         gives a table.
@@ -70,13 +72,16 @@ class RegularizationPath:
         ``seconds``.
     lambda_min, lambda_max : float
         The range searched.
-    classes_ : ndarray
+    classes_ : ndarray or None
+        None for a regression path.
     """
 
-    def __init__(self, lambda_min, lambda_max, trees, classes, accuracy, log):
+    def __init__(self, lambda_min, lambda_max, trees, classes, accuracy, log,
+                 score_name="accuracy"):
         self.lambda_min = lambda_min
         self.lambda_max = lambda_max
         self.classes_ = classes
+        self._score = score_name
         # trees: (fit, lo, hi, optimal) from the largest tree to the smallest
         trees = trees[::-1]
         self.estimators_ = [f.clf for f, _, _, _ in trees]
@@ -85,7 +90,7 @@ class RegularizationPath:
             "lambda_min": np.array([lo for _, lo, _, _ in trees], dtype=float),
             "lambda_max": np.array([hi for _, _, hi, _ in trees], dtype=float),
             "loss": np.array([f.loss for f, _, _, _ in trees], dtype=float),
-            "accuracy": np.array([accuracy(f.clf) for f, _, _, _ in trees], dtype=float),
+            score_name: np.array([accuracy(f.clf) for f, _, _, _ in trees], dtype=float),
             "n_leaves": np.array([f.leaves for f, _, _, _ in trees], dtype=np.intp),
             "depth": np.array([f.clf.estimator_.get_depth() for f, _, _, _ in trees],
                               dtype=np.intp),
@@ -135,12 +140,13 @@ class RegularizationPath:
         for i in range(self.n_trees_):
             lines.append(f"  [{f['lambda_min'][i]:.6g}, {f['lambda_max'][i]:.6g}]  "
                          f"leaves={f['n_leaves'][i]}  loss={f['loss'][i]:.6g}  "
-                         f"accuracy={f['accuracy'][i]:.4f}"
+                         f"{self._score}={f[self._score][i]:.4f}"
                          + ("" if f["optimal"][i] else "  (not certified)"))
         return "\n".join(lines)
 
     def plot_front(self, ax=None):
-        """Training accuracy of the trees of ``trees_`` against their leaves,
+        """Training accuracy (R^2 for regression) of the trees of ``trees_``
+        against their leaves,
         each point labelled with its lambda interval (hollow: not certified).
 
         Returns
@@ -148,22 +154,24 @@ class RegularizationPath:
         ax : matplotlib Axes
         """
         f = self.pareto_front_
-        return draw_front(ax, f["n_leaves"], f["accuracy"], f["lambda_min"],
+        return draw_front(ax, f["n_leaves"], f[self._score], f["lambda_min"],
                           f["lambda_max"], symbol="λ", xlabel="leaves",
                           title="FastSmallTree regularization path", integer_x=True,
-                          certified=f["optimal"])
+                          certified=f["optimal"],
+                          ylabel="training R²" if self._score == "r2"
+                          else "training accuracy")
 
 
 def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=None,
                         min_samples_leaf=1, max_leaf_nodes=None, cost_matrix=None,
-                        class_weight=None,
-                        sample_weight=None, time_limit=60.0, memory_limit="auto", n_jobs=1):
+                        class_weight=None, sample_weight=None, time_limit=60.0,
+                        memory_limit="auto", n_jobs=1, task="classification"):
     """Every optimal tree for lam in [lambda_min, lambda_max], with the exact
     values of lam where the optimum changes.
 
     The optimal objective ``R(lam) = min_T loss(T) + lam * leaves(T)`` is
     concave and piecewise linear in lam; the path fits FastSmallTreeClassifier
-    at both ends of the range, then at the point where the lines of two
+    (FastSmallTreeRegressor with ``task='regression'``) at both ends of the range, then at the point where the lines of two
     neighbouring trees cross: either a third tree is better there (and both
     halves are explored), or that point is the breakpoint between the two. With
     every fit certified, the path is exact: each tree is proven optimal on its
@@ -191,6 +199,10 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
         NotCertifiedWarning is issued once for the path.
     memory_limit, n_jobs :
         As for FastSmallTreeClassifier, for each fit.
+    task : {'classification', 'regression'}, default='classification'
+        'regression': the path of FastSmallTreeRegressor (loss ``1 - R^2``; the
+        single leaf's is 1, the default ``lambda_max``); ``cost_matrix`` and
+        ``class_weight`` do not apply.
 
     Returns
     -------
@@ -207,6 +219,11 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     >>> path.pareto_front_["n_leaves"].tolist()
     [1, 2, 3, 4]
     """
+    if task not in ("classification", "regression"):
+        raise ValueError(f"task must be 'classification' or 'regression'; got {task!r}.")
+    regression = task == "regression"
+    if regression and (cost_matrix is not None or class_weight is not None):
+        raise ValueError("cost_matrix and class_weight do not apply to task='regression'.")
     lambda_min = _check_lambda(lambda_min, "lambda_min")
     if lambda_min == 0 and max_depth is None and max_leaf_nodes is None:
         raise ValueError(
@@ -218,14 +235,19 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
                              cost_matrix=cost_matrix,
                              class_weight=class_weight, time_limit=time_limit,
                              memory_limit=memory_limit, n_jobs=n_jobs))
+    if regression:
+        del params["cost_matrix"], params["class_weight"]
     log = []
     uncertified = []
-    fit = _fitter(X, y, sample_weight, params, log, uncertified)
+    fit = _fitter(X, y, sample_weight, params, log, uncertified,
+                  FastSmallTreeRegressor if regression else FastSmallTreeClassifier)
 
     low = fit(lambda_min)
     if lambda_max is None:
-        lambda_max = max(_leaf_loss(low.clf, y, cost_matrix, class_weight, sample_weight),
-                         lambda_min)
+        # the single leaf's loss (the regressor's is 1 by its scaling)
+        leaf = (1.0 if regression
+                else _leaf_loss(low.clf, y, cost_matrix, class_weight, sample_weight))
+        lambda_max = max(leaf, lambda_min)
     else:
         lambda_max = _check_lambda(lambda_max, "lambda_max")
         if lambda_max < lambda_min:
@@ -254,23 +276,29 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
             f"certifying (time_limit={time_limit!r}); the trees whose intervals end "
             f"at them are marked optimal=False in pareto_front_. Raise time_limit "
             f"(None: no limit) to certify them.", NotCertifiedWarning, stacklevel=2)
-    classes = low.clf.classes_
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    if regression:
+        def r2(reg):
+            return float(reg.score(X, y, sample_weight=w))
+
+        return RegularizationPath(lambda_min, lambda_max, out, None, r2, log, "r2")
 
     def accuracy(clf):
         right = clf.predict(X) == np.asarray(y)
         return float(np.mean(right) if w is None else (w * right).sum() / w.sum())
 
-    return RegularizationPath(lambda_min, lambda_max, out, classes, accuracy, log)
+    return RegularizationPath(lambda_min, lambda_max, out, low.clf.classes_, accuracy, log)
 
 
-def _fitter(X, y, sample_weight, params, log, uncertified):
-    """fit(lam) -> _Fit: a FastSmallTreeClassifier fit at lam, logged as (lam,
-    objective, certified, seconds); a stopped fit's lam goes to `uncertified`
-    (the fit does not warn: the caller warns once)."""
+def _fitter(X, y, sample_weight, params, log, uncertified,
+            estimator=FastSmallTreeClassifier):
+    """fit(lam) -> _Fit: a fit of `estimator` (FastSmallTreeClassifier or
+    FastSmallTreeRegressor) at lam, logged as (lam, objective, certified,
+    seconds); a stopped fit's lam goes to `uncertified` (the fit does not warn:
+    the caller warns once)."""
 
     def fit(lam):
-        clf = FastSmallTreeClassifier(regularization=lam, **params)
+        clf = estimator(regularization=lam, **params)
         clf._report_stops = False
         t0 = time.perf_counter()
         clf.fit(X, y, sample_weight=sample_weight)

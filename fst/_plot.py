@@ -7,8 +7,9 @@ def _interval(symbol, lo, hi):
 
 
 def draw_front(ax, x, accuracy, lo, hi, *, symbol, xlabel, title, integer_x,
-               certified=None):
-    """Training accuracy against complexity, one point a tree labelled with the
+               certified=None, ylabel="training accuracy"):
+    """Training accuracy (or another score, `ylabel`) against complexity, one
+    point a tree labelled with the
     interval of the trade-off (`symbol`: λ or α) where it is optimal;
     steps join the points. `certified` (a boolean a point, or None) draws the
     points not certified hollow. Returns ax (a new figure's when None)."""
@@ -39,7 +40,7 @@ def draw_front(ax, x, accuracy, lo, hi, *, symbol, xlabel, title, integer_x,
     if integer_x:
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("training accuracy")
+    ax.set_ylabel(ylabel)
     ax.set_title(title)
     if certified is not None:
         ax.legend()

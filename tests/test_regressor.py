@@ -15,7 +15,7 @@ from sklearn.inspection import permutation_importance
 from sklearn.tree import DecisionTreeRegressor, export_text
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fst import FastSmallTreeRegressor
+from fst import FastSmallTreeRegressor, regularization_path
 from fst.exceptions import NotCertifiedWarning
 from oracle import optimal_regression, regression_problem
 
@@ -196,3 +196,38 @@ def test_a_target_that_is_not_finite_is_refused(y):
                           FastSmallTreeRegressor(regularization=0.2)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 5, 7])
+def test_regression_path_matches_brute_force(seed):
+    """Every tree of the regression path is the brute force's optimum at the
+    ends and the middle of its interval, re-scored from the data."""
+    X, y, _, depth = regression_problem(seed)
+    depth = 3 if depth is None else depth
+    path = regularization_path(X, y, lambda_min=0.0, max_depth=depth, task="regression")
+    assert path.optimal_ and path.classes_ is None
+    front = path.pareto_front_
+    assert front["lambda_max"][0] == pytest.approx(1.0) and front["n_leaves"][0] == 1
+    assert np.all(np.diff(front["n_leaves"]) > 0)
+    for tree, lo, hi, r2 in zip(path.trees_, front["lambda_min"], front["lambda_max"],
+                                front["r2"]):
+        for lam in (lo, (lo + hi) / 2, hi):
+            reg = FastSmallTreeRegressor(regularization=lam)
+            reg.estimator_ = tree
+            assert rescore(reg, X, y, lam) == pytest.approx(
+                optimal_regression(X, y, lam, depth), abs=1e-9)
+        assert r2 == pytest.approx(1 - rescore(reg, X, y, 0.0), abs=1e-9)
+    assert "r2=" in repr(path)
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    ax = path.plot_front()
+    assert ax.get_ylabel() == "training R²"
+    matplotlib.pyplot.close("all")
+
+
+def test_regression_path_refuses_the_classifier_s_options():
+    X, y, _, _ = regression_problem(1)
+    with pytest.raises(ValueError, match="do not apply"):
+        regularization_path(X, y, max_depth=2, task="regression", class_weight="balanced")
+    with pytest.raises(ValueError, match="task"):
+        regularization_path(X, y, max_depth=2, task="ranking")
