@@ -171,9 +171,10 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
 
     The optimal objective ``R(lam) = min_T loss(T) + lam * leaves(T)`` is
     concave and piecewise linear in lam; the path fits FastSmallTreeClassifier
-    (FastSmallTreeRegressor with ``task='regression'``) at both ends of the range, then at the point where the lines of two
-    neighbouring trees cross: either a third tree is better there (and both
-    halves are explored), or that point is the breakpoint between the two. With
+    (FastSmallTreeRegressor with ``task='regression'``) at both ends of the
+    range, then at the point where the lines of two neighbouring trees cross:
+    either a third tree is better there (and both halves are explored), or that
+    point is the breakpoint between the two. With
     every fit certified, the path is exact: each tree is proven optimal on its
     whole interval, and no tree is missing between two breakpoints. It takes
     about two fits a tree.
