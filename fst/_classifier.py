@@ -10,31 +10,19 @@ from sklearn.utils.validation import check_is_fitted
 from ._core._limits import STATUS_NAMES, clock
 from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
-from ._utils import (NativeClassifierMixin, check_shared_params, fit_params, obeys_min_leaf,
-                     prepare_fit, resolve_memory_limit, shared_constraints)
+from ._utils import (CertificateMixin, NativeClassifierMixin, check_shared_params,
+                     fit_params, obeys_min_leaf, prepare_fit, resolve_memory_limit,
+                     shared_constraints)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
-
-# Agreement required between the solver's value and the exported tree re-scored
-# on the training data (both are sums of the same terms in another order).
-_RESCORE_TOL = 1e-9
-
-
-# What a NotCertifiedWarning suggests, by the stop.
-_HOW_TO_GO_ON = {
-    "time_limit": "To certify, raise time_limit (None: no limit), raise regularization "
-                  "or set max_depth; verbose=2 shows the gap closing.",
-    "memory_limit": "To certify, raise memory_limit (None: no limit), raise "
-                    "regularization or set max_depth.",
-    "interrupted": "The fit was interrupted; fit again to certify.",
-}
 
 # Seconds between progress lines at verbose >= 2.
 _PROGRESS_SECONDS = 5.0
 
 
-class FastSmallTreeClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
+class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifierMixin,
+                              BaseEstimator):
     """The provably best sparse decision tree, as a native scikit-learn tree.
 
     Minimises ``loss / n_samples + regularization * n_leaves`` over every binary
@@ -310,14 +298,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstima
         if not obeys_min_leaf(est, data.X, rows, self.search_stats_["min_leaf"],
                               self.max_leaf_nodes):
             return      # a fallback grown elsewhere that breaks a size constraint
-        objective = self._score_objective(data, lam, est)
-        if objective < self.objective_ - 1e-12:
-            self.estimator_ = est
-            self.n_leaves_ = int(est.tree_.n_leaves)
-            self.objective_ = objective
-            self.lower_bound_ = min(self.lower_bound_, objective)
-            self.gap_ = self.objective_ - self.lower_bound_
-            self.search_stats_["incumbent"] = name
+        self._adopt_if_better(est, self._score_objective(data, lam, est), name)
 
     def _record(self, plan, code, data, lam):
         """The fitted attributes from a finished search: the exported tree, its
@@ -341,22 +322,9 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstima
             self.status_, self.optimal_ = "memory_limit", False
         self.n_leaves_ = int(self.estimator_.tree_.n_leaves)
         self.objective_ = self._score_objective(data, lam)
-        # Invariant (ii): the recorded value is that of a real tree; descendants may
-        # have improved since the root last summed them, so the exported tree can
-        # only be better, and equal when the root is solved.
-        recorded = search.upper_bound
-        if (self.objective_ > recorded + _RESCORE_TOL
-                or (self.optimal_ and abs(self.objective_ - recorded) > _RESCORE_TOL)):
-            raise RuntimeError(
-                "fst internal error: the exported tree scores "
-                f"{self.objective_!r} but the search recorded {recorded!r}.")
-        self.lower_bound_ = min(plan.lower_bound(), self.objective_)
-        if self.optimal_:
-            # certified: the bound is the optimum, the tree's objective re-scored
-            # from the data (the search's own sum may differ in the last bit with
-            # the order it added in, and so with n_jobs)
-            self.lower_bound_ = self.objective_
-        self.gap_ = self.objective_ - self.lower_bound_
+        # Invariant (ii): descendants may have improved since the root last summed
+        # them (`_certify`)
+        self._certify(search.upper_bound, plan.lower_bound())
         self.search_stats_ = plan.stats()
 
     def _warn_if_not_certified(self, space):
@@ -377,11 +345,7 @@ class FastSmallTreeClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstima
                 "memory_limit (None: no limit) for the full search.",
                 NotCertifiedWarning, stacklevel=3)
         elif not self.optimal_:
-            warnings.warn(
-                f"fst stopped ({self.status_}) before proving optimality: returning the "
-                f"best tree found (objective {self.objective_:.6g}, lower bound "
-                f"{self.lower_bound_:.6g}, gap {self.gap_:.3g}). "
-                + _HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning, stacklevel=3)
+            self._warn_stopped(stacklevel=3)
 
     def _score_objective(self, data, lam, est=None):
         """loss / n + lam * leaves of estimator_ (or est), from its predictions on

@@ -48,23 +48,27 @@ def _row_groups(space):
     return group.reshape(-1)
 
 
-def distinct_rows(space):
-    """The number of distinct feature vectors of an `engine_space`: the most
-    leaves an engine tree has (a split has rows on both sides, and identical
-    rows share every leaf)."""
-    return int(_row_groups(space).max()) + 1 if space.n_rows else 1
+def distinct_rows(space, group=None):
+    """The number of distinct feature vectors of an `engine_space` (group: its
+    `_row_groups`, None to find them): the most leaves an engine tree has (a
+    split has rows on both sides, and identical rows share every leaf)."""
+    if not space.n_rows:
+        return 1
+    return int((_row_groups(space) if group is None else group).max()) + 1
 
 
-def loss_floor(space):
+def loss_floor(space, group=None):
     """The least loss of any tree on all the rows of an `engine_space`: rows
     with identical features (identical ranks on every column) share a leaf, so
     each such group costs at least its cheapest label (the equivalent-points
     floor; under squared error, its squared error about its own mean), taken a
-    few ulps low so that no rounding raises it."""
+    few ulps low so that no rounding raises it.  group: the rows' `_row_groups`
+    (None: found here)."""
     n = space.n_rows
     if n == 0:
         return 0.0
-    group = _row_groups(space)
+    if group is None:
+        group = _row_groups(space)
     w = getattr(space, "row_weight", None)
     target = getattr(space, "target", None)
     if target is not None:
@@ -126,8 +130,9 @@ class EngineSearch:
             if self._max_leaves:
                 depth_cap = min(int(depth_cap), self._max_leaves - 1)
             self.max_depth = int(depth_cap)
-            self._floor = loss_floor(space)
-            self._most_leaves = distinct_rows(space)
+            group = _row_groups(space) if space.n_rows else None
+            self._floor = loss_floor(space, group)
+            self._most_leaves = distinct_rows(space, group)
             deepen = True
         else:
             self.max_depth = int(config["max_depth"])

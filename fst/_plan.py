@@ -663,12 +663,11 @@ class RegressionPlan:
     squared error) and what surrounds it: the rows it searches (those of
     positive weight), their scaled targets, the fallback tree."""
 
-    def __init__(self, space, search, config, params, floor):
+    def __init__(self, space, search, config, params):
         self.space = space
         self.search = search
         self.config = config
         self._params = params
-        self._floor = floor
 
     def run(self):
         return self.search.run()
@@ -680,7 +679,7 @@ class RegressionPlan:
         bound = self.search.lower_bound
         if bound is None:
             lam = self.config["regularization"]
-            bound = min(1.0 + lam, self._floor + 2.0 * lam)
+            bound = min(1.0 + lam, loss_floor(self.space) + 2.0 * lam)
         return bound
 
     def stats(self):
@@ -755,4 +754,4 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
                           depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
                           keep_deepening=True)
-    return RegressionPlan(space, search, config, params, loss_floor(space))
+    return RegressionPlan(space, search, config, params)

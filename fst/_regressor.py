@@ -1,6 +1,5 @@
 """FastSmallTreeRegressor: the certified sparse regression tree."""
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -12,10 +11,9 @@ from ._classifier import _PROGRESS_SECONDS, _progress_printer
 from ._core._limits import STATUS_NAMES, clock
 from ._export import build_regressor, native_regressor
 from ._plan import plan_regression
-from ._utils import (NativeTreeMixin, check_no_categorical, check_row_weights,
+from ._utils import (CertificateMixin, NativeTreeMixin, check_no_categorical, check_row_weights,
                      check_shared_params, obeys_min_leaf, resolve_memory_limit,
                      shared_constraints)
-from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeRegressor"]
 
@@ -23,24 +21,7 @@ __all__ = ["FastSmallTreeRegressor"]
 _FIT_PARAMS = ("max_depth", "min_samples_leaf", "max_leaf_nodes", "time_limit",
                "memory_limit", "n_jobs")
 
-# Agreement required between the engine's value and the exported tree re-scored
-# on the training data (sums of the same squares in another order, and the
-# engine's from running sums).
-_RESCORE_TOL = 1e-9
-
-_HOW_TO_GO_ON = {
-    "time_limit": "To certify, raise time_limit (None: no limit), raise regularization "
-                  "or set max_depth.",
-    "memory_limit": "To certify, raise memory_limit (None: no limit), raise "
-                    "regularization or set max_depth.",
-    "interrupted": "The fit was interrupted; fit again to certify.",
-    "search_limit": "The leaf budget allows trees deeper than the engine searches (16 "
-                    "levels): raise regularization, or set max_depth or "
-                    "max_leaf_nodes.",
-}
-
-
-class FastSmallTreeRegressor(RegressorMixin, NativeTreeMixin, BaseEstimator):
+class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, BaseEstimator):
     """The provably best sparse regression tree, as a native scikit-learn tree.
 
     Minimises ``sum_i w_i (y_i - leaf mean)^2 / sum_i w_i / Var_w(y) +
@@ -203,21 +184,9 @@ class FastSmallTreeRegressor(RegressorMixin, NativeTreeMixin, BaseEstimator):
                 if not obeys_min_leaf(est, X, rows, self.search_stats_["min_leaf"],
                                       self.max_leaf_nodes):
                     continue
-                objective = self._score_objective(X, y, w, lam, est)
-                if objective < self.objective_ - 1e-12:
-                    self.estimator_ = est
-                    self.n_leaves_ = int(est.get_n_leaves())
-                    self.objective_ = objective
-                    self.lower_bound_ = min(self.lower_bound_, objective)
-                    self.gap_ = self.objective_ - self.lower_bound_
-                    self.search_stats_["incumbent"] = name
+                self._adopt_if_better(est, self._score_objective(X, y, w, lam, est), name)
             if getattr(self, "_report_stops", True):
-                warnings.warn(
-                    f"fst stopped ({self.status_}) before proving optimality: returning "
-                    f"the best tree found (objective {self.objective_:.6g}, lower bound "
-                    f"{self.lower_bound_:.6g}, gap {self.gap_:.3g}). "
-                    + _HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning,
-                    stacklevel=2)
+                self._warn_stopped(stacklevel=2)
         return self
 
     def _fit_constant(self, X, y, w, lam):
@@ -253,16 +222,7 @@ class FastSmallTreeRegressor(RegressorMixin, NativeTreeMixin, BaseEstimator):
             self.status_ = "search_limit"
         self.n_leaves_ = int(self.estimator_.get_n_leaves())
         self.objective_ = self._score_objective(X, y, w, lam)
-        recorded = search.upper_bound
-        if (self.objective_ > recorded + _RESCORE_TOL
-                or (self.optimal_ and abs(self.objective_ - recorded) > _RESCORE_TOL)):
-            raise RuntimeError(
-                "fst internal error: the exported tree scores "
-                f"{self.objective_!r} but the search recorded {recorded!r}.")
-        self.lower_bound_ = min(plan.lower_bound(), self.objective_)
-        if self.optimal_:
-            self.lower_bound_ = self.objective_
-        self.gap_ = self.objective_ - self.lower_bound_
+        self._certify(search.upper_bound, plan.lower_bound())
         self.search_stats_ = plan.stats()
 
     def _score_objective(self, X, y, w, lam, est=None):

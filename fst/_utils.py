@@ -3,6 +3,7 @@ declared once, and the preamble of every fit."""
 import numbers
 import os
 import re
+import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,6 +11,8 @@ from sklearn.utils import compute_class_weight
 from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from .exceptions import NotCertifiedWarning
 
 
 # The parameters the estimators share, with their constraints (sklearn's
@@ -334,3 +337,60 @@ class NativeClassifierMixin(NativeTreeMixin):
         """Logarithm of `predict_proba`."""
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+
+# Agreement required between a search's value and its exported tree re-scored on
+# the training data (sums of the same terms in another order).
+RESCORE_TOL = 1e-9
+
+# What a NotCertifiedWarning suggests, by the stop.
+HOW_TO_GO_ON = {
+    "time_limit": "To certify, raise time_limit (None: no limit), raise regularization "
+                  "or set max_depth; verbose=2 shows the gap closing.",
+    "memory_limit": "To certify, raise memory_limit (None: no limit), raise "
+                    "regularization or set max_depth.",
+    "interrupted": "The fit was interrupted; fit again to certify.",
+    "search_limit": "The leaf budget allows trees deeper than the engine searches (16 "
+                    "levels): raise regularization, or set max_depth or "
+                    "max_leaf_nodes.",
+}
+
+
+class CertificateMixin:
+    """The certificate of a certified estimator's fit (``objective_``,
+    ``lower_bound_``, ``gap_``), set one way by every such estimator."""
+
+    def _certify(self, recorded, bound):
+        """The bound and gap once ``objective_`` (the exported tree re-scored from
+        the data) and ``optimal_`` are set.  The recorded value is that of a real
+        tree, and the search's tree can only have improved since it was summed:
+        the exported tree is never worse, and equal when certified.  Certified,
+        the bound is the re-scored objective (the search's own sum may differ in
+        the last bit with the order it added in, and so with n_jobs)."""
+        if (self.objective_ > recorded + RESCORE_TOL
+                or (self.optimal_ and abs(self.objective_ - recorded) > RESCORE_TOL)):
+            raise RuntimeError(
+                "fst internal error: the exported tree scores "
+                f"{self.objective_!r} but the search recorded {recorded!r}.")
+        self.lower_bound_ = self.objective_ if self.optimal_ else min(bound, self.objective_)
+        self.gap_ = self.objective_ - self.lower_bound_
+
+    def _adopt_if_better(self, est, objective, name):
+        """Return `est` (a fallback tree of `objective`) instead when it is
+        better; ``search_stats_['incumbent']`` names it."""
+        if objective < self.objective_ - 1e-12:
+            self.estimator_ = est
+            self.n_leaves_ = int(est.tree_.n_leaves)
+            self.objective_ = objective
+            self.lower_bound_ = min(self.lower_bound_, objective)
+            self.gap_ = self.objective_ - self.lower_bound_
+            self.search_stats_["incumbent"] = name
+
+    def _warn_stopped(self, stacklevel):
+        """The NotCertifiedWarning of a fit that stopped before its proof."""
+        warnings.warn(
+            f"fst stopped ({self.status_}) before proving optimality: returning the best "
+            f"tree found (objective {self.objective_:.6g}, lower bound "
+            f"{self.lower_bound_:.6g}, gap {self.gap_:.3g}). "
+            + HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning,
+            stacklevel=stacklevel + 1)
