@@ -1,10 +1,10 @@
-"""FastSmallTreeClassifierCV: the regularization chosen by cross-validation over
-the certified path of each fold."""
+"""FastSmallTreeClassifierCV and FastSmallTreeRegressorCV: the regularization
+chosen by cross-validation over the certified path of each fold."""
 import time
 
 import numpy as np
 from joblib import Parallel, delayed
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
 from sklearn.utils import _safe_indexing
@@ -13,16 +13,139 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import FastSmallTreeClassifier
 from ._path import grid_fits
-from ._utils import (NativeClassifierMixin, check_no_categorical, check_shared_params,
-                     fit_params)
+from ._regressor import FastSmallTreeRegressor
+from ._utils import (NativeClassifierMixin, NativeTreeMixin, check_no_categorical,
+                     check_shared_params, fit_params)
 
-__all__ = ["FastSmallTreeClassifierCV"]
+__all__ = ["FastSmallTreeClassifierCV", "FastSmallTreeRegressorCV"]
 
 # The grid of regularizations when none is given.
 _DEFAULT_LAMBDAS = np.geomspace(0.005, 0.1, 8)
 
 
-class FastSmallTreeClassifierCV(NativeClassifierMixin, ClassifierMixin, BaseEstimator):
+class _PathCV:
+    """What both cross-validations share: each fold's certified path along
+    ``lambdas`` (`grid_fits`), GridSearchCV's results layout, the refit.  A
+    subclass names the estimator it fits (``_fitted``) and checks its targets
+    (``_targets``); it comes first among the bases, before the sklearn mixin
+    whose ``score`` and tags it extends."""
+
+    _parameter_constraints = {
+        "lambdas": ["array-like", None],
+        "cv": ["cv_object"],
+        "scoring": [str, callable, None],
+        "refit": ["boolean"],
+        # the fits' own parameters, as the fitted estimator checks them
+        **{k: FastSmallTreeRegressor._parameter_constraints[k]
+           for k in ("max_depth", "min_samples_leaf", "max_leaf_nodes", "time_limit",
+                     "memory_limit", "n_jobs", "verbose")},
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+    def _lambdas(self):
+        lams = _DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas
+        lams = np.asarray(lams, dtype=np.float64).reshape(-1)
+        if lams.size == 0 or not np.all(np.isfinite(lams)) or np.any(lams < 0):
+            raise ValueError(
+                f"The 'lambdas' parameter of {type(self).__name__} must hold finite "
+                f"values >= 0, at least one. Got {self.lambdas!r} instead.")
+        if lams.min() == 0 and self.max_depth is None and self.max_leaf_nodes is None:
+            raise ValueError(
+                "lambdas holds 0 without max_depth or max_leaf_nodes: every leaf is free "
+                "at 0 and the search is unbounded. Set max_depth, max_leaf_nodes or use "
+                "values > 0.")
+        return lams
+
+    def _estimator(self, regularization):
+        return self._fitted(regularization=regularization, **self._path_params())
+
+    def fit(self, X, y, sample_weight=None):
+        """Cross-validate the regularizations of ``lambdas`` and refit the best.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), default=None
+            Weights of the rows in every fit (not in the scores).
+
+        Returns
+        -------
+        self
+        """
+        self._validate_params()
+        check_shared_params(self)
+        lams = self._lambdas()
+        check_no_categorical(X, type(self).__name__)
+        X_in = X
+        classifier = is_classifier(self)
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
+                             order="C", y_numeric=not classifier)
+        y = self._targets(y)
+        cv = check_cv(self.cv, y, classifier=classifier)
+        scorer = check_scoring(self, scoring=self.scoring)
+        folds = list(cv.split(X, y))
+        sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+        jobs = (delayed(_fold)(self._fitted, self._path_params(), lams, scorer, X, y, sw,
+                               train, test, k, len(folds), self.verbose)
+                for k, (train, test) in enumerate(folds))
+        # The fits release the GIL for their search, so threads run the folds side
+        # by side without the seconds a process pool takes to start and to copy
+        # the data; a joblib backend set by the caller (dask, loky) still wins.
+        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
+        self.n_fits_ = int(sum(r.n_fits for r in results))
+        self.cv_results_ = _cv_results(lams, results)
+        self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.regularization_ = float(lams[self.best_index_])
+        self.n_splits_ = len(folds)
+        if self.refit:
+            t0 = time.perf_counter()
+            best = self._estimator(self.regularization_)
+            best.set_params(n_jobs=1 if self.n_jobs is None else self.n_jobs)
+            # the caller's X, so the refit records its column names as well
+            best.fit(X_in, y, sample_weight=sample_weight)
+            self.refit_time_ = time.perf_counter() - t0
+            self.best_estimator_ = best
+            self.estimator_ = best.estimator_
+            self.optimal_ = best.optimal_
+        return self
+
+    def _path_params(self):
+        """Each fit's parameters (those the fitted estimator takes): the folds
+        run side by side as joblib jobs, so each fit is one thread."""
+        own = self._fitted._parameter_constraints
+        return {k: v for k, v in fit_params({k: getattr(self, k, None) for k in own},
+                                            n_jobs=1).items() if k in own}
+
+    def _validate_X_predict(self, X):
+        check_is_fitted(self, "estimator_")
+        return super()._validate_X_predict(X)
+
+    def score(self, X, y, sample_weight=None):
+        """The score of ``scoring`` of the refit on (X, y): when None, accuracy
+        for the classifier, R^2 for the regressor."""
+        check_is_fitted(self, "estimator_")
+        if self.scoring is None:
+            return super().score(X, y, sample_weight=sample_weight)
+        return check_scoring(self, scoring=self.scoring)(self, X, y)
+
+    def __str__(self):
+        if not hasattr(self, "regularization_"):
+            return repr(self)
+        head = (f"{type(self).__name__}: regularization_={self.regularization_:g} "
+                f"(mean test score {self.best_score_:.4f} over {self.n_splits_} folds)")
+        if hasattr(self, "best_estimator_"):
+            return head + "\n" + str(self.best_estimator_)
+        return head
+
+
+class FastSmallTreeClassifierCV(_PathCV, ClassifierMixin, NativeClassifierMixin,
+                                BaseEstimator):
     """FastSmallTreeClassifier with its regularization chosen by cross-validation.
 
     Each fold follows the regularization path of its training rows along
@@ -101,15 +224,11 @@ class FastSmallTreeClassifierCV(NativeClassifierMixin, ClassifierMixin, BaseEsti
     True
     """
 
+    _fitted = FastSmallTreeClassifier
     _parameter_constraints = {
-        "lambdas": ["array-like", None],
-        "cv": ["cv_object"],
-        "scoring": [str, callable, None],
-        "refit": ["boolean"],
-        # the fits' own parameters, as FastSmallTreeClassifier checks them
+        **_PathCV._parameter_constraints,
         **{k: FastSmallTreeClassifier._parameter_constraints[k]
-           for k in ("max_depth", "min_samples_leaf", "max_leaf_nodes", "cost_matrix",
-                     "class_weight", "time_limit", "memory_limit", "n_jobs", "verbose")},
+           for k in ("cost_matrix", "class_weight")},
     }
 
     def __init__(self, lambdas=None, *, cv=5, scoring=None, max_depth=None,
@@ -130,104 +249,102 @@ class FastSmallTreeClassifierCV(NativeClassifierMixin, ClassifierMixin, BaseEsti
         self.refit = refit
         self.verbose = verbose
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True
-        return tags
-
-    def _lambdas(self):
-        lams = _DEFAULT_LAMBDAS if self.lambdas is None else self.lambdas
-        lams = np.asarray(lams, dtype=np.float64).reshape(-1)
-        if lams.size == 0 or not np.all(np.isfinite(lams)) or np.any(lams < 0):
-            raise ValueError(
-                "The 'lambdas' parameter of FastSmallTreeClassifierCV must hold finite "
-                f"values >= 0, at least one. Got {self.lambdas!r} instead.")
-        if lams.min() == 0 and self.max_depth is None and self.max_leaf_nodes is None:
-            raise ValueError(
-                "lambdas holds 0 without max_depth or max_leaf_nodes: every leaf is free "
-                "at 0 and the search is unbounded. Set max_depth, max_leaf_nodes or use "
-                "values > 0.")
-        return lams
-
-    def _estimator(self, regularization):
-        return FastSmallTreeClassifier(regularization=regularization, **self._path_params())
-
-    def fit(self, X, y, sample_weight=None):
-        """Cross-validate the regularizations of ``lambdas`` and refit the best.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-        sample_weight : array-like of shape (n_samples,), default=None
-            Weights of the rows in every fit (not in the scores).
-
-        Returns
-        -------
-        self : FastSmallTreeClassifierCV
-        """
-        self._validate_params()
-        check_shared_params(self)
-        lams = self._lambdas()
-        check_no_categorical(X, type(self).__name__)
-        X_in = X
-        X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
-                             order="C")
+    def _targets(self, y):
         check_classification_targets(y)
         self.classes_ = np.unique(y)
-        cv = check_cv(self.cv, y, classifier=True)
-        scorer = check_scoring(self, scoring=self.scoring)
-        folds = list(cv.split(X, y))
-        sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-        jobs = (delayed(_fold)(self._path_params(), lams, scorer, X, y, sw, train, test,
-                               k, len(folds), self.verbose)
-                for k, (train, test) in enumerate(folds))
-        # The fits release the GIL for their search, so threads run the folds side
-        # by side without the seconds a process pool takes to start and to copy
-        # the data; a joblib backend set by the caller (dask, loky) still wins.
-        results = Parallel(n_jobs=self.n_jobs, prefer="threads")(jobs)
-        self.n_fits_ = int(sum(r.n_fits for r in results))
-        self.cv_results_ = _cv_results(lams, results)
-        self.best_index_ = int(np.argmin(self.cv_results_["rank_test_score"]))
-        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
-        self.regularization_ = float(lams[self.best_index_])
-        self.n_splits_ = len(folds)
-        if self.refit:
-            t0 = time.perf_counter()
-            best = self._estimator(self.regularization_)
-            best.set_params(n_jobs=1 if self.n_jobs is None else self.n_jobs)
-            # the caller's X, so the refit records its column names as well
-            best.fit(X_in, y, sample_weight=sample_weight)
-            self.refit_time_ = time.perf_counter() - t0
-            self.best_estimator_ = best
-            self.estimator_ = best.estimator_
-            self.optimal_ = best.optimal_
-        return self
+        return y
 
-    def _path_params(self):
-        """Each fit's parameters: the folds run side by side as joblib jobs, so
-        each fit is one thread."""
-        return fit_params(self, n_jobs=1)
 
-    def _validate_X_predict(self, X):
-        check_is_fitted(self, "estimator_")
-        return super()._validate_X_predict(X)
+class FastSmallTreeRegressorCV(_PathCV, RegressorMixin, NativeTreeMixin, BaseEstimator):
+    """FastSmallTreeRegressor with its regularization chosen by cross-validation.
 
-    def score(self, X, y, sample_weight=None):
-        """The score of ``scoring`` (accuracy when None) of the refit on (X, y)."""
-        check_is_fitted(self, "estimator_")
-        if self.scoring is None:
-            return super().score(X, y, sample_weight=sample_weight)
-        return check_scoring(self, scoring=self.scoring)(self, X, y)
+    As :class:`FastSmallTreeClassifierCV`, for the regressor: each fold follows
+    the certified regularization path of its training rows along ``lambdas``
+    (values between two certified fits of the same tree need no fit), each
+    value's tree is scored on the fold's held-out rows, and the value of best
+    mean score is refitted on all rows. The regularization is in units of the
+    training R^2 (see :class:`FastSmallTreeRegressor`).
 
-    def __str__(self):
-        if not hasattr(self, "regularization_"):
-            return repr(self)
-        head = (f"FastSmallTreeClassifierCV: regularization_={self.regularization_:g} "
-                f"(mean test score {self.best_score_:.4f} over {self.n_splits_} folds)")
-        if hasattr(self, "best_estimator_"):
-            return head + "\n" + str(self.best_estimator_)
-        return head
+    Parameters
+    ----------
+    lambdas : array-like of float, default=None
+        The regularizations compared; None means 8 values from 0.005 to 0.1,
+        evenly spaced on a log scale.
+    cv : int, cross-validation generator or iterable, default=5
+        As for sklearn's GridSearchCV (unshuffled k-fold for an int).
+    scoring : str, callable or None, default=None
+        As for GridSearchCV; None is R^2.
+    max_depth, min_samples_leaf, max_leaf_nodes, memory_limit :
+        As for FastSmallTreeRegressor, for every fit.
+    time_limit : float > 0 or None, default=60.0
+        Seconds for each fit of the paths and of the refit; a stopped fit's
+        tree is still scored (``cv_results_['optimal']`` False at its value).
+    n_jobs : int, default=None
+        Folds run side by side as joblib jobs, in threads unless a joblib
+        backend says otherwise; the refit runs ``n_jobs`` threads.
+    refit : bool, default=True
+        Refit the best regularization on all rows (``best_estimator_``).
+    verbose : int, default=0
+        At 1 or more, one line per fold and value of ``lambdas``.
+
+    Attributes
+    ----------
+    regularization_ : float
+        The value of ``lambdas`` of best mean test score (the first on ties).
+    best_score_ : float
+    best_index_ : int
+    cv_results_ : dict of ndarray
+        As for :class:`FastSmallTreeClassifierCV`.
+    n_fits_ : int
+    best_estimator_ : FastSmallTreeRegressor
+        The refit on all rows.
+    estimator_ : DecisionTreeRegressor
+        The refit's native tree (predictions go through it).
+    optimal_ : bool
+        Whether the refit was certified.
+    n_features_in_ : int
+    feature_names_in_ : ndarray
+    refit_time_ : float
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from fst import FastSmallTreeRegressorCV
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = FastSmallTreeRegressorCV(lambdas=[0.01, 0.02, 0.05], max_depth=2).fit(X, y)
+    >>> reg.regularization_ in (0.01, 0.02, 0.05)
+    True
+    """
+
+    _fitted = FastSmallTreeRegressor
+
+    def __init__(self, lambdas=None, *, cv=5, scoring=None, max_depth=None,
+                 min_samples_leaf=1, max_leaf_nodes=None, time_limit=60.0,
+                 memory_limit="auto", n_jobs=None, refit=True, verbose=0):
+        self.lambdas = lambdas
+        self.cv = cv
+        self.scoring = scoring
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.max_leaf_nodes = max_leaf_nodes
+        self.time_limit = time_limit
+        self.memory_limit = memory_limit
+        self.n_jobs = n_jobs
+        self.refit = refit
+        self.verbose = verbose
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # sparse trees by design (as FastSmallTreeRegressor)
+        tags.regressor_tags.poor_score = True
+        return tags
+
+    def _targets(self, y):
+        y = np.asarray(y, dtype=np.float64)
+        if not np.all(np.isfinite(y)):
+            raise ValueError(f"y of {type(self).__name__} must be finite (no NaN or "
+                             "infinity).")
+        return y
 
 
 class _FoldResult:
@@ -244,7 +361,7 @@ class _FoldResult:
         self.seconds = 0.0
 
 
-def _fold(params, lams, scorer, X, y, sw, train, test, k, n_folds, verbose):
+def _fold(estimator, params, lams, scorer, X, y, sw, train, test, k, n_folds, verbose):
     """One fold: the optimum of its training rows at each of lams (`grid_fits`:
     values between two certified fits of the same tree need no fit), each scored
     on the held-out rows as it is settled; at verbose >= 1 one line each."""
@@ -270,7 +387,8 @@ def _fold(params, lams, scorer, X, y, sw, train, test, k, n_folds, verbose):
                   flush=True)
 
     _, _, log, _ = grid_fits(Xt, yt, lams[order], params,
-                             None if sw is None else sw[train], on_value=settled)
+                             None if sw is None else sw[train], on_value=settled,
+                             estimator=estimator)
     out.n_fits = len(log)
     out.seconds = time.perf_counter() - t0
     return out

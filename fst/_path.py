@@ -312,7 +312,8 @@ def _fitter(X, y, sample_weight, params, log, uncertified,
     return fit
 
 
-def grid_fits(X, y, lams, params, sample_weight=None, on_value=None):
+def grid_fits(X, y, lams, params, sample_weight=None, on_value=None,
+              estimator=FastSmallTreeClassifier):
     """The optimum at each value of the sorted grid `lams`, with fewer fits where
     the path allows: when the fits at lams[i] < lams[j] are certified and return
     the same line, that tree is optimal on all of [lams[i], lams[j]] (R is at most
@@ -320,9 +321,10 @@ def grid_fits(X, y, lams, params, sample_weight=None, on_value=None):
     between need no fit; otherwise the middle value is fitted and both halves
     follow.  `on_value(i, fit, seconds)` is called as each value's tree is
     settled (seconds: of the fit at lams[i], 0 when it needed none).  Returns
-    (one _Fit per value, certified at it; the fit log; the lams of stopped fits)."""
+    (one _Fit per value, certified at it; the fit log; the lams of stopped fits).
+    `estimator`: FastSmallTreeClassifier or FastSmallTreeRegressor."""
     log, uncertified = [], []
-    fit = _fitter(X, y, sample_weight, params, log, uncertified)
+    fit = _fitter(X, y, sample_weight, params, log, uncertified, estimator)
     n = len(lams)
     out = [None] * n
     ok = [False] * n

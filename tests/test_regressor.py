@@ -15,7 +15,7 @@ from sklearn.inspection import permutation_importance
 from sklearn.tree import DecisionTreeRegressor, export_text
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from fst import FastSmallTreeRegressor, regularization_path
+from fst import FastSmallTreeRegressor, FastSmallTreeRegressorCV, regularization_path
 from fst.exceptions import NotCertifiedWarning
 from oracle import optimal_regression, regression_problem
 
@@ -193,7 +193,8 @@ def test_a_target_that_is_not_finite_is_refused(y):
 
 
 @parametrize_with_checks([FastSmallTreeRegressor(regularization=0.01, max_depth=2),
-                          FastSmallTreeRegressor(regularization=0.2)])
+                          FastSmallTreeRegressor(regularization=0.2),
+                          FastSmallTreeRegressorCV([0.05, 0.2], cv=3, max_depth=2)])
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
 
@@ -231,3 +232,56 @@ def test_regression_path_refuses_the_classifier_s_options():
         regularization_path(X, y, max_depth=2, task="regression", class_weight="balanced")
     with pytest.raises(ValueError, match="task"):
         regularization_path(X, y, max_depth=2, task="ranking")
+
+
+def _cv_data(n=200, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    y = 2.0 * (X[:, 0] > 0.3) + X[:, 1] * (X[:, 2] > 0) + 0.5 * rng.normal(size=n)
+    return X, y
+
+
+@pytest.mark.parametrize("scoring", [None, "neg_mean_absolute_error"])
+def test_regressor_cv_matches_grid_search(scoring):
+    """The same held-out scores, choice and refit as a GridSearchCV over the same
+    regularizations (unshuffled k-fold), with no more fits."""
+    from sklearn.model_selection import GridSearchCV, KFold
+    X, y = _cv_data()
+    lams = [0.005, 0.01, 0.03, 0.08, 0.2]
+    cv = FastSmallTreeRegressorCV(lams, cv=4, scoring=scoring, max_depth=3).fit(X, y)
+    gs = GridSearchCV(FastSmallTreeRegressor(max_depth=3), {"regularization": lams},
+                      cv=KFold(4), scoring=scoring).fit(X, y)
+    for k in range(4):
+        np.testing.assert_allclose(cv.cv_results_[f"split{k}_test_score"],
+                                   gs.cv_results_[f"split{k}_test_score"], rtol=0, atol=1e-12)
+    assert cv.cv_results_["rank_test_score"].tolist() == gs.cv_results_["rank_test_score"].tolist()
+    assert cv.regularization_ == gs.best_params_["regularization"]
+    assert cv.best_score_ == pytest.approx(gs.best_score_, abs=1e-12)
+    assert cv.cv_results_["optimal"].all() and cv.optimal_
+    assert cv.n_fits_ <= 4 * len(lams)
+    assert isinstance(cv.best_estimator_, FastSmallTreeRegressor)
+    assert isinstance(cv.estimator_, DecisionTreeRegressor)
+    np.testing.assert_array_equal(cv.predict(X), gs.best_estimator_.predict(X))
+    assert cv.score(X, y) == pytest.approx(gs.score(X, y))
+    if scoring is None:
+        assert cv.score(X, y) == pytest.approx(cv.best_estimator_.score(X, y))
+
+
+def test_regressor_cv_with_weights_and_its_refusals():
+    """Sample weights reach every fit (the refit is the weighted fit), a
+    classifier's parameters are not taken, and bad targets and grids are
+    refused with what is wrong."""
+    X, y = _cv_data(150, seed=3)
+    w = np.random.default_rng(3).uniform(0.0, 2.0, len(y))
+    cv = FastSmallTreeRegressorCV([0.01, 0.05], cv=3, max_depth=2).fit(X, y, sample_weight=w)
+    ref = FastSmallTreeRegressor(cv.regularization_, max_depth=2).fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(cv.predict(X), ref.predict(X))
+    assert cv.best_estimator_.objective_ == pytest.approx(ref.objective_, abs=1e-12)
+    assert "cost_matrix" not in cv.get_params()
+    assert f"regularization_={cv.regularization_:g}" in str(cv)
+    with pytest.raises(ValueError, match="lambdas holds 0 without max_depth"):
+        FastSmallTreeRegressorCV([0.0, 0.1]).fit(X, y)
+    y_bad = y.copy()
+    y_bad[3] = np.nan
+    with pytest.raises(ValueError, match="(?i)nan"):
+        FastSmallTreeRegressorCV([0.1], cv=2, max_depth=2).fit(X, y_bad)
