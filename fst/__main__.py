@@ -9,6 +9,8 @@
     fst train.csv --test test.csv --cv 5 --lambdas 0.005,0.01,0.02,0.05
     fst data.csv --path 0.005,0.1          # the certified path
     fst --dpdt --max-depth 3               # DPDT: the accuracy/complexity front
+    fst prices.csv --task regression       # FastSmallTreeRegressor (a target of
+                                           # non-integer numbers is regression too)
 """
 import argparse
 import csv
@@ -20,7 +22,8 @@ import warnings
 import numpy as np
 
 from . import (DPDTClassifier, FastSmallTreeClassifier, FastSmallTreeClassifierCV,
-               __version__, regularization_path)
+               FastSmallTreeRegressor, FastSmallTreeRegressorCV, __version__,
+               regularization_path)
 from .datasets import list_datasets, load_dataset
 
 _MISSING = {"", "NA", "?", "nan", "NaN"}
@@ -151,8 +154,13 @@ def _parser():
                                    "the label")
     parser.add_argument("--target", help="the label's column (default: the last)")
     parser.add_argument("--sep", default=",", help="field separator (default: ,)")
+    parser.add_argument("--task", choices=("auto", "classification", "regression"),
+                        default="auto",
+                        help="auto (default): regression when every label is a number "
+                             "and some are not whole numbers, else classification")
     parser.add_argument("--regularization", "-l", type=float, default=None,
-                        help="price of one leaf (default: 0.02)")
+                        help="price of one leaf (default: 0.02; for regression 0.01, "
+                             "in units of the training R^2)")
     parser.add_argument("--max-depth", type=int, default=None)
     parser.add_argument("--min-samples-leaf", type=_min_samples_leaf, default=1,
                         metavar="N",
@@ -217,6 +225,22 @@ def _check_options(args):
                            f"{'--csv' if args.csv else '--dataset'}")
 
 
+def _task(args, y):
+    """'classification' or 'regression': as --task says, or for 'auto' from the
+    labels (regression when all are numbers and some are not whole), with the
+    line that states the choice (None when --task gave it)."""
+    if args.task != "auto":
+        return args.task, None
+    try:
+        values = np.asarray(y, dtype=np.float64)
+    except ValueError:
+        return "classification", None
+    if np.all(np.isfinite(values)) and np.any(values != np.round(values)):
+        return "regression", ("task        regression (the labels are numbers, not all "
+                              "whole; --task classification to override)")
+    return "classification", None
+
+
 def _main(argv):
     args = _parser().parse_args(argv)
     _check_options(args)
@@ -232,40 +256,61 @@ def _main(argv):
         names = list(names)
         source = f"bundled data set {dataset}"
     time_limit = args.time_limit
+    task, stated = _task(args, y)
+    if task == "regression":
+        if args.dpdt:
+            raise CommandError("--dpdt is a classifier: it does not take a regression "
+                               "target")
+        try:
+            y = np.asarray(y, dtype=np.float64)
+        except ValueError:
+            raise CommandError("--task regression needs numeric labels") from None
     if args.dpdt:
         return _dpdt(args, X, y, names, source, time_limit)
     print(f"fst {__version__}: {source}, {X.shape[0]} rows, {X.shape[1]} features",
           flush=True)
+    if stated:
+        print(stated, flush=True)
     if args.path:
-        return _path(args, X, y, time_limit)
+        return _path(args, X, y, time_limit, task)
+    regression = task == "regression"
+    score_name = "R^2     " if regression else "accuracy"
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
+        size = dict(max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
+                    max_leaf_nodes=args.max_leaf_nodes, time_limit=time_limit)
         if args.cv:
-            model = FastSmallTreeClassifierCV(
-                lambdas=args.lambdas, cv=args.cv, max_depth=args.max_depth,
-                min_samples_leaf=args.min_samples_leaf,
-                max_leaf_nodes=args.max_leaf_nodes, time_limit=time_limit,
-                verbose=1).fit(X, y)
+            cv_class = FastSmallTreeRegressorCV if regression else FastSmallTreeClassifierCV
+            model = cv_class(lambdas=args.lambdas, cv=args.cv, verbose=1, **size).fit(X, y)
             clf = model.best_estimator_
             print(f"cross-validation: regularization {model.regularization_:g}, mean "
-                  f"accuracy {model.best_score_:.4f} over {args.cv} folds "
+                  f"{score_name.strip()} {model.best_score_:.4f} over {args.cv} folds "
                   f"({model.n_fits_} fits)")
         else:
-            clf = model = FastSmallTreeClassifier(
-                regularization=0.02 if args.regularization is None else args.regularization,
-                max_depth=args.max_depth, min_samples_leaf=args.min_samples_leaf,
-                max_leaf_nodes=args.max_leaf_nodes, time_limit=time_limit).fit(X, y)
+            lam = args.regularization
+            if regression:
+                clf = model = FastSmallTreeRegressor(
+                    regularization=0.01 if lam is None else lam, **size).fit(X, y)
+            else:
+                clf = model = FastSmallTreeClassifier(
+                    regularization=0.02 if lam is None else lam, **size).fit(X, y)
     seconds = time.perf_counter() - t0
     print(clf.summary(feature_names=names))
     print(f"optimal_    {clf.optimal_}")
-    print(f"accuracy    {clf.score(X, y):.4f}  (training)")
+    print(f"{score_name}    {clf.score(X, y):.4f}  (training)")
     if args.test:
         Xt, yt, _ = _load_csv(args.test, args.target, args.sep)
         if Xt.shape[1] != X.shape[1]:
             raise CommandError(f"{args.test}: {Xt.shape[1]} feature columns, the "
                                f"training data has {X.shape[1]}")
-        print(f"accuracy    {model.score(Xt, yt):.4f}  (test, {Xt.shape[0]} rows)")
+        if regression:
+            try:
+                yt = np.asarray(yt, dtype=np.float64)
+            except ValueError:
+                raise CommandError(f"{args.test}: the labels must be numbers for "
+                                   "regression") from None
+        print(f"{score_name}    {model.score(Xt, yt):.4f}  (test, {Xt.shape[0]} rows)")
     print(f"time        {seconds:.3f} s  ({clf.search_stats_['nodes_created']} subproblems)")
     if args.save:
         import joblib
@@ -275,7 +320,7 @@ def _main(argv):
     return 0
 
 
-def _path(args, X, y, time_limit):
+def _path(args, X, y, time_limit, task):
     try:
         lo, hi = (float(v) for v in args.path.split(","))
     except ValueError:
@@ -287,7 +332,7 @@ def _path(args, X, y, time_limit):
                                        max_depth=args.max_depth,
                                        min_samples_leaf=args.min_samples_leaf,
                                        max_leaf_nodes=args.max_leaf_nodes,
-                                       time_limit=time_limit)
+                                       time_limit=time_limit, task=task)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
     print(path)

@@ -176,3 +176,47 @@ def test_cli_min_samples_leaf(tmp_path, capsys):
             main([data, "--min-samples-leaf", bad])
         assert exc.value.code == 2
         assert "--min-samples-leaf" in capsys.readouterr().err
+
+
+def _diabetes_csv(tmp_path, rows):
+    from sklearn.datasets import load_diabetes
+    X, y = load_diabetes(return_X_y=True)
+    head = ",".join([f"x{k}" for k in range(X.shape[1])] + ["progression"])
+    body = [",".join(f"{v:.17g}" for v in list(X[i]) + [y[i] + 0.5]) for i in rows]
+    return _csv(tmp_path, f"diabetes{rows[0]}.csv", "\n".join([head] + body) + "\n")
+
+
+def test_cli_regression_from_a_float_target_fit_test_cv_and_path(tmp_path, capsys):
+    """A target of non-integer numbers is fitted by FastSmallTreeRegressor, and the
+    output says so; the training and test R^2 are the regressor's; --cv and
+    --path run the regressor's; --dpdt refuses a regression target."""
+    from sklearn.datasets import load_diabetes
+
+    from fst import FastSmallTreeRegressor
+    train = _diabetes_csv(tmp_path, range(0, 300))
+    test = _diabetes_csv(tmp_path, range(300, 442))
+    assert main([train, "--max-depth", "2", "--test", test]) == 0
+    out = capsys.readouterr().out
+    assert "task        regression" in out
+    X, y = load_diabetes(return_X_y=True)
+    reg = FastSmallTreeRegressor(max_depth=2).fit(X[:300], y[:300] + 0.5)
+    assert f"R^2         {reg.score(X[:300], y[:300] + 0.5):.4f}  (training)" in out
+    assert f"R^2         {reg.score(X[300:], y[300:] + 0.5):.4f}  (test, 142 rows)" in out
+    assert "FastSmallTreeRegressor(regularization=0.01, max_depth=2)" in out
+    assert "optimal_    True" in out
+
+    assert main([train, "--max-depth", "2", "--cv", "3", "--lambdas", "0.01,0.05"]) == 0
+    out = capsys.readouterr().out
+    assert "mean R^2" in out and out.count("[CV ") == 6
+
+    assert main([train, "--max-depth", "2", "--path", "0.01,0.2"]) == 0
+    out = capsys.readouterr().out
+    assert "r2=" in out and "certified" in out
+
+    assert main([train, "--dpdt"]) == 2
+    assert "--dpdt is a classifier" in capsys.readouterr().err
+
+    # --task classification overrides the detection
+    assert main([train, "--max-depth", "2", "--task", "classification", "-l", "0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "task" not in out.split("\n")[1] and "accuracy" in out
