@@ -306,7 +306,7 @@ class EngineSearch:
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in
               ("nodes", "evaluations", "column_passes", "leaf_budget_depths",
-                  "leaf_allocations", "seconds")}
+                  "leaf_allocations", "segment_bounds", "segment_prunes", "seconds")}
         st["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in self._stats)
         st["engine"] = "depth"
         st["nodes_created"] = st["nodes"]

@@ -19,8 +19,9 @@ from fst import FastSmallTreeRegressor, FastSmallTreeRegressorCV, regularization
 from fst.exceptions import NotCertifiedWarning
 from oracle import optimal_regression, regression_problem
 
-# The engine's rules that hold under squared error (the others are off there).
-REGRESSION_RULES = ("equivalent", "transfer", "leaf_budget")
+# The engine's rules that hold under squared error (the others are off there);
+# "segment" is the k-segmentation floor there.
+REGRESSION_RULES = ("equivalent", "transfer", "leaf_budget", "segment")
 
 
 def _weights(seed, n):
@@ -96,15 +97,76 @@ def test_these_problems_are_not_vacuous():
     assert sum(n >= 3 for n in leaves) >= 5, leaves
 
 
-@pytest.mark.parametrize("combo", [c if c % 8 == 7 else pytest.param(c, marks=pytest.mark.slow)
+@pytest.mark.parametrize("combo", [c if c % 16 == 15 else pytest.param(c, marks=pytest.mark.slow)
                                    for c in range(1 << (len(REGRESSION_RULES) + 1))])
 def test_every_rule_combination(combo):
-    """The loss floor, the interval bounds and the leaf budget each off or on,
-    one engine or three at the root: the brute force's optimum."""
+    """The loss floor, the interval bounds, the leaf budget and the
+    k-segmentation floor each off or on, one engine or three at the root: the
+    brute force's optimum (three problems a combination, every problem in two
+    combinations: the 60 problems hold a third of each depth cap)."""
     rules = [name for i, name in enumerate(REGRESSION_RULES) if combo >> i & 1]
     n_jobs = 3 if combo >> len(REGRESSION_RULES) & 1 else 1
-    for seed in range(combo % 10, 60, 10):
+    for seed in range(combo % 20, 60, 20):
         _check(seed, {"rules": rules}, n_jobs)
+
+
+def _partitions(items, k):
+    """Every partition of `items` into at most k nonempty groups."""
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in _partitions(rest, k):
+        for g in range(len(part)):
+            yield part[:g] + [[first] + part[g]] + part[g + 1:]
+        if len(part) < k:
+            yield [[first]] + part
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_segmentation_floor_is_the_least_partition(seed):
+    """The k-segmentation floor of a set is the least over every partition of
+    its targets into at most kmax groups (not only runs of the sorted targets)
+    of the groups' weighted squared errors plus lam a group: never above it
+    (sound), and within the slack of it (the floor is exact)."""
+    from fst._core._testing import segment_bound_for_tests
+    rng = np.random.default_rng(500 + seed)
+    m = int(rng.integers(1, 9))
+    z = rng.normal(size=m) * 0.3
+    if seed % 3 == 0:
+        z = np.round(z * 4) / 4                  # repeated targets
+    w = rng.uniform(0.2, 3.0, m) if seed % 2 else None
+    ww = np.ones(m) if w is None else w
+    kmax = int(rng.integers(1, 6))
+    lam = [0.0, 0.001, 0.01, 0.05][seed % 4]
+    best = np.inf
+    for part in _partitions(list(range(m)), kmax):
+        loss = 0.0
+        for g in part:
+            zg, wg = z[g], ww[g]
+            mu = (wg * zg).sum() / wg.sum()
+            loss += (wg * (zg - mu) ** 2).sum()
+        best = min(best, loss + lam * len(part))
+    got = segment_bound_for_tests(np.ascontiguousarray(z), w, kmax, lam)
+    assert got <= best + 1e-12
+    assert got >= best - 1e-8
+
+
+def test_the_segmentation_floor_prunes_and_changes_no_tree():
+    """On friedman1 at depth 3 the floor proves splits above their cap without a
+    search, and the optimum is the one found without it."""
+    X, y = make_friedman1(n_samples=300, noise=1.0, random_state=1)
+    on = FastSmallTreeRegressor(0.005, max_depth=3).fit(X, y)
+    off = FastSmallTreeRegressor(0.005, max_depth=3)
+    off._overrides = {"rules": [r for r in REGRESSION_RULES if r != "segment"]}
+    off.fit(X, y)
+    assert on.optimal_ and off.optimal_
+    assert on.search_stats_["segment_prunes"] > 0
+    assert off.search_stats_["segment_bounds"] == 0
+    assert on.objective_ == pytest.approx(off.objective_, abs=1e-12)
+    for attr in ("feature", "threshold", "value"):
+        np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
+                                      getattr(off.estimator_.tree_, attr))
 
 
 def test_threads_give_the_serial_tree():

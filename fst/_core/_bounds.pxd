@@ -807,3 +807,33 @@ cdef inline double deeper_trees_bound(double floor, double lam, int D) noexcept 
     least floor + (D + 2) lam: with the optimum of depth at most D (or a bound on
     it), min(that, this) bounds every tree, whatever its depth."""
     return floor + (D + 2) * lam
+
+
+# --------------------------------------------- squared error: k-segmentation
+#
+# Under squared error (the regressor) a leaf's loss is the weighted squared error
+# of its rows' targets about their weighted mean.  A tree of k leaves cuts its
+# rows into k nonempty groups, so its loss is at least the least such sum over
+# every partition of the rows' targets into k groups: the weighted 1-D k-means
+# optimum seg_k.  It is attained by k runs of the targets in sorted order: in an
+# optimal partition each target lies nearest its own group's mean (moving it to a
+# nearer mean lowers the sum, and recentring lowers it again), and on a line the
+# points nearest each of k means form runs.  seg_k falls as k grows.
+
+cdef inline double segmentation_lower_bound(const double* seg, int kmax,
+                                            double lam) noexcept nogil:
+    """A set S whose trees have at most kmax leaves (its depth and leaf cap),
+    seg[k - 1] its k-segmentation floor seg_k for k = 1 .. kmax (seg_1 its leaf's
+    loss): a tree of k <= kmax leaves is worth at least seg_k + k lam, so
+    R(S) >= min over k <= kmax of seg_k + k lam.  A slack of 1e-9 (relative, and
+    absolute below 1) is taken off: the programme that gives seg sums the terms
+    of a leaf's loss in another order, and its divide-and-conquer minimum may
+    stray from the exact one by rounding (by a few ulps of losses the regressor
+    scales to at most 1)."""
+    cdef int k
+    cdef double v, best = INF
+    for k in range(kmax):
+        v = seg[k] + (k + 1) * lam
+        if v < best:
+            best = v
+    return best - 1e-9 * (1.0 + (best if best > 0.0 else -best))

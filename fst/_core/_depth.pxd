@@ -31,6 +31,9 @@ cdef struct DLevel:
     double* wpre        # m + 1: worst cost of a column's first rows
     int32_t* queue      # 8 m + 16: the intervals of thresholds still open (each
                         # valuation queues at most two)
+    double* seg         # 8 m + 8 (squared error, depth >= 3; else NULL): a
+                        # child's sorted targets and the k-segmentation programme
+                        # (`_segment_bound`)
     int32_t* best       # tree of the node's best split, in heap order (below)
     int best_leaves     # its leaves
     bint seeded         # it is the root's seed (`DEngine.seed_tree`), not yet
@@ -64,6 +67,8 @@ cdef struct DEngine:
     int64_t shallower   # nodes searched at a depth their leaf budget gives
                         # (RULE_LEAF_BUDGET, `_solve_shallower`)
     int64_t allocations # leaf allocations valued under a leaf cap (`_value_capped`)
+    int64_t segment_bounds  # children bounded by their k-segmentation floor
+    int64_t segment_prunes  # ... and splits proven above their cap by it
     int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap
@@ -117,6 +122,9 @@ cdef enum:
     # the most leaves for which a column's valued thresholds keep their
     # children's bounds at every cap (`_bounds.capped_interval_bound`)
     CAP_BOUNDS_MAX = 32
+
+cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, int m,
+                          int kmax) noexcept nogil
 
 cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
                    double B, int kc, bint* exact) noexcept nogil

@@ -35,7 +35,7 @@ The search object, its threads and its result are `_depth_search.DepthSearch`.
 # - Trees are kept in heap order: position q's children at 2q + 1 and 2q + 2;
 #   an entry is a global split id, or -1 for a leaf.
 """
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memcpy, memset
 from cython.parallel cimport prange
 
@@ -45,15 +45,16 @@ from ._limits cimport (limits_rss, limits_interrupted, fst_now,
 from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
                         fst_shared_stop, fst_shared_set_stop, fst_claim,
                         fst_store_double, fst_load_double)
-from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET
+from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
+                      RULE_SEGMENT)
 from ._rowpass cimport (DSpace, leaf_loss, class_sum, weight_at, column_pass, add_rows,
-                       row_worst)
+                       row_worst, squares_loss)
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
                        interval_bound, capped_interval_bound, neighbour_bound,
                        superset_child_bound, subset_child_bound, leaf_support,
                        one_leaf_lower_bound, shared_prune_level, split_creation_bound,
                        closed_column_bound, stopped_root_bound, budget_leaves,
-                       budget_depth, budget_depth_bound)
+                       budget_depth, budget_depth_bound, segmentation_lower_bound)
 
 # A depth-one pass over at least this many (row, column) cells runs its columns on
 # the fit's threads; smaller ones are not worth waking them.
@@ -72,6 +73,99 @@ cdef inline double _lower(const DSpace* sp, const double* c, int64_t m, int d) n
     if sp.rules & RULE_EQUIVALENT:
         return creation_lower_bound(leaf, class_sum(sp, c, sp.mincost), sp.lam)
     return two_leaf_lower_bound(leaf, sp.lam)
+
+
+# ------------------------------------------- squared error: k-segmentation
+
+cdef int _by_target(const void* a, const void* b) noexcept nogil:
+    """qsort's order of (target, weight) pairs: by target."""
+    cdef double x = (<const double*> a)[0]
+    cdef double y = (<const double*> b)[0]
+    return (x > y) - (x < y)
+
+
+cdef inline double _run_loss(const double* P, int a, int b) noexcept nogil:
+    """The squared error of the sorted targets a .. b - 1 about their weighted mean,
+    from the prefix sums P (weight, weighted target, weighted square; 3 a row)."""
+    return squares_loss(P[3 * b] - P[3 * a], P[3 * b + 1] - P[3 * a + 1],
+                        P[3 * b + 2] - P[3 * a + 2])
+
+
+cdef void _segment_layer(const double* P, const double* prev, double* cur, int lo, int hi,
+                         int olo, int ohi) noexcept nogil:
+    """cur[i] = min over j in [olo, min(ohi, i - 1)] of prev[j] + the loss of the
+    run j .. i - 1, for i in [lo, hi]: the least loss of the first i sorted targets
+    in one group more than prev counts.  The least j is nondecreasing in i (the
+    run losses satisfy the quadrangle inequality), so the middle i's least j
+    bounds the search of the two halves (divide and conquer)."""
+    cdef int mid, j, top, arg
+    cdef double v, best
+    if lo > hi:
+        return
+    mid = (lo + hi) // 2
+    top = ohi if ohi < mid - 1 else mid - 1
+    best = INF
+    arg = olo
+    for j in range(olo, top + 1):
+        v = prev[j] + _run_loss(P, j, mid)
+        if v < best:
+            best = v
+            arg = j
+    cur[mid] = best
+    _segment_layer(P, prev, cur, lo, mid - 1, olo, arg)
+    _segment_layer(P, prev, cur, mid + 1, hi, arg, ohi)
+
+
+cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, int m,
+                          int kmax) noexcept nogil:
+    """`segmentation_lower_bound` of the set of m rows `rows` (any order) whose
+    trees have at most kmax leaves: its targets sorted with their weights, the
+    k-segmentation floors seg_k for k <= min(kmax, m) by the layered programme
+    (`_segment_layer`; a tree has at most m nonempty leaves), about the set's
+    weighted mean (no cancellation against a distant mean).  The layers stop
+    once k lam alone reaches the least value found: every larger k is worth
+    more.  buf: 8 m + 8 doubles of scratch."""
+    cdef double* zw = buf                       # 2 m: (target, weight) pairs
+    cdef double* P = buf + 2 * <int64_t> m      # 3 (m + 1): prefix sums
+    cdef double* prev = P + 3 * (<int64_t> m + 1)
+    cdef double* cur = prev + (m + 1)
+    cdef double* seg = cur + (m + 1)
+    cdef double* tmp
+    cdef double w, z, sw = 0.0, swz = 0.0, mean, low
+    cdef int i, k, kk
+    cdef int32_t r
+    for i in range(m):
+        r = rows[i]
+        w = 1.0 if sp.w == NULL else sp.w[r]
+        zw[2 * i] = sp.target[r]
+        zw[2 * i + 1] = w
+        sw += w
+        swz += w * sp.target[r]
+    qsort(zw, m, 2 * sizeof(double), _by_target)
+    mean = swz / sw if sw > 0.0 else 0.0
+    P[0] = 0.0; P[1] = 0.0; P[2] = 0.0
+    for i in range(m):
+        w = zw[2 * i + 1]
+        z = zw[2 * i] - mean
+        P[3 * i + 3] = P[3 * i] + w
+        P[3 * i + 4] = P[3 * i + 1] + w * z
+        P[3 * i + 5] = P[3 * i + 2] + w * z * z
+    kk = kmax if kmax < m else m
+    for i in range(m + 1):
+        prev[i] = _run_loss(P, 0, i)
+    seg[0] = prev[m]
+    low = seg[0] + sp.lam
+    k = 2
+    while k <= kk and k * sp.lam < low:
+        _segment_layer(P, prev, cur, k, m, k - 1, m - 1)
+        seg[k - 1] = cur[m]
+        if cur[m] + k * sp.lam < low:
+            low = cur[m] + k * sp.lam
+        tmp = prev
+        prev = cur
+        cur = tmp
+        k += 1
+    return segmentation_lower_bound(seg, k - 1, sp.lam)
 
 
 # --------------------------------------------------------------- the limits
@@ -978,6 +1072,27 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
             lb0[0] = hint[0]
         if hint[1] > lb0[1]:
             lb0[1] = hint[1]
+    if (sp.rules & RULE_SEGMENT) and sp.target != NULL and d >= 3:
+        # squared error: each child's k-segmentation floor over the leaves its
+        # depth and cap allow; a split whose two floors exceed the cap is proven
+        # above it without a search
+        for j in range(2):
+            k = 1 << (d - 1)
+            if ck < k:
+                k = ck
+            v1 = segment_bound(sp, L.seg, rows[j], mm[j], k)
+            e.segment_bounds += 1
+            if v1 > lb0[j]:
+                lb0[j] = v1
+        if lb0[0] + lb0[1] > cap + TOL:
+            e.segment_prunes += 1
+            vs[0] = lb0[0]
+            vs[1] = lb0[1]
+            vs[2] = lb0[0] + lb0[1]
+            if kb != NULL:
+                _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
+                            leaf_loss(sp, cr, mr) + sp.lam)
+            return False
     first = 1 if ml >= mr else 0
     second = 1 - first
     # the smaller child first: it costs less, and its value often rules the

@@ -11,7 +11,8 @@ cimport numpy as cnp
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, limits_gather, fst_now, RUNNING
-from ._config cimport RULE_SUPPORT, RULE_EQUIVALENT, RULE_TRANSFER, RULE_LEAF_BUDGET
+from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_TRANSFER, RULE_LEAF_BUDGET,
+                      RULE_SEGMENT)
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
@@ -44,7 +45,7 @@ cdef void _engine_free(DEngine* x) noexcept:
         for d in range(x.max_depth + 1):
             free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk); free(x.lv[d].wk)
             free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr); free(x.lv[d].lbv)
-            free(x.lv[d].lbk)
+            free(x.lv[d].lbk); free(x.lv[d].seg)
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
             free(x.lv[d].cand); free(x.lv[d].alt); free(x.lv[d].cnt)
             free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
@@ -169,7 +170,7 @@ cdef class DepthSearch:
                 raise ValueError("the engine's targets must be finite, one a row")
             Y = np.arange(R.shape[1], dtype=np.int32)
             C = np.zeros((3, 3))
-            rules &= RULE_EQUIVALENT | RULE_TRANSFER | RULE_LEAF_BUDGET
+            rules &= RULE_EQUIVALENT | RULE_TRANSFER | RULE_LEAF_BUDGET | RULE_SEGMENT
             if Tg.shape[0] == 0:
                 Tg = np.zeros(1)
         else:
@@ -352,6 +353,10 @@ cdef class DepthSearch:
                                      * sizeof(double))
             if L.lbk == NULL:
                 raise MemoryError()
+        if self.e.sp.target != NULL and d >= 3:
+            L.seg = <double*> malloc((8 * <int64_t> n + 8) * sizeof(double))
+            if L.seg == NULL:
+                raise MemoryError()
         L.wpre = <double*> malloc((n + 2) * sizeof(double))
         L.queue = <int32_t*> malloc((8 * <int64_t> n + 16) * sizeof(int32_t))
         L.cand = <int32_t*> malloc(_heap_size(d) * sizeof(int32_t))
@@ -532,6 +537,10 @@ cdef class DepthSearch:
                                           for t in range(self.n_workers)),
                 "leaf_allocations": sum(int(self.engines[t].allocations)
                                         for t in range(self.n_workers)),
+                "segment_bounds": sum(int(self.engines[t].segment_bounds)
+                                      for t in range(self.n_workers)),
+                "segment_prunes": sum(int(self.engines[t].segment_prunes)
+                                      for t in range(self.n_workers)),
                 "seconds": float(self.seconds),
                 "peak_rss_bytes": int(self.e.lim.peak_rss),
                 "threads": int(self.n_workers),

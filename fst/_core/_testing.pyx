@@ -19,6 +19,8 @@ from ._problem import distinct_columns
 from ._config cimport RULE_CAPACITY, RULE_PEEL3, RULE_ALL, STRATEGY_CLASS_PREFIX
 from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
+from ._rowpass cimport DSpace
+from ._depth cimport segment_bound
 from ._pair_counts cimport pair_counts
 from ._pair_values cimport pair_values
 from ._simd cimport (fst_simd_resolve, fst_simd_mode, fst_and_count, fst_compact_ok,
@@ -198,3 +200,25 @@ def scan_matches_node_fill(problem, double regularization, int64_t seed, int tri
                     or G.pot != F.pot or G.solved != F.solved):
                 bad += 1
     return bad
+
+
+def segment_bound_for_tests(double[::1] target, weight, int kmax, double lam):
+    """`_depth.segment_bound` of all the rows of `target` (weights `weight`, None:
+    each 1) under kmax leaves and lam a leaf."""
+    cdef DSpace sp
+    cdef int m = target.shape[0]
+    cdef double[::1] w
+    cdef cnp.ndarray[int32_t, ndim=1] rows = np.arange(m, dtype=np.int32)
+    cdef double* buf = <double*> malloc((8 * m + 8) * sizeof(double))
+    cdef double v
+    if buf == NULL:
+        raise MemoryError()
+    memset(&sp, 0, sizeof(DSpace))
+    sp.target = &target[0]
+    sp.lam = lam
+    if weight is not None:
+        w = np.ascontiguousarray(weight, dtype=np.float64)
+        sp.w = &w[0]
+    v = segment_bound(&sp, buf, &rows[0], m, kmax)
+    free(buf)
+    return v
