@@ -20,8 +20,9 @@ from fst.exceptions import NotCertifiedWarning
 from oracle import optimal_regression, regression_problem
 
 # The engine's rules that hold under squared error (the others are off there);
-# "segment" is the k-segmentation floor there.
-REGRESSION_RULES = ("equivalent", "transfer", "leaf_budget", "segment")
+# "exchange" is the neighbour bound from each row's worst added error there,
+# "segment" the k-segmentation floor.
+REGRESSION_RULES = ("equivalent", "exchange", "transfer", "leaf_budget", "segment")
 
 
 def _weights(seed, n):
@@ -97,16 +98,16 @@ def test_these_problems_are_not_vacuous():
     assert sum(n >= 3 for n in leaves) >= 5, leaves
 
 
-@pytest.mark.parametrize("combo", [c if c % 16 == 15 else pytest.param(c, marks=pytest.mark.slow)
+@pytest.mark.parametrize("combo", [c if c % 32 == 31 else pytest.param(c, marks=pytest.mark.slow)
                                    for c in range(1 << (len(REGRESSION_RULES) + 1))])
 def test_every_rule_combination(combo):
-    """The loss floor, the interval bounds, the leaf budget and the
-    k-segmentation floor each off or on, one engine or three at the root: the
-    brute force's optimum (three problems a combination, every problem in two
-    combinations: the 60 problems hold a third of each depth cap)."""
+    """The loss floor, the neighbour bound, the interval bounds, the leaf budget
+    and the k-segmentation floor each off or on, one engine or three at the
+    root: the brute force's optimum (two problems a combination, of different
+    depth caps; every problem in two combinations)."""
     rules = [name for i, name in enumerate(REGRESSION_RULES) if combo >> i & 1]
     n_jobs = 3 if combo >> len(REGRESSION_RULES) & 1 else 1
-    for seed in range(combo % 20, 60, 20):
+    for seed in (combo % 60, (combo + 31) % 60):
         _check(seed, {"rules": rules}, n_jobs)
 
 
@@ -153,11 +154,14 @@ def test_the_segmentation_floor_is_the_least_partition(seed):
 
 
 def test_the_segmentation_floor_prunes_and_changes_no_tree():
-    """On friedman1 at depth 3 the floor proves splits above their cap without a
-    search, and the optimum is the one found without it."""
-    X, y = make_friedman1(n_samples=300, noise=1.0, random_state=1)
-    on = FastSmallTreeRegressor(0.005, max_depth=3).fit(X, y)
-    off = FastSmallTreeRegressor(0.005, max_depth=3)
+    """On a step target at depth 3 the floor proves splits above their cap
+    without a search, and the optimum is the one found without it."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (5.0 * (X[:, 0] > 0) + 3.0 * (X[:, 1] > 0.5) + 2.0 * (X[:, 2] > -0.3)
+         + 0.2 * rng.normal(size=400))
+    on = FastSmallTreeRegressor(0.02, max_depth=3).fit(X, y)
+    off = FastSmallTreeRegressor(0.02, max_depth=3)
     off._overrides = {"rules": [r for r in REGRESSION_RULES if r != "segment"]}
     off.fit(X, y)
     assert on.optimal_ and off.optimal_

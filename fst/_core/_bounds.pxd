@@ -837,3 +837,23 @@ cdef inline double segmentation_lower_bound(const double* seg, int kmax,
         if v < best:
             best = v
     return best - 1e-9 * (1.0 + (best if best > 0.0 else -best))
+
+
+
+cdef inline double squares_row_worst(double z, double w, double zlo,
+                                     double zhi) noexcept nogil:
+    """What a row of target z and weight w adds at most to the squared error of
+    a tree it joins: the tree of a set S applied to S and the row puts it in one
+    leaf, whose squared error about its new mean is at most its error about the
+    old mean mu, the old error plus w (z - mu)^2 (rows joining one leaf add
+    their terms likewise); mu, a weighted mean of targets, lies in [zlo, zhi],
+    the least and greatest target, so the row adds at most
+    w max(z - zlo, zhi - z)^2.  With it the neighbour bound, the children's
+    bounds across a column and the widening of their budgets (RULE_EXCHANGE)
+    hold for squared error as for a class's worst cost: R(S + D) <= R(S) + the
+    rows' sum, and R is monotone under inclusion."""
+    cdef double a = z - zlo
+    cdef double b = zhi - z
+    if b > a:
+        a = b
+    return w * a * a

@@ -11,8 +11,8 @@ cimport numpy as cnp
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, limits_gather, fst_now, RUNNING
-from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_TRANSFER, RULE_LEAF_BUDGET,
-                      RULE_SEGMENT)
+from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
+                      RULE_LEAF_BUDGET, RULE_SEGMENT)
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
@@ -130,10 +130,11 @@ cdef class DepthSearch:
         objective is that sum plus lam a leaf).  y and cost are then ignored
         (the counts are each set's weight, weighted target sum and weighted
         sum of squares, K = 3), and of the rules only RULE_EQUIVALENT (with a
-        floor of 0), RULE_TRANSFER and RULE_LEAF_BUDGET apply: the neighbour
-        and moved-rows bounds (RULE_EXCHANGE) and leaf support need a row's
-        worst cost, which a squared error does not bound.  None:
-        classification.
+        floor of 0), RULE_EXCHANGE (the neighbour bound, from each row's
+        `squares_row_worst`; no moved-rows skip in the depth-one pass),
+        RULE_TRANSFER, RULE_LEAF_BUDGET and RULE_SEGMENT (the k-segmentation
+        floor) apply: leaf support needs a loss that a row's class bounds.
+        None: classification.
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -170,7 +171,8 @@ cdef class DepthSearch:
                 raise ValueError("the engine's targets must be finite, one a row")
             Y = np.arange(R.shape[1], dtype=np.int32)
             C = np.zeros((3, 3))
-            rules &= RULE_EQUIVALENT | RULE_TRANSFER | RULE_LEAF_BUDGET | RULE_SEGMENT
+            rules &= (RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER | RULE_LEAF_BUDGET
+                      | RULE_SEGMENT)
             if Tg.shape[0] == 0:
                 Tg = np.zeros(1)
         else:
@@ -230,6 +232,9 @@ cdef class DepthSearch:
         self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
         self.e.sp.min_leaf = max(min_leaf, 1)
         self.e.sp.target = &Tg[0] if target is not None else NULL
+        if target is not None and n:
+            self.e.sp.zlo = float(Tg.min())
+            self.e.sp.zhi = float(Tg.max())
         off = C[~np.eye(K, dtype=bool)]
         if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
                 and off[0] > 0):
