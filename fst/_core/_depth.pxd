@@ -31,6 +31,9 @@ cdef struct DLevel:
     double* wpre        # m + 1: worst cost of a column's first rows
     int32_t* queue      # 8 m + 16: the intervals of thresholds still open (each
                         # valuation queues at most two)
+    double zlo          # squared error: the least and greatest target of the
+    double zhi          # node's rows (`_gather`), between which every mean of
+                        # its subsets lies (`squares_row_worst`)
     double* seg         # 8 m + 8 (squared error, depth >= 3; else NULL): a
                         # child's sorted targets and the k-segmentation programme
                         # (`_segment_bound`)

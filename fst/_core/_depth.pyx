@@ -54,7 +54,8 @@ from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles
                        superset_child_bound, subset_child_bound, leaf_support,
                        one_leaf_lower_bound, shared_prune_level, split_creation_bound,
                        closed_column_bound, stopped_root_bound, budget_leaves,
-                       budget_depth, budget_depth_bound, segmentation_lower_bound)
+                       budget_depth, budget_depth_bound, segmentation_lower_bound,
+                       squares_row_worst)
 
 # A depth-one pass over at least this many (row, column) cells runs its columns on
 # the fit's threads; smaller ones are not worth waking them.
@@ -300,7 +301,8 @@ cdef inline const double* _weights(const DSpace* sp, const DLevel* L, int u,
 
 
 cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nogil:
-    """The node's ranks, classes and weights in each column's order (rk, yk, wk)."""
+    """The node's ranks, classes and weights in each column's order (rk, yk, wk);
+    under squared error its least and greatest target (zlo, zhi)."""
     cdef int u, i
     cdef int n = e.sp.n
     cdef const int32_t* rank
@@ -320,6 +322,14 @@ cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
             wk = L.wk + <int64_t> u * m
             for i in range(m):
                 wk[i] = e.sp.w[o[i]]
+    if e.sp.target != NULL and m > 0:
+        L.zlo = e.sp.target[ord[0]]
+        L.zhi = L.zlo
+        for i in range(1, m):
+            if e.sp.target[ord[i]] < L.zlo:
+                L.zlo = e.sp.target[ord[i]]
+            elif e.sp.target[ord[i]] > L.zhi:
+                L.zhi = e.sp.target[ord[i]]
 
 
 cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
@@ -758,6 +768,16 @@ cdef int _supported_to(const DSpace* sp, const int32_t* yk, const double* wk,
     return -1
 
 
+cdef inline double _node_row_worst(const DSpace* sp, const DLevel* L, int32_t y,
+                                   double w) noexcept nogil:
+    """What a row of the node adds at most to the optimum of any of its subsets
+    (`row_worst`); under squared error from the node's own target range: the
+    means of its subsets' leaves lie in it (`squares_row_worst`)."""
+    if sp.target != NULL and (sp.rules & RULE_EXCHANGE):
+        return squares_row_worst(sp.target[y], w, L.zlo, L.zhi)
+    return row_worst(sp, y, w)
+
+
 cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
                          const double* cnt, double B, int kc, double* best,
                          double* lbmin) noexcept nogil:
@@ -799,7 +819,7 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         return
     W[0] = 0.0
     for i in range(m):
-        W[i + 1] = W[i] + row_worst(sp, yk[i], weight_at(wk, i))
+        W[i + 1] = W[i] + _node_row_worst(sp, L, yk[i], weight_at(wk, i))
     if sp.sup_lam > 0.0:
         # leaf support: both sides of a split of an optimal tree hold support at
         # least lam, and a side's support grows with it, so the supported
