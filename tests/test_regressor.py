@@ -351,3 +351,66 @@ def test_regressor_cv_with_weights_and_its_refusals():
     y_bad[3] = np.nan
     with pytest.raises(ValueError, match="(?i)nan"):
         FastSmallTreeRegressorCV([0.1], cv=2, max_depth=2).fit(X, y_bad)
+
+
+def _binary_problem(seed):
+    """Up to 22 rows of three to six 0/1 columns (some constant), a target
+    partly their step function, depth 3 or none: the engine's nodes of depth two
+    below the root are solved from their column pairs' sums."""
+    rng = np.random.default_rng(13000 + seed)
+    n = int(rng.integers(6, 23))
+    p = int(rng.integers(3, 7))
+    X = (rng.random((n, p)) < rng.uniform(0.2, 0.8, p)).astype(float)
+    if seed % 7 == 3:
+        X[:, -1] = 1.0
+    y = 2.0 * X[:, 0] - 1.5 * X[:, 1] * X[:, 2] + rng.normal(scale=0.7, size=n)
+    if seed % 5 == 1:
+        y = np.round(y)
+    lam = [0.0, 0.005, 0.02, 0.06][seed % 4]
+    depth = 3 if seed % 2 == 0 or lam == 0 else None
+    w = _weights(seed, n)
+    ml = 2 if seed % 5 == 4 else 1
+    return X, y, lam, depth, w, ml
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_binary_columns_match_brute_force(seed):
+    """On 0/1 columns, with weights, repeated targets, min_samples_leaf and one or
+    three threads: the brute force's optimum, the same tree serial and threaded,
+    re-scored from the data."""
+    X, y, lam, depth, w, ml = _binary_problem(seed)
+    expected = optimal_regression(X, y, lam, depth, weights=w, min_leaf=ml)
+    fits = []
+    for n_jobs in (1, 3):
+        reg = FastSmallTreeRegressor(regularization=lam, max_depth=depth, min_samples_leaf=ml,
+                                     n_jobs=n_jobs, time_limit=None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            reg.fit(X, y, sample_weight=w)
+        assert reg.optimal_, seed
+        assert reg.objective_ == pytest.approx(expected, abs=1e-9), seed
+        assert rescore(reg, X, y, lam, w) == pytest.approx(expected, abs=1e-9)
+        fits.append(reg)
+    for attr in ("feature", "threshold", "children_left", "value"):
+        np.testing.assert_array_equal(getattr(fits[0].estimator_.tree_, attr),
+                                      getattr(fits[1].estimator_.tree_, attr))
+
+
+def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
+    """On binarised diabetes at depth 3 the depth-two nodes below the root are
+    solved from the pairs' sums (few column passes), and the tree is the one the
+    same search gives on the same 0/1 columns stored as three values (one more
+    split a column, so the column passes solve them)."""
+    from sklearn.datasets import load_diabetes
+    X, y = load_diabetes(return_X_y=True)
+    B = np.column_stack([X[:, j] <= q for j in range(X.shape[1])
+                         for q in np.quantile(X[:, j], [0.25, 0.5, 0.75])]).astype(float)
+    pairs = FastSmallTreeRegressor(0.01, max_depth=3).fit(B, y)
+    # a third value in one row of every column leaves the binary splits as
+    # they were and adds one split each, so the column passes run
+    B3 = B.copy()
+    B3[0] = np.where(B3[0] > 0, 2.0, -1.0)
+    passes = FastSmallTreeRegressor(0.01, max_depth=3).fit(B3, y)
+    assert pairs.optimal_ and passes.optimal_
+    assert pairs.search_stats_["column_passes"] < passes.search_stats_["column_passes"] / 10
+    assert pairs.objective_ <= passes.objective_ + 1e-12

@@ -34,6 +34,10 @@ cdef struct DLevel:
     double zlo          # squared error: the least and greatest target of the
     double zhi          # node's rows (`_gather`), between which every mean of
                         # its subsets lies (`squares_row_worst`)
+    double* pair        # 4 p^2 (depth two, `DEngine.pairs`; else NULL): each
+                        # column pair's sums over the rows left of both
+                        # splits (weight, weighted target and square, rows)
+    int32_t* plist      # p: the columns whose split sends a row left
     double* seg         # 8 m + 8 (squared error, depth >= 3; else NULL): a
                         # child's sorted targets and the k-segmentation programme
                         # (`_segment_bound`)
@@ -72,6 +76,9 @@ cdef struct DEngine:
     int64_t allocations # leaf allocations valued under a leaf cap (`_value_capped`)
     int64_t segment_bounds  # children bounded by their k-segmentation floor
     int64_t segment_prunes  # ... and splits proven above their cap by it
+    bint pairs          # squared error on columns of one split each (binary):
+                        # a node of depth two below the root is solved from its
+                        # column pairs' sums (`_solve_pairs`)
     int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap

@@ -448,6 +448,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         if budget_depth(d, k) < d:
             return _solve_shallower(e, d, budget_depth(d, k), ord, m, cnt, B, kc, floor,
                                     k, exact)
+    if d == 2 and e.pairs and d < e.max_depth and kc >= 4:
+        return _solve_pairs(e, L, ord, m, cnt, B, exact)
     e.nodes += 1
     _gather(e, L, ord, m)
     if d == 1:
@@ -517,6 +519,102 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     # no tree is worth B or less (every split was proven above its cap)
     v = best if best < lbmin else lbmin
     return v if v > B else B
+
+
+cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
+                         const double* cnt, double B, bint* exact) noexcept nogil:
+    """R(S, 2) of a node below the root under squared error when every column has
+    one split (binary columns; `DEngine.pairs`), without a leaf cap under four
+    leaves: the sums (weight, weighted target and square, rows) of the rows left
+    of both splits of each column pair, in one pass over the rows (a row adds to
+    the pairs of the columns that send it left), give every side of every tree
+    of depth two: for the root split u and a child split g, the left child's
+    left leaf is pair(u, g), the right child's single(g) - pair(u, g).  Each
+    side takes the first best of its leaf and its splits in column order (a
+    split better by more than TOL, as `_depth_one`), and the node's best tree
+    follows `_takes`: the canonical tree the column passes give, from the same
+    sums in another order.  Exact; above B + TOL it is returned as the bound."""
+    cdef DSpace* sp = &e.sp
+    cdef int p = sp.p, n = sp.n
+    cdef double* P = L.pair
+    cdef int32_t* A = L.plist
+    cdef int i, a, b, u, g, s, na, k, leaves
+    cdef int arg[2]
+    cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
+    cdef int32_t r
+    cdef double w, z, v, best
+    cdef double side_best[2]
+    cdef double* q
+    cdef double side[4]
+    cdef double x[4]
+    cdef double y[4]
+    cdef double tot[4]
+    e.nodes += 1
+    memset(P, 0, 4 * <int64_t> p * p * sizeof(double))
+    tot[0] = 0.0; tot[1] = 0.0; tot[2] = 0.0; tot[3] = m
+    for i in range(m):
+        r = ord[i]
+        w = 1.0 if sp.w == NULL else sp.w[r]
+        z = sp.target[r]
+        tot[0] += w
+        tot[1] += w * z
+        tot[2] += w * z * z
+        na = 0
+        for g in range(p):
+            if sp.col_start[g + 1] > sp.col_start[g] and sp.rank[<int64_t> g * n + r] <= 0:
+                A[na] = g
+                na += 1
+        for a in range(na):
+            for b in range(a, na):
+                q = P + 4 * (<int64_t> A[a] * p + A[b])
+                q[0] += w
+                q[1] += w * z
+                q[2] += w * z * z
+                q[3] += 1.0
+    best = squares_loss(tot[0], tot[1], tot[2]) + sp.lam
+    memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
+    L.best_leaves = 1
+    L.seeded = False
+    for u in range(p):
+        if sp.col_start[u + 1] == sp.col_start[u]:
+            continue
+        q = P + 4 * (<int64_t> u * p + u)
+        if q[3] < mlo or m - q[3] < mlo:
+            continue
+        e.evals += 1
+        for s in range(2):
+            # the side's sums: the rows left of u, or the others
+            for k in range(4):
+                side[k] = q[k] if s == 0 else tot[k] - q[k]
+            side_best[s] = squares_loss(side[0], side[1], side[2]) + sp.lam
+            arg[s] = -1
+            for g in range(p):
+                if g == u or sp.col_start[g + 1] == sp.col_start[g]:
+                    continue
+                for k in range(4):
+                    # the side's rows left of g: pair(u, g), or single(g) less it
+                    x[k] = P[4 * (<int64_t> (u if u < g else g) * p + (g if u < g else u)) + k]
+                    if s == 1:
+                        x[k] = P[4 * (<int64_t> g * p + g) + k] - x[k]
+                    y[k] = side[k] - x[k]
+                if x[3] < mlo or y[3] < mlo:
+                    continue
+                v = (squares_loss(x[0], x[1], x[2]) + squares_loss(y[0], y[1], y[2])
+                     + 2.0 * sp.lam)
+                if v < side_best[s] - TOL:
+                    side_best[s] = v
+                    arg[s] = sp.col_start[g]
+        v = side_best[0] + side_best[1]
+        leaves = (2 if arg[0] >= 0 else 1) + (2 if arg[1] >= 0 else 1)
+        if _takes(sp, L, v, leaves, best, sp.col_start[u]):
+            best = v
+            _took(L, leaves)
+            memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
+            L.best[0] = sp.col_start[u]
+            L.best[1] = arg[0]
+            L.best[2] = arg[1]
+    exact[0] = best <= B + TOL
+    return best
 
 
 cdef double _solve_at(DEngine* e, int d, int d2, const int32_t* ord, int m,

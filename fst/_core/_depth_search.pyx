@@ -26,6 +26,10 @@ cnp.import_array()
 # entries a level).
 MAX_ENGINE_DEPTH = 16
 
+# The most columns whose pairs' sums a depth-two node keeps (4 p^2 doubles a
+# level: 8 MB at 512).
+PAIR_MAX_COLUMNS = 512
+
 
 def leaf_budget_leaves(double budget, double floor, double lam):
     """The most leaves a tree of value at most `budget` can have when every tree
@@ -45,7 +49,7 @@ cdef void _engine_free(DEngine* x) noexcept:
         for d in range(x.max_depth + 1):
             free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk); free(x.lv[d].wk)
             free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr); free(x.lv[d].lbv)
-            free(x.lv[d].lbk); free(x.lv[d].seg)
+            free(x.lv[d].lbk); free(x.lv[d].seg); free(x.lv[d].pair); free(x.lv[d].plist)
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
             free(x.lv[d].cand); free(x.lv[d].alt); free(x.lv[d].cnt)
             free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
@@ -235,6 +239,9 @@ cdef class DepthSearch:
         if target is not None and n:
             self.e.sp.zlo = float(Tg.min())
             self.e.sp.zhi = float(Tg.max())
+            # binary columns (one split each), not too many for their pairs'
+            # sums: depth-two nodes below the root by `_solve_pairs`
+            self.e.pairs = bool(np.all(np.diff(S) <= 1)) and p <= PAIR_MAX_COLUMNS
         off = C[~np.eye(K, dtype=bool)]
         if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
                 and off[0] > 0):
@@ -296,6 +303,7 @@ cdef class DepthSearch:
                 x.sp = self.e.sp
                 x.max_depth = self.e.max_depth
                 x.max_leaves = self.e.max_leaves
+                x.pairs = self.e.pairs
                 x.final_depth = self.e.final_depth
                 x.work_limit = self.e.work_limit
                 x.col_lb = self.col_lb
@@ -357,6 +365,11 @@ cdef class DepthSearch:
             L.lbk = <double*> malloc(2 * (self.e.max_leaves - 1) * (<int64_t> n + 1)
                                      * sizeof(double))
             if L.lbk == NULL:
+                raise MemoryError()
+        if self.e.pairs and d == 2:
+            L.pair = <double*> calloc(4 * <int64_t> p * p, sizeof(double))
+            L.plist = <int32_t*> malloc(max(p, 1) * sizeof(int32_t))
+            if L.pair == NULL or L.plist == NULL:
                 raise MemoryError()
         if self.e.sp.target != NULL and d >= 3:
             L.seg = <double*> malloc((8 * <int64_t> n + 8) * sizeof(double))
