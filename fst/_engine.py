@@ -9,7 +9,6 @@ import numpy as np
 
 from ._core._depth_search import (DepthSearch, MAX_ENGINE_DEPTH, deeper_trees_lower_bound,
                                   leaf_budget_leaves)
-from ._core._config import RULES
 from ._core._limits import clock
 from ._core._problem import _column_space
 
@@ -167,7 +166,7 @@ class EngineSearch:
         self._reporter = reporter
         self._report_every = float(seconds)
 
-    def _search(self, depth, time_limit, max_leaves):
+    def _search(self, depth, time_limit):
         work = 0
         if self._work_limit > 0:
             work = max(self._work_limit - sum(r["nodes"] + r["evaluations"]
@@ -176,7 +175,7 @@ class EngineSearch:
                            self._memory_limit, self._n_threads,
                            final_depth=depth if self.unlimited else self.max_depth,
                            work_limit=work, weight=self._weight, min_leaf=self._min_leaf,
-                           max_leaves=max_leaves, target=self._target)
+                           max_leaves=self._max_leaves, target=self._target)
 
     def run(self):
         start = time.perf_counter()
@@ -188,7 +187,7 @@ class EngineSearch:
         for depth in range(self._first, self.max_depth + 1):
             left = (None if self._time_limit is None
                     else max(self._time_limit - (time.perf_counter() - start), 0.0))
-            s = self._search(depth, left, self._leaf_cap(depth, seed))
+            s = self._search(depth, left)
             if self._reporter is not None:
                 s.set_reporter(self._progress(depth), self._report_every, t0)
             if seed is not None:
@@ -212,22 +211,6 @@ class EngineSearch:
                 # deeper searches are left to the caller's general search
                 break
         return code
-
-    def _leaf_cap(self, depth, seed):
-        """The leaf cap of the search of `depth`: the user's (0: none), and
-        without max_depth under the leaf budget rule, once a seed of value U is
-        known, the K leaves a tree worth at most U can have (`_covers`) where K
-        is below 2^depth.  A tree of more leaves is worth more than U, so the
-        capped optimum, when it is at most U, is the optimum of depth `depth`
-        (the same trees within the budget, the tie rule among the same trees),
-        and a stopped search's bound, at most U, bounds them too.  The cap is
-        at least depth + 1 (the shallower depth did not certify)."""
-        cap = self._max_leaves
-        if (not self.unlimited or seed is None or self._lam <= 0
-                or not self._rules & RULES["leaf_budget"]):
-            return cap
-        k = self._budget_leaves(seed[0])
-        return k if k < (1 << depth) else cap
 
     def _budget_leaves(self, value):
         """The most leaves of a tree worth at most `value`: the leaf budget

@@ -104,10 +104,12 @@ def test_every_rule_combination(combo):
     """The loss floor, the neighbour bound, the interval bounds, the leaf budget
     and the k-segmentation floor each off or on, one engine or three at the
     root: the brute force's optimum (two problems a combination, of different
-    depth caps; every problem in two combinations)."""
+    depth caps; every problem in two combinations).  Problem 45, searched to
+    depth 9 by leaf budget, takes half a minute without the loss floor: the
+    pairing gives it two combinations that hold the floor."""
     rules = [name for i, name in enumerate(REGRESSION_RULES) if combo >> i & 1]
     n_jobs = 3 if combo >> len(REGRESSION_RULES) & 1 else 1
-    for seed in (combo % 60, (combo + 31) % 60):
+    for seed in (combo % 60, (combo - 32) % 60):
         _check(seed, {"rules": rules}, n_jobs)
 
 
