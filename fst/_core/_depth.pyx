@@ -533,7 +533,9 @@ cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
     side takes the first best of its leaf and its splits in column order (a
     split better by more than TOL, as `_depth_one`), and the node's best tree
     follows `_takes`: the canonical tree the column passes give, from the same
-    sums in another order.  Exact; above B + TOL it is returned as the bound."""
+    sums in another order.  Exact; above B + TOL it is returned as the bound.
+    The limits are polled every 1024 rows of the pass and at every root split,
+    as `_search_column` polls at every valuation; a stop abandons the node."""
     cdef DSpace* sp = &e.sp
     cdef int p = sp.p, n = sp.n
     cdef double* P = L.pair
@@ -553,6 +555,10 @@ cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
     memset(P, 0, 4 * <int64_t> p * p * sizeof(double))
     tot[0] = 0.0; tot[1] = 0.0; tot[2] = 0.0; tot[3] = m
     for i in range(m):
+        if (i & 1023) == 1023 and _poll(e):
+            # stopped (the limits hold within a node): the answer is abandoned
+            exact[0] = False
+            return INF
         r = ord[i]
         w = 1.0 if sp.w == NULL else sp.w[r]
         z = sp.target[r]
@@ -581,6 +587,9 @@ cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
         q = P + 4 * (<int64_t> u * p + u)
         if q[3] < mlo or m - q[3] < mlo:
             continue
+        if _poll(e):
+            exact[0] = False
+            return best
         e.evals += 1
         for s in range(2):
             # the side's sums: the rows left of u, or the others
