@@ -879,8 +879,11 @@ cdef inline double _node_row_worst(const DSpace* sp, const DLevel* L, int32_t y,
                                    double w) noexcept nogil:
     """What a row of the node adds at most to the optimum of any of its subsets
     (`row_worst`); under squared error from the node's own target range: the
-    means of its subsets' leaves lie in it (`squares_row_worst`)."""
-    if sp.target != NULL and (sp.rules & RULE_EXCHANGE):
+    means of its subsets' leaves lie in it (`squares_row_worst`, with
+    RULE_EXCHANGE; without it nothing reads the worst costs: 0)."""
+    if sp.target != NULL:
+        if not (sp.rules & RULE_EXCHANGE):
+            return 0.0
         return squares_row_worst(sp.target[y], w, L.zlo, L.zhi)
     return row_worst(sp, y, w)
 

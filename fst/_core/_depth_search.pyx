@@ -237,8 +237,6 @@ cdef class DepthSearch:
         self.e.sp.min_leaf = max(min_leaf, 1)
         self.e.sp.target = &Tg[0] if target is not None else NULL
         if target is not None and n:
-            self.e.sp.zlo = float(Tg.min())
-            self.e.sp.zhi = float(Tg.max())
             # binary columns (one split each), not too many for their pairs'
             # sums: depth-two nodes below the root by `_solve_pairs`
             self.e.pairs = bool(np.all(np.diff(S) <= 1)) and p <= PAIR_MAX_COLUMNS

@@ -16,7 +16,7 @@ from libc.string cimport memset
 
 from ._typedefs cimport int32_t, int64_t, TOL, INF
 from ._config cimport RULE_EXCHANGE
-from ._bounds cimport (squares_row_worst, rows_moved_bound, leaf_support, split_supported,
+from ._bounds cimport (rows_moved_bound, leaf_support, split_supported,
                        unit_rows_to_wait)
 
 
@@ -54,8 +54,6 @@ cdef struct DSpace:
     const double* target       # n: each row's target (regression: y holds row
                                # ids, K = 3 and a set's counts are (sum w,
                                # sum w z, sum w z^2)); NULL: classification
-    double zlo                 # the least and the greatest target (regression):
-    double zhi                 # every leaf's mean lies between them
 
 
 # Class counts as whole rows (int64_t: the depth-one pass without row weights)
@@ -142,13 +140,11 @@ cdef inline void add_rows(const DSpace* sp, double* c, const int32_t* yk,
 
 cdef inline double row_worst(const DSpace* sp, int32_t y, double w) noexcept nogil:
     """A row's worst cost (its class's largest times its weight): what it adds
-    at most to a set it joins.  Under squared error (y the row's id), with
-    RULE_EXCHANGE, `squares_row_worst`; without it 0 (nothing reads it then, and
-    a budget widened by nothing stays sound)."""
+    at most to a set it joins.  Under squared error 0: the engine reads a row's
+    worst added error from its node's target range there (`_depth._node_row_worst`),
+    and a budget widened by nothing stays sound."""
     if sp.target != NULL:
-        if not (sp.rules & RULE_EXCHANGE):
-            return 0.0
-        return squares_row_worst(sp.target[y], w, sp.zlo, sp.zhi)
+        return 0.0
     return sp.maxcost[y] * w
 
 
