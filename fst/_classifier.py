@@ -1,17 +1,20 @@
 """FastSmallTreeClassifier: the certified sparse decision tree."""
 import numbers
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from ._core._columns import PreparationStopped
 from ._core._limits import STATUS_NAMES, clock
 from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
 from ._utils import (CertificateMixin, NativeClassifierMixin, check_shared_params,
-                     fit_params, obeys_min_leaf, prepare_fit, resolve_memory_limit,
+                     fit_params, min_leaf_rows, obeys_min_leaf, prepare_fit,
+                     resolve_memory_limit,
                      shared_constraints)
 from .exceptions import NotCertifiedWarning
 
@@ -240,10 +243,13 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
                 "regularization=0 without max_depth: every leaf is free, so the search "
                 "is unbounded and may take very long; set max_depth or a positive "
                 "regularization.", UserWarning, stacklevel=2)
-        plan = plan_fit(data, fit_params(self, regularization=lam),
-                        getattr(self, "_overrides", None),
-                        resolve_memory_limit(self.memory_limit, type(self).__name__),
-                        started)
+        memory_limit = resolve_memory_limit(self.memory_limit, type(self).__name__)
+        try:
+            plan = plan_fit(data, fit_params(self, regularization=lam),
+                            getattr(self, "_overrides", None), memory_limit, started)
+        except PreparationStopped as stop:
+            self._stopped_unsearched(data, lam, stop.code, started, memory_limit)
+            return self
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = plan.run()
@@ -258,6 +264,34 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
                 self._keep_if_better(data, lam, est, name)
         self._warn_if_not_certified(plan.space)
         return self
+
+    def _stopped_unsearched(self, data, lam, code, started, memory_limit):
+        """A fit whose limit stopped it while its columns were ranked: the single
+        leaf, with the bound of every tree of all the rows (min of the leaf and
+        two leaves above the rows' least costs, as `fst._plan.creation_bound`
+        without the equivalent points)."""
+        rows = (np.ones(len(data.y_idx), bool) if data.row_weight is None
+                else data.row_weight > 0)
+        w = None if data.row_weight is None else data.row_weight[rows]
+        y_rows = data.y_idx[rows]
+        leaf = build_estimator(
+            SimpleNamespace(y=y_rows, split_col=np.zeros(0, np.int32),
+                            thresholds=np.zeros(0)),
+            (np.array([-1]), np.array([-1]), np.array([-1]), np.array([0]),
+             [np.arange(len(y_rows))]),
+            self.classes_, np.arange(data.n_classes), data.class_w,
+            None if self.cost_matrix is None else data.cost, self.n_features_in_,
+            getattr(self, "feature_names_in_", None), row_weight=w)
+        counts = np.bincount(y_rows, weights=w, minlength=data.n_classes)
+        counts = counts / counts.sum()
+        floor = float(counts @ data.weighted_cost.min(axis=1))
+        bound = min(float((counts @ data.weighted_cost).min()) + lam,
+                    float(np.nextafter(floor, -np.inf)) + 2.0 * lam)
+        self._record_unsearched(
+            leaf, code, self._score_objective(data, lam, leaf), bound, clock() - started,
+            {"memory_limit": memory_limit, "max_leaves": int(self.max_leaf_nodes or 0),
+             "min_leaf": min_leaf_rows(self.min_samples_leaf, int(rows.sum()))})
+        self._warn_if_not_certified(None)
 
     def summary(self, feature_names=None):
         """The fitted tree as text (``sklearn.tree.export_text``) under a header:
@@ -334,7 +368,7 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         safe)."""
         if not getattr(self, "_report_stops", True):
             return
-        if space.max_splits is not None:
+        if space is not None and space.max_splits is not None:
             warnings.warn(
                 f"fst: the {space.n_splits:,} thresholds of X need "
                 f"{split_space_bytes(space.n_splits, space.n_rows) / 1e9:.3g} GB of row "

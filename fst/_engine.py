@@ -10,7 +10,8 @@ import numpy as np
 from ._core._depth_search import (DepthSearch, MAX_ENGINE_DEPTH, deeper_trees_lower_bound,
                                   leaf_budget_leaves)
 from ._core._limits import clock
-from ._core._problem import _column_space
+from ._core._columns import row_groups
+from ._core._problem import _column_space, rank_space
 
 __all__ = ["EngineSearch", "engine_space", "loss_floor", "MAX_ENGINE_DEPTH",
            "MAX_ENGINE_CLASSES"]
@@ -20,17 +21,21 @@ __all__ = ["EngineSearch", "engine_space", "loss_floor", "MAX_ENGINE_DEPTH",
 MAX_ENGINE_CLASSES = 64
 
 
-def engine_space(X32, y, n_classes, cost, values=None):
-    """The split space of the engine: per column the rows' value ranks and the rows
-    sorted by rank, the thresholds (float32 midpoints, +inf for "finite left, NaN
-    right"), the split columns and starts, as `build_problem` numbers them; y the
-    class of each row; cost (n_classes, n_classes) not yet divided by n. Memory
-    O(rows x columns)."""
-    n = X32.shape[0]
+def engine_space(ranked, y, n_classes, cost):
+    """The split space of the engine on the rows whose columns are ranked in
+    `ranked` (`fst._core._problem.rank_space`, or the float32 X to rank): per
+    column the rows' value ranks and the rows sorted by rank, the thresholds
+    (float32 midpoints, +inf for "finite left, NaN right"), the split columns
+    and starts, as `build_problem` numbers them; y the class of each row; cost
+    (n_classes, n_classes) not yet divided by n. Memory O(rows x columns)."""
+    if isinstance(ranked, np.ndarray):
+        ranked = rank_space(ranked)
+    p, n = ranked.row_rank.shape
     pr = SimpleNamespace()
-    _column_space(pr, X32, None, values)
+    _column_space(pr, ranked, None)
+    pr.n_ranks = ranked.n_ranks
     pr.n_rows = n
-    pr.n_features = X32.shape[1]
+    pr.n_features = p
     pr.n_classes = int(n_classes)
     pr.y = np.ascontiguousarray(np.asarray(y, dtype=np.int32))
     pr.cost = np.ascontiguousarray(np.asarray(cost, dtype=np.float64) / max(n, 1))
@@ -44,8 +49,7 @@ def engine_space(X32, y, n_classes, cost, values=None):
 def _row_groups(space):
     """Each row's group of rows with identical features (identical ranks on
     every column)."""
-    _, group = np.unique(np.asarray(space.row_rank).T, axis=0, return_inverse=True)
-    return group.reshape(-1)
+    return row_groups(space.row_rank, space.n_ranks)
 
 
 def distinct_rows(space, group=None):
@@ -212,7 +216,7 @@ class EngineSearch:
                 break
         return code
 
-    def _budget_leaves(self, value):
+    def budget_leaves(self, value):
         """The most leaves of a tree worth at most `value`: the leaf budget
         (`leaf_budget_leaves`), at most the leaf cap and the distinct rows
         (`distinct_rows`)."""
@@ -241,7 +245,7 @@ class EngineSearch:
         """Whether every tree worth at most `value` has depth at most `depth`: it
         has at most K leaves (`leaf_budget_leaves`; at most the leaf cap, and
         the distinct rows: `distinct_rows`), so depth at most K - 1."""
-        return depth >= self._budget_leaves(value) - 1
+        return depth >= self.budget_leaves(value) - 1
 
     @property
     def solved_depth(self):

@@ -13,11 +13,12 @@ import warnings
 from types import SimpleNamespace
 
 import numpy as np
+from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
 from ._core._config import make_config
 from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
-from ._core._problem import build_problem, column_split_counts, column_values
+from ._core._problem import build_problem, column_split_counts, rank_space
 from ._core._solver import Search
 from ._engine import (MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch, engine_space,
                       loss_floor)
@@ -89,6 +90,11 @@ PROBE_SECONDS = 3.0
 # A fallback fit with less time than this left before the fit's deadline is not
 # run: the time limit holds for the whole fit.
 _LEAST_FALLBACK_SECONDS = 0.01
+# CART's fallback tree cannot be stopped once started, so it runs only when the
+# time it is predicted to take fits before the deadline: it is timed on this
+# many evenly spaced rows and scaled by n log n (its splitter sorts a node's
+# rows a column at a time, level after level).
+CART_SAMPLE_ROWS = 2048
 
 # The stop codes (`fst._core._limits`): a search that ended by itself, or at its
 # time limit.
@@ -191,10 +197,12 @@ class FitPlan:
         p = self._params
         if self.config["max_leaves"]:
             # (DPDT's trees do not keep max_leaf_nodes)
-            yield "cart", DecisionTreeClassifier(
+            cart = bounded_cart(DecisionTreeClassifier(
                 max_depth=p["max_depth"], max_leaf_nodes=self.config["max_leaves"],
                 min_samples_leaf=self.config["min_leaf"], class_weight=p["class_weight"],
-                random_state=0).fit(X, y, sample_weight=sample_weight)
+                random_state=0), X, y, sample_weight, self.seconds_left(1.0))
+            if cart is not None:
+                yield "cart", cart
             return
         if isinstance(self.search, LeafBudgetSearch):
             if (status == "time_limit" and p["time_limit"] is not None
@@ -205,22 +213,32 @@ class FitPlan:
             return
         if not self.space.engine or p["max_depth"] is None:
             return
-        yield "cart", DecisionTreeClassifier(
+        cart = bounded_cart(DecisionTreeClassifier(
             max_depth=p["max_depth"], min_samples_leaf=self.config["min_leaf"],
-            class_weight=p["class_weight"],
-            random_state=0).fit(X, y, sample_weight=sample_weight)
+            class_weight=p["class_weight"], random_state=0),
+            X, y, sample_weight, self.seconds_left(1.0))
+        if cart is not None:
+            yield "cart", cart
         if status != "time_limit" or p["time_limit"] is None or self.config["min_leaf"] > 1:
             return      # (DPDT's trees do not keep min_samples_leaf)
-        seconds = self.seconds_left(DPDT_TIME_SHARE)
-        if seconds < _LEAST_FALLBACK_SECONDS:
-            return
         from ._dpdt import DPDTClassifier
         lam = self.config["regularization"]
-        dpdt = DPDTClassifier(max_depth=p["max_depth"], complexity="leaves", alphas=[lam],
-                              alpha=lam, cost_matrix=p["cost_matrix"],
-                              class_weight=p["class_weight"], time_limit=seconds,
-                              memory_limit=self.config["memory_limit"] or None,
-                              n_jobs=p["n_jobs"])
+
+        def dpdt_fit(seconds):
+            return DPDTClassifier(
+                max_depth=p["max_depth"], complexity="leaves", alphas=[lam], alpha=lam,
+                cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],
+                time_limit=seconds, memory_limit=self.config["memory_limit"] or None,
+                n_jobs=p["n_jobs"])
+
+        # DPDT's time limit holds for its MDP's build, which expands a state at a
+        # time (the root's on all the rows): it runs when the trial predicts its
+        # whole fit ends in the share kept for it
+        share = self.seconds_left(DPDT_TIME_SHARE)
+        seconds = time_left_after_trial(lambda: dpdt_fit(share), X, y, sample_weight, share)
+        if seconds < _LEAST_FALLBACK_SECONDS:
+            return
+        dpdt = dpdt_fit(seconds)
         with warnings.catch_warnings():
             # a DPDT stopped at its own limit still returns real trees
             warnings.simplefilter("ignore", IncompleteMDPWarning)
@@ -378,6 +396,43 @@ class LeafBudgetSearch:
         return None if g is None else g.check_keys()
 
 
+def time_left_after_trial(make, X, y, sample_weight, seconds):
+    """Whether a fallback fit that cannot be stopped once started (`make()`
+    returns it unfitted) is predicted to end within `seconds` (None: no
+    limit): it is timed on CART_SAMPLE_ROWS evenly spaced rows, and its time
+    on all n rows taken as that time scaled by n log n.  Returns the seconds
+    left after the trial (None without a limit), or -1.0 when it would not
+    end in time."""
+    n = X.shape[0]
+    if seconds is None:
+        return None
+    if seconds < _LEAST_FALLBACK_SECONDS:
+        return -1.0
+    if n <= CART_SAMPLE_ROWS:
+        return seconds
+    rows = np.linspace(0, n - 1, CART_SAMPLE_ROWS).astype(np.intp)
+    started = clock()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        make().fit(X[rows], y[rows],
+                   sample_weight=None if sample_weight is None else sample_weight[rows])
+    spent = clock() - started
+    scale = (n * np.log2(n)) / (CART_SAMPLE_ROWS * np.log2(CART_SAMPLE_ROWS))
+    if spent * (1.0 + scale) > seconds:
+        return -1.0
+    return seconds - spent
+
+
+def bounded_cart(tree, X, y, sample_weight, seconds):
+    """`tree` (an unfitted sklearn tree) fitted on (X, y, sample_weight) when
+    it is predicted to end within `seconds` (None: no limit,
+    `time_left_after_trial`), else None."""
+    left = time_left_after_trial(lambda: clone(tree), X, y, sample_weight, seconds)
+    if left is not None and left < 0:
+        return None
+    return tree.fit(X, y, sample_weight=sample_weight)
+
+
 def _fallback_fit(plan, X, y, sample_weight, seconds):
     """The depth-limited optimum of FALLBACK_DEPTH at the fit's lam, in the
     `seconds` of its time limit kept for it (`FitPlan.fallback_trees`)."""
@@ -423,16 +478,19 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
             raise ValueError("max_leaf_nodes needs the depth-limited engine")
         engine = True
         max_depth = max_leaves - 1 if max_depth is None else min(max_depth, max_leaves - 1)
+    deadline = None
+    if params["time_limit"] is not None and started is not None:
+        deadline = started + float(params["time_limit"])
     space = _search_space(data.X, data.y_idx, data.n_classes, data.weighted_cost,
                           data.class_w, data.row_weight, memory_limit, own, engine,
                           leaf_budget=(max_depth is None and params["regularization"] > 0
                                        and own.get("leaf_budget_stage", True)),
-                          max_depth=None if max_leaves is not None else max_depth)
-    time_limit = deadline = None
+                          max_depth=None if max_leaves is not None else max_depth,
+                          deadline=-1.0 if deadline is None else deadline)
+    time_limit = None
     if params["time_limit"] is not None:
         time_limit = float(params["time_limit"])
-        if started is not None:
-            deadline = started + time_limit
+        if deadline is not None:
             time_limit = max(deadline - clock(), 0.0)
     min_leaf = min_leaf_rows(params.get("min_samples_leaf", 1), space.n_rows)
     config = make_config(
@@ -500,7 +558,7 @@ def _engine_choice(max_depth, choice):
 
 
 def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
-                  own, engine=None, leaf_budget=False, max_depth=None):
+                  own, engine=None, leaf_budget=False, max_depth=None, deadline=-1.0):
     """The split space of a fit (`build_problem`, or `engine_space` for the
     depth-limited engine: `engine` True, False or None to decide here), and what
     the estimator needs to read its results (`FitPlan.space`).
@@ -517,10 +575,13 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
     the bitset search one class per distinct (class, weight) pair
     (`weight_classes`, at most MAX_WEIGHT_CLASSES).  A weighted fit with more
     pairs runs on the engine alone (``engine_only``): under max_depth as any
-    engine fit, without it by leaf budget to the engine's deepest search."""
+    engine fit, without it by leaf budget to the engine's deepest search.
+
+    Raises PreparationStopped when the fit's deadline (`clock` seconds, < 0:
+    none) passes while the columns are ranked."""
     X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
-    col_values = column_values(X_search)
-    n_splits = int(column_split_counts(X_search, col_values).sum())
+    ranked = rank_space(X_search, deadline)
+    n_splits = int(column_split_counts(ranked.values).sum())
     most = max_splits(n_splits, X_search.shape[0], memory_limit, own.get("split_bytes"))
     continuous = n_splits >= CONTINUOUS_MIN_THRESHOLDS * max(X_search.shape[1], 1)
     if row_weight is None:
@@ -562,7 +623,7 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
 
     def engine_problem():
         # rows ranked and sorted per column, each row's own weight: no bitsets
-        pr = engine_space(X_search, y_rows, n_classes, weighted_cost, col_values)
+        pr = engine_space(ranked, y_rows, n_classes, weighted_cost)
         pr.row_weight = None
         if w_rows is not None:
             # a row of weight w and class c costs w * weighted_cost[c, j] / sum(w):
@@ -586,8 +647,8 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
             cost_search = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
         # The splits' row bitsets are filled by the search as it reads them
         # (`split_row`), or all first with the `eager_bits` override.
-        problem = build_problem(X_search, pc_of_row, len(pc_label), cost_search, most,
-                                col_values, fill=bool(own.get("eager_bits", False)))
+        problem = build_problem(ranked, pc_of_row, len(pc_label), cost_search, most,
+                                fill=bool(own.get("eager_bits", False)), deadline=deadline)
         classes = (pc_label, pc_weight, None)
         if leaf_budget and continuous and most is None and engine_counts:
             stage, stage_classes = engine_problem()
@@ -663,11 +724,12 @@ class RegressionPlan:
     squared error) and what surrounds it: the rows it searches (those of
     positive weight), their scaled targets, the fallback tree."""
 
-    def __init__(self, space, search, config, params):
+    def __init__(self, space, search, config, params, deadline=None):
         self.space = space
         self.search = search
         self.config = config
         self._params = params
+        self._deadline = deadline
 
     def run(self):
         return self.search.run()
@@ -693,14 +755,28 @@ class RegressionPlan:
 
     def fallback_trees(self, X, y, sample_weight):
         """CART's regression tree under the same constraints, which a stopped
-        fit returns when it scores better."""
+        fit returns when it scores better, when it is predicted to end before
+        the deadline (`bounded_cart`).  Where the search runs by leaf budget
+        (no max_depth it takes, no max_leaf_nodes) it grows at most the leaves
+        of a tree as good as the search's: a tree with more is worse."""
         from sklearn.tree import DecisionTreeRegressor
 
         p = self._params
-        yield "cart", DecisionTreeRegressor(
+        max_leaves = p["max_leaf_nodes"]
+        if max_leaves is None and self.search.unlimited:
+            if not (self.search.stats_ready and np.isfinite(self.search.upper_bound)):
+                return
+            max_leaves = self.search.budget_leaves(self.search.upper_bound)
+            if max_leaves < 2:
+                return
+        seconds = None
+        if self._deadline is not None:
+            seconds = max(self._deadline - clock(), 0.0)
+        cart = bounded_cart(DecisionTreeRegressor(
             max_depth=p["max_depth"], min_samples_leaf=self.config["min_leaf"],
-            max_leaf_nodes=p["max_leaf_nodes"],
-            random_state=0).fit(X, y, sample_weight=sample_weight)
+            max_leaf_nodes=max_leaves, random_state=0), X, y, sample_weight, seconds)
+        if cart is not None:
+            yield "cart", cart
 
 
 def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=None):
@@ -726,12 +802,14 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     ww = np.ones(n) if w is None else w
     mean = float((ww * y_search).sum() / n)
     var = float((ww * (y_search - mean) ** 2).sum() / n)
-    col_values = column_values(X_search)
-    space = engine_space(X_search, np.zeros(n, dtype=np.int32), 3, np.zeros((3, 3)),
-                         col_values)
+    deadline = -1.0
+    if params["time_limit"] is not None and started is not None:
+        deadline = started + float(params["time_limit"])
+    ranked = rank_space(X_search, deadline)
+    space = engine_space(ranked, np.zeros(n, dtype=np.int32), 3, np.zeros((3, 3)))
     space.row_weight = w
     space.target = (y_search - mean) / np.sqrt(n * var)
-    space.n_splits = int(column_split_counts(X_search, col_values).sum())
+    space.n_splits = int(column_split_counts(ranked.values).sum())
     time_limit = None
     if params["time_limit"] is not None:
         time_limit = float(params["time_limit"])
@@ -754,4 +832,5 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
                           depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
                           keep_deepening=True)
-    return RegressionPlan(space, search, config, params)
+    return RegressionPlan(space, search, config, params,
+                          None if deadline < 0 else deadline)

@@ -8,11 +8,13 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import _PROGRESS_SECONDS, _progress_printer
+from ._core._columns import PreparationStopped
 from ._core._limits import STATUS_NAMES, clock
 from ._export import build_regressor, native_regressor
 from ._plan import plan_regression
 from ._utils import (CertificateMixin, NativeTreeMixin, check_no_categorical, check_row_weights,
-                     check_shared_params, obeys_min_leaf, resolve_memory_limit,
+                     check_shared_params, min_leaf_rows, obeys_min_leaf,
+                     resolve_memory_limit,
                      shared_constraints)
 
 __all__ = ["FastSmallTreeRegressor"]
@@ -168,8 +170,12 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         memory_limit = resolve_memory_limit(self.memory_limit, owner)
         params = {k: getattr(self, k) for k in _FIT_PARAMS}
         params["regularization"] = lam
-        plan = plan_regression(X, y, w, params, getattr(self, "_overrides", None),
-                               memory_limit, started)
+        try:
+            plan = plan_regression(X, y, w, params, getattr(self, "_overrides", None),
+                                   memory_limit, started)
+        except PreparationStopped as stop:
+            self._stopped_unsearched(X, y, w, lam, stop.code, started, memory_limit)
+            return self
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
         code = plan.run()
@@ -189,24 +195,46 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
                 self._warn_stopped(stacklevel=2)
         return self
 
-    def _fit_constant(self, X, y, w, lam):
-        """The single leaf of a constant target: certified, loss 0."""
+    def _single_leaf(self, y, w, value, impurity):
+        """The tree of one leaf over the rows of positive weight, predicting
+        `value`, of variance `impurity`."""
         rows = np.ones(len(y), bool) if w is None else w > 0
-        weights = np.ones(int(rows.sum())) if w is None else w[rows]
         nodes = np.zeros(1, dtype=NODE_DTYPE)
         nodes["left_child"] = nodes["right_child"] = -1
         nodes["feature"] = -2
         nodes["threshold"] = -2.0
+        nodes["impurity"] = impurity
         nodes["n_node_samples"] = int(rows.sum())
-        nodes["weighted_n_node_samples"] = weights.sum()
-        self.estimator_ = native_regressor(nodes, np.array([[[float(y[rows][0])]]]),
-                                     self.n_features_in_, 0,
-                                     getattr(self, "feature_names_in_", None))
+        nodes["weighted_n_node_samples"] = float(rows.sum()) if w is None else w[rows].sum()
+        return native_regressor(nodes, np.array([[[float(value)]]]), self.n_features_in_, 0,
+                                getattr(self, "feature_names_in_", None))
+
+    def _fit_constant(self, X, y, w, lam):
+        """The single leaf of a constant target: certified, loss 0."""
+        rows = np.ones(len(y), bool) if w is None else w > 0
+        self.estimator_ = self._single_leaf(y, w, y[rows][0], 0.0)
         self.status_, self.optimal_ = "optimal", True
         self.n_leaves_ = 1
         self.objective_ = self.lower_bound_ = lam
         self.gap_ = 0.0
         self.search_stats_ = {"engine": "none", "seconds": 0.0}
+
+    def _stopped_unsearched(self, X, y, w, lam, code, started, memory_limit):
+        """A fit whose limit stopped it while its columns were ranked: the single
+        leaf (scaled loss 1), with the bound of every tree of all the rows, min
+        of the leaf and two leaves losing at least 0."""
+        rows = np.ones(len(y), bool) if w is None else w > 0
+        weights = np.ones(int(rows.sum())) if w is None else w[rows]
+        mean = float((weights * y[rows]).sum() / weights.sum())
+        leaf = self._single_leaf(y, w, mean, self._y_scale)
+        bound = min(1.0 + lam, 2.0 * lam)
+        self._record_unsearched(
+            leaf, code, self._score_objective(X, y, w, lam, leaf), bound,
+            clock() - started,
+            {"memory_limit": memory_limit, "max_leaves": int(self.max_leaf_nodes or 0),
+             "min_leaf": min_leaf_rows(self.min_samples_leaf, int(rows.sum()))})
+        if getattr(self, "_report_stops", True):
+            self._warn_stopped(stacklevel=3)
 
     def _record(self, plan, code, X, y, w, lam):
         """The fitted attributes from a finished search: the exported tree, its

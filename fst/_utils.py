@@ -12,6 +12,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ._core._limits import STATUS_NAMES, process_rss
 from .exceptions import NotCertifiedWarning
 
 
@@ -385,6 +386,26 @@ class CertificateMixin:
             self.lower_bound_ = min(self.lower_bound_, objective)
             self.gap_ = self.objective_ - self.lower_bound_
             self.search_stats_["incumbent"] = name
+
+    def _record_unsearched(self, est, code, objective, bound, seconds, limits):
+        """The fitted attributes of a fit stopped (stop `code`) while its columns
+        were being ranked, before any search: the single leaf `est` of
+        `objective` (re-scored from the data), not certified, above `bound`;
+        the statistics every fit reports (`fst._plan.COMMON_STATS`), with no
+        search work, and ``limits`` (memory_limit, min_leaf, max_leaves)."""
+        self.estimator_ = est
+        self.status_ = STATUS_NAMES[code]
+        self.optimal_ = False
+        self.n_leaves_ = 1
+        self.objective_ = objective
+        self.lower_bound_ = min(bound, objective)
+        self.gap_ = self.objective_ - self.lower_bound_
+        self.search_stats_ = {
+            "engine": "none", "stopped_in": "preparation", "nodes_created": 0,
+            "expansions": 0, "threads": 1, "expansions_per_thread": [0],
+            "nodes_per_thread": [0], "seconds": float(seconds),
+            "peak_rss_bytes": process_rss(), "n_splits": None, "n_splits_searched": 0,
+            **limits}
 
     def _warn_stopped(self, stacklevel):
         """The NotCertifiedWarning of a fit that stopped before its proof."""

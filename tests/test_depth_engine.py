@@ -305,15 +305,19 @@ def test_engine_depth_two_against_direct_enumeration(seed):
 
 
 def test_a_stopped_engine_returns_at_least_cart():
-    """A time stop under max_depth returns a tree no worse than CART's of the same
-    depth (CART is kept when the search's best is worse)."""
+    """A stop under max_depth returns a tree no worse than CART's of the same
+    depth (CART is kept when the search's best is worse).  The stop is the
+    work limit's (test hook), without a time limit: CART's fit cannot be
+    stopped, so under a time limit it runs only where it fits before the
+    deadline (`test_cart_runs_only_before_the_deadline`)."""
     from sklearn.tree import DecisionTreeClassifier
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(20_000, 8))
     y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=20_000) > 0)
     y = y.astype(int)
-    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=0.01)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=None)
+    clf._overrides = {"work_limit": 3}
     with pytest.warns(NotCertifiedWarning):
         clf.fit(X, y)
     cart = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)

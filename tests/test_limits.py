@@ -83,6 +83,53 @@ def test_time_limit_holds_when_every_row_is_its_own_class(n_labels, max_depth):
     assert clf.objective_ <= (n_labels - 1) / n_labels + 0.001 + 1e-12
 
 
+@pytest.mark.parametrize("kind", ["classifier", "regressor", "unlimited"])
+def test_time_limit_holds_for_the_whole_fit_on_wide_data(kind):
+    """100,000 rows of 100 binary columns, 1 s: the preparation polls the clock
+    a column at a time, the engine polls inside the passes of a large node
+    (its rows' gathering, positions and partitions), a stopped root takes its
+    own creation bound instead of a pass over its columns, and CART's fallback
+    runs only when predicted to end before the deadline."""
+    from fst import FastSmallTreeRegressor
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((100_000, 100)) < 0.5).astype(np.float32)
+    y = X[:, :6].sum(axis=1) + rng.normal(size=len(X))
+    if kind == "regressor":
+        est = FastSmallTreeRegressor(0.0005, max_depth=3, time_limit=1.0)
+    else:
+        y = (y > np.median(y)).astype(int)
+        est = FastSmallTreeClassifier(0.0005, max_depth=3 if kind == "classifier" else None,
+                                      time_limit=1.0)
+        est._overrides = {"depth_engine": True} if kind == "classifier" else {}
+    t0 = time.perf_counter()
+    with pytest.warns(NotCertifiedWarning, match="time_limit"):
+        est.fit(X, y)
+    assert time.perf_counter() - t0 < 1.0 + 0.5
+    assert est.status_ == "time_limit" and not est.optimal_
+    assert est.lower_bound_ <= est.objective_
+
+
+def test_cart_runs_only_before_the_deadline():
+    """CART's fallback cannot be stopped: it runs without a limit, or when its
+    time on a sample of the rows, scaled by n log n, fits in what is left."""
+    from sklearn.tree import DecisionTreeClassifier
+    from fst._plan import CART_SAMPLE_ROWS, bounded_cart
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50_000, 20)).astype(np.float32)
+    y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(int)
+    tree = DecisionTreeClassifier(max_depth=3, random_state=0)
+    assert bounded_cart(tree, X, y, None, None).tree_.max_depth == 3
+    assert bounded_cart(DecisionTreeClassifier(max_depth=3), X, y, None, 1e-3) is None
+    assert bounded_cart(DecisionTreeClassifier(max_depth=3), X, y, None, 60.0) is not None
+    small = X[:CART_SAMPLE_ROWS]
+    assert bounded_cart(DecisionTreeClassifier(max_depth=3), small, y[:len(small)],
+                        None, 1.0) is not None
+    assert bounded_cart(DecisionTreeClassifier(max_depth=3), small, y[:len(small)],
+                        None, 0.0) is None
+
+
 @pytest.mark.slow
 def test_verbose_progress_lines(monkeypatch, capsys):
     """verbose >= 2 prints the root's bounds while the search runs, from the

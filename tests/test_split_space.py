@@ -10,12 +10,22 @@ import pytest
 
 from fst import FastSmallTreeClassifier, NotCertifiedWarning
 from fst._plan import max_splits as _max_splits, split_space_bytes as _split_space_bytes
-from fst._core._problem import (_kept_gaps, _pack_rows, _quota, _row_groups,
-                                build_problem, column_split_counts)
+from fst._core._columns import row_groups
+from fst._core._problem import (_kept_gaps, _pack_rows, _quota, build_problem,
+                                column_split_counts as _split_counts, rank_space)
 from fst._core._problem import distinct_columns
 from oracle import rescore
 
 UNIT = np.ones((2, 2)) - np.eye(2)
+
+
+def column_split_counts(X):
+    return _split_counts(rank_space(X).values)
+
+
+def _groups(X):
+    ranked = rank_space(X)
+    return row_groups(ranked.row_rank, ranked.n_ranks)
 
 
 def _continuous(n, p, seed, nan=0.0):
@@ -232,7 +242,7 @@ def test_bits_filled_on_first_use_hold_the_rows_of_each_threshold():
 
 @pytest.mark.parametrize("seed", range(40))
 def test_row_groups_and_distinct_columns_number_as_np_unique(seed):
-    """The equivalence groups (`_row_groups`) and the labels a leaf tries
+    """The equivalence groups (`_columns.row_groups`) and the labels a leaf tries
     (`distinct_columns`) are what np.unique over rows gives: the same group ids
     (rank among the distinct rows, column 0 first) and the first label of each
     set of identical cost columns."""
@@ -246,7 +256,7 @@ def test_row_groups_and_distinct_columns_number_as_np_unique(seed):
         X[rng.random(n) < 0.3] = X[0]          # repeated rows
     key = np.where(np.isnan(X), np.inf, X)
     expected = np.unique(key, axis=0, return_inverse=True)[1].reshape(-1)
-    assert np.array_equal(_row_groups(key), expected)
+    assert np.array_equal(_groups(X), expected)
     K = int(rng.integers(2, 10))
     cost = rng.integers(0, 3, size=(K, K)).astype(float)
     cost[:, rng.integers(0, K, size=K // 2)] = cost[:, [0]]      # repeated columns
@@ -256,5 +266,5 @@ def test_row_groups_and_distinct_columns_number_as_np_unique(seed):
 
 
 def test_row_groups_treat_minus_zero_as_zero():
-    key = np.array([[0.0, 1.0], [-0.0, 1.0], [0.0, 2.0]], dtype=np.float32)
-    assert np.array_equal(_row_groups(key), [0, 0, 1])
+    X = np.array([[0.0, 1.0], [-0.0, 1.0], [0.0, 2.0]], dtype=np.float32)
+    assert np.array_equal(_groups(X), [0, 0, 1])

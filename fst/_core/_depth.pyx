@@ -60,6 +60,9 @@ from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles
 # A depth-one pass over at least this many (row, column) cells runs its columns on
 # the fit's threads; smaller ones are not worth waking them.
 cdef int64_t PARALLEL_MIN_CELLS = 200_000
+# A loop over this many rows or more polls the limits (`_poll`) as it goes: every
+# POLL_ROWS rows, or every column of a node of at least that many rows.
+DEF POLL_ROWS = 1024
 
 
 # ------------------------------------------------------------------- values
@@ -265,9 +268,16 @@ cdef double engine_root_bound(DEngine* e) noexcept nogil:
     the fit's depth, the least over the columns of their `closed_column_bound`
     (closed) or creation bound (open), to be taken with the incumbent
     (`stopped_root_bound`); at a shallower depth (deepening), whose closed columns
-    prove nothing for the fit's, the root's leaf and the creation bounds."""
+    prove nothing for the fit's, the root's leaf and the creation bounds.  Past
+    the time limit, before the columns' bounds were ever needed, the root's own
+    creation bound (one pass a column would overrun the limit)."""
     cdef int u
     cdef double lb, c, v
+    if not e.static_done and e.lim.deadline >= 0 and fst_now() > e.lim.deadline:
+        # the columns' pass (`_root_static`) would run past the time limit:
+        # the root's own creation bound holds for every split (R_s(X, D) >=
+        # R(X, D) >= it), and for the leaf
+        return _lower(&e.sp, e.root_cnt, e.sp.n, e.final_depth)
     _root_static(e)
     lb = INF
     for u in range(e.sp.p):
@@ -300,9 +310,11 @@ cdef inline const double* _weights(const DSpace* sp, const DLevel* L, int u,
     return NULL if L.wk == NULL else L.wk + <int64_t> u * m
 
 
-cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nogil:
+cdef bint _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nogil:
     """The node's ranks, classes and weights in each column's order (rk, yk, wk);
-    under squared error its least and greatest target (zlo, zhi)."""
+    under squared error its least and greatest target (zlo, zhi).  A large
+    node polls the limits every column: False when they stopped the search
+    (the arrays are then incomplete)."""
     cdef int u, i
     cdef int n = e.sp.n
     cdef const int32_t* rank
@@ -311,6 +323,8 @@ cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
     cdef int32_t* yk
     cdef double* wk
     for u in range(e.sp.p):
+        if m >= POLL_ROWS and _poll(e):
+            return False
         rank = e.sp.rank + <int64_t> u * n
         o = ord + <int64_t> u * m
         rk = L.rk + <int64_t> u * m
@@ -330,6 +344,7 @@ cdef void _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
                 L.zlo = e.sp.target[ord[i]]
             elif e.sp.target[ord[i]] > L.zhi:
                 L.zhi = e.sp.target[ord[i]]
+    return True
 
 
 cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
@@ -351,7 +366,9 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     ends once its best reaches its floor (no split can do better).  A skipped
     threshold is never better than the best by more than TOL, so the result is
     the first best split in column order with or without the skips; threads
-    (columns side by side, each from the leaf) reduce in column order to it."""
+    (columns side by side, each from the leaf) reduce in column order to it.
+    A large node's serial pass polls the limits every column: after a stop the
+    search discards what it valued since (`_search_column`) and is not solved."""
     cdef DSpace* sp = &e.sp
     cdef int K = sp.K
     cdef int u, s, k
@@ -368,6 +385,10 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                                              sp.lam)
     if not par:
         for u in range(sp.p):
+            if m >= POLL_ROWS and _poll(e):
+                # stopped: best and arg are those of the columns passed, real
+                # trees, which every caller discards or keeps only as such
+                return
             e.sweeps += 1
             column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
                         _weights(&e.sp, L, u, m),
@@ -450,8 +471,12 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
                                     k, exact)
     if d == 2 and e.pairs and d < e.max_depth and kc >= 4:
         return _solve_pairs(e, L, ord, m, cnt, B, exact)
+    if not _gather(e, L, ord, m):
+        # stopped: the leaf is the node's tree found, and the node is not
+        # counted (a root stopped here proves no bound: `DepthSearch.run`)
+        exact[0] = False
+        return leaf
     e.nodes += 1
-    _gather(e, L, ord, m)
     if d == 1:
         nt[0] = m
         _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1)
@@ -555,7 +580,7 @@ cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
     memset(P, 0, 4 * <int64_t> p * p * sizeof(double))
     tot[0] = 0.0; tot[1] = 0.0; tot[2] = 0.0; tot[3] = m
     for i in range(m):
-        if (i & 1023) == 1023 and _poll(e):
+        if (i & (POLL_ROWS - 1)) == POLL_ROWS - 1 and _poll(e):
             # stopped (the limits hold within a node): the answer is abandoned
             exact[0] = False
             return INF
@@ -755,8 +780,8 @@ cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         t += 1
     if t < e.sp.min_leaf or m - t < e.sp.min_leaf:
         return      # (min_leaf >= 1: an empty side too)
-    if d == 2:
-        _positions(e, L, ord, m, u)
+    if d == 2 and not _positions(e, L, ord, m, u):
+        return
     _value_at(e, d, u, ord, m, cnt, split, t,
               _cap(&e.sp, B, best[0]) if not _tie_may_win(&e.sp, L, split)
               else (B if B < best[0] else best[0]), kc, best, lbmin, NULL,
@@ -950,8 +975,8 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         hi -= 1
     if lo > hi:
         return
-    if d == 2:
-        _positions(e, L, ord, m, u)
+    if d == 2 and not _positions(e, L, ord, m, u):
+        return
     q[0] = lo; q[1] = hi; q[2] = -1; q[3] = -1
     tail = 1
     while head < tail:
@@ -1062,10 +1087,12 @@ cdef int _shrink_down(const double* W, const int32_t* tpos, int32_t tc, double v
     return a
 
 
-cdef void _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) noexcept nogil:
+cdef bint _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) noexcept nogil:
     """L.upos: for each column, the position in column u's order of each of the
     node's rows in that column's order; a root split of column u at position t
-    then sends a row right when its position is t or more, tested in sequence."""
+    then sends a row right when its position is t or more, tested in sequence.
+    A large node polls the limits every column: False when they stopped the
+    search (L.upos is then incomplete, and nothing may be valued with it)."""
     cdef int g, i
     cdef const int32_t* o = ord + <int64_t> u * m
     cdef const int32_t* og
@@ -1073,10 +1100,13 @@ cdef void _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) no
     for i in range(m):
         e.pos[o[i]] = i
     for g in range(e.sp.p):
+        if m >= POLL_ROWS and _poll(e):
+            return False
         og = ord + <int64_t> g * m
         up = L.upos + <int64_t> g * m
         for i in range(m):
             up[i] = e.pos[og[i]]
+    return True
 
 
 cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
@@ -1175,6 +1205,8 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     for k in range(K):
         cr[k] = cnt[k] - cl[k]
     for g in range(p):
+        if m >= POLL_ROWS and _poll(e):
+            return False        # (a large node's partition: the limits every column)
         o = ord + <int64_t> g * m
         dl = left + <int64_t> g * ml
         dr = right + <int64_t> g * mr

@@ -13,6 +13,8 @@
 #   column in increasing threshold, which the search relies on (nested left sides).
 # - Bit i of word i // 64 of a bitset is row i; bits past n are zero.
 """
+from types import SimpleNamespace
+
 import numpy as np
 cimport cython
 cimport numpy as cnp
@@ -20,6 +22,7 @@ from libc.string cimport memcpy, memset
 from libc.stdint cimport int32_t, uint64_t
 
 from ._typedefs cimport word_t, int64_t, uint8_t
+from ._columns import order_by_rank, rank_columns, row_groups
 
 cnp.import_array()
 
@@ -37,26 +40,26 @@ def _pack_rows(masks, n_words):
     return np.ascontiguousarray(out.view("<u8").astype(np.uint64, copy=False))
 
 
-def column_values(X32):
-    """Per column, its distinct finite values (sorted) and whether it holds NaN:
-    what the column's thresholds are made of (`column_split_counts`,
-    `_column_space`), found once per fit."""
-    out = []
-    for j in range(X32.shape[1]):
-        col = X32[:, j]
-        nan = np.isnan(col)
-        out.append((np.unique(col[~nan]), bool(nan.any())))
-    return out
+def rank_space(X32, deadline=-1.0):
+    """The columns of X32 ranked once per fit (`_columns.rank_columns`): a
+    namespace of ``values`` (per column its distinct finite values, sorted, and
+    whether it holds NaN: what its thresholds are made of), ``row_rank`` (p, n),
+    ``col_order`` (p, n) and ``n_ranks`` (per column, its distinct values with
+    NaN counted as one).  Raises PreparationStopped when the deadline (`clock`
+    seconds, < 0: none) passes."""
+    values, row_rank, col_order = rank_columns(np.ascontiguousarray(X32, dtype=np.float32),
+                                               deadline)
+    n_ranks = np.array([len(v) + bool(has_nan) for v, has_nan in values], dtype=np.int32)
+    return SimpleNamespace(values=values, row_rank=row_rank, col_order=col_order,
+                           n_ranks=n_ranks)
 
 
-def column_split_counts(X32, values=None):
+def column_split_counts(values):
     """Thresholds of each column of the full split space: one between each pair of
     consecutive distinct float32 values, plus "finite left, NaN right" when the
-    column holds both (values: `column_values(X32)` when the caller has them).
-    Cheap (no row bitsets): it sizes the space before `build_problem` allocates
-    n_splits x n_words words for it."""
-    if values is None:
-        values = column_values(X32)
+    column holds both (values: a `rank_space`'s).  Cheap (no row bitsets): it
+    sizes the space before `build_problem` allocates n_splits x n_words words
+    for it."""
     return np.array([max(len(v) - 1, 0) + (1 if has_nan and len(v) > 0 else 0)
                      for v, has_nan in values], dtype=np.int64)
 
@@ -100,8 +103,9 @@ def _kept_gaps(rank, n_values, k):
     return gaps
 
 
-def _column_space(pr, X32, max_splits=None, values=None):
-    """Per column: value ranks of the rows, rows sorted by rank, thresholds.
+def _column_space(pr, ranked, max_splits=None, deadline=-1.0):
+    """Per column: value ranks of the rows, rows sorted by rank, thresholds, from
+    the columns ranked (`rank_space`).
 
     Sets on `pr`: row_rank (p, n) int32 (NaN ranks above every number),
     col_order (p, n) int32 (rows by rank, ties by row index), thresholds (float64
@@ -116,22 +120,18 @@ def _column_space(pr, X32, max_splits=None, values=None):
     search sees the columns binned, and every tree it returns routes the
     training rows on the raw values exactly as it scored them.
     """
-    n, p = X32.shape
-    row_rank = np.empty((p, n), dtype=np.int32)
-    col_order = np.empty((p, n), dtype=np.int32)
+    values = ranked.values
+    p = len(values)
+    row_rank = ranked.row_rank
+    col_order = ranked.col_order
     thresholds, split_col = [], []
     col_start = np.zeros(p + 1, dtype=np.int32)
-    if values is None:
-        values = column_values(X32)
     quota = None
     if max_splits is not None:
-        quota = _quota(column_split_counts(X32, values), max_splits)
+        quota = _quota(column_split_counts(values), max_splits)
+    coarse_ranks = None
     for j in range(p):
-        col = X32[:, j]
-        nan = np.isnan(col)
         uniq, has_nan = values[j]
-        rank = np.searchsorted(uniq, col).astype(np.int32)
-        rank[nan] = len(uniq)
         v64 = uniq.astype(np.float64)
         thr = v64[:-1] / 2.0 + v64[1:] / 2.0
         nan_split = bool(has_nan and len(uniq) > 0)
@@ -139,25 +139,33 @@ def _column_space(pr, X32, max_splits=None, values=None):
             k = int(quota[j]) - nan_split
             if k < 0:          # no room even for the NaN split: no threshold at all
                 k, nan_split = 0, False
+            rank = row_rank[j]
             gaps = _kept_gaps(rank, len(uniq), k)
             thr = thr[gaps]
             # finite rows: kept gaps strictly below the value; NaN rows above all
             coarse = np.searchsorted(gaps, rank, side="left").astype(np.int32)
-            coarse[nan] = len(gaps) + 1 if nan_split else len(gaps)
-            rank = coarse
-        row_rank[j] = rank
-        col_order[j] = np.argsort(rank, kind="stable")
+            coarse[rank >= len(uniq)] = len(gaps) + 1 if nan_split else len(gaps)
+            if coarse_ranks is None:
+                coarse_ranks = np.array(row_rank, dtype=np.int32, copy=True)
+            coarse_ranks[j] = coarse
         if nan_split:
             thr = np.append(thr, np.inf)
         col_start[j + 1] = col_start[j] + len(thr)
         thresholds.append(thr)
         split_col.append(np.full(len(thr), j, dtype=np.int32))
+    if coarse_ranks is not None:
+        # the binned columns' rows by their coarse rank (ties by row index)
+        row_rank = coarse_ranks
+        col_order = order_by_rank(row_rank, (row_rank.max(axis=1) + 1).astype(np.int32)
+                                  if row_rank.size else np.ones(p, np.int32), deadline)
+    elif col_order is None:
+        col_order = order_by_rank(row_rank, ranked.n_ranks, deadline)
     pr.thresholds = np.concatenate(thresholds) if p else np.zeros(0)
     pr.split_col = np.ascontiguousarray(np.concatenate(split_col) if p else np.zeros(0, np.int32))
     pr.col_start = col_start
     pr.n_splits = int(col_start[-1])
-    pr.row_rank = row_rank
-    pr.col_order = col_order
+    pr.row_rank = np.ascontiguousarray(row_rank, dtype=np.int32)
+    pr.col_order = np.ascontiguousarray(col_order, dtype=np.int32)
 
 
 @cython.boundscheck(False)
@@ -188,32 +196,16 @@ def build_space(X32, y):
     pr = Problem()
     pr.n_rows, pr.n_features = X32.shape
     pr.n_words = (pr.n_rows + 63) // 64
-    _column_space(pr, X32)
+    _column_space(pr, rank_space(X32))
     pr.y = np.ascontiguousarray(np.asarray(y, dtype=np.int32))
     return pr
 
 
-def _row_groups(key):
-    """Group id of each row of `key` (n, p): the rank of its row among the distinct
-    rows in lexicographic order (column 0 first; equal floats are equal, so -0.0
-    joins 0.0), as `np.unique(key, axis=0, return_inverse=True)` numbers them,
-    from one lexsort (np.unique over rows costs about 0.1 ms on any small fit)."""
-    n = key.shape[0]
-    if n == 0 or key.shape[1] == 0:
-        return np.zeros(n, dtype=np.int64)
-    order = np.lexsort(key.T[::-1])
-    ordered = key[order]
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.any(ordered[1:] != ordered[:-1], axis=1, out=new[1:])
-    group = np.empty(n, dtype=np.int64)
-    group[order] = np.cumsum(new) - 1
-    return group
-
-
-def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=True):
-    """Prepare the split space (at most max_splits thresholds when given:
-    `_column_space`; values, `column_values(X32)` when the caller has them).
+def build_problem(ranked, y, n_classes, cost, max_splits=None, fill=True, deadline=-1.0):
+    """Prepare the split space of the rows whose columns are ranked in `ranked`
+    (`rank_space`), with at most max_splits thresholds when given
+    (`_column_space`).  Raises PreparationStopped when the deadline (`clock`
+    seconds, < 0: none) passes.
 
     With fill=False the row bitsets of the splits are allocated but left to the
     search, which fills a split's when it first reads it (`split_row` in _problem.pxd;
@@ -223,35 +215,44 @@ def build_problem(X32, y, n_classes, cost, max_splits=None, values=None, fill=Tr
 
     Parameters
     ----------
-    X32 : ndarray of shape (n_samples, n_features), float32
-        Finite values or NaN.
+    ranked : SimpleNamespace or ndarray of shape (n_samples, n_features)
+        The rows' columns ranked (`rank_space`), or their float32 values
+        (finite or NaN) to rank.
     y : ndarray of shape (n_samples,), int
         Class index of each row, in [0, n_classes).
     n_classes : int
     cost : ndarray of shape (n_classes, n_classes)
         Cost per row of class c predicted k (class weights applied), not yet / n.
     """
-    n, p = X32.shape
+    if isinstance(ranked, np.ndarray):
+        ranked = rank_space(ranked, deadline)
+    p, n = ranked.row_rank.shape
     nw = (n + 63) // 64
     pr = Problem()
     # Rows sorted by label, then equivalence group (identical float32 features,
-    # NaN equal to NaN): the group ids come from np.unique over the rows, so this
-    # order does not depend on the caller's row order, and every sum the search
-    # takes over the bits of a row set runs in the same order for any input order.
+    # NaN equal to NaN): the groups are numbered in the order of the rows'
+    # values (`_columns.row_groups`), so this order does not depend on the
+    # caller's row order, and every sum the search takes over the bits of a row
+    # set runs in the same order for any input order.
     # Label first: the rows of each class are consecutive, so the pair stage
     # counts a two-class cell's class 0 as its bits below a boundary
     # (`fst_pair_row2p_*` in simd/counts.h), one popcount a word instead of two.
-    group = _row_groups(np.where(np.isnan(X32), np.inf, X32))
+    group = row_groups(ranked.row_rank, ranked.n_ranks, deadline)
     y = np.asarray(y, dtype=np.int64)
     order = np.lexsort((group, y))
-    X32 = X32[order]
     y = y[order]
     group = group[order]
+    # the ranks of the rows in that order, and their rows by rank (ties by the
+    # new row index)
+    row_rank, col_order = order_by_rank(ranked.row_rank, ranked.n_ranks, deadline,
+                                        take=np.ascontiguousarray(order, dtype=np.int64))
+    reordered = SimpleNamespace(values=ranked.values, n_ranks=ranked.n_ranks,
+                                row_rank=row_rank, col_order=col_order)
     pr.n_rows = n
     pr.n_words = nw
     pr.n_classes = int(n_classes)
     pr.n_features = p
-    _column_space(pr, X32, max_splits, values)
+    _column_space(pr, reordered, max_splits, deadline)
     pr.split_bits = np.zeros((pr.n_splits, nw), dtype=np.uint64)
     pr.col_filled = np.zeros(p, dtype=np.uint8)
     pr.split_filled = np.zeros(pr.n_splits, dtype=np.uint8)
