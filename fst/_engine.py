@@ -115,7 +115,7 @@ class EngineSearch:
     (K above is then min(K, k)), and regularization may be 0."""
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH,
-                 keep_deepening=False):
+                 keep_deepening=False, pair_sums=True):
         """space: an `engine_space`; config: the search's configuration
         (`fst._core._config.make_config`), of which the engine reads
         regularization, max_depth, rules, n_threads, time_limit, memory_limit and
@@ -123,7 +123,10 @@ class EngineSearch:
         depth_cap: without max_depth, the deepest search the leaf budget runs;
         keep_deepening: without max_depth, go on deepening (to depth_cap) where
         even depth_cap could not certify (no other search follows), instead of
-        leaving the deeper trees to the caller's general search."""
+        leaving the deeper trees to the caller's general search; pair_sums:
+        under squared error on binary columns, the nodes of depth two and three
+        below the root solved from their column pairs' and triples' sums (off:
+        by the column passes, as on any columns; the same trees)."""
         self.space = space
         self.unlimited = config["max_depth"] is None
         self._max_leaves = int(config.get("max_leaves", 0) or 0)
@@ -156,6 +159,7 @@ class EngineSearch:
         self._n_threads = int(config["n_threads"])
         self._work_limit = int(config["work_limit"] or 0)
         self._min_leaf = int(config.get("min_leaf", 1))
+        self._pair_sums = bool(pair_sums)
         self._first = min(2, self.max_depth) if deepen else self.max_depth
         self._s = None
         self._depth = 0
@@ -179,7 +183,8 @@ class EngineSearch:
                            self._memory_limit, self._n_threads,
                            final_depth=depth if self.unlimited else self.max_depth,
                            work_limit=work, weight=self._weight, min_leaf=self._min_leaf,
-                           max_leaves=self._max_leaves, target=self._target)
+                           max_leaves=self._max_leaves, target=self._target,
+                           pair_sums=self._pair_sums)
 
     def run(self):
         start = time.perf_counter()

@@ -43,7 +43,7 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # machine's speed).
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
-                  "leaf_budget_probe")
+                  "leaf_budget_probe", "pair_sums")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -831,6 +831,6 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     # deepest search where the leaf budget is not yet reached
     search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
                           depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
-                          keep_deepening=True)
+                          keep_deepening=True, pair_sums=own.get("pair_sums", True))
     return RegressionPlan(space, search, config, params,
                           None if deadline < 0 else deadline)

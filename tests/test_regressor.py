@@ -401,6 +401,44 @@ def test_binary_columns_match_brute_force(seed):
                                       getattr(fits[1].estimator_.tree_, attr))
 
 
+@pytest.mark.parametrize("seed", range(24))
+def test_pair_and_triple_sums_give_the_column_passes_tree(seed):
+    """On 0/1 columns the nodes of depth two and three below the root are solved
+    from their column pairs' and triples' sums; with them off (the `pair_sums`
+    test hook) the partitions and column passes solve them.  The trees are the
+    same, node for node, at depth 4 and 5 and by leaf budget, with weights,
+    repeated targets and min_samples_leaf, serial and threaded."""
+    rng = np.random.default_rng(17000 + seed)
+    n = int(rng.integers(20, 120))
+    p = int(rng.integers(4, 10))
+    X = (rng.random((n, p)) < rng.uniform(0.2, 0.8, p)).astype(float)
+    if seed % 6 == 2:
+        X[:, 0] = 1.0                       # a column without a split
+    y = (2.0 * X[:, 0] - 1.5 * X[:, 1] * X[:, 2] + X[:, 3] * (1 - X[:, 1])
+         + rng.normal(scale=0.6, size=n))
+    if seed % 4 == 1:
+        y = np.round(y)
+    lam = [0.002, 0.01, 0.03][seed % 3]
+    depth = [4, 5, None][seed % 3]
+    w = rng.uniform(0.5, 2.0, n) if seed % 2 else None
+    ml = [1, 1, 3][seed % 3]
+    fits = []
+    for pair_sums, n_jobs in ((True, 1), (False, 1), (True, 2)):
+        reg = FastSmallTreeRegressor(lam, max_depth=depth, min_samples_leaf=ml, n_jobs=n_jobs,
+                                     time_limit=None)
+        reg._overrides = {"pair_sums": pair_sums}
+        reg.fit(X, y, sample_weight=w)
+        assert reg.optimal_, seed
+        assert rescore(reg, X, y, lam, w) == pytest.approx(reg.objective_, abs=1e-12)
+        fits.append(reg)
+    assert fits[0].search_stats_["column_passes"] <= fits[1].search_stats_["column_passes"]
+    for other in fits[1:]:
+        assert other.objective_ == pytest.approx(fits[0].objective_, abs=1e-9), seed
+        for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+            np.testing.assert_array_equal(getattr(fits[0].estimator_.tree_, attr),
+                                          getattr(other.estimator_.tree_, attr))
+
+
 def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
     """On binarised diabetes at depth 3 the depth-two nodes below the root are
     solved from the pairs' sums (few column passes), and the tree is the one the

@@ -38,6 +38,9 @@ cdef struct DLevel:
                         # column pair's sums over the rows left of both
                         # splits (weight, weighted target and square, rows)
     int32_t* plist      # p: the columns whose split sends a row left
+    double* triple      # 4 C(p, 3) (depth three, `DEngine.triples`; else NULL):
+                        # each column triple's sums over the rows left of all
+                        # three splits, a < b < c at `_triple_at(a, b, c)`
     double* seg         # 8 m + 8 (squared error, depth >= 3; else NULL): a
                         # child's sorted targets and the k-segmentation programme
                         # (`_segment_bound`)
@@ -79,6 +82,8 @@ cdef struct DEngine:
     bint pairs          # squared error on columns of one split each (binary):
                         # a node of depth two below the root is solved from its
                         # column pairs' sums (`_solve_pairs`)
+    bint triples        # ... and a node of depth three below the root from its
+                        # column triples' sums (`_solve_triples`)
     int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap

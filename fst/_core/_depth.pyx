@@ -470,7 +470,9 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
             return _solve_shallower(e, d, budget_depth(d, k), ord, m, cnt, B, kc, floor,
                                     k, exact)
     if d == 2 and e.pairs and d < e.max_depth and kc >= 4:
-        return _solve_pairs(e, L, ord, m, cnt, B, exact)
+        return _solve_pairs(e, L, ord, m, B, exact)
+    if d == 3 and e.triples and d < e.max_depth and kc >= 8:
+        return _solve_triples(e, L, ord, m, B, exact)
     if not _gather(e, L, ord, m):
         # stopped: the leaf is the node's tree found, and the node is not
         # counted (a root stopped here proves no bound: `DepthSearch.run`)
@@ -546,50 +548,44 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     return v if v > B else B
 
 
-cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
-                         const double* cnt, double B, bint* exact) noexcept nogil:
-    """R(S, 2) of a node below the root under squared error when every column has
-    one split (binary columns; `DEngine.pairs`), without a leaf cap under four
-    leaves: the sums (weight, weighted target and square, rows) of the rows left
-    of both splits of each column pair, in one pass over the rows (a row adds to
-    the pairs of the columns that send it left), give every side of every tree
-    of depth two: for the root split u and a child split g, the left child's
-    left leaf is pair(u, g), the right child's single(g) - pair(u, g).  Each
-    side takes the first best of its leaf and its splits in column order (a
-    split better by more than TOL, as `_depth_one`), and the node's best tree
-    follows `_takes`: the canonical tree the column passes give, from the same
-    sums in another order.  Exact; above B + TOL it is returned as the bound.
-    The limits are polled every 1024 rows of the pass and at every root split,
-    as `_search_column` polls at every valuation; a stop abandons the node."""
+cdef inline int64_t _triple_at(int a, int b, int c) noexcept nogil:
+    """The slot of the column triple a < b < c in a dense table of all of them
+    (the combinatorial number system: C(c, 3) + C(b, 2) + a)."""
+    return (<int64_t> c * (c - 1) * (c - 2)) // 6 + (<int64_t> b * (b - 1)) // 2 + a
+
+
+cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* tot,
+                    double* T) noexcept nogil:
+    """One pass over the node's rows (`_solve_pairs`, `_solve_triples`): tot the
+    sums (weight, weighted target and square, rows) of all of them, L.pair of
+    those left of both splits of each column pair a <= b (a = b: of one split),
+    and with T (not NULL) T of those left of all three splits of each column
+    triple a < b < c (`_triple_at`).  A row adds to the pairs (triples) of the
+    columns that send it left.  Polls the limits every POLL_ROWS rows: False
+    when they stopped the search."""
     cdef DSpace* sp = &e.sp
     cdef int p = sp.p, n = sp.n
     cdef double* P = L.pair
     cdef int32_t* A = L.plist
-    cdef int i, a, b, u, g, s, na, k, leaves
-    cdef int arg[2]
-    cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
+    cdef int i, a, b, c, g, na
     cdef int32_t r
-    cdef double w, z, v, best
-    cdef double side_best[2]
+    cdef double w, z, wz, wzz
     cdef double* q
-    cdef double side[4]
-    cdef double x[4]
-    cdef double y[4]
-    cdef double tot[4]
-    e.nodes += 1
     memset(P, 0, 4 * <int64_t> p * p * sizeof(double))
+    if T != NULL:
+        memset(T, 0, 4 * (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(double))
     tot[0] = 0.0; tot[1] = 0.0; tot[2] = 0.0; tot[3] = m
     for i in range(m):
         if (i & (POLL_ROWS - 1)) == POLL_ROWS - 1 and _poll(e):
-            # stopped (the limits hold within a node): the answer is abandoned
-            exact[0] = False
-            return INF
+            return False
         r = ord[i]
         w = 1.0 if sp.w == NULL else sp.w[r]
         z = sp.target[r]
+        wz = w * z
+        wzz = wz * z
         tot[0] += w
-        tot[1] += w * z
-        tot[2] += w * z * z
+        tot[1] += wz
+        tot[2] += wzz
         na = 0
         for g in range(p):
             if sp.col_start[g + 1] > sp.col_start[g] and sp.rank[<int64_t> g * n + r] <= 0:
@@ -599,9 +595,44 @@ cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
             for b in range(a, na):
                 q = P + 4 * (<int64_t> A[a] * p + A[b])
                 q[0] += w
-                q[1] += w * z
-                q[2] += w * z * z
+                q[1] += wz
+                q[2] += wzz
                 q[3] += 1.0
+        if T != NULL:
+            for c in range(2, na):
+                for b in range(1, c):
+                    q = T + 4 * (_triple_at(0, A[b], A[c]))
+                    for a in range(b):
+                        q[4 * A[a]] += w
+                        q[4 * A[a] + 1] += wz
+                        q[4 * A[a] + 2] += wzz
+                        q[4 * A[a] + 3] += 1.0
+    return True
+
+
+cdef double _pairs_best(DEngine* e, DLevel* L, int m, const double* tot,
+                        bint* stopped) noexcept nogil:
+    """R(S, 2) of a node S of m rows from its sums (`_sum_rows`: tot, and L.pair
+    of each column pair), its tree in L.best: for the root split u and a child
+    split g, the left child's left leaf is pair(u, g), the right child's
+    single(g) - pair(u, g).  Each side takes the first best of its leaf and its
+    splits in column order (a split better by more than TOL, as `_depth_one`),
+    and the node's best tree follows `_takes`: the canonical tree the column
+    passes give, from the same sums in another order.  The limits are polled at
+    every root split (as `_search_column` polls at every valuation): a stop sets
+    stopped[0] and returns the best tree found so far."""
+    cdef DSpace* sp = &e.sp
+    cdef int p = sp.p
+    cdef double* P = L.pair
+    cdef int u, g, s, k, leaves
+    cdef int arg[2]
+    cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
+    cdef double v, best
+    cdef double side_best[2]
+    cdef const double* q
+    cdef double side[4]
+    cdef double x[4]
+    cdef double y[4]
     best = squares_loss(tot[0], tot[1], tot[2]) + sp.lam
     memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
     L.best_leaves = 1
@@ -613,7 +644,7 @@ cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
         if q[3] < mlo or m - q[3] < mlo:
             continue
         if _poll(e):
-            exact[0] = False
+            stopped[0] = True
             return best
         e.evals += 1
         for s in range(2):
@@ -647,6 +678,122 @@ cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
             L.best[0] = sp.col_start[u]
             L.best[1] = arg[0]
             L.best[2] = arg[1]
+    return best
+
+
+cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
+                         double B, bint* exact) noexcept nogil:
+    """R(S, 2) of a node below the root under squared error when every column has
+    one split (binary columns; `DEngine.pairs`), without a leaf cap under four
+    leaves: the sums of the rows left of both splits of each column pair, in one
+    pass over the rows (`_sum_rows`), give every side of every tree of depth two
+    (`_pairs_best`).  Exact; above B + TOL it is returned as the bound.  A stop
+    abandons the node."""
+    cdef double tot[4]
+    cdef double best
+    cdef bint stopped = False
+    e.nodes += 1
+    if not _sum_rows(e, L, ord, m, tot, NULL):
+        exact[0] = False
+        return INF
+    best = _pairs_best(e, L, m, tot, &stopped)
+    exact[0] = not stopped and best <= B + TOL
+    return best
+
+
+cdef double _solve_triples(DEngine* e, DLevel* L, const int32_t* ord, int m,
+                           double B, bint* exact) noexcept nogil:
+    """R(S, 3) of a node below the root under squared error on binary columns
+    (`DEngine.triples`), without a leaf cap under eight leaves: one pass over
+    the rows sums them over each column pair and triple (`_sum_rows`), and each
+    root split b's two children are solved at depth two from the pairs' sums
+    they inherit: the left child's pair (u, g) is the node's sums over the rows
+    left of b, u and g (a triple, a pair or one column as b, u, g are distinct
+    or not), the right child's the node's pair (u, g) less it (`_pairs_best`
+    on the child's level).  The node's best follows `_takes` over its root
+    splits in column order, each side's tree the canonical one: the tree the
+    partitions and column passes give.  Exact; above B + TOL it is returned as
+    the bound.  The limits are polled every POLL_ROWS rows of the pass and at
+    every root split; a stop abandons the node."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* C = &e.lv[2]
+    cdef int p = sp.p
+    cdef double* P = L.pair
+    cdef double* T = L.triple
+    cdef double* CP = C.pair
+    cdef int b, u, g, s, k, lo, mi, hi, leaves, cand_leaves
+    cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
+    cdef double tot[4]
+    cdef double side[4]
+    cdef double v, v0, best
+    cdef const double* q
+    cdef const double* t
+    cdef double* o
+    cdef bint stopped = False
+    e.nodes += 1
+    if not _sum_rows(e, L, ord, m, tot, T):
+        exact[0] = False
+        return INF
+    best = squares_loss(tot[0], tot[1], tot[2]) + sp.lam
+    memset(L.best, -1, _heap_size(3) * sizeof(int32_t))
+    L.best_leaves = 1
+    L.seeded = False
+    for b in range(p):
+        if sp.col_start[b + 1] == sp.col_start[b]:
+            continue
+        q = P + 4 * (<int64_t> b * p + b)
+        if q[3] < mlo or m - q[3] < mlo:
+            continue
+        if _poll(e):
+            exact[0] = False
+            return best
+        e.evals += 1
+        v0 = 0.0
+        cand_leaves = 0
+        for s in range(2):
+            # the child's pairs' sums: over its rows left of u and g, those of
+            # the set {b, u, g} (left child), or the node's pair less them
+            for u in range(p):
+                for g in range(u, p):
+                    o = CP + 4 * (<int64_t> u * p + g)
+                    if u == g:
+                        lo = b if b < u else u
+                        hi = u if b < u else b
+                        t = P + 4 * (<int64_t> lo * p + hi)
+                    elif b == u or b == g:
+                        t = P + 4 * (<int64_t> u * p + g)
+                    else:
+                        lo = b if b < u else u
+                        hi = g if g > b else b
+                        mi = b + u + g - lo - hi
+                        t = T + 4 * _triple_at(lo, mi, hi)
+                    if s == 0:
+                        for k in range(4):
+                            o[k] = t[k]
+                    else:
+                        q = P + 4 * (<int64_t> u * p + g)
+                        for k in range(4):
+                            o[k] = q[k] - t[k]
+            q = P + 4 * (<int64_t> b * p + b)
+            for k in range(4):
+                side[k] = q[k] if s == 0 else tot[k] - q[k]
+            v = _pairs_best(e, C, <int> side[3], side, &stopped)
+            if stopped:
+                exact[0] = False
+                return best
+            if s == 0:
+                v0 = v
+                cand_leaves = C.best_leaves
+                memcpy(L.cand, C.best, _heap_size(2) * sizeof(int32_t))
+        v += v0
+        leaves = cand_leaves + C.best_leaves
+        if _takes(sp, L, v, leaves, best, sp.col_start[b]):
+            best = v
+            _took(L, leaves)
+            memset(L.best, -1, _heap_size(3) * sizeof(int32_t))
+            L.best[0] = sp.col_start[b]
+            _place(L.best, 3, 1, L.cand)
+            _place(L.best, 3, 2, C.best)
     exact[0] = best <= B + TOL
     return best
 

@@ -29,6 +29,9 @@ MAX_ENGINE_DEPTH = 16
 # The most columns whose pairs' sums a depth-two node keeps (4 p^2 doubles a
 # level: 8 MB at 512).
 PAIR_MAX_COLUMNS = 512
+# The most columns whose triples' sums a depth-three node keeps (4 C(p, 3)
+# doubles a level: 11 MB at 128).
+TRIPLE_MAX_COLUMNS = 128
 
 
 def leaf_budget_leaves(double budget, double floor, double lam):
@@ -50,6 +53,7 @@ cdef void _engine_free(DEngine* x) noexcept:
             free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk); free(x.lv[d].wk)
             free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr); free(x.lv[d].lbv)
             free(x.lv[d].lbk); free(x.lv[d].seg); free(x.lv[d].pair); free(x.lv[d].plist)
+            free(x.lv[d].triple)
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
             free(x.lv[d].cand); free(x.lv[d].alt); free(x.lv[d].cnt)
             free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
@@ -160,7 +164,7 @@ cdef class DepthSearch:
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
                   int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
                   final_depth=None, long long work_limit=0, weight=None, int min_leaf=1,
-                  int max_leaves=0, target=None):
+                  int max_leaves=0, target=None, bint pair_sums=True):
         cdef int p, n, K, d
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
@@ -239,7 +243,10 @@ cdef class DepthSearch:
         if target is not None and n:
             # binary columns (one split each), not too many for their pairs'
             # sums: depth-two nodes below the root by `_solve_pairs`
-            self.e.pairs = bool(np.all(np.diff(S) <= 1)) and p <= PAIR_MAX_COLUMNS
+            self.e.pairs = (pair_sums and bool(np.all(np.diff(S) <= 1))
+                            and p <= PAIR_MAX_COLUMNS)
+            # ... and depth-three nodes below the root by `_solve_triples`
+            self.e.triples = self.e.pairs and p <= TRIPLE_MAX_COLUMNS
         off = C[~np.eye(K, dtype=bool)]
         if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
                 and off[0] > 0):
@@ -302,6 +309,7 @@ cdef class DepthSearch:
                 x.max_depth = self.e.max_depth
                 x.max_leaves = self.e.max_leaves
                 x.pairs = self.e.pairs
+                x.triples = self.e.triples
                 x.final_depth = self.e.final_depth
                 x.work_limit = self.e.work_limit
                 x.col_lb = self.col_lb
@@ -364,10 +372,15 @@ cdef class DepthSearch:
                                      * sizeof(double))
             if L.lbk == NULL:
                 raise MemoryError()
-        if self.e.pairs and d == 2:
+        if (self.e.pairs and d == 2) or (self.e.triples and d == 3):
             L.pair = <double*> calloc(4 * <int64_t> p * p, sizeof(double))
             L.plist = <int32_t*> malloc(max(p, 1) * sizeof(int32_t))
             if L.pair == NULL or L.plist == NULL:
+                raise MemoryError()
+        if self.e.triples and d == 3:
+            L.triple = <double*> calloc(4 * max(<int64_t> p * (p - 1) * (p - 2) // 6, 1),
+                                        sizeof(double))
+            if L.triple == NULL:
                 raise MemoryError()
         if self.e.sp.target != NULL and d >= 3:
             L.seg = <double*> malloc((8 * <int64_t> n + 8) * sizeof(double))
