@@ -91,13 +91,20 @@ class BuildExtOpenMP(build_ext):
         super().build_extensions()
 
 
+# The build switches: FST_DEBUG changes the generated C (bound checks), the
+# others only how it is compiled.
+_GENERATE_SWITCHES = ("FST_DEBUG",)
+_COMPILE_SWITCHES = ("FST_NO_OPENMP", "FST_TSAN")
+
+
 def _flags_changed():
-    """Whether the last build in this tree was made with other build switches
-    (then everything is regenerated and recompiled: pip builds in-tree, and a
-    .c or .so made with other switches would otherwise be reused); records the
-    present ones."""
+    """(regenerate, recompile): whether the last build in this tree was made
+    with other switches that change the generated C (then it is regenerated and
+    recompiled), or only other compile switches (then it is recompiled from the
+    same C: pip builds in-tree, and a .so made with other switches would
+    otherwise be reused); records the present ones."""
     signature = {key: os.environ.get(key, "")
-                 for key in ("FST_DEBUG", "FST_NO_OPENMP", "FST_TSAN")}
+                 for key in _GENERATE_SWITCHES + _COMPILE_SWITCHES}
     stamp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fst", "_core",
                          ".build-flags")
     try:
@@ -107,10 +114,16 @@ def _flags_changed():
         previous = None
     with open(stamp, "w") as f:
         json.dump(signature, f)
-    return previous != signature
+    if previous is None:
+        return True, True
+    regenerate = any(previous.get(k, "") != signature[k] for k in _GENERATE_SWITCHES)
+    return regenerate, previous != signature
 
 
-_REBUILD = _flags_changed() or os.environ.get("FST_FORCE_BUILD") == "1"
+_FORCE = os.environ.get("FST_FORCE_BUILD") == "1"
+_REGENERATE, _REBUILD = _flags_changed()
+_REGENERATE = _REGENERATE or _FORCE
+_REBUILD = _REBUILD or _FORCE
 
 
 def _extensions():
@@ -141,7 +154,7 @@ def _extensions():
         )
         for name in MODULES
     ]
-    return cythonize(exts, compiler_directives=directives, force=_REBUILD)
+    return cythonize(exts, compiler_directives=directives, force=_REGENERATE)
 
 
 setup(ext_modules=_extensions(), cmdclass={"build_ext": BuildExtOpenMP})
