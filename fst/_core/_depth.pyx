@@ -610,6 +610,24 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     return True
 
 
+cdef inline double _leaf_first(const DSpace* sp, DLevel* L, const double* tot,
+                               int d) noexcept nogil:
+    """The node's leaf (sums tot) as its best tree of depth d, where the sums'
+    solvers (`_pairs_best`, `_solve_triples`) start; returns its value."""
+    memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+    L.best_leaves = 1
+    L.seeded = False
+    return squares_loss(tot[0], tot[1], tot[2]) + sp.lam
+
+
+cdef inline bint _sums_split(const DSpace* sp, const double* P, int u, double m,
+                             int mlo) noexcept nogil:
+    """Whether column u (pairs' sums P of a node of m rows) has a split with at
+    least mlo rows on each side."""
+    cdef const double* q = P + 4 * (<int64_t> u * sp.p + u)
+    return sp.col_start[u + 1] > sp.col_start[u] and q[3] >= mlo and m - q[3] >= mlo
+
+
 cdef double _pairs_best(DEngine* e, DLevel* L, int m, const double* tot,
                         bint* stopped) noexcept nogil:
     """R(S, 2) of a node S of m rows from its sums (`_sum_rows`: tot, and L.pair
@@ -633,16 +651,11 @@ cdef double _pairs_best(DEngine* e, DLevel* L, int m, const double* tot,
     cdef double side[4]
     cdef double x[4]
     cdef double y[4]
-    best = squares_loss(tot[0], tot[1], tot[2]) + sp.lam
-    memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
-    L.best_leaves = 1
-    L.seeded = False
+    best = _leaf_first(sp, L, tot, 2)
     for u in range(p):
-        if sp.col_start[u + 1] == sp.col_start[u]:
+        if not _sums_split(sp, P, u, m, mlo):
             continue
         q = P + 4 * (<int64_t> u * p + u)
-        if q[3] < mlo or m - q[3] < mlo:
-            continue
         if _poll(e):
             stopped[0] = True
             return best
@@ -734,15 +747,9 @@ cdef double _solve_triples(DEngine* e, DLevel* L, const int32_t* ord, int m,
     if not _sum_rows(e, L, ord, m, tot, T):
         exact[0] = False
         return INF
-    best = squares_loss(tot[0], tot[1], tot[2]) + sp.lam
-    memset(L.best, -1, _heap_size(3) * sizeof(int32_t))
-    L.best_leaves = 1
-    L.seeded = False
+    best = _leaf_first(sp, L, tot, 3)
     for b in range(p):
-        if sp.col_start[b + 1] == sp.col_start[b]:
-            continue
-        q = P + 4 * (<int64_t> b * p + b)
-        if q[3] < mlo or m - q[3] < mlo:
+        if not _sums_split(sp, P, b, m, mlo):
             continue
         if _poll(e):
             exact[0] = False
