@@ -397,12 +397,11 @@ class LeafBudgetSearch:
 
 
 def time_left_after_trial(make, X, y, sample_weight, seconds):
-    """Whether a fallback fit that cannot be stopped once started (`make()`
-    returns it unfitted) is predicted to end within `seconds` (None: no
-    limit): it is timed on CART_SAMPLE_ROWS evenly spaced rows, and its time
-    on all n rows taken as that time scaled by n log n.  Returns the seconds
-    left after the trial (None without a limit), or -1.0 when it would not
-    end in time."""
+    """The seconds a fallback fit that cannot be stopped once started (`make()`
+    returns it unfitted) has left after a trial that predicts whether it ends
+    within `seconds`: timed on CART_SAMPLE_ROWS evenly spaced rows, its time on
+    all n rows is taken as that time scaled by n log n.  None without a limit;
+    -1.0 when it would not end in time."""
     n = X.shape[0]
     if seconds is None:
         return None
