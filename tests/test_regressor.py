@@ -401,13 +401,14 @@ def test_binary_columns_match_brute_force(seed):
                                       getattr(fits[1].estimator_.tree_, attr))
 
 
-@pytest.mark.parametrize("seed", range(24))
-def test_pair_and_triple_sums_give_the_column_passes_tree(seed):
-    """On 0/1 columns the nodes of depth two and three below the root are solved
-    from their column pairs' and triples' sums; with them off (the `pair_sums`
-    test hook) the partitions and column passes solve them.  The trees are the
-    same, node for node, at depth 4 and 5 and by leaf budget, with weights,
-    repeated targets and min_samples_leaf, serial and threaded."""
+@pytest.mark.parametrize("seed", range(30))
+def test_the_sums_give_the_column_passes_tree(seed):
+    """On 0/1 columns the nodes of depth two, three and four, the root among
+    them, are solved from their column pairs', triples' and quadruples' sums;
+    with them off (the `pair_sums` test hook) the partitions and column passes
+    solve them.  The trees are the same, node for node, at depth 2 to 5 and by
+    leaf budget, with weights, repeated targets and min_samples_leaf, serial
+    and threaded."""
     rng = np.random.default_rng(17000 + seed)
     n = int(rng.integers(20, 120))
     p = int(rng.integers(4, 10))
@@ -418,8 +419,9 @@ def test_pair_and_triple_sums_give_the_column_passes_tree(seed):
          + rng.normal(scale=0.6, size=n))
     if seed % 4 == 1:
         y = np.round(y)
-    lam = [0.002, 0.01, 0.03][seed % 3]
-    depth = [4, 5, None][seed % 3]
+    depth = [2, 3, 4, 5, None][seed % 5]
+    # by leaf budget the smallest price leaves trees deeper than the engine's
+    lam = 0.03 if depth is None else [0.002, 0.01, 0.03][seed % 3]
     w = rng.uniform(0.5, 2.0, n) if seed % 2 else None
     ml = [1, 1, 3][seed % 3]
     fits = []
@@ -437,6 +439,27 @@ def test_pair_and_triple_sums_give_the_column_passes_tree(seed):
         for attr in ("feature", "threshold", "children_left", "children_right", "value"):
             np.testing.assert_array_equal(getattr(fits[0].estimator_.tree_, attr),
                                           getattr(other.estimator_.tree_, attr))
+
+
+@pytest.mark.parametrize("depth, work", [(2, 1), (2, 8), (3, 1), (3, 100), (4, 1), (4, 2000)])
+def test_a_root_stopped_in_its_sums_keeps_a_valid_bound(depth, work):
+    """A root solved from its sums and stopped (in its pass over the rows, or
+    among its root splits: the fits take 13, 290 and 5,847 units of work at
+    depth 2, 3 and 4) returns its best tree or CART's, re-scored, with a bound
+    at most the optimum: the root's creation bound."""
+    rng = np.random.default_rng(5)
+    X = (rng.random((3000, 12)) < 0.5).astype(float)
+    y = 2.0 * X[:, 0] - X[:, 1] * X[:, 2] + rng.normal(scale=0.5, size=3000)
+    full = FastSmallTreeRegressor(0.005, max_depth=depth).fit(X, y)
+    assert full.optimal_ and full.search_stats_["column_passes"] == 0
+    reg = FastSmallTreeRegressor(0.005, max_depth=depth)
+    reg._overrides = {"work_limit": work}        # test hook: stop after little work
+    with pytest.warns(NotCertifiedWarning):
+        reg.fit(X, y)
+    assert not reg.optimal_ and reg.status_ == "time_limit"
+    assert reg.lower_bound_ <= full.objective_ + 1e-12
+    assert full.objective_ <= reg.objective_ + 1e-12
+    assert reg.objective_ == pytest.approx(rescore(reg, X, y, 0.005), abs=1e-9)
 
 
 def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():

@@ -41,6 +41,9 @@ cdef struct DLevel:
     double* triple      # 4 C(p, 3) (depth three, `DEngine.triples`; else NULL):
                         # each column triple's sums over the rows left of all
                         # three splits, a < b < c at `_triple_at(a, b, c)`
+    double* quad        # 4 C(p, 4) (depth four, `DEngine.quads`; else NULL):
+                        # each column quadruple's sums over the rows left of all
+                        # four splits, a < b < c < f at `_quad_at(a, b, c, f)`
     double* seg         # 8 m + 8 (squared error, depth >= 3; else NULL): a
                         # child's sorted targets and the k-segmentation programme
                         # (`_segment_bound`)
@@ -80,10 +83,12 @@ cdef struct DEngine:
     int64_t segment_bounds  # children bounded by their k-segmentation floor
     int64_t segment_prunes  # ... and splits proven above their cap by it
     bint pairs          # squared error on columns of one split each (binary):
-                        # a node of depth two below the root is solved from its
-                        # column pairs' sums (`_solve_pairs`)
-    bint triples        # ... and a node of depth three below the root from its
-                        # column triples' sums (`_solve_triples`)
+                        # a node of depth two is solved from its column pairs'
+                        # sums (`_solve_sums`, `by_sums`)
+    bint triples        # ... and a node of depth three from its column triples'
+                        # sums
+    bint quads          # ... and a node of depth four from its column
+                        # quadruples' sums (`_solve_sums`)
     int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap
@@ -113,6 +118,7 @@ cdef struct DEngine:
     double* root_best
     double root_leaf
     const double* root_cnt
+    bint sums_root      # the root is solved from its sums (`by_sums`)
     int final_depth     # the depth the fit asked for: the bounds reported hold for
                         # it (a search of a shallower depth seeds the next)
     int64_t work_limit  # > 0: stop (as the time limit) after this many nodes and
@@ -124,6 +130,7 @@ cdef struct DEngine:
 
 
 cdef double engine_root_bound(DEngine* e) noexcept nogil
+cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil
 
 
 cdef inline int _heap_size(int d) noexcept nogil:

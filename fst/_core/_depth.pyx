@@ -270,10 +270,12 @@ cdef double engine_root_bound(DEngine* e) noexcept nogil:
     (`stopped_root_bound`); at a shallower depth (deepening), whose closed columns
     prove nothing for the fit's, the root's leaf and the creation bounds.  Past
     the time limit, before the columns' bounds were ever needed, the root's own
-    creation bound (one pass a column would overrun the limit)."""
+    creation bound (one pass a column would overrun the limit), as for a root
+    solved from its sums (`by_sums`), which gathers no column orders."""
     cdef int u
     cdef double lb, c, v
-    if not e.static_done and e.lim.deadline >= 0 and fst_now() > e.lim.deadline:
+    if e.sums_root or (not e.static_done and e.lim.deadline >= 0
+                       and fst_now() > e.lim.deadline):
         # the columns' pass (`_root_static`) would run past the time limit:
         # the root's own creation bound holds for every split (R_s(X, D) >=
         # R(X, D) >= it), and for the leaf
@@ -469,10 +471,16 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         if budget_depth(d, k) < d:
             return _solve_shallower(e, d, budget_depth(d, k), ord, m, cnt, B, kc, floor,
                                     k, exact)
-    if d == 2 and e.pairs and d < e.max_depth and kc >= 4:
-        return _solve_pairs(e, L, ord, m, B, exact)
-    if d == 3 and e.triples and d < e.max_depth and kc >= 8:
-        return _solve_triples(e, L, ord, m, B, exact)
+    if by_sums(e, d, kc):
+        if d == e.max_depth:
+            # the root: its leaf and sums for a stop's bound, which is then its
+            # own creation bound (`engine_root_bound`)
+            e.root_leaf = leaf
+            e.root_cnt = cnt
+            e.sums_root = True
+        v = _solve_sums(e, L, d, ord, m, B, exact)
+        # stopped in the pass over the rows: the leaf is the tree found
+        return leaf if v == INF else v
     if not _gather(e, L, ord, m):
         # stopped: the leaf is the node's tree found, and the node is not
         # counted (a root stopped here proves no bound: `DepthSearch.run`)
@@ -554,26 +562,46 @@ cdef inline int64_t _triple_at(int a, int b, int c) noexcept nogil:
     return (<int64_t> c * (c - 1) * (c - 2)) // 6 + (<int64_t> b * (b - 1)) // 2 + a
 
 
+cdef inline int64_t _quad_at(int a, int b, int c, int f) noexcept nogil:
+    """The slot of the column quadruple a < b < c < f in a dense table of all of
+    them (C(f, 4) + `_triple_at(a, b, c)`)."""
+    return (<int64_t> f * (f - 1) * (f - 2) * (f - 3)) // 24 + _triple_at(a, b, c)
+
+
+cdef inline void _add4(double* q, const double* v) noexcept nogil:
+    """Add a row's four sums v (weight, weighted target and square, one) to a
+    slot q of a sums' table; v is the caller's own array, so the four adds
+    can be one vector's."""
+    q[0] += v[0]
+    q[1] += v[1]
+    q[2] += v[2]
+    q[3] += v[3]
+
+
 cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* tot,
-                    double* T) noexcept nogil:
-    """One pass over the node's rows (`_solve_pairs`, `_solve_triples`): tot the
-    sums (weight, weighted target and square, rows) of all of them, L.pair of
-    those left of both splits of each column pair a <= b (a = b: of one split),
-    and with T (not NULL) T of those left of all three splits of each column
-    triple a < b < c (`_triple_at`).  A row adds to the pairs (triples) of the
-    columns that send it left.  Polls the limits every POLL_ROWS rows: False
-    when they stopped the search."""
+                    double* T, double* Q) noexcept nogil:
+    """One pass over the node's rows (`_solve_sums`): tot the sums (weight, weighted target and square, rows) of
+    all of them, L.pair of those left of both splits of each column pair a <= b
+    (a = b: of one split), with T (not NULL) T of those left of all three
+    splits of each column triple a < b < c (`_triple_at`), and with Q (not
+    NULL, T too) Q of those left of all four of each quadruple (`_quad_at`).
+    A row adds to the pairs (triples, quadruples) of the columns that send it
+    left.  Polls the limits every POLL_ROWS rows: False when they stopped the
+    search."""
     cdef DSpace* sp = &e.sp
     cdef int p = sp.p, n = sp.n
     cdef double* P = L.pair
     cdef int32_t* A = L.plist
-    cdef int i, a, b, c, g, na
+    cdef int i, a, b, c, f, g, na
     cdef int32_t r
-    cdef double w, z, wz, wzz
+    cdef double w, z
+    cdef double v[4]
     cdef double* q
     memset(P, 0, 4 * <int64_t> p * p * sizeof(double))
     if T != NULL:
         memset(T, 0, 4 * (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(double))
+    if Q != NULL:
+        memset(Q, 0, 4 * (<int64_t> p * (p - 1) * (p - 2) * (p - 3) // 24) * sizeof(double))
     tot[0] = 0.0; tot[1] = 0.0; tot[2] = 0.0; tot[3] = m
     for i in range(m):
         if (i & (POLL_ROWS - 1)) == POLL_ROWS - 1 and _poll(e):
@@ -581,11 +609,13 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
         r = ord[i]
         w = 1.0 if sp.w == NULL else sp.w[r]
         z = sp.target[r]
-        wz = w * z
-        wzz = wz * z
-        tot[0] += w
-        tot[1] += wz
-        tot[2] += wzz
+        v[0] = w
+        v[1] = w * z
+        v[2] = v[1] * z
+        v[3] = 1.0
+        tot[0] += v[0]
+        tot[1] += v[1]
+        tot[2] += v[2]
         na = 0
         for g in range(p):
             if sp.col_start[g + 1] > sp.col_start[g] and sp.rank[<int64_t> g * n + r] <= 0:
@@ -593,27 +623,28 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                 na += 1
         for a in range(na):
             for b in range(a, na):
-                q = P + 4 * (<int64_t> A[a] * p + A[b])
-                q[0] += w
-                q[1] += wz
-                q[2] += wzz
-                q[3] += 1.0
+                _add4(P + 4 * (<int64_t> A[a] * p + A[b]), v)
         if T != NULL:
             for c in range(2, na):
                 for b in range(1, c):
                     q = T + 4 * (_triple_at(0, A[b], A[c]))
                     for a in range(b):
-                        q[4 * A[a]] += w
-                        q[4 * A[a] + 1] += wz
-                        q[4 * A[a] + 2] += wzz
-                        q[4 * A[a] + 3] += 1.0
+                        _add4(q + 4 * A[a], v)
+        if Q != NULL:
+            for f in range(3, na):
+                for c in range(2, f):
+                    for b in range(1, c):
+                        q = Q + 4 * (_quad_at(0, A[b], A[c], A[f]))
+                        for a in range(b):
+                            _add4(q + 4 * A[a], v)
     return True
 
 
 cdef inline double _leaf_first(const DSpace* sp, DLevel* L, const double* tot,
                                int d) noexcept nogil:
     """The node's leaf (sums tot) as its best tree of depth d, where the sums'
-    solvers (`_pairs_best`, `_solve_triples`) start; returns its value."""
+    solvers (`_pairs_best`, `_triples_best`, `_quads_best`) start; returns its
+    value."""
     memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
     L.best_leaves = 1
     L.seeded = False
@@ -626,6 +657,86 @@ cdef inline bint _sums_split(const DSpace* sp, const double* P, int u, double m,
     least mlo rows on each side."""
     cdef const double* q = P + 4 * (<int64_t> u * sp.p + u)
     return sp.col_start[u + 1] > sp.col_start[u] and q[3] >= mlo and m - q[3] >= mlo
+
+
+cdef inline void _side_sums(const DSpace* sp, const double* P, const double* tot,
+                            int b, int s, double* side) noexcept nogil:
+    """The sums of one side of root split b: the rows left of b (s = 0), or the
+    others."""
+    cdef const double* q = P + 4 * (<int64_t> b * sp.p + b)
+    cdef int k
+    for k in range(4):
+        side[k] = q[k] if s == 0 else tot[k] - q[k]
+
+
+cdef void _child_pairs(const DSpace* sp, const double* P, const double* T, int b,
+                       int s, double* CP) noexcept nogil:
+    """The pairs' sums CP of one child of root split b, from the node's pairs P
+    and triples T: the left child's pair (u, g) is the node's sums over the rows
+    left of b, u and g (a triple, a pair or one column as the three are distinct
+    or not); the right child's is the node's pair (u, g) less it."""
+    cdef int p = sp.p
+    cdef int u, g, k, lo, mi, hi
+    cdef const double* t
+    cdef const double* q
+    cdef double* o
+    for u in range(p):
+        for g in range(u, p):
+            o = CP + 4 * (<int64_t> u * p + g)
+            if u == g:
+                lo = b if b < u else u
+                hi = u if b < u else b
+                t = P + 4 * (<int64_t> lo * p + hi)
+            elif b == u or b == g:
+                t = P + 4 * (<int64_t> u * p + g)
+            else:
+                lo = b if b < u else u
+                hi = g if g > b else b
+                mi = b + u + g - lo - hi
+                t = T + 4 * _triple_at(lo, mi, hi)
+            if s == 0:
+                for k in range(4):
+                    o[k] = t[k]
+            else:
+                q = P + 4 * (<int64_t> u * p + g)
+                for k in range(4):
+                    o[k] = q[k] - t[k]
+
+
+cdef void _child_triples(const DSpace* sp, const double* T, const double* Q, int a,
+                         int s, double* CT) noexcept nogil:
+    """The triples' sums CT of one child of root split a, from the node's triples
+    T and quadruples Q: the left child's triple (u, g, h) is the node's sums
+    over the rows left of a, u, g and h (a quadruple, or the triple itself when
+    a is one of them); the right child's is the node's triple less it."""
+    cdef int p = sp.p
+    cdef int u, g, h, k
+    cdef int64_t at
+    cdef const double* t
+    cdef const double* q
+    cdef double* o
+    for h in range(2, p):
+        for g in range(1, h):
+            for u in range(g):
+                at = _triple_at(u, g, h)
+                o = CT + 4 * at
+                q = T + 4 * at
+                if a == u or a == g or a == h:
+                    t = q
+                elif a < u:
+                    t = Q + 4 * _quad_at(a, u, g, h)
+                elif a < g:
+                    t = Q + 4 * _quad_at(u, a, g, h)
+                elif a < h:
+                    t = Q + 4 * _quad_at(u, g, a, h)
+                else:
+                    t = Q + 4 * _quad_at(u, g, h, a)
+                if s == 0:
+                    for k in range(4):
+                        o[k] = t[k]
+                else:
+                    for k in range(4):
+                        o[k] = q[k] - t[k]
 
 
 cdef double _pairs_best(DEngine* e, DLevel* L, int m, const double* tot,
@@ -647,7 +758,6 @@ cdef double _pairs_best(DEngine* e, DLevel* L, int m, const double* tot,
     cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
     cdef double v, best
     cdef double side_best[2]
-    cdef const double* q
     cdef double side[4]
     cdef double x[4]
     cdef double y[4]
@@ -655,15 +765,12 @@ cdef double _pairs_best(DEngine* e, DLevel* L, int m, const double* tot,
     for u in range(p):
         if not _sums_split(sp, P, u, m, mlo):
             continue
-        q = P + 4 * (<int64_t> u * p + u)
         if _poll(e):
             stopped[0] = True
             return best
         e.evals += 1
         for s in range(2):
-            # the side's sums: the rows left of u, or the others
-            for k in range(4):
-                side[k] = q[k] if s == 0 else tot[k] - q[k]
+            _side_sums(sp, P, tot, u, s, side)
             side_best[s] = squares_loss(side[0], side[1], side[2]) + sp.lam
             arg[s] = -1
             for g in range(p):
@@ -694,99 +801,36 @@ cdef double _pairs_best(DEngine* e, DLevel* L, int m, const double* tot,
     return best
 
 
-cdef double _solve_pairs(DEngine* e, DLevel* L, const int32_t* ord, int m,
-                         double B, bint* exact) noexcept nogil:
-    """R(S, 2) of a node below the root under squared error when every column has
-    one split (binary columns; `DEngine.pairs`), without a leaf cap under four
-    leaves: the sums of the rows left of both splits of each column pair, in one
-    pass over the rows (`_sum_rows`), give every side of every tree of depth two
-    (`_pairs_best`).  Exact; above B + TOL it is returned as the bound.  A stop
-    abandons the node."""
-    cdef double tot[4]
-    cdef double best
-    cdef bint stopped = False
-    e.nodes += 1
-    if not _sum_rows(e, L, ord, m, tot, NULL):
-        exact[0] = False
-        return INF
-    best = _pairs_best(e, L, m, tot, &stopped)
-    exact[0] = not stopped and best <= B + TOL
-    return best
-
-
-cdef double _solve_triples(DEngine* e, DLevel* L, const int32_t* ord, int m,
-                           double B, bint* exact) noexcept nogil:
-    """R(S, 3) of a node below the root under squared error on binary columns
-    (`DEngine.triples`), without a leaf cap under eight leaves: one pass over
-    the rows sums them over each column pair and triple (`_sum_rows`), and each
-    root split b's two children are solved at depth two from the pairs' sums
-    they inherit: the left child's pair (u, g) is the node's sums over the rows
-    left of b, u and g (a triple, a pair or one column as b, u, g are distinct
-    or not), the right child's the node's pair (u, g) less it (`_pairs_best`
-    on the child's level).  The node's best follows `_takes` over its root
-    splits in column order, each side's tree the canonical one: the tree the
-    partitions and column passes give.  Exact; above B + TOL it is returned as
-    the bound.  The limits are polled every POLL_ROWS rows of the pass and at
-    every root split; a stop abandons the node."""
+cdef double _triples_best(DEngine* e, DLevel* L, int m, const double* tot,
+                          bint* stopped) noexcept nogil:
+    """R(S, 3) of a node S of m rows from its sums (tot, L.pair, L.triple), its
+    tree in L.best: each root split b's two children are solved at depth two
+    from the pairs' sums they inherit (`_child_pairs`, `_pairs_best` on level
+    two), and the node's best follows `_takes` over its root splits in column
+    order, each side's tree the canonical one: the tree the partitions and
+    column passes give.  The limits are polled at every root split; a stop sets
+    stopped[0] and returns the best tree found so far."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* C = &e.lv[2]
-    cdef int p = sp.p
-    cdef double* P = L.pair
-    cdef double* T = L.triple
-    cdef double* CP = C.pair
-    cdef int b, u, g, s, k, lo, mi, hi, leaves, cand_leaves
+    cdef int b, s, leaves, cand_leaves
     cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
-    cdef double tot[4]
     cdef double side[4]
     cdef double v, v0, best
-    cdef const double* q
-    cdef const double* t
-    cdef double* o
-    cdef bint stopped = False
-    e.nodes += 1
-    if not _sum_rows(e, L, ord, m, tot, T):
-        exact[0] = False
-        return INF
     best = _leaf_first(sp, L, tot, 3)
-    for b in range(p):
-        if not _sums_split(sp, P, b, m, mlo):
+    for b in range(sp.p):
+        if not _sums_split(sp, L.pair, b, m, mlo):
             continue
         if _poll(e):
-            exact[0] = False
+            stopped[0] = True
             return best
         e.evals += 1
         v0 = 0.0
         cand_leaves = 0
         for s in range(2):
-            # the child's pairs' sums: over its rows left of u and g, those of
-            # the set {b, u, g} (left child), or the node's pair less them
-            for u in range(p):
-                for g in range(u, p):
-                    o = CP + 4 * (<int64_t> u * p + g)
-                    if u == g:
-                        lo = b if b < u else u
-                        hi = u if b < u else b
-                        t = P + 4 * (<int64_t> lo * p + hi)
-                    elif b == u or b == g:
-                        t = P + 4 * (<int64_t> u * p + g)
-                    else:
-                        lo = b if b < u else u
-                        hi = g if g > b else b
-                        mi = b + u + g - lo - hi
-                        t = T + 4 * _triple_at(lo, mi, hi)
-                    if s == 0:
-                        for k in range(4):
-                            o[k] = t[k]
-                    else:
-                        q = P + 4 * (<int64_t> u * p + g)
-                        for k in range(4):
-                            o[k] = q[k] - t[k]
-            q = P + 4 * (<int64_t> b * p + b)
-            for k in range(4):
-                side[k] = q[k] if s == 0 else tot[k] - q[k]
-            v = _pairs_best(e, C, <int> side[3], side, &stopped)
-            if stopped:
-                exact[0] = False
+            _child_pairs(sp, L.pair, L.triple, b, s, C.pair)
+            _side_sums(sp, L.pair, tot, b, s, side)
+            v = _pairs_best(e, C, <int> side[3], side, stopped)
+            if stopped[0]:
                 return best
             if s == 0:
                 v0 = v
@@ -801,8 +845,92 @@ cdef double _solve_triples(DEngine* e, DLevel* L, const int32_t* ord, int m,
             L.best[0] = sp.col_start[b]
             _place(L.best, 3, 1, L.cand)
             _place(L.best, 3, 2, C.best)
-    exact[0] = best <= B + TOL
     return best
+
+
+cdef double _quads_best(DEngine* e, DLevel* L, int m, const double* tot,
+                        bint* stopped) noexcept nogil:
+    """R(S, 4) of a node S of m rows from its sums (tot, L.pair, L.triple,
+    L.quad), its tree in L.best: each root split a's two children are solved
+    at depth three from the pairs' and triples' sums they inherit
+    (`_child_pairs`, `_child_triples`, `_triples_best` on level three), taken
+    as `_triples_best` takes its own.  Polls and stops as it does."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* C = &e.lv[3]
+    cdef int a, s, leaves, cand_leaves
+    cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
+    cdef double side[4]
+    cdef double v, v0, best
+    best = _leaf_first(sp, L, tot, 4)
+    for a in range(sp.p):
+        if not _sums_split(sp, L.pair, a, m, mlo):
+            continue
+        if _poll(e):
+            stopped[0] = True
+            return best
+        e.evals += 1
+        v0 = 0.0
+        cand_leaves = 0
+        for s in range(2):
+            _child_pairs(sp, L.pair, L.triple, a, s, C.pair)
+            _child_triples(sp, L.triple, L.quad, a, s, C.triple)
+            _side_sums(sp, L.pair, tot, a, s, side)
+            v = _triples_best(e, C, <int> side[3], side, stopped)
+            if stopped[0]:
+                return best
+            if s == 0:
+                v0 = v
+                cand_leaves = C.best_leaves
+                memcpy(L.cand, C.best, _heap_size(3) * sizeof(int32_t))
+        v += v0
+        leaves = cand_leaves + C.best_leaves
+        if _takes(sp, L, v, leaves, best, sp.col_start[a]):
+            best = v
+            _took(L, leaves)
+            memset(L.best, -1, _heap_size(4) * sizeof(int32_t))
+            L.best[0] = sp.col_start[a]
+            _place(L.best, 4, 1, L.cand)
+            _place(L.best, 4, 2, C.best)
+    return best
+
+
+cdef double _solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
+                        double B, bint* exact) noexcept nogil:
+    """R(S, d) of a node solved from its sums (`by_sums`: squared error on binary
+    columns, d = 2, 3 or 4, no leaf cap under 2^d leaves): one pass over its
+    rows sums them over each column pair, and at depth three or four each
+    triple, at depth four each quadruple (`_sum_rows`); every tree of depth d
+    follows from those sums by subtraction (`_pairs_best`, `_triples_best`,
+    `_quads_best`), the canonical one.  Exact; above B + TOL it is returned as
+    the bound.  A stop in the pass returns INF, and the tree found so far
+    otherwise; either way the node is not exact."""
+    cdef double tot[4]
+    cdef double best
+    cdef bint stopped = False
+    e.nodes += 1
+    if not _sum_rows(e, L, ord, m, tot, L.triple if d >= 3 else NULL,
+                     L.quad if d >= 4 else NULL):
+        exact[0] = False
+        return INF
+    if d == 2:
+        best = _pairs_best(e, L, m, tot, &stopped)
+    elif d == 3:
+        best = _triples_best(e, L, m, tot, &stopped)
+    else:
+        best = _quads_best(e, L, m, tot, &stopped)
+    exact[0] = not stopped and best <= B + TOL
+    return best
+
+
+cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil:
+    """Whether a node of depth d (the root among them) and leaf cap kc is solved
+    from its column pairs' (d = 2), triples' (d = 3) or quadruples' (d = 4)
+    sums (`_solve_sums`): squared error on binary columns (`DEngine.pairs`,
+    `DEngine.triples`, `DEngine.quads`) and no cap under the 2^d leaves a tree
+    of depth d can have.  Such a node takes one pass over its rows; the root
+    too, on one thread (`DepthSearch.run`)."""
+    return ((d == 2 and e.pairs and kc >= 4) or (d == 3 and e.triples and kc >= 8)
+            or (d == 4 and e.quads and kc >= 16))
 
 
 cdef double _solve_at(DEngine* e, int d, int d2, const int32_t* ord, int m,

@@ -17,7 +17,7 @@ from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
-from ._depth cimport (DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound,
+from ._depth cimport (DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound, by_sums,
                      LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 
 cnp.import_array()
@@ -32,6 +32,9 @@ PAIR_MAX_COLUMNS = 512
 # The most columns whose triples' sums a depth-three node keeps (4 C(p, 3)
 # doubles a level: 11 MB at 128).
 TRIPLE_MAX_COLUMNS = 128
+# The most columns whose quadruples' sums a depth-four node keeps (4 C(p, 4)
+# doubles: 20 MB at 64).
+QUAD_MAX_COLUMNS = 64
 
 
 def leaf_budget_leaves(double budget, double floor, double lam):
@@ -53,7 +56,7 @@ cdef void _engine_free(DEngine* x) noexcept:
             free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk); free(x.lv[d].wk)
             free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr); free(x.lv[d].lbv)
             free(x.lv[d].lbk); free(x.lv[d].seg); free(x.lv[d].pair); free(x.lv[d].plist)
-            free(x.lv[d].triple)
+            free(x.lv[d].triple); free(x.lv[d].quad)
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
             free(x.lv[d].cand); free(x.lv[d].alt); free(x.lv[d].cnt)
             free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
@@ -242,11 +245,13 @@ cdef class DepthSearch:
         self.e.sp.target = &Tg[0] if target is not None else NULL
         if target is not None and n:
             # binary columns (one split each), not too many for their pairs'
-            # sums: depth-two nodes below the root by `_solve_pairs`
+            # sums: depth-two nodes from them (`_depth.by_sums`)
             self.e.pairs = (pair_sums and bool(np.all(np.diff(S) <= 1))
                             and p <= PAIR_MAX_COLUMNS)
-            # ... and depth-three nodes below the root by `_solve_triples`
+            # ... depth-three nodes from their triples', depth-four from their
+            # quadruples'
             self.e.triples = self.e.pairs and p <= TRIPLE_MAX_COLUMNS
+            self.e.quads = self.e.triples and p <= QUAD_MAX_COLUMNS
         off = C[~np.eye(K, dtype=bool)]
         if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
                 and off[0] > 0):
@@ -310,6 +315,7 @@ cdef class DepthSearch:
                 x.max_leaves = self.e.max_leaves
                 x.pairs = self.e.pairs
                 x.triples = self.e.triples
+                x.quads = self.e.quads
                 x.final_depth = self.e.final_depth
                 x.work_limit = self.e.work_limit
                 x.col_lb = self.col_lb
@@ -372,15 +378,21 @@ cdef class DepthSearch:
                                      * sizeof(double))
             if L.lbk == NULL:
                 raise MemoryError()
-        if (self.e.pairs and d == 2) or (self.e.triples and d == 3):
+        if ((self.e.pairs and d == 2) or (self.e.triples and d == 3)
+                or (self.e.quads and d == 4)):
             L.pair = <double*> calloc(4 * <int64_t> p * p, sizeof(double))
             L.plist = <int32_t*> malloc(max(p, 1) * sizeof(int32_t))
             if L.pair == NULL or L.plist == NULL:
                 raise MemoryError()
-        if self.e.triples and d == 3:
+        if (self.e.triples and d == 3) or (self.e.quads and d == 4):
             L.triple = <double*> calloc(4 * max(<int64_t> p * (p - 1) * (p - 2) // 6, 1),
                                         sizeof(double))
             if L.triple == NULL:
+                raise MemoryError()
+        if self.e.quads and d == 4:
+            L.quad = <double*> calloc(
+                4 * max(<int64_t> p * (p - 1) * (p - 2) * (p - 3) // 24, 1), sizeof(double))
+            if L.quad == NULL:
                 raise MemoryError()
         if self.e.sp.target != NULL and d >= 3:
             L.seg = <double*> malloc((8 * <int64_t> n + 8) * sizeof(double))
@@ -445,7 +457,7 @@ cdef class DepthSearch:
         cdef cnp.ndarray[int32_t, ndim=2] O = self._keep[1]
         cdef const int32_t* ord = &O[0, 0] if O.size else NULL
         cdef double v, t0
-        cdef bint exact = False
+        cdef bint exact = False, serial
         cdef int D = self.e.max_depth
         cdef int n = self.e.sp.n
         cdef int t, w = self.n_workers
@@ -477,11 +489,19 @@ cdef class DepthSearch:
         work.depth = D
         work.value = values
         work.exact = exacts
+        self.e.sums_root = False
+        serial = w == 1 or by_sums(&self.e, D, self.e.max_leaves)
+        for t in range(1, w):
+            # the engines left idle (a serial root) take no part in the answer
+            values[t] = INF
+            exacts[t] = True
         with nogil:
             if self.e.sp.p == 0 or n <= 1:
                 values[0] = _solve(&self.e, 0, ord, n, &cnt[0], INF, self.e.max_leaves,
                                    &exacts[0])
-            elif w == 1:
+            elif serial:
+                # one engine, or a root solved from its sums: one pass over the
+                # rows, not shared between threads
                 values[0] = _solve(&self.e, D, ord, n, &cnt[0], INF, self.e.max_leaves,
                                    &exacts[0])
             else:
