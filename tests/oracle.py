@@ -76,6 +76,8 @@ def _capped_optimum(masks, leaf, lam, rows, live, min_leaf, max_depth, max_leave
     cap = rows.bit_count() + 1 if max_leaves is None else int(max_leaves)
 
     def solve(rows, depth, k):
+        if depth is not None and depth >= rows.bit_count() - 1:
+            depth = None        # r rows: every tree of them has depth r - 1 at most
         key = (rows, depth, k)
         if key in memo:
             return memo[key]
@@ -116,6 +118,8 @@ def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-
     memo = {}
 
     def solve(rows, depth):
+        if depth is not None and depth >= rows.bit_count() - 1:
+            depth = None        # r rows: every tree of them has depth r - 1 at most
         key = (rows, depth)
         if key in memo:
             return memo[key]
