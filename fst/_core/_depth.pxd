@@ -1,7 +1,9 @@
 # The depth-limited engine: exact trees of at most a given depth over the rows
 # sorted per column, in memory linear in rows x columns (no per-threshold
 # bitsets).  Its argument is at `_depth.DepthSearch`.
-from ._typedefs cimport int32_t, int64_t, uint8_t
+from libc.string cimport memcpy
+
+from ._typedefs cimport int32_t, int64_t, uint8_t, TOL
 from ._limits cimport Limits
 from ._context cimport fst_shared_t
 from ._rowpass cimport DSpace
@@ -123,6 +125,9 @@ cdef struct DEngine:
                         # it (a search of a shallower depth seeds the next)
     int64_t work_limit  # > 0: stop (as the time limit) after this many nodes and
                         # root valuations
+    bint (*poll)(DEngine* e) noexcept nogil
+                        # the limits' poll (`engine_poll`), for the modules that
+                        # solve the engine's nodes without `_depth` (`_squares`)
     void* reporter      # verbose >= 2: a Python callable for progress lines
     double report_every
     double next_report
@@ -130,13 +135,18 @@ cdef struct DEngine:
 
 
 cdef double engine_root_bound(DEngine* e) noexcept nogil
-cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil
+cdef bint engine_poll(DEngine* e) noexcept nogil
 
 
 cdef inline int _heap_size(int d) noexcept nogil:
     """Entries of a tree of depth d in heap order (position q's children at
     2q + 1 and 2q + 2)."""
     return (1 << (d + 1)) - 1
+
+# A loop over this many rows or more polls the limits as it goes: every
+# POLL_ROWS rows, or every column of a node of at least that many rows.
+cdef enum:
+    POLL_ROWS = 1024
 
 # A leaf cap no tree the engine holds reaches (its trees have at most 2^16 leaves).
 cdef enum:
@@ -145,8 +155,44 @@ cdef enum:
     # children's bounds at every cap (`_bounds.capped_interval_bound`)
     CAP_BOUNDS_MAX = 32
 
-cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, int m,
-                          int kmax) noexcept nogil
-
 cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
                    double B, int kc, bint* exact) noexcept nogil
+
+
+cdef inline bint _takes(const DSpace* sp, DLevel* L, double v, int leaves, double best,
+                        int32_t split) noexcept nogil:
+    """Whether the tree rooted at `split`, of value v and `leaves` leaves,
+    replaces the node's best (value best, its tree in L.best): when better by
+    more than TOL; or within TOL of it with fewer leaves (with sp.ties; without,
+    leaves are not compared), or as many and a lower root split id (the leaf,
+    one leaf, is kept against an equal split; the
+    root's seed, not yet valued by this search, gives way to its own root split
+    valued here, whose subtrees are this depth's).  So a node solved exactly
+    holds, whatever its budget and the order its splits were met in, the
+    canonical optimal tree (its subtrees likewise): the answer depends on the
+    data alone, the same for any number of engines (`DepthSearch._gather`) and
+    with or without a seed."""
+    cdef int32_t b = L.best[0]
+    if v < best - TOL:
+        return True
+    if v > best + TOL or b < 0:
+        return False
+    if sp.ties and leaves != L.best_leaves:
+        return leaves < L.best_leaves
+    return split < b or (L.seeded and split == b)
+
+
+cdef inline void _took(DLevel* L, int leaves) noexcept nogil:
+    """The node's best is now the tree just valued."""
+    L.best_leaves = leaves
+    L.seeded = False
+
+
+cdef inline void _place(int32_t* parent, int d, int at, const int32_t* child) noexcept nogil:
+    """Copy a subtree of depth d - 1 (heap order) under position `at` (1 or 2)
+    of a tree of depth d."""
+    cdef int l, width
+    for l in range(d):
+        width = 1 << l
+        memcpy(parent + (2 * width - 1) + (at - 1) * width, child + (width - 1),
+               width * sizeof(int32_t))

@@ -17,7 +17,8 @@ from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
-from ._depth cimport (DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound, by_sums,
+from ._squares cimport by_sums
+from ._depth cimport (DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound, engine_poll,
                      LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 
 cnp.import_array()
@@ -245,7 +246,7 @@ cdef class DepthSearch:
         self.e.sp.target = &Tg[0] if target is not None else NULL
         if target is not None and n:
             # binary columns (one split each), not too many for their pairs'
-            # sums: depth-two nodes from them (`_depth.by_sums`)
+            # sums: depth-two nodes from them (`_squares.by_sums`)
             self.e.pairs = (pair_sums and bool(np.all(np.diff(S) <= 1))
                             and p <= PAIR_MAX_COLUMNS)
             # ... depth-three nodes from their triples', depth-four from their
@@ -276,6 +277,7 @@ cdef class DepthSearch:
         self.e.side = <uint8_t*> calloc(max(n, 1), 1)
         self.e.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
         self.e.seed_value = INF
+        self.e.poll = engine_poll
         self.e.seed_tree = <int32_t*> malloc(_heap_size(max_depth) * sizeof(int32_t))
         self.e.lv = <DLevel*> calloc(max_depth + 1, sizeof(DLevel))
         self.col_lb = <double*> calloc(max(p, 1), sizeof(double))
@@ -322,6 +324,7 @@ cdef class DepthSearch:
                 x.n_threads = 1
                 x.lim.memory_limit = self.e.lim.memory_limit
                 x.seed_value = INF
+                x.poll = engine_poll
                 x.side = <uint8_t*> calloc(max(n, 1), 1)
                 x.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
                 x.seed_tree = <int32_t*> malloc(_heap_size(x.max_depth) * sizeof(int32_t))

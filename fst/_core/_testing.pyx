@@ -20,7 +20,7 @@ from ._config cimport RULE_CAPACITY, RULE_PEEL3, RULE_ALL, STRATEGY_CLASS_PREFIX
 from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
 from ._rowpass cimport DSpace
-from ._depth cimport segment_bound
+from ._squares cimport segment_bound
 from ._pair_counts cimport pair_counts
 from ._pair_values cimport pair_values
 from ._simd cimport (fst_simd_resolve, fst_simd_mode, fst_and_count, fst_compact_ok,
@@ -203,7 +203,7 @@ def scan_matches_node_fill(problem, double regularization, int64_t seed, int tri
 
 
 def segment_bound_for_tests(double[::1] target, weight, int kmax, double lam):
-    """`_depth.segment_bound` of all the rows of `target` (weights `weight`, None:
+    """`_squares.segment_bound` of all the rows of `target` (weights `weight`, None:
     each 1) under kmax leaves and lam a leaf."""
     cdef DSpace sp
     cdef int m = target.shape[0]

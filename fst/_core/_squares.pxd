@@ -1,0 +1,12 @@
+# The depth-limited engine's squared-error parts that need no column orders:
+# the k-segmentation floor and the nodes solved from their column sums.  Their
+# argument is at `_squares`.
+from ._typedefs cimport int32_t
+from ._rowpass cimport DSpace
+from ._depth cimport DEngine, DLevel
+
+cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, int m,
+                          int kmax) noexcept nogil
+cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil
+cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
+                       double B, bint* exact) noexcept nogil
