@@ -48,7 +48,7 @@ cdef struct DLevel:
                         # four splits, a < b < c < f at `_quad_at(a, b, c, f)`
     double* seg         # 8 m + 8 (squared error, depth >= 3; else NULL): a
                         # child's sorted targets and the k-segmentation programme
-                        # (`_segment_bound`)
+                        # (`_squares.segment_bound`)
     int32_t* best       # tree of the node's best split, in heap order (below)
     int best_leaves     # its leaves
     bint seeded         # it is the root's seed (`DEngine.seed_tree`), not yet
@@ -86,11 +86,11 @@ cdef struct DEngine:
     int64_t segment_prunes  # ... and splits proven above their cap by it
     bint pairs          # squared error on columns of one split each (binary):
                         # a node of depth two is solved from its column pairs'
-                        # sums (`_solve_sums`, `by_sums`)
+                        # sums (`_squares.solve_sums`, `by_sums`)
     bint triples        # ... and a node of depth three from its column triples'
                         # sums
     bint quads          # ... and a node of depth four from its column
-                        # quadruples' sums (`_solve_sums`)
+                        # quadruples' sums
     int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap

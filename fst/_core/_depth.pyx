@@ -4,6 +4,9 @@ sorted per column (O(rows x columns) memory, no per-threshold bitsets).
 
 The search of a row set X with d levels left, within a budget B (`_solve`):
 * d = 0, one row, or a leaf the loss floor proves optimal: the leaf.
+* squared error on binary columns, d = 2, 3 or 4: every tree from X's sums over
+  each pair, triple and quadruple of columns, in one pass over its rows
+  (`_squares.solve_sums`).
 * d = 1: one pass per column over X's rows in that column's order, counting each
   class up to every threshold, values every split's two leaves (`_depth_one`).
 * d >= 2: the root splits of each column are valued by bisection over the
