@@ -441,12 +441,13 @@ def test_the_sums_give_the_column_passes_tree(seed):
                                           getattr(other.estimator_.tree_, attr))
 
 
-@pytest.mark.parametrize("depth, work", [(2, 1), (2, 8), (3, 1), (3, 100), (4, 1), (4, 2000)])
+@pytest.mark.parametrize("depth, work", [(2, 1), (3, 1), (3, 20), (3, 100), (4, 1), (4, 2000)])
 def test_a_root_stopped_in_its_sums_keeps_a_valid_bound(depth, work):
     """A root solved from its sums and stopped (in its pass over the rows, or
-    among its root splits: the fits take 13, 290 and 5,847 units of work at
-    depth 2, 3 and 4) returns its best tree or CART's, re-scored, with a bound
-    at most the optimum: the root's creation bound."""
+    while its sets' trees are valued: the fits take 13, 290 and 3,207 units of
+    work at depth 2, 3 and 4, the shallower depths first) returns its best tree
+    (at least the shallower depth's optimum it was seeded with) or CART's,
+    re-scored, with a bound at most the optimum: the root's creation bound."""
     rng = np.random.default_rng(5)
     X = (rng.random((3000, 12)) < 0.5).astype(float)
     y = 2.0 * X[:, 0] - X[:, 1] * X[:, 2] + rng.normal(scale=0.5, size=3000)
@@ -460,6 +461,10 @@ def test_a_root_stopped_in_its_sums_keeps_a_valid_bound(depth, work):
     assert reg.lower_bound_ <= full.objective_ + 1e-12
     assert full.objective_ <= reg.objective_ + 1e-12
     assert reg.objective_ == pytest.approx(rescore(reg, X, y, 0.005), abs=1e-9)
+    if work > 13:
+        # stopped at depth three or four, after the depth-two search certified
+        shallower = FastSmallTreeRegressor(0.005, max_depth=2).fit(X, y)
+        assert reg.objective_ <= shallower.objective_ + 1e-12
 
 
 def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():

@@ -9,6 +9,16 @@ from ._context cimport fst_shared_t
 from ._rowpass cimport DSpace
 
 
+cdef struct SetBest:
+    # The best tree (of the depth its table holds) of the rows on given sides of
+    # a set of splits (`_squares._sets_best`): its value, root column (-1: the
+    # leaf), leaves and rows.
+    double v
+    double rows
+    int32_t col
+    int32_t leaves
+
+
 cdef struct DLevel:
     # Scratch of the nodes at one depth left (one node of each depth is open at a
     # time, so one set per depth), each array sized for the whole data; pages are
@@ -46,6 +56,9 @@ cdef struct DLevel:
     double* quad        # 4 C(p, 4) (depth four, `DEngine.quads`; else NULL):
                         # each column quadruple's sums over the rows left of all
                         # four splits, a < b < c < f at `_quad_at(a, b, c, f)`
+    SetBest* sets       # 2 p + 4 C(p, 2) + 8 C(p, 3) (depth two to four with the
+                        # sums; else NULL): each set of one, two and three
+                        # splits' sides, its best tree (`_squares._sets_best`)
     double* seg         # 8 m + 8 (squared error, depth >= 3; else NULL): a
                         # child's sorted targets and the k-segmentation programme
                         # (`_squares.segment_bound`)
@@ -159,27 +172,32 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
                    double B, int kc, bint* exact) noexcept nogil
 
 
+cdef inline bint _wins(const DSpace* sp, double v, int leaves, int32_t split, double best,
+                       int best_leaves, int32_t best_split, bint seeded) noexcept nogil:
+    """The tie rule between a tree rooted at `split` (value v, `leaves` leaves)
+    and a node's best (best_split, -1 for the leaf; `seeded`: the root's seed
+    not yet valued, `_takes`): better by more than TOL; or within TOL with
+    fewer leaves (with sp.ties; without, leaves are not compared), or as many
+    and a lower root split (the leaf is kept against an equal split, and the
+    seed gives way to its own root split valued here)."""
+    if v < best - TOL:
+        return True
+    if v > best + TOL or best_split < 0:
+        return False
+    if sp.ties and leaves != best_leaves:
+        return leaves < best_leaves
+    return split < best_split or (seeded and split == best_split)
+
+
 cdef inline bint _takes(const DSpace* sp, DLevel* L, double v, int leaves, double best,
                         int32_t split) noexcept nogil:
     """Whether the tree rooted at `split`, of value v and `leaves` leaves,
-    replaces the node's best (value best, its tree in L.best): when better by
-    more than TOL; or within TOL of it with fewer leaves (with sp.ties; without,
-    leaves are not compared), or as many and a lower root split id (the leaf,
-    one leaf, is kept against an equal split; the
-    root's seed, not yet valued by this search, gives way to its own root split
-    valued here, whose subtrees are this depth's).  So a node solved exactly
-    holds, whatever its budget and the order its splits were met in, the
-    canonical optimal tree (its subtrees likewise): the answer depends on the
-    data alone, the same for any number of engines (`DepthSearch._gather`) and
-    with or without a seed."""
-    cdef int32_t b = L.best[0]
-    if v < best - TOL:
-        return True
-    if v > best + TOL or b < 0:
-        return False
-    if sp.ties and leaves != L.best_leaves:
-        return leaves < L.best_leaves
-    return split < b or (L.seeded and split == b)
+    replaces the node's best (value best, its tree in L.best), by `_wins`.  So
+    a node solved exactly holds, whatever its budget and the order its splits
+    were met in, the canonical optimal tree (its subtrees likewise): the answer
+    depends on the data alone, the same for any number of engines
+    (`DepthSearch._gather`) and with or without a seed."""
+    return _wins(sp, v, leaves, split, best, L.best_leaves, L.best[0], L.seeded)
 
 
 cdef inline void _took(DLevel* L, int leaves) noexcept nogil:

@@ -379,8 +379,17 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
             e.root_cnt = cnt
             e.sums_root = True
         v = solve_sums(e, L, d, ord, m, B, exact)
-        # stopped in the pass over the rows: the leaf is the tree found
-        return leaf if v == INF else v
+        if v == INF:
+            # stopped in the pass over the rows: the leaf is the tree found
+            v = leaf
+        if d == e.max_depth and not exact[0] and e.seed_value < v - TOL:
+            # a stopped root keeps its seed (the shallower search's tree) when
+            # it is better than what the sums found
+            memcpy(L.best, e.seed_tree, _heap_size(d) * sizeof(int32_t))
+            L.best_leaves = e.seed_leaves
+            L.seeded = True
+            v = e.seed_value
+        return v
     if not _gather(e, L, ord, m):
         # stopped: the leaf is the node's tree found, and the node is not
         # counted (a root stopped here proves no bound: `DepthSearch.run`)

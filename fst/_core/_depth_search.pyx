@@ -18,7 +18,7 @@ from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
 from ._squares cimport by_sums
-from ._depth cimport (DSpace, DLevel, DEngine, _heap_size, _solve, engine_root_bound, engine_poll,
+from ._depth cimport (DSpace, DLevel, DEngine, SetBest, _heap_size, _solve, engine_root_bound, engine_poll,
                      LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 
 cnp.import_array()
@@ -57,7 +57,7 @@ cdef void _engine_free(DEngine* x) noexcept:
             free(x.lv[d].child); free(x.lv[d].rk); free(x.lv[d].yk); free(x.lv[d].wk)
             free(x.lv[d].tpos); free(x.lv[d].lbl); free(x.lv[d].lbr); free(x.lv[d].lbv)
             free(x.lv[d].lbk); free(x.lv[d].seg); free(x.lv[d].pair); free(x.lv[d].plist)
-            free(x.lv[d].triple); free(x.lv[d].quad)
+            free(x.lv[d].triple); free(x.lv[d].quad); free(x.lv[d].sets)
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
             free(x.lv[d].cand); free(x.lv[d].alt); free(x.lv[d].cnt)
             free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
@@ -385,7 +385,13 @@ cdef class DepthSearch:
                 or (self.e.quads and d == 4)):
             L.pair = <double*> calloc(4 * <int64_t> p * p, sizeof(double))
             L.plist = <int32_t*> malloc(max(p, 1) * sizeof(int32_t))
-            if L.pair == NULL or L.plist == NULL:
+            # the sets of one split's side, and below depth three of two, below
+            # depth four of three
+            L.sets = <SetBest*> malloc(max(2 * <int64_t> p
+                                           + (2 * <int64_t> p * (p - 1) if d >= 3 else 0)
+                                           + (8 * <int64_t> p * (p - 1) * (p - 2) // 6
+                                              if d >= 4 else 0), 1) * sizeof(SetBest))
+            if L.pair == NULL or L.plist == NULL or L.sets == NULL:
                 raise MemoryError()
         if (self.e.triples and d == 3) or (self.e.quads and d == 4):
             L.triple = <double*> calloc(4 * max(<int64_t> p * (p - 1) * (p - 2) // 6, 1),

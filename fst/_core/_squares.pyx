@@ -17,7 +17,7 @@ from libc.string cimport memcpy, memset
 from ._typedefs cimport int32_t, int64_t, TOL, INF
 from ._rowpass cimport DSpace, squares_loss
 from ._bounds cimport segmentation_lower_bound
-from ._depth cimport DEngine, DLevel, _heap_size, _takes, _took, _place, POLL_ROWS
+from ._depth cimport DEngine, DLevel, SetBest, _heap_size, _wins, POLL_ROWS
 
 
 # ------------------------------------------------------------ k-segmentation
@@ -199,25 +199,6 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     return True
 
 
-cdef inline double _leaf_first(const DSpace* sp, DLevel* L, const double* tot,
-                               int d) noexcept nogil:
-    """The node's leaf (sums tot) as its best tree of depth d, where the sums'
-    solvers (`_pairs_best`, `_triples_best`, `_quads_best`) start; returns its
-    value."""
-    memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
-    L.best_leaves = 1
-    L.seeded = False
-    return squares_loss(tot[0], tot[1], tot[2]) + sp.lam
-
-
-cdef inline bint _sums_split(const DSpace* sp, const double* P, int u, double m,
-                             int mlo) noexcept nogil:
-    """Whether column u (pairs' sums P of a node of m rows) has a split with at
-    least mlo rows on each side."""
-    cdef const double* q = P + 4 * (<int64_t> u * sp.p + u)
-    return sp.col_start[u + 1] > sp.col_start[u] and q[3] >= mlo and m - q[3] >= mlo
-
-
 cdef inline void _side_sums(const DSpace* sp, const double* P, const double* tot,
                             int b, int s, double* side) noexcept nogil:
     """The sums of one side of root split b: the rows left of b (s = 0), or the
@@ -298,159 +279,270 @@ cdef void _child_triples(const DSpace* sp, const double* T, const double* Q, int
                         o[k] = q[k] - t[k]
 
 
-cdef double _pairs_best(DEngine* e, DLevel* L, int m, const double* tot,
-                        bint* stopped) noexcept nogil:
-    """R(S, 2) of a node S of m rows from its sums (`_sum_rows`: tot, and L.pair
-    of each column pair), its tree in L.best: for the root split u and a child
-    split g, the left child's left leaf is pair(u, g), the right child's
-    single(g) - pair(u, g).  Each side takes the first best of its leaf and its
-    splits in column order (a split better by more than TOL, as `_depth_one`),
-    and the node's best tree follows `_takes`: the canonical tree the column
-    passes give, from the same sums in another order.  The limits are polled at
-    every root split (as `_search_column` polls at every valuation): a stop sets
-    stopped[0] and returns the best tree found so far."""
-    cdef DSpace* sp = &e.sp
+cdef double _one_best(const DSpace* sp, const double* CP, const double* side, int u,
+                      int s, int mlo, int32_t* arg) noexcept nogil:
+    """The best tree of depth one of the rows on side s of split u within a set
+    S (sums `side`; CP the pairs' sums of S, `_child_pairs`): for each other
+    column g the rows left of g are pair(u, g), or single(g) less it on the
+    right side; the leaf, then the first split better by more than TOL in
+    column order (as `_depth_one`).  arg: its column, -1 the leaf."""
     cdef int p = sp.p
-    cdef double* P = L.pair
-    cdef int u, g, s, k, leaves
-    cdef int arg[2]
-    cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
-    cdef double v, best
-    cdef double side_best[2]
-    cdef double side[4]
+    cdef int g, k
+    cdef double v, best = squares_loss(side[0], side[1], side[2]) + sp.lam
     cdef double x[4]
     cdef double y[4]
-    best = _leaf_first(sp, L, tot, 2)
-    for u in range(p):
-        if not _sums_split(sp, P, u, m, mlo):
+    arg[0] = -1
+    for g in range(p):
+        if g == u or sp.col_start[g + 1] == sp.col_start[g]:
             continue
-        if e.poll(e):
-            stopped[0] = True
-            return best
-        e.evals += 1
-        for s in range(2):
-            _side_sums(sp, P, tot, u, s, side)
-            side_best[s] = squares_loss(side[0], side[1], side[2]) + sp.lam
-            arg[s] = -1
-            for g in range(p):
-                if g == u or sp.col_start[g + 1] == sp.col_start[g]:
-                    continue
-                for k in range(4):
-                    # the side's rows left of g: pair(u, g), or single(g) less it
-                    x[k] = P[4 * (<int64_t> (u if u < g else g) * p + (g if u < g else u)) + k]
-                    if s == 1:
-                        x[k] = P[4 * (<int64_t> g * p + g) + k] - x[k]
-                    y[k] = side[k] - x[k]
-                if x[3] < mlo or y[3] < mlo:
-                    continue
-                v = (squares_loss(x[0], x[1], x[2]) + squares_loss(y[0], y[1], y[2])
-                     + 2.0 * sp.lam)
-                if v < side_best[s] - TOL:
-                    side_best[s] = v
-                    arg[s] = sp.col_start[g]
-        v = side_best[0] + side_best[1]
-        leaves = (2 if arg[0] >= 0 else 1) + (2 if arg[1] >= 0 else 1)
-        if _takes(sp, L, v, leaves, best, sp.col_start[u]):
+        for k in range(4):
+            x[k] = CP[4 * (<int64_t> (u if u < g else g) * p + (g if u < g else u)) + k]
+            if s == 1:
+                x[k] = CP[4 * (<int64_t> g * p + g) + k] - x[k]
+            y[k] = side[k] - x[k]
+        if x[3] < mlo or y[3] < mlo:
+            continue
+        v = (squares_loss(x[0], x[1], x[2]) + squares_loss(y[0], y[1], y[2])
+             + 2.0 * sp.lam)
+        if v < best - TOL:
             best = v
-            _took(L, leaves)
-            memset(L.best, -1, _heap_size(2) * sizeof(int32_t))
-            L.best[0] = sp.col_start[u]
-            L.best[1] = arg[0]
-            L.best[2] = arg[1]
+            arg[0] = g
     return best
 
 
-cdef double _triples_best(DEngine* e, DLevel* L, int m, const double* tot,
-                          bint* stopped) noexcept nogil:
-    """R(S, 3) of a node S of m rows from its sums (tot, L.pair, L.triple), its
-    tree in L.best: each root split b's two children are solved at depth two
-    from the pairs' sums they inherit (`_child_pairs`, `_pairs_best` on level
-    two), and the node's best follows `_takes` over its root splits in column
-    order, each side's tree the canonical one: the tree the partitions and
-    column passes give.  The limits are polled at every root split; a stop sets
-    stopped[0] and returns the best tree found so far."""
+cdef inline int64_t _set_at(const int* cols, const int* sides, int k) noexcept nogil:
+    """The slot of a set of k <= 3 sides of splits (columns increasing) in
+    `DLevel.sets`: the sets of one split's side first (2 p of them, at 2 x +
+    side), then of two (4 C(p, 2), at 4 C(y, 2) + 4 x + sides), then of three
+    (8 C(p, 3)); the caller adds the table's offset (`_set_base`)."""
+    if k == 1:
+        return 2 * cols[0] + sides[0]
+    if k == 2:
+        return 4 * ((<int64_t> cols[1] * (cols[1] - 1)) // 2 + cols[0]) + 2 * sides[0] + sides[1]
+    return (8 * _triple_at(cols[0], cols[1], cols[2]) + 4 * sides[0] + 2 * sides[1]
+            + sides[2])
+
+
+cdef inline int64_t _set_base(int p, int k) noexcept nogil:
+    """Where the sets of k splits' sides start in `DLevel.sets`."""
+    if k == 1:
+        return 0
+    if k == 2:
+        return 2 * <int64_t> p
+    return 2 * <int64_t> p + 2 * <int64_t> p * (p - 1)
+
+
+cdef inline void _insert(const int* cols, const int* sides, int k, int u, int su,
+                        int* c, int* t) noexcept nogil:
+    """c, t: the set (cols, sides) of k splits' sides, columns increasing, with
+    side su of split u (not among them) added in its place."""
+    cdef int i, j = 0
+    for i in range(k):
+        if j == i and u < cols[i]:
+            c[j] = u
+            t[j] = su
+            j += 1
+        c[j] = cols[i]
+        t[j] = sides[i]
+        j += 1
+    if j == k:
+        c[j] = u
+        t[j] = su
+
+
+cdef inline SetBest* _set_with(SetBest* sets, int p, const int* cols, const int* sides,
+                               int k, int u, int su) noexcept nogil:
+    """The entry of the set (cols, sides) of k splits' sides with side su of
+    split u added."""
+    cdef int c[4]                # k <= 2 here; a fourth slot keeps the
+    cdef int t[4]                # compiler's bounds check quiet
+    _insert(cols, sides, k, u, su, c, t)
+    return sets + _set_base(p, k + 1) + _set_at(c, t, k + 1)
+
+
+cdef void _set_best(DEngine* e, SetBest* sets, SetBest* out, const int* cols,
+                    const int* sides, int k, int mlo) noexcept nogil:
+    """The best tree of a set of k sides of splits (out: its leaf on entry)
+    from the best trees of the sets of k + 1 (one level shallower): each other
+    column u in order, both its sides holding mlo rows or more, is valued as
+    the sum of its sides' best trees and taken by `_wins` (a set's columns
+    order its splits as their ids do: one split a column)."""
+    cdef const DSpace* sp = &e.sp
+    cdef int u, i
+    cdef SetBest* a
+    cdef SetBest* b
+    cdef double v
+    cdef bint member
+    for u in range(sp.p):
+        if sp.col_start[u + 1] == sp.col_start[u]:
+            continue
+        member = False
+        for i in range(k):
+            member = member or cols[i] == u
+        if member:
+            continue                    # one side of it is empty
+        a = _set_with(sets, sp.p, cols, sides, k, u, 0)
+        b = _set_with(sets, sp.p, cols, sides, k, u, 1)
+        if a.rows < mlo or b.rows < mlo:
+            continue
+        e.evals += 1
+        v = a.v + b.v
+        if _wins(sp, v, a.leaves + b.leaves, u, out.v, out.leaves, out.col, False):
+            out.v = v
+            out.col = u
+            out.leaves = a.leaves + b.leaves
+
+
+cdef inline void _set_leaf(const DSpace* sp, SetBest* out, const double* sums) noexcept nogil:
+    """A set's entry before its splits are valued: its leaf."""
+    out.v = squares_loss(sums[0], sums[1], sums[2]) + sp.lam
+    out.rows = sums[3]
+    out.col = -1
+    out.leaves = 1
+
+
+cdef void _set_tree(const DSpace* sp, SetBest* sets, const int* cols, const int* sides,
+                    int k, int col, int depth, int pos, int32_t* tree) noexcept nogil:
+    """Place at heap position `pos` of `tree` the best tree (root column col,
+    -1 the leaf; `depth` levels) of the set (cols, sides) of k splits' sides,
+    its subtrees those of the sets with each side of that split added."""
+    cdef int c[4]                # k <= 2 here; a fourth slot keeps the
+    cdef int t[4]                # compiler's bounds check quiet
+    cdef int s
+    cdef SetBest* child
+    if col < 0 or depth == 0:
+        return
+    tree[pos] = sp.col_start[col]
+    if depth == 1:
+        return
+    for s in range(2):
+        child = _set_with(sets, sp.p, cols, sides, k, col, s)
+        _insert(cols, sides, k, col, s, c, t)
+        _set_tree(sp, sets, c, t, k + 1, child.col, depth - 1, 2 * pos + 1 + s, tree)
+
+
+cdef inline void _set_one(const DSpace* sp, SetBest* ent, const double* CP,
+                          const double* side, int u, int s, int mlo) noexcept nogil:
+    """A set's entry at depth one: the set's pairs' sums CP with the side s of
+    split u added (its sums `side`): its leaf, then its best split
+    (`_one_best`)."""
+    cdef int32_t arg
+    _set_leaf(sp, ent, side)
+    ent.v = _one_best(sp, CP, side, u, s, mlo, &arg)
+    ent.col = arg
+    ent.leaves = 2 if arg >= 0 else 1
+
+
+cdef inline bint _has_split(const DSpace* sp, int u) noexcept nogil:
+    return sp.col_start[u + 1] > sp.col_start[u]
+
+
+cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
+                       bint* stopped) noexcept nogil:
+    """R(S, d) of a node S of depth d = 2, 3 or 4 from its sums (tot, L.pair,
+    L.triple, L.quad), its tree in L.best.  Every subtree of a tree of S holds
+    the rows of S on given sides of the splits above it, a set of at most
+    d - 1 splits' sides; its best tree depends on that set alone, not on the
+    order of the splits, so each set's best tree is found once (L.sets):
+    1. the sets of d - 1 sides, at depth one: their pairs' sums by
+       subtraction, split by split (`_child_pairs`, `_child_triples`), and
+       each one's leaf and best split (`_set_one`);
+    2. the sets of d - 2 sides down to one, then S itself: each other column's
+       split valued as the sum of its two sides' entries (`_set_best`).
+    Each node's tree is the one `_takes` gives over its splits in column
+    order, each side's depth-one tree the first best as `_depth_one`: the
+    canonical tree the partitions and column passes give.  The limits are
+    polled at every split of the passes; a stop sets stopped[0] and returns
+    the node's leaf."""
     cdef DSpace* sp = &e.sp
-    cdef DLevel* C = &e.lv[2]
-    cdef int b, s, leaves, cand_leaves
+    cdef int p = sp.p
     cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
-    cdef double side[4]
-    cdef double v, v0, best
-    best = _leaf_first(sp, L, tot, 3)
-    for b in range(sp.p):
-        if not _sums_split(sp, L.pair, b, m, mlo):
+    cdef SetBest* sets = L.sets
+    cdef double* P = L.pair
+    cdef double* CP1 = e.lv[d - 1].pair
+    cdef double* CT1 = e.lv[d - 1].triple if d == 4 else NULL
+    cdef double* CP2 = e.lv[d - 2].pair if d == 4 else NULL
+    cdef double t1[4]
+    cdef double t2[4]
+    cdef double t3[4]
+    cdef int cols[3]
+    cdef int sides[3]
+    cdef int x, y, z, sx, sy, sz, k
+    cdef SetBest root
+    _set_leaf(sp, &root, tot)
+    memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+    L.best_leaves = 1
+    L.seeded = False
+    # 1. the sets of d - 1 sides, at depth one
+    for x in range(p):
+        if not _has_split(sp, x):
             continue
         if e.poll(e):
             stopped[0] = True
-            return best
-        e.evals += 1
-        v0 = 0.0
-        cand_leaves = 0
-        for s in range(2):
-            _child_pairs(sp, L.pair, L.triple, b, s, C.pair)
-            _side_sums(sp, L.pair, tot, b, s, side)
-            v = _pairs_best(e, C, <int> side[3], side, stopped)
-            if stopped[0]:
-                return best
-            if s == 0:
-                v0 = v
-                cand_leaves = C.best_leaves
-                memcpy(L.cand, C.best, _heap_size(2) * sizeof(int32_t))
-        v += v0
-        leaves = cand_leaves + C.best_leaves
-        if _takes(sp, L, v, leaves, best, sp.col_start[b]):
-            best = v
-            _took(L, leaves)
-            memset(L.best, -1, _heap_size(3) * sizeof(int32_t))
-            L.best[0] = sp.col_start[b]
-            _place(L.best, 3, 1, L.cand)
-            _place(L.best, 3, 2, C.best)
-    return best
-
-
-cdef double _quads_best(DEngine* e, DLevel* L, int m, const double* tot,
-                        bint* stopped) noexcept nogil:
-    """R(S, 4) of a node S of m rows from its sums (tot, L.pair, L.triple,
-    L.quad), its tree in L.best: each root split a's two children are solved
-    at depth three from the pairs' and triples' sums they inherit
-    (`_child_pairs`, `_child_triples`, `_triples_best` on level three), taken
-    as `_triples_best` takes its own.  Polls and stops as it does."""
-    cdef DSpace* sp = &e.sp
-    cdef DLevel* C = &e.lv[3]
-    cdef int a, s, leaves, cand_leaves
-    cdef int mlo = sp.min_leaf if sp.min_leaf > 1 else 1
-    cdef double side[4]
-    cdef double v, v0, best
-    best = _leaf_first(sp, L, tot, 4)
-    for a in range(sp.p):
-        if not _sums_split(sp, L.pair, a, m, mlo):
-            continue
-        if e.poll(e):
-            stopped[0] = True
-            return best
-        e.evals += 1
-        v0 = 0.0
-        cand_leaves = 0
-        for s in range(2):
-            _child_pairs(sp, L.pair, L.triple, a, s, C.pair)
-            _child_triples(sp, L.triple, L.quad, a, s, C.triple)
-            _side_sums(sp, L.pair, tot, a, s, side)
-            v = _triples_best(e, C, <int> side[3], side, stopped)
-            if stopped[0]:
-                return best
-            if s == 0:
-                v0 = v
-                cand_leaves = C.best_leaves
-                memcpy(L.cand, C.best, _heap_size(3) * sizeof(int32_t))
-        v += v0
-        leaves = cand_leaves + C.best_leaves
-        if _takes(sp, L, v, leaves, best, sp.col_start[a]):
-            best = v
-            _took(L, leaves)
-            memset(L.best, -1, _heap_size(4) * sizeof(int32_t))
-            L.best[0] = sp.col_start[a]
-            _place(L.best, 4, 1, L.cand)
-            _place(L.best, 4, 2, C.best)
-    return best
+            return root.v
+        cols[0] = x
+        for sx in range(2):
+            sides[0] = sx
+            _side_sums(sp, P, tot, x, sx, t1)
+            if d == 2:
+                _set_one(sp, sets + _set_at(cols, sides, 1), P, t1, x, sx, mlo)
+                continue
+            _set_leaf(sp, sets + _set_at(cols, sides, 1), t1)
+            _child_pairs(sp, P, L.triple, x, sx, CP1)
+            if d == 4:
+                _child_triples(sp, L.triple, L.quad, x, sx, CT1)
+            for y in range(x + 1, p):
+                if not _has_split(sp, y):
+                    continue
+                cols[1] = y
+                for sy in range(2):
+                    sides[1] = sy
+                    _side_sums(sp, CP1, t1, y, sy, t2)
+                    if d == 3:
+                        _set_one(sp, sets + _set_base(p, 2) + _set_at(cols, sides, 2), CP1,
+                                 t2, y, sy, mlo)
+                        continue
+                    if e.poll(e):
+                        stopped[0] = True
+                        return root.v
+                    _set_leaf(sp, sets + _set_base(p, 2) + _set_at(cols, sides, 2), t2)
+                    _child_pairs(sp, CP1, CT1, y, sy, CP2)
+                    for z in range(y + 1, p):
+                        if not _has_split(sp, z):
+                            continue
+                        cols[2] = z
+                        for sz in range(2):
+                            sides[2] = sz
+                            _side_sums(sp, CP2, t2, z, sz, t3)
+                            _set_one(sp, sets + _set_base(p, 3) + _set_at(cols, sides, 3),
+                                     CP2, t3, z, sz, mlo)
+    # 2. the sets of d - 2 sides down to one, each from the sets one side larger
+    for k in range(d - 2, 0, -1):
+        for x in range(p):
+            if not _has_split(sp, x):
+                continue
+            if e.poll(e):
+                stopped[0] = True
+                return root.v
+            cols[0] = x
+            for sx in range(2):
+                sides[0] = sx
+                if k == 1:
+                    _set_best(e, sets, sets + _set_at(cols, sides, 1), cols, sides, 1, mlo)
+                    continue
+                for y in range(x + 1, p):
+                    if not _has_split(sp, y):
+                        continue
+                    cols[1] = y
+                    for sy in range(2):
+                        sides[1] = sy
+                        _set_best(e, sets, sets + _set_base(p, 2) + _set_at(cols, sides, 2),
+                                  cols, sides, 2, mlo)
+    # ... and the node itself
+    _set_best(e, sets, &root, cols, sides, 0, mlo)
+    _set_tree(sp, sets, cols, sides, 0, root.col, d, 0, L.best)
+    L.best_leaves = root.leaves
+    return root.v
 
 
 cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
@@ -459,10 +551,9 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
     columns, d = 2, 3 or 4, no leaf cap under 2^d leaves): one pass over its
     rows sums them over each column pair, and at depth three or four each
     triple, at depth four each quadruple (`_sum_rows`); every tree of depth d
-    follows from those sums by subtraction (`_pairs_best`, `_triples_best`,
-    `_quads_best`), the canonical one.  Exact; above B + TOL it is returned as
-    the bound.  A stop in the pass returns INF, and the tree found so far
-    otherwise; either way the node is not exact."""
+    follows from those sums by subtraction (`_sets_best`), the canonical one.  Exact; above B + TOL it is returned as
+    the bound.  A stop in the pass returns INF, and the leaf otherwise; either
+    way the node is not exact."""
     cdef double tot[4]
     cdef double best
     cdef bint stopped = False
@@ -471,12 +562,7 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
                      L.quad if d >= 4 else NULL):
         exact[0] = False
         return INF
-    if d == 2:
-        best = _pairs_best(e, L, m, tot, &stopped)
-    elif d == 3:
-        best = _triples_best(e, L, m, tot, &stopped)
-    else:
-        best = _quads_best(e, L, m, tot, &stopped)
+    best = _sets_best(e, L, d, tot, &stopped)
     exact[0] = not stopped and best <= B + TOL
     return best
 
