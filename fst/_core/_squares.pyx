@@ -551,9 +551,9 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
     columns, d = 2, 3 or 4, no leaf cap under 2^d leaves): one pass over its
     rows sums them over each column pair, and at depth three or four each
     triple, at depth four each quadruple (`_sum_rows`); every tree of depth d
-    follows from those sums by subtraction (`_sets_best`), the canonical one.  Exact; above B + TOL it is returned as
-    the bound.  A stop in the pass returns INF, and the leaf otherwise; either
-    way the node is not exact."""
+    follows from those sums by subtraction (`_sets_best`), the canonical one.
+    Exact; above B + TOL it is returned as the bound.  A stop in the pass
+    returns INF, and the leaf otherwise; either way the node is not exact."""
     cdef double tot[4]
     cdef double best
     cdef bint stopped = False
