@@ -1,7 +1,8 @@
 """An independent brute-force solver for the tests, and the problems they solve.
 
 R(X, d) = min(leaf(X), min over every split s separating X of R(L_s, d-1) + R(R_s, d-1)),
-memoised on (row set, depth left).  No bound, no pruning rule, no shared code
+memoised on (row set, depth left; a depth of r - 1 or more on r rows is no
+limit, since every split sends a row each way).  No bound, no pruning rule, no shared code
 with fst: only the problem's definition (docs/user_guide.md, "The objective").  NaN is larger
 than every number and goes right.  The problem generators at the end are the
 oracle tests' (and benchmarks/compare_builds.py's, which fits them build against
