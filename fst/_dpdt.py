@@ -12,9 +12,11 @@ from types import SimpleNamespace
 
 from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
                          CRITERION_GINI, GROWTH_BEST_FIRST, GROWTH_DEPTH, MDP,
-                         STOP_MEMORY_CODE, TESTS_ALL, fixed_bytes, store_capacity)
+                         STOP_MEMORY_CODE, STOP_TIME_CODE, TESTS_ALL, fixed_bytes,
+                         store_capacity)
 from ._core._problem import build_space
-from ._core._limits import STATUS_NAMES, effective_n_threads, process_rss
+from ._core._columns import PreparationStopped
+from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
 from ._export import build_estimator
 from ._plot import draw_front
 from ._utils import (NativeClassifierMixin, check_shared_params, prepare_fit,
@@ -86,9 +88,12 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
         ``DecisionTreeClassifier(class_weight=...)``). The rows reaching a test,
         its price under ``complexity='tests'``, are not class-weighted.
     time_limit : float > 0 or None, default=None
-        Seconds of building. When they run out (or on Ctrl-C) the build ends
-        early and still returns: every state not yet reached becomes a leaf and
-        every state being built keeps the tests it has tried, which is a smaller
+        Seconds of the whole fit, from its start (the columns' ranking, the
+        build, the export). When they run out (or on Ctrl-C) the build ends
+        early and still returns: every state not yet reached becomes a leaf,
+        the generating CART of a state stops growing, and every state being
+        built keeps the tests it has tried (a stop while the columns are ranked
+        leaves the single leaf), which is a smaller
         MDP solved exactly, so every tree returned is real and correctly scored
         (only the front may be worse, and Proposition 2 may not hold).
         ``status_`` then says why and an ``IncompleteMDPWarning`` is issued.
@@ -294,6 +299,7 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
         self : DPDTClassifier
             The fitted estimator.
         """
+        started = clock()
         self._validate_params()
         alpha = self._check_alpha(self.alpha, "The 'alpha' parameter of DPDTClassifier")
         cart_k = self._cart_depths()
@@ -307,7 +313,19 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
             keep = row_weight > 0
             X, y_idx, row_weight = np.ascontiguousarray(X[keep]), y_idx[keep], row_weight[keep]
         t0 = time.perf_counter()
-        space = build_space(X, y_idx)
+        deadline = -1.0 if self.time_limit is None else started + float(self.time_limit)
+        stopped = 0
+        try:
+            space = build_space(X, y_idx, deadline)
+            if deadline >= 0 and clock() >= deadline:
+                # ranked at the deadline: the MDP's buffers over every column
+                # would overrun it
+                raise PreparationStopped(STOP_TIME_CODE)
+        except PreparationStopped as stop:
+            # stopped while ranking the columns: the MDP of one constant column,
+            # whose root is its only state (the single leaf)
+            stopped = stop.code
+            space = build_space(np.zeros((X.shape[0], 1), dtype=np.float32), y_idx)
         memory_limit = resolve_memory_limit(self.memory_limit, type(self).__name__)
         n_threads = effective_n_threads(self.n_jobs)
         capacity = store_capacity(X.shape[0])
@@ -323,10 +341,12 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
                   n_threads, capacity=capacity, weights=row_weight,
                   class_weights=None if self.class_weight is None else class_w)
         mdp.refuse_after = getattr(self, "_refuse_growth_after", -1)   # test hook
-        code = mdp.build(-1.0 if self.time_limit is None else float(self.time_limit),
+        code = mdp.build(-1.0 if deadline < 0 else max(deadline - clock(), 0.0),
                          memory_limit, getattr(self, "_memory_reserve", -1))
         if no_room:
             code = STOP_MEMORY_CODE
+        if stopped:
+            code = stopped
         seconds = time.perf_counter() - t0
         # the MDP's counts are sums of weights: n is their total
         n = X.shape[0] if row_weight is None else row_weight.sum()

@@ -231,9 +231,9 @@ class FitPlan:
                 time_limit=seconds, memory_limit=self.config["memory_limit"] or None,
                 n_jobs=p["n_jobs"])
 
-        # DPDT's time limit holds for its MDP's build, which expands a state at a
-        # time (the root's on all the rows): it runs when the trial predicts its
-        # whole fit ends in the share kept for it
+        # DPDT's time limit holds for its whole fit, but a DPDT stopped early
+        # returns little (its ranking stopped: the leaf): it runs when the
+        # trial predicts its whole fit ends in the share kept for it
         share = self.seconds_left(DPDT_TIME_SHARE)
         seconds = time_left_after_trial(lambda: dpdt_fit(share), X, y, sample_weight, share)
         if seconds < _LEAST_FALLBACK_SECONDS:

@@ -83,18 +83,28 @@ def test_time_limit_holds_when_every_row_is_its_own_class(n_labels, max_depth):
     assert clf.objective_ <= (n_labels - 1) / n_labels + 0.001 + 1e-12
 
 
-@pytest.mark.parametrize("kind", ["classifier", "regressor", "unlimited"])
+@pytest.mark.parametrize("kind", ["classifier", "regressor", "unlimited", "dpdt"])
 def test_time_limit_holds_for_the_whole_fit_on_wide_data(kind):
     """100,000 rows of 100 binary columns, 1 s: the preparation polls the clock
     a column at a time, the engine polls inside the passes of a large node
     (its rows' gathering, positions and partitions), a stopped root takes its
     own creation bound instead of a pass over its columns, and CART's fallback
-    runs only when predicted to end before the deadline."""
-    from fst import FastSmallTreeRegressor
+    runs only when predicted to end before the deadline; DPDT counts its
+    preparation, and its generating CART stops growing at the deadline."""
+    from fst import DPDTClassifier, FastSmallTreeRegressor
+    from fst.exceptions import IncompleteMDPWarning
 
     rng = np.random.default_rng(0)
     X = (rng.random((100_000, 100)) < 0.5).astype(np.float32)
     y = X[:, :6].sum(axis=1) + rng.normal(size=len(X))
+    if kind == "dpdt":
+        est = DPDTClassifier(max_depth=3, time_limit=1.0)
+        t0 = time.perf_counter()
+        with pytest.warns(IncompleteMDPWarning, match="time_limit"):
+            est.fit(X, (y > np.median(y)).astype(int))
+        assert time.perf_counter() - t0 < 1.0 + 0.5
+        assert est.status_ == "time_limit"
+        return
     if kind == "regressor":
         est = FastSmallTreeRegressor(0.0005, max_depth=3, time_limit=1.0)
     else:
@@ -108,6 +118,24 @@ def test_time_limit_holds_for_the_whole_fit_on_wide_data(kind):
     assert time.perf_counter() - t0 < 1.0 + 0.5
     assert est.status_ == "time_limit" and not est.optimal_
     assert est.lower_bound_ <= est.objective_
+
+
+def test_dpdt_stopped_while_ranking_returns_the_leaf():
+    """A DPDT fit whose time runs out while its columns are ranked returns the
+    single leaf (one state), as a time stop."""
+    from fst import DPDTClassifier
+    from fst.exceptions import IncompleteMDPWarning
+
+    rng = np.random.default_rng(0)
+    X = (rng.random((100_000, 100)) < 0.5).astype(np.float32)
+    y = (X[:, :6].sum(axis=1) + rng.normal(size=len(X)) > 3).astype(int)
+    t0 = time.perf_counter()
+    with pytest.warns(IncompleteMDPWarning, match="time_limit"):
+        est = DPDTClassifier(max_depth=3, time_limit=0.05).fit(X, y)
+    assert time.perf_counter() - t0 < 0.05 + 0.5
+    assert est.status_ == "time_limit" and est.n_states_ == 1
+    assert est.estimator_.get_n_leaves() == 1
+    np.testing.assert_array_equal(est.predict(X[:5]), np.bincount(y).argmax())
 
 
 def test_cart_runs_only_before_the_deadline():

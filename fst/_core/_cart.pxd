@@ -45,9 +45,9 @@ cdef void rows_left_sums(const Rows* R, const int32_t* lst, const int32_t* rnk, 
 cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,
                          int32_t* out_t, double* out_v) noexcept nogil
 cdef int cart_grow(Rows* R, int64_t start, int64_t end, int64_t m, int depth, int kmax,
-                   int32_t* tests, int64_t* n_tests) noexcept nogil
+                   int32_t* tests, int64_t* n_tests, double deadline) noexcept nogil
 cdef int cart_best_first(Rows* R, int64_t m, int kmax, int32_t* tests,
-                         int64_t* n_tests) noexcept nogil
+                         int64_t* n_tests, double deadline) noexcept nogil
 cdef int64_t cart_all_tests(Rows* R, const int32_t* L, int64_t m,
                             int32_t* tests) noexcept nogil
 

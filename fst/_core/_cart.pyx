@@ -14,6 +14,7 @@ from libc.stdlib cimport malloc, free
 from libc.string cimport memcpy, memset
 
 from ._typedefs cimport INF
+from ._limits cimport fst_now
 from ._rowpass cimport DSpace, column_pass
 
 # Two values of CART's criterion closer than this (relative) are a tie, broken by
@@ -158,14 +159,21 @@ cdef int rows_best_split(Rows* R, const int32_t* L, int64_t m, int32_t* out_f,
     out_v[0] = best
     return found
 
+cdef inline bint _past(double deadline) noexcept nogil:
+    """Whether `deadline` (fst_now() seconds, < 0: none) has passed."""
+    return deadline >= 0 and fst_now() >= deadline
+
+
 cdef int cart_grow(Rows* R, int64_t start, int64_t end, int64_t m, int depth, int kmax,
-              int32_t* tests, int64_t* n_tests) noexcept nogil:
+              int32_t* tests, int64_t* n_tests, double deadline) noexcept nogil:
     """Grow CART (depth kmax) on rows cs[j*m + start : j*m + end] of every
-    column j and add its test nodes to tests (no duplicates)."""
+    column j and add its test nodes to tests (no duplicates).  Past `deadline`
+    (< 0: none) no node is split further: the tests added so far are CART's
+    tests of a smaller tree."""
     cdef int32_t f = 0, t = 0
     cdef double v = 0.0, imp = 0.0
     cdef int64_t nl
-    if depth >= kmax or end - start < 2:
+    if depth >= kmax or end - start < 2 or _past(deadline):
         return 0
     # the best split of this CART node: scan each column's segment
     if not _best_split_segment(R, start, end, m, &f, &t, &v, &imp):
@@ -174,8 +182,8 @@ cdef int cart_grow(Rows* R, int64_t start, int64_t end, int64_t m, int depth, in
     if depth + 1 >= kmax:
         return 0
     nl = _partition(R, start, end, m, f, t)
-    cart_grow(R, start, start + nl, m, depth + 1, kmax, tests, n_tests)
-    cart_grow(R, start + nl, end, m, depth + 1, kmax, tests, n_tests)
+    cart_grow(R, start, start + nl, m, depth + 1, kmax, tests, n_tests, deadline)
+    cart_grow(R, start + nl, end, m, depth + 1, kmax, tests, n_tests, deadline)
     return 0
 
 cdef int64_t _partition(Rows* R, int64_t start, int64_t end, int64_t m, int32_t f,
@@ -203,10 +211,11 @@ cdef int64_t _partition(Rows* R, int64_t start, int64_t end, int64_t m, int32_t 
     return nl
 
 cdef int cart_best_first(Rows* R, int64_t m, int kmax, int32_t* tests,
-                    int64_t* n_tests) noexcept nogil:
+                    int64_t* n_tests, double deadline) noexcept nogil:
     """Grow CART best first to 2^kmax leaves (sklearn's max_leaf_nodes growth:
     always split the leaf whose split decreases the weighted impurity most)
-    on the rows in cs and add its test nodes to tests (no duplicates)."""
+    on the rows in cs and add its test nodes to tests (no duplicates).  Past
+    `deadline` (< 0: none) it stops growing, as `cart_grow`."""
     cdef int64_t cap = (<int64_t> 1 << kmax) + 1
     cdef int64_t* fs = <int64_t*> malloc(2 * cap * sizeof(int64_t))
     cdef int32_t* ff = <int32_t*> malloc(2 * cap * sizeof(int32_t))
@@ -229,7 +238,7 @@ cdef int cart_best_first(Rows* R, int64_t m, int kmax, int32_t* tests,
         ff[1] = t
         gain[0] = imp - v if imp > v else 0.0
     n_front = 1
-    while splits < (<int64_t> 1 << kmax) - 1:
+    while splits < (<int64_t> 1 << kmax) - 1 and not _past(deadline):
         best = -1
         for i in range(n_front):
             if gain[i] >= 0 and (best < 0 or gain[i] > gain[best]):

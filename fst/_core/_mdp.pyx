@@ -80,6 +80,7 @@ TESTS_ALL = C_ALL
 GROWTH_DEPTH = GROW_DEPTH
 GROWTH_BEST_FIRST = GROW_BEST_FIRST
 STOP_MEMORY_CODE = STOP_MEMORY
+STOP_TIME_CODE = STOP_TIME
 
 
 cdef inline int64_t _spare_points(int64_t D) noexcept nogil:
@@ -968,10 +969,13 @@ cdef class MDP:
             n_t = 0
             if self.growth & GROW_DEPTH:
                 memcpy(self.rows.cs, L, <int64_t> self.rows.p * m * sizeof(int32_t))
-                cart_grow(&self.rows, 0, m, m, 0, kd, self.tests[d], &n_t)
+                # past the deadline CART stops growing: the tests found so far
+                # are the state's (the first is tried, its children leaves by
+                # then, and the loop below ends at the stop)
+                cart_grow(&self.rows, 0, m, m, 0, kd, self.tests[d], &n_t, self.deadline)
             if self.growth & GROW_BEST_FIRST:
                 memcpy(self.rows.cs, L, <int64_t> self.rows.p * m * sizeof(int32_t))
-                if cart_best_first(&self.rows, m, kd, self.tests[d], &n_t) != 0:
+                if cart_best_first(&self.rows, m, kd, self.tests[d], &n_t, self.deadline) != 0:
                     return -1
         for k in range(n_t):
             if self.stop:
@@ -1115,10 +1119,10 @@ cdef class MDP:
         with nogil:
             if self.growth & GROW_DEPTH:
                 memcpy(self.rows.cs, self.order, <int64_t> self.rows.p * self.rows.n * sizeof(int32_t))
-                cart_grow(&self.rows, 0, self.rows.n, self.rows.n, 0, kd, buf, &n_t)
+                cart_grow(&self.rows, 0, self.rows.n, self.rows.n, 0, kd, buf, &n_t, -1.0)
             if self.growth & GROW_BEST_FIRST:
                 memcpy(self.rows.cs, self.order, <int64_t> self.rows.p * self.rows.n * sizeof(int32_t))
-                cart_best_first(&self.rows, self.rows.n, kd, buf, &n_t)
+                cart_best_first(&self.rows, self.rows.n, kd, buf, &n_t, -1.0)
         out = [(int(buf[2 * k]), int(buf[2 * k + 1])) for k in range(n_t)]
         free(buf)
         return out

@@ -191,12 +191,14 @@ def _fill_split_bits(const int32_t[:, ::1] row_rank, const int32_t[:, ::1] col_o
                 i += 1
 
 
-def build_space(X32, y):
-    """The split space without row bitsets (DPDT): rows stay in the caller's order."""
+def build_space(X32, y, deadline=-1.0):
+    """The split space without row bitsets (DPDT): rows stay in the caller's order.
+    Raises PreparationStopped when the deadline (`clock` seconds, < 0: none)
+    passes while the columns are ranked."""
     pr = Problem()
     pr.n_rows, pr.n_features = X32.shape
     pr.n_words = (pr.n_rows + 63) // 64
-    _column_space(pr, rank_space(X32))
+    _column_space(pr, rank_space(X32, deadline))
     pr.y = np.ascontiguousarray(np.asarray(y, dtype=np.int32))
     return pr
 
