@@ -49,7 +49,8 @@ cdef struct DLevel:
     double* pair        # 4 p^2 (depth two, `DEngine.pairs`; else NULL): each
                         # column pair's sums over the rows left of both
                         # splits (weight, weighted target and square, rows)
-    int32_t* plist      # p: the columns whose split sends a row left
+    int32_t* plist      # p: the columns whose split sends a row left (`_sum_rows`),
+                        # then those with a split (`_sets_best`)
     double* triple      # 4 C(p, 3) (depth three, `DEngine.triples`; else NULL):
                         # each column triple's sums over the rows left of all
                         # three splits, a < b < c at `_triple_at(a, b, c)`

@@ -5,7 +5,7 @@ their column sums on binary columns (`by_sums`, `solve_sums`: every tree of
 depth two, three or four from the sums over the rows left of each pair,
 triple and quadruple of splits).  docs/how_it_works.md, "Squared error",
 gives the argument; the engine calls them from `_depth._solve` and
-`_depth._search_column`.
+`_depth._value_deeper`.
 
 # Notes:
 # - The limits are polled through the engine's `poll` (`_depth.engine_poll`),
@@ -318,7 +318,8 @@ cdef inline int64_t _set_at(const int* cols, const int* sides, int k) noexcept n
     if k == 1:
         return 2 * cols[0] + sides[0]
     if k == 2:
-        return 4 * ((<int64_t> cols[1] * (cols[1] - 1)) // 2 + cols[0]) + 2 * sides[0] + sides[1]
+        return (4 * ((<int64_t> cols[1] * (cols[1] - 1)) // 2 + cols[0]) + 2 * sides[0]
+                + sides[1])
     return (8 * _triple_at(cols[0], cols[1], cols[2]) + 4 * sides[0] + 2 * sides[1]
             + sides[2])
 
@@ -433,10 +434,6 @@ cdef inline void _set_one(const DSpace* sp, SetBest* ent, const double* CP,
     ent.leaves = 2 if arg >= 0 else 1
 
 
-cdef inline bint _has_split(const DSpace* sp, int u) noexcept nogil:
-    return sp.col_start[u + 1] > sp.col_start[u]
-
-
 cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
                        bint* stopped) noexcept nogil:
     """R(S, d) of a node S of depth d = 2, 3 or 4 from its sums (tot, L.pair,
@@ -467,20 +464,25 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
     cdef double t3[4]
     cdef int cols[3]
     cdef int sides[3]
+    cdef int32_t* A = L.plist
+    cdef int i, j, h, na = 0
     cdef int x, y, z, sx, sy, sz, k
     cdef SetBest root
     _set_leaf(sp, &root, tot)
     memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
     L.best_leaves = 1
     L.seeded = False
-    # 1. the sets of d - 1 sides, at depth one
+    # the columns with a split (the others send every row one way), in order
     for x in range(p):
-        if not _has_split(sp, x):
-            continue
+        if sp.col_start[x + 1] > sp.col_start[x]:
+            A[na] = x
+            na += 1
+    # 1. the sets of d - 1 sides, at depth one
+    for i in range(na):
         if e.poll(e):
             stopped[0] = True
             return root.v
-        cols[0] = x
+        x = cols[0] = A[i]
         for sx in range(2):
             sides[0] = sx
             _side_sums(sp, P, tot, x, sx, t1)
@@ -491,10 +493,8 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
             _child_pairs(sp, P, L.triple, x, sx, CP1)
             if d == 4:
                 _child_triples(sp, L.triple, L.quad, x, sx, CT1)
-            for y in range(x + 1, p):
-                if not _has_split(sp, y):
-                    continue
-                cols[1] = y
+            for j in range(i + 1, na):
+                y = cols[1] = A[j]
                 for sy in range(2):
                     sides[1] = sy
                     _side_sums(sp, CP1, t1, y, sy, t2)
@@ -507,10 +507,8 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
                         return root.v
                     _set_leaf(sp, sets + _set_base(p, 2) + _set_at(cols, sides, 2), t2)
                     _child_pairs(sp, CP1, CT1, y, sy, CP2)
-                    for z in range(y + 1, p):
-                        if not _has_split(sp, z):
-                            continue
-                        cols[2] = z
+                    for h in range(j + 1, na):
+                        z = cols[2] = A[h]
                         for sz in range(2):
                             sides[2] = sz
                             _side_sums(sp, CP2, t2, z, sz, t3)
@@ -518,22 +516,18 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
                                      CP2, t3, z, sz, mlo)
     # 2. the sets of d - 2 sides down to one, each from the sets one side larger
     for k in range(d - 2, 0, -1):
-        for x in range(p):
-            if not _has_split(sp, x):
-                continue
+        for i in range(na):
             if e.poll(e):
                 stopped[0] = True
                 return root.v
-            cols[0] = x
+            cols[0] = A[i]
             for sx in range(2):
                 sides[0] = sx
                 if k == 1:
                     _set_best(e, sets, sets + _set_at(cols, sides, 1), cols, sides, 1, mlo)
                     continue
-                for y in range(x + 1, p):
-                    if not _has_split(sp, y):
-                        continue
-                    cols[1] = y
+                for j in range(i + 1, na):
+                    cols[1] = A[j]
                     for sy in range(2):
                         sides[1] = sy
                         _set_best(e, sets, sets + _set_base(p, 2) + _set_at(cols, sides, 2),
