@@ -115,7 +115,7 @@ class EngineSearch:
     (K above is then min(K, k)), and regularization may be 0."""
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH,
-                 keep_deepening=False, pair_sums=True):
+                 keep_deepening=False, pair_sums=True, last_time_limit=None):
         """space: an `engine_space`; config: the search's configuration
         (`fst._core._config.make_config`), of which the engine reads
         regularization, max_depth, rules, n_threads, time_limit, memory_limit and
@@ -126,7 +126,12 @@ class EngineSearch:
         leaving the deeper trees to the caller's general search; pair_sums:
         under squared error on binary columns, the nodes of depth two and three
         below the root solved from their column pairs' and triples' sums (off:
-        by the column passes, as on any columns; the same trees)."""
+        by the column passes, as on any columns; the same trees);
+        last_time_limit: without max_depth, the seconds (from the run's start)
+        the search that would certify may run to, when that is longer than the
+        config's time_limit (that search is the last one the leaf budget needs:
+        its seed's budget admits one leaf more than its depth, so its root is
+        that seed or a leaf beside a subtree, RULE_PEEL_LEAF)."""
         self.space = space
         self.unlimited = config["max_depth"] is None
         self._max_leaves = int(config.get("max_leaves", 0) or 0)
@@ -155,6 +160,7 @@ class EngineSearch:
         self._target = getattr(space, "target", None)
         self._rules = int(config["rules"])
         self._time_limit = config["time_limit"]
+        self._last_time_limit = last_time_limit
         self._memory_limit = int(config["memory_limit"] or 0)
         self._n_threads = int(config["n_threads"])
         self._work_limit = int(config["work_limit"] or 0)
@@ -194,13 +200,19 @@ class EngineSearch:
         # below depth two, the root's own first valuation (the best depth-one
         # split) is the seed
         for depth in range(self._first, self.max_depth + 1):
-            left = (None if self._time_limit is None
-                    else max(self._time_limit - (time.perf_counter() - start), 0.0))
+            limit = self._time_limit
+            if (self._last_time_limit is not None and limit is not None
+                    and seed is not None and self.unlimited
+                    and self._covers(depth, seed[0])):
+                limit = max(limit, self._last_time_limit)
+            left = (None if limit is None
+                    else max(limit - (time.perf_counter() - start), 0.0))
             s = self._search(depth, left)
             if self._reporter is not None:
                 s.set_reporter(self._progress(depth), self._report_every, t0)
             if seed is not None:
-                s.seed(*seed)
+                # the optimum of the depth before, certified under the same cap
+                s.seed(*seed, exact=True)
             code = s.run()
             self._s, self._depth = s, depth
             self._stats.append(s.stats())
@@ -298,7 +310,8 @@ class EngineSearch:
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in
               ("nodes", "evaluations", "column_passes", "leaf_budget_depths",
-                  "leaf_allocations", "segment_bounds", "segment_prunes", "seconds")}
+                  "leaf_allocations", "segment_bounds", "segment_prunes", "peel_nodes",
+                  "seconds")}
         st["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in self._stats)
         st["engine"] = "depth"
         st["nodes_created"] = st["nodes"]

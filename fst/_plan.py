@@ -78,6 +78,12 @@ DPDT_TIME_SHARE = 0.1
 # small problems whose optimum is deep).
 LEAF_BUDGET_TIME_SHARE = 0.5
 LEAF_BUDGET_DEPTH = 4
+# ... except the search that would certify (its depth holds every tree as good
+# as its seed, whose budget admits one leaf more than that depth: its root is the
+# seed or a leaf beside a subtree), which may run to this share: the general
+# search would have to prove the same small trees' bound, which it does not
+# raise (the leaf budget's bound is the bound both searches reach).
+LEAF_BUDGET_LAST_SHARE = 0.9
 # ... and it keeps this share of a time limit for the depth-limited optimum of
 # depth FALLBACK_DEPTH at lam, returned by a stopped fit when it is better (the
 # engine by leaf budget goes that deep only where it could certify there).
@@ -507,7 +513,9 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         if time_limit is not None:
             stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
         stage = EngineSearch(space.stage, stage_config,
-                             depth_cap=own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH))
+                             depth_cap=own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH),
+                             last_time_limit=(None if time_limit is None
+                                              else time_limit * LEAF_BUDGET_LAST_SHARE))
 
         def general(left):
             return Search(space.problem, dict(config, time_limit=left))

@@ -809,6 +809,32 @@ cdef inline double deeper_trees_bound(double floor, double lam, int D) noexcept 
     return floor + (D + 2) * lam
 
 
+# ----------------------------------------- one leaf above the depth: a leaf beside
+#
+# A tree of depth exactly d has a child of depth d - 1, and a tree of depth d - 1
+# has at least d leaves.  So under a cap of d + 1 leaves the other child of its
+# root is a leaf: the trees of a node of depth d and cap d + 1 are those of depth
+# at most d - 1, and a leaf beside a subtree of depth at most d - 1 and at most d
+# leaves.  The engine (RULE_PEEL_LEAF) takes the node's optimum of depth d - 1
+# first, then values only the second kind, whose leaf is priced from its column's
+# counts before any search.
+
+cdef inline bint leaf_beside_only(int d, int kc) noexcept nogil:
+    """Whether a node of depth d >= 2 under a cap of kc leaves has only trees of
+    depth at most d - 1 and trees whose root has a leaf child (above): kc = d + 1.
+    (With kc <= d every tree has depth at most d - 1.)"""
+    return kc == d + 1
+
+
+cdef inline double leaf_beside_bound(double leaf, double floor_rest, double lam,
+                                     int d) noexcept nogil:
+    """A tree of depth d whose root has a leaf child (value `leaf`, its loss and
+    lam): its other child has depth d - 1, hence at least d leaves, each worth
+    lam, and loses at least its rows' floor (each row at its class's least
+    cost): the tree is worth at least leaf + floor_rest + d lam.  Trees of the
+    split of smaller depth are covered by the node's optimum of depth d - 1."""
+    return leaf + floor_rest + d * lam
+
 # --------------------------------------------- squared error: k-segmentation
 #
 # Under squared error (the regressor) a leaf's loss is the weighted squared error

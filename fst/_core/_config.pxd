@@ -18,7 +18,9 @@ cdef enum:
     RULE_WORTH = 256      # side worth: a split with a side worth less than misclassifying it
     RULE_PEEL3 = 512      # the three-leaf peel bound and its two-leaf transfer to children
     RULE_LEAF_BUDGET = 1024  # leaf budget: a budget admits few leaves, so a shallow depth
-    RULE_ALL = 2047
+    RULE_PEEL_LEAF = 2048    # engine: a node capped at one leaf above its depth is its
+                             # shallower optimum or a leaf beside a subtree
+    RULE_ALL = 4095
 
 # Strategies: each changes the order of the work, how it is done or which
 # incumbents are found, never what a bound may claim.

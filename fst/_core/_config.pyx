@@ -14,7 +14,8 @@ strategy bits.
 RULES = {"equivalent": RULE_EQUIVALENT, "support": RULE_SUPPORT, "segment": RULE_SEGMENT,
          "superset": RULE_SUPERSET, "exchange": RULE_EXCHANGE, "transfer": RULE_TRANSFER,
          "pairs": RULE_PAIRS, "capacity": RULE_CAPACITY, "worth": RULE_WORTH,
-         "peel3": RULE_PEEL3, "leaf_budget": RULE_LEAF_BUDGET}
+         "peel3": RULE_PEEL3, "leaf_budget": RULE_LEAF_BUDGET,
+         "peel_leaf": RULE_PEEL_LEAF}
 STRATEGIES = {"greedy": STRATEGY_GREEDY, "compact": STRATEGY_COMPACT,
               "class_prefix": STRATEGY_CLASS_PREFIX}
 ALL_RULES = RULE_ALL

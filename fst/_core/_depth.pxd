@@ -41,6 +41,9 @@ cdef struct DLevel:
                         # every cap x < kc (`_cap_bounds`), its left child's
                         # first
     double* wpre        # m + 1: worst cost of a column's first rows
+    double* pv          # 2 m (depth two): each threshold's two sides' values at
+                        # depth one, once valued (`_peel_split`; NaN before)
+    int32_t* pa         # 2 m (depth two): ... and their best splits (-1: leaf)
     int32_t* queue      # 8 m + 16: the intervals of thresholds still open (each
                         # valuation queues at most two)
     double zlo          # squared error: the least and greatest target of the
@@ -98,6 +101,8 @@ cdef struct DEngine:
     int64_t allocations # leaf allocations valued under a leaf cap (`_value_capped`)
     int64_t segment_bounds  # children bounded by their k-segmentation floor
     int64_t segment_prunes  # ... and splits proven above their cap by it
+    int64_t peel_nodes  # nodes solved as their shallower optimum or a leaf beside a
+                        # subtree (RULE_PEEL_LEAF, `_solve_peel`)
     bint pairs          # squared error on columns of one split each (binary):
                         # a node of depth two is solved from its column pairs'
                         # sums (`_squares.solve_sums`, `by_sums`)
@@ -111,6 +116,8 @@ cdef struct DEngine:
                         # order): the root's best before any split is valued
     int32_t* seed_tree
     int seed_leaves     # its leaves
+    bint seed_exact     # the seed is the root's optimum of depth max_depth - 1
+                        # under the same leaf cap, canonical (`DepthSearch.seed`)
     # the parallel root (n_jobs > 1): each of n_workers engines values the root
     # splits of the columns it takes, in increasing order, from a shared counter
     # (next_col), engine 0 the best depth-one split first; they share the best

@@ -40,6 +40,7 @@ The search object, its threads and its result are `_depth_search.DepthSearch`.
 """
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
+from libc.math cimport NAN
 from cython.parallel cimport prange
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
@@ -49,7 +50,7 @@ from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
                         fst_shared_stop, fst_shared_set_stop, fst_claim,
                         fst_store_double, fst_load_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
-                      RULE_SEGMENT)
+                      RULE_SEGMENT, RULE_PEEL_LEAF)
 from ._rowpass cimport (DSpace, leaf_loss, class_sum, weight_at, column_pass, add_rows,
                        row_worst, squares_loss)
 from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
@@ -57,7 +58,8 @@ from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles
                        superset_child_bound, subset_child_bound, leaf_support,
                        one_leaf_lower_bound, shared_prune_level, split_creation_bound,
                        closed_column_bound, stopped_root_bound, budget_leaves,
-                       budget_depth, budget_depth_bound, squares_row_worst)
+                       budget_depth, budget_depth_bound, squares_row_worst,
+                       leaf_beside_only, leaf_beside_bound, LEAF_MANY)
 from ._squares cimport segment_bound, by_sums, solve_sums
 
 # A depth-one pass over at least this many (row, column) cells runs its columns on
@@ -390,6 +392,10 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
             L.seeded = True
             v = e.seed_value
         return v
+    if (sp.rules & RULE_PEEL_LEAF) and d >= 2:
+        k = _peel_cap(e, d, cnt, B, kc)
+        if leaf_beside_only(d, k):
+            return _solve_peel(e, d, ord, m, cnt, B, k, exact)
     if not _gather(e, L, ord, m):
         # stopped: the leaf is the node's tree found, and the node is not
         # counted (a root stopped here proves no bound: `DepthSearch.run`)
@@ -463,6 +469,350 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     # no tree is worth B or less (every split was proven above its cap)
     v = best if best < lbmin else lbmin
     return v if v > B else B
+
+
+cdef int _peel_cap(DEngine* e, int d, const double* cnt, double B, int kc) noexcept nogil:
+    """The leaf cap a node of depth d is searched under by `_solve_peel`: its
+    own cap kc, lowered under RULE_LEAF_BUDGET to the leaves its budget admits
+    (`budget_leaves`: a tree of more is above the budget B, or at the root, above
+    its seed, so neither the answer nor a tie with it is among them).  The root
+    is searched so only when its seed is its exact optimum of depth d - 1
+    (`_solve_peel` takes it for that optimum); else LEAF_CAP_NONE."""
+    cdef int k = kc
+    cdef int b = LEAF_MANY
+    cdef double floor
+    if d == e.max_depth and not e.seed_exact:
+        return LEAF_CAP_NONE
+    if e.sp.rules & RULE_LEAF_BUDGET:
+        floor = class_sum(&e.sp, cnt, e.sp.mincost)
+        b = budget_leaves(e.seed_value if d == e.max_depth else B, floor, e.sp.lam)
+    return b if b < k else k
+
+
+cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
+                        double B, int kc, bint* exact) noexcept nogil:
+    """`_solve` of a node of depth d >= 2 under a cap of kc = d + 1 leaves
+    (RULE_PEEL_LEAF, `leaf_beside_only`): its trees are those of depth d - 1,
+    whose optimum V is searched first (at the root, the seed is it), and a leaf
+    beside a subtree of depth d - 1 and at most d leaves.  Each split is then
+    valued on each side as that leaf, from its column's counts, beside the other
+    side's subtree (`_peel_column`); a split's side is searched only when its
+    leaf, with the bounds below, could still be within the cap:
+    * `leaf_beside_bound`: the subtree has at least d leaves;
+    * `subset_child_bound` (the rule's argument needs nested sets: not under
+      min_leaf): the subtree's rows are the node's less the leaf's, so it is
+      worth at least V less the leaf rows' worst cost;
+    * `superset_child_bound` (likewise): along a column, the subtree's rows
+      grow as its leaf shrinks, so it is worth at least the last one searched.
+    Exact as `_solve` (the canonical tree: `_takes` compares the seed or V's
+    tree, itself canonical among the trees of depth d - 1, with each leaf-beside
+    tree), or a bound above B."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* C = &e.lv[d - 1]
+    cdef double leaf = leaf_loss(sp, cnt, m) + sp.lam
+    cdef double best, V, v, lbmin = INF, col_lbmin
+    cdef bint exv, par, root = d == e.max_depth
+    cdef int u
+    e.peel_nodes += 1
+    exact[0] = True
+    L.seeded = False
+    if root:
+        # the seed is the root's exact optimum of depth d - 1 (`_peel_cap`)
+        V = e.seed_value
+        exv = True
+        memcpy(L.best, e.seed_tree, _heap_size(d) * sizeof(int32_t))
+        L.best_leaves = e.seed_leaves
+        L.seeded = True
+        e.root_leaf = leaf
+        e.root_cnt = cnt
+    else:
+        V = _solve(e, d - 1, ord, m, cnt, B, kc, &exv)
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        if e.lim.stop != RUNNING or exv:
+            memcpy(L.best, C.best, _heap_size(d - 1) * sizeof(int32_t))
+            L.best_leaves = C.best_leaves
+        else:
+            L.best_leaves = 1
+        if e.lim.stop != RUNNING:
+            exact[0] = False
+            return V
+    # no tree of depth d - 1 within B (V is then a bound above it): the leaf,
+    # above B too, stands as the tree found
+    best = V if exv else leaf
+    if not _gather(e, L, ord, m):
+        exact[0] = False
+        return best
+    e.nodes += 1
+    par = e.sh != NULL and root
+    if par:
+        fst_shared_lower(e.sh, best)
+    if root:
+        e.root_best = &best
+    u = fst_claim(e.next_col) if par else 0
+    while u < sp.p:
+        if _poll(e):
+            break
+        col_lbmin = INF
+        _peel_column(e, d, u, ord, m, cnt, B, kc, V, &best, &col_lbmin)
+        if col_lbmin < lbmin:
+            lbmin = col_lbmin
+        if root and e.lim.stop == RUNNING:
+            fst_store_double(&e.col_lb[u], col_lbmin)
+        u = fst_claim(e.next_col) if par else u + 1
+    if root:
+        e.root_best = NULL
+    if e.lim.stop != RUNNING:
+        exact[0] = False
+        return best
+    if best <= B + TOL:
+        return best
+    exact[0] = False
+    v = best if best < lbmin else lbmin
+    if V < v:
+        v = V
+    return v if v > B else B
+
+
+cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
+                       const double* cnt, double B, int kc, double V, double* best,
+                       double* lbmin) noexcept nogil:
+    """The leaf-beside trees of column u's splits of a node of `_solve_peel`:
+    each threshold's leaves and left floor from one pass over the column, then
+    the leaf on the left from the largest leaf down, and on the right likewise,
+    so that each subtree searched holds the rows of the one before."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef int K = sp.K
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const double* wk = _weights(&e.sp, L, u, m)
+    cdef int32_t* tpos = L.tpos
+    cdef double* W = L.wpre
+    cdef double* cl = L.cnt + 2 * K
+    cdef double* cr = L.cnt + 3 * K
+    cdef int T = 0, i, j, lo, hi, k
+    cdef double run, w
+    for i in range(1, m):
+        if rk[i] != rk[i - 1]:
+            tpos[T] = i
+            T += 1
+    if T == 0:
+        return
+    # each row's worst cost, taken even where RULE_EXCHANGE is off (the subset
+    # bound below reads it)
+    W[0] = 0.0
+    for i in range(m):
+        w = weight_at(wk, i)
+        if sp.target != NULL:
+            W[i + 1] = W[i] + squares_row_worst(sp.target[yk[i]], w, L.zlo, L.zhi)
+        else:
+            W[i + 1] = W[i] + row_worst(sp, yk[i], w)
+    if sp.sup_lam > 0.0:
+        lo = _supported_from(sp, yk, wk, W, tpos, T, cl)
+        hi = _supported_to(sp, yk, wk, W, tpos, T, m, cl)
+        if lo > hi:
+            return
+    else:
+        lo = 0
+        hi = T - 1
+    while lo <= hi and tpos[lo] < sp.min_leaf:
+        lo += 1
+    while hi >= lo and m - tpos[hi] < sp.min_leaf:
+        hi -= 1
+    if lo > hi:
+        return
+    for k in range(K):
+        cl[k] = 0
+    i = 0
+    for j in range(lo, hi + 1):
+        add_rows(sp, cl, yk, wk, i, tpos[j])
+        i = tpos[j]
+        for k in range(K):
+            cr[k] = cnt[k] - cl[k]
+        L.lbl[j] = leaf_loss(sp, cl, i) + sp.lam
+        L.lbr[j] = leaf_loss(sp, cr, m - i) + sp.lam
+        L.lbv[j] = class_sum(sp, cl, sp.mincost)
+    if d == 2:
+        # a subtree of depth one: both sides of a split valued in one pass a
+        # column over the node's rows (`_depth_one`, the rows placed by
+        # `_positions` when a first split of the column is valued), kept for the
+        # other scan
+        L.pa[2 * m] = -1
+        for j in range(lo, hi + 1):
+            L.pv[2 * j] = NAN
+    run = -INF
+    for j in range(hi, lo - 1, -1):
+        _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 0, &run, best, lbmin)
+        if e.lim.stop != RUNNING:
+            return
+    run = -INF
+    for j in range(lo, hi + 1):
+        _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 1, &run, best, lbmin)
+        if e.lim.stop != RUNNING:
+            return
+
+
+cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
+                      const double* cnt, double B, int kc, double V, int j, int side,
+                      double* run, double* best, double* lbmin) noexcept nogil:
+    """The split at column u's threshold j (`_peel_column`) with its `side` (0:
+    left) a leaf: bounded, else its other side searched at depth d - 1 with at
+    most d leaves within what the leaf leaves of the cap; run holds the largest
+    value or bound of the subtrees searched before it in this scan (each a
+    subset of this one's rows)."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* C = &e.lv[d - 1]
+    cdef int K = sp.K
+    cdef int p = sp.p
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const double* wk = _weights(&e.sp, L, u, m)
+    cdef const int32_t* ou = ord + <int64_t> u * m
+    cdef const int32_t* o
+    cdef int32_t* dst
+    cdef double* W = L.wpre
+    cdef double* cc = L.cnt + 3 * K
+    cdef int t = L.tpos[j], g, i, k, mr, nr
+    cdef int32_t split = sp.col_start[u] + rk[t - 1]
+    cdef double leafv, floor_rest, worst_leaf, cap, P, sb, bnd, b2, bud, v
+    cdef bint ex
+    cdef uint8_t keep
+    if side == 0:
+        leafv = L.lbl[j]
+        floor_rest = class_sum(sp, cnt, sp.mincost) - L.lbv[j]
+        worst_leaf = W[t]
+        mr = m - t
+    else:
+        leafv = L.lbr[j]
+        floor_rest = L.lbv[j]
+        worst_leaf = W[m] - W[t]
+        mr = t
+    if _tie_may_win(sp, L, split):
+        # a tie may replace the best (`_takes`): valued up to the best itself
+        cap = B if B < best[0] else best[0]
+        P = cap + TOL
+    else:
+        cap = _cap(sp, B, best[0])
+        P = _prune_level(sp, B, best[0])
+    if e.sh != NULL and d == e.max_depth:
+        sb = fst_shared_incumbent(e.sh)
+        P = shared_prune_level(P, sb)
+        if sb < cap:
+            cap = sb
+    bnd = leaf_beside_bound(leafv, floor_rest, sp.lam, d)
+    if sp.min_leaf <= 1:
+        b2 = leafv + subset_child_bound(V, worst_leaf)
+        if b2 > bnd:
+            bnd = b2
+        b2 = leafv + superset_child_bound(run[0])
+        if b2 > bnd:
+            bnd = b2
+    if bnd > P:
+        if bnd < lbmin[0]:
+            lbmin[0] = bnd
+        return
+    if _poll(e):
+        return
+    if d == 2:
+        _peel_depth_two(e, d, u, ord, m, cnt, j, side, cap, leafv, run, best, lbmin)
+        return
+    e.evals += 1
+    # the other side's rows, sorted per column, and its sums
+    keep = 1 if side == 0 else 0
+    for i in range(m):
+        e.side[ou[i]] = 0 if i < t else 1
+    for g in range(p):
+        if m >= POLL_ROWS and _poll(e):
+            return
+        o = ord + <int64_t> g * m
+        dst = L.child + <int64_t> g * mr
+        nr = 0
+        for i in range(m):
+            if e.side[o[i]] == keep:
+                dst[nr] = o[i]
+                nr += 1
+    for k in range(K):
+        cc[k] = 0
+    if side == 0:
+        add_rows(sp, cc, yk, wk, t, m)
+    else:
+        add_rows(sp, cc, yk, wk, 0, t)
+    bud = cap - leafv
+    v = _solve(e, d - 1, L.child, mr, cc, bud, kc - 1, &ex)
+    if e.lim.stop != RUNNING:
+        return
+    if v > run[0]:
+        run[0] = v
+    if not ex or leafv + v > cap + TOL:
+        if leafv + v < lbmin[0]:
+            lbmin[0] = leafv + v
+        return
+    v += leafv
+    if _takes(sp, L, v, 1 + C.best_leaves, best[0], split):
+        best[0] = v
+        _took(L, 1 + C.best_leaves)
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        L.best[0] = split
+        _place(L.best, d, 2 if side == 0 else 1, C.best)
+        if e.sh != NULL and d == e.max_depth:
+            fst_shared_lower(e.sh, best[0])
+
+
+cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
+                          const double* cnt, int j,
+                          int side, double cap, double leafv, double* run, double* best,
+                          double* lbmin) noexcept nogil:
+    """`_peel_split` at depth two: the split's other side is valued at depth
+    one, with its own side, in one pass a column (`_depth_one` on both sides,
+    as `L.upos` places them), once for both scans (L.pv, L.pa)."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef int K = sp.K
+    cdef int t = L.tpos[j], k
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef int32_t split = sp.col_start[u] + rk[t - 1]
+    cdef double tot[128]
+    cdef int64_t nt[2]
+    cdef double v
+    cdef int32_t a
+    cdef int leaves
+    if L.pv[2 * j] != L.pv[2 * j]:
+        if L.pa[2 * m] < 0:
+            if not _positions(e, L, ord, m, u):
+                return
+            L.pa[2 * m] = 0
+        e.evals += 1
+        for k in range(2 * K):
+            tot[k] = 0
+        add_rows(sp, tot, L.yk + <int64_t> u * m, _weights(sp, L, u, m), 0, t)
+        for k in range(K):
+            tot[K + k] = cnt[k] - tot[k]
+        nt[0] = t
+        nt[1] = m - t
+        _depth_one(e, L, m, 2, t, tot, nt, L.pv + 2 * j, L.pa + 2 * j)
+        if e.lim.stop != RUNNING:
+            L.pv[2 * j] = NAN
+            return
+    v = L.pv[2 * j + 1 - side]
+    a = L.pa[2 * j + 1 - side]
+    if v > run[0]:
+        run[0] = v
+    v += leafv
+    if v > cap + TOL:
+        if v < lbmin[0]:
+            lbmin[0] = v
+        return
+    leaves = 1 + (2 if a >= 0 else 1)
+    if _takes(sp, L, v, leaves, best[0], split):
+        best[0] = v
+        _took(L, leaves)
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        L.best[0] = split
+        L.best[2 - side] = a
+        if e.sh != NULL and d == e.max_depth:
+            fst_shared_lower(e.sh, best[0])
 
 
 cdef double _solve_at(DEngine* e, int d, int d2, const int32_t* ord, int m,

@@ -61,7 +61,7 @@ cdef void _engine_free(DEngine* x) noexcept:
             free(x.lv[d].wpre); free(x.lv[d].queue); free(x.lv[d].best)
             free(x.lv[d].cand); free(x.lv[d].alt); free(x.lv[d].cnt)
             free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
-            free(x.lv[d].upos); free(x.lv[d].cshared)
+            free(x.lv[d].upos); free(x.lv[d].cshared); free(x.lv[d].pv); free(x.lv[d].pa)
         free(x.lv)
     free(x.side)
     free(x.pos)
@@ -369,7 +369,10 @@ cdef class DepthSearch:
             return
         L.child = <int32_t*> malloc(pn * sizeof(int32_t))
         L.upos = <int32_t*> malloc(pn * sizeof(int32_t)) if d == 2 else NULL
-        if d == 2 and L.upos == NULL:
+        if d == 2:
+            L.pv = <double*> malloc(2 * (<int64_t> n + 1) * sizeof(double))
+            L.pa = <int32_t*> malloc(2 * (<int64_t> n + 1) * sizeof(int32_t))
+        if d == 2 and (L.upos == NULL or L.pv == NULL or L.pa == NULL):
             raise MemoryError()
         L.tpos = <int32_t*> malloc((n + 1) * sizeof(int32_t))
         L.lbl = <double*> malloc((n + 1) * sizeof(double))
@@ -435,10 +438,13 @@ cdef class DepthSearch:
         self.e.report_every = seconds
         self.e.report_t0 = t0
 
-    def seed(self, double value, tree):
+    def seed(self, double value, tree, bint exact=False):
         """Start the root from a real tree of depth at most max_depth (heap order,
         global split ids, -1 leaves; a shallower heap is its prefix) whose
-        objective on every row, as this engine values it, is `value`."""
+        objective on every row, as this engine values it, is `value`.  exact:
+        the tree is the canonical optimum of depth max_depth - 1 under the same
+        leaf cap (a certified search of that depth), which lets the root be
+        searched as that optimum or a leaf beside a subtree (RULE_PEEL_LEAF)."""
         cdef int h = _heap_size(self.e.max_depth)
         cdef cnp.ndarray[int32_t, ndim=1] t = np.full(h, -1, dtype=np.int32)
         src = np.asarray(tree, dtype=np.int32).reshape(-1)
@@ -459,6 +465,7 @@ cdef class DepthSearch:
             memcpy(self.engines[w].seed_tree, &t[0], h * sizeof(int32_t))
             self.engines[w].seed_value = value
             self.engines[w].seed_leaves = leaves
+            self.engines[w].seed_exact = exact
 
     def run(self):
         """Search; returns the stop code (RUNNING: certified)."""
@@ -599,6 +606,8 @@ cdef class DepthSearch:
                                       for t in range(self.n_workers)),
                 "segment_prunes": sum(int(self.engines[t].segment_prunes)
                                       for t in range(self.n_workers)),
+                "peel_nodes": sum(int(self.engines[t].peel_nodes)
+                                  for t in range(self.n_workers)),
                 "seconds": float(self.seconds),
                 "peak_rss_bytes": int(self.e.lim.peak_rss),
                 "threads": int(self.n_workers),
