@@ -17,10 +17,11 @@ from oracle import (continuous_problem, optimal_objective, random_problem, resco
                     sample_weights)
 
 # the engine's rules: the loss floor, the neighbour and moved-rows bounds, the
-# interval and superset bounds, leaf support, the leaf budget's depth
+# interval and superset bounds, leaf support, the leaf budget's depth, a leaf
+# beside a subtree
 ENGINE_RULES = (_config.RULES["equivalent"], _config.RULES["exchange"],
                 _config.RULES["transfer"], _config.RULES["support"],
-                _config.RULES["leaf_budget"])
+                _config.RULES["leaf_budget"], _config.RULES["peel_leaf"])
 # the combinations of the rule bits in the tests below
 THREADS_BIT = 1 << len(ENGINE_RULES)
 
@@ -124,7 +125,8 @@ def _combo_problems():
 @pytest.mark.parametrize("combo", combos(THREADS_BIT))
 def test_engine_every_rule_combination_matches_brute_force(combo):
     """Each of the engine's rules (loss floor; neighbour and moved-rows bounds;
-    interval and superset bounds; leaf support; leaf budget) switched off or on, and the
+    interval and superset bounds; leaf support; leaf budget; a leaf beside a
+    subtree) switched off or on, and the
     parallel root's (engines taking columns, the shared value's prune) off (one
     thread) or on (three, `engines`): the same optimum, and the same tree for both."""
     rules = _config.ALL_RULES

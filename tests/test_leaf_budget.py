@@ -15,7 +15,7 @@ from fst._core._depth_search import deeper_trees_lower_bound, leaf_budget_leaves
 from fst.exceptions import NotCertifiedWarning
 from oracle import optimal_objective, rescore, unbounded_problem
 
-ENGINE_RULES = ("equivalent", "exchange", "transfer", "support", "leaf_budget")
+ENGINE_RULES = ("equivalent", "exchange", "transfer", "support", "leaf_budget", "peel_leaf")
 
 
 @functools.lru_cache(maxsize=None)
@@ -64,10 +64,11 @@ def test_the_leaf_budget_alone_certifies_most_problems():
     assert sum(certified) >= 20
 
 
-@pytest.mark.parametrize("combo", range(32))
+@pytest.mark.parametrize("combo", range(64))
 def test_every_engine_rule_combination_without_a_depth_cap(combo):
     """The engine's rules (loss floor; neighbour and moved-rows bounds; interval
-    and superset bounds; leaf support; leaf budget) each off or on, with one
+    and superset bounds; leaf support; leaf budget; a leaf beside a subtree)
+    each off or on, with one
     engine or three (three where an odd number is on): the unbounded optimum,
     exactly."""
     off = [name for i, name in enumerate(ENGINE_RULES) if not combo >> i & 1]

@@ -19,7 +19,7 @@ from oracle import (continuous_problem, optimal_objective, problem_cost, random_
                     rescore, sample_weights, unbounded_problem)
 
 # The rules the depth-limited engine reads.
-ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget")
+ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget", "peel_leaf")
 
 
 def _problem(kind, seed):
@@ -95,7 +95,8 @@ def test_the_cap_binds_on_these_problems():
                                    for c in range(1 << (len(ENGINE_RULES) + 1))])
 def test_engine_every_rule_combination(combo):
     """The engine's rules (the loss floor, leaf support, the neighbour and
-    interval bounds with their per-cap form, the leaf budget) each off or on,
+    interval bounds with their per-cap form, the leaf budget, a leaf beside a
+    subtree) each off or on,
     one engine or three at the root: the oracle's optimum under the cap."""
     rules = [name for i, name in enumerate(ENGINE_RULES) if combo >> i & 1]
     n_jobs = 3 if combo >> len(ENGINE_RULES) & 1 else 1

@@ -20,7 +20,7 @@ from oracle import (continuous_problem, optimal_objective, problem_cost, random_
 
 # The rules that stay on under min_samples_leaf > 1, of each search.
 GENERAL_RULES = ("equivalent", "support", "capacity", "worth", "leaf_budget")
-ENGINE_RULES = ("equivalent", "support", "leaf_budget")
+ENGINE_RULES = ("equivalent", "support", "leaf_budget", "peel_leaf")
 
 
 def _problem(kind, seed):
@@ -115,7 +115,7 @@ def test_general_search_every_rule_combination(combo):
 @pytest.mark.parametrize("combo", range(1 << (len(ENGINE_RULES) + 1)))
 def test_engine_every_rule_combination(combo):
     """The engine's rules that stay on (the loss floor, leaf support, the leaf
-    budget) each off or on, one engine or three at the root, under max_depth and
+    budget, a leaf beside a subtree without its nested-set bounds) each off or on, one engine or three at the root, under max_depth and
     by leaf budget without it: the oracle's constrained optimum."""
     rules = _rules(ENGINE_RULES, combo)
     n_jobs = 3 if combo >> len(ENGINE_RULES) & 1 else 1
