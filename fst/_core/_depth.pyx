@@ -584,43 +584,15 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef int K = sp.K
-    cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
     cdef const double* wk = _weights(&e.sp, L, u, m)
     cdef int32_t* tpos = L.tpos
-    cdef double* W = L.wpre
     cdef double* cl = L.cnt + 2 * K
     cdef double* cr = L.cnt + 3 * K
-    cdef int T = 0, i, j, lo, hi, k
-    cdef double run, w
-    for i in range(1, m):
-        if rk[i] != rk[i - 1]:
-            tpos[T] = i
-            T += 1
-    if T == 0:
-        return
-    # each row's worst cost, taken even where RULE_EXCHANGE is off (the subset
-    # bound below reads it)
-    W[0] = 0.0
-    for i in range(m):
-        w = weight_at(wk, i)
-        if sp.target != NULL:
-            W[i + 1] = W[i] + squares_row_worst(sp.target[yk[i]], w, L.zlo, L.zhi)
-        else:
-            W[i + 1] = W[i] + row_worst(sp, yk[i], w)
-    if sp.sup_lam > 0.0:
-        lo = _supported_from(sp, yk, wk, W, tpos, T, cl)
-        hi = _supported_to(sp, yk, wk, W, tpos, T, m, cl)
-        if lo > hi:
-            return
-    else:
-        lo = 0
-        hi = T - 1
-    while lo <= hi and tpos[lo] < sp.min_leaf:
-        lo += 1
-    while hi >= lo and m - tpos[hi] < sp.min_leaf:
-        hi -= 1
-    if lo > hi:
+    cdef int i, j, lo, hi, k
+    cdef double run
+    # (each row's own worst cost: the subset bound reads it whatever the rules)
+    if not _column_run(sp, L, u, m, True, &lo, &hi):
         return
     for k in range(K):
         cl[k] = 0
@@ -1048,6 +1020,56 @@ cdef inline double _node_row_worst(const DSpace* sp, const DLevel* L, int32_t y,
     return row_worst(sp, y, w)
 
 
+cdef bint _column_run(const DSpace* sp, DLevel* L, int u, int m, bint own_worst,
+                      int* lo, int* hi) noexcept nogil:
+    """Column u's thresholds of the node gathered in L: their row positions
+    (L.tpos), the worst cost of the column's first rows (L.wpre: each row's own
+    worst with own_worst, else `_node_row_worst`, which is 0 where no rule of the
+    column's search reads it), and the run [lo, hi] of the thresholds that leaf
+    support and min_samples_leaf admit.  False when there is none."""
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const double* wk = _weights(sp, L, u, m)
+    cdef int32_t* tpos = L.tpos
+    cdef double* W = L.wpre
+    cdef int T = 0, i
+    cdef double w
+    for i in range(1, m):
+        if rk[i] != rk[i - 1]:
+            tpos[T] = i
+            T += 1
+    if T == 0:
+        return False
+    W[0] = 0.0
+    for i in range(m):
+        w = weight_at(wk, i)
+        if not own_worst:
+            W[i + 1] = W[i] + _node_row_worst(sp, L, yk[i], w)
+        elif sp.target != NULL:
+            W[i + 1] = W[i] + squares_row_worst(sp.target[yk[i]], w, L.zlo, L.zhi)
+        else:
+            W[i + 1] = W[i] + row_worst(sp, yk[i], w)
+    if sp.sup_lam > 0.0:
+        # leaf support: both sides of a split of an optimal tree hold support at
+        # least lam, and a side's support grows with it, so the supported
+        # thresholds are one run: from the first whose left side reaches lam to
+        # the last whose right side does
+        lo[0] = _supported_from(sp, yk, wk, W, tpos, T, L.cnt + 2 * sp.K)
+        hi[0] = _supported_to(sp, yk, wk, W, tpos, T, m, L.cnt + 2 * sp.K)
+        if lo[0] > hi[0]:
+            return False
+    else:
+        lo[0] = 0
+        hi[0] = T - 1
+    # min_samples_leaf: the splits are the thresholds with min_leaf rows on each
+    # side, one run of positions (tpos rises)
+    while lo[0] <= hi[0] and tpos[lo[0]] < sp.min_leaf:
+        lo[0] += 1
+    while hi[0] >= lo[0] and m - tpos[hi[0]] < sp.min_leaf:
+        hi[0] -= 1
+    return lo[0] <= hi[0]
+
+
 cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
                          const double* cnt, double B, int kc, double* best,
                          double* lbmin) noexcept nogil:
@@ -1057,14 +1079,11 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     improve, lbmin takes the least bound of every split proven above its cap."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
-    cdef int K = sp.K
     cdef const int32_t* rk = L.rk + <int64_t> u * m
-    cdef const int32_t* yk = L.yk + <int64_t> u * m
-    cdef const double* wk = _weights(&e.sp, L, u, m)
     cdef int32_t* tpos = L.tpos
     cdef int32_t* q = L.queue
     cdef double* W = L.wpre
-    cdef int T = 0, i, head = 0, tail = 0, lo, hi, a, c, mid, t
+    cdef int i, head = 0, tail = 0, lo, hi, a, c, mid, t
     cdef double cap, bnd, va, P, sb
     cdef double vs[3]
     cdef double hint[3]
@@ -1081,34 +1100,7 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         kbp = kb
         for i in range(kc - 1):
             one[i] = one_leaf_lower_bound(sp.lam)
-    for i in range(1, m):
-        if rk[i] != rk[i - 1]:
-            tpos[T] = i
-            T += 1
-    if T == 0:
-        return
-    W[0] = 0.0
-    for i in range(m):
-        W[i + 1] = W[i] + _node_row_worst(sp, L, yk[i], weight_at(wk, i))
-    if sp.sup_lam > 0.0:
-        # leaf support: both sides of a split of an optimal tree hold support at
-        # least lam, and a side's support grows with it, so the supported
-        # thresholds are one run: from the first whose left side reaches lam to
-        # the last whose right side does
-        lo = _supported_from(sp, yk, wk, W, tpos, T, L.cnt + 2 * K)
-        hi = _supported_to(sp, yk, wk, W, tpos, T, m, L.cnt + 2 * K)
-        if lo > hi:
-            return
-    else:
-        lo = 0
-        hi = T - 1
-    # min_samples_leaf: the splits are the thresholds with min_leaf rows on each
-    # side, one run of positions (tpos rises)
-    while lo <= hi and tpos[lo] < sp.min_leaf:
-        lo += 1
-    while hi >= lo and m - tpos[hi] < sp.min_leaf:
-        hi -= 1
-    if lo > hi:
+    if not _column_run(sp, L, u, m, False, &lo, &hi):
         return
     if d == 2 and not _positions(e, L, ord, m, u):
         return
