@@ -347,13 +347,13 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef double leaf = leaf_loss(sp, cnt, m) + sp.lam
-    cdef double best, lbmin, v, low, col_lbmin, floor
+    cdef double best, lbmin, v, low, floor
     cdef int k
     cdef int64_t nt[2]
     cdef double b1[2]
     cdef int32_t a1[2]
     cdef int u
-    cdef bint par, root
+    cdef bint par
     L.best[0] = -1
     L.best_leaves = 1
     L.seeded = False
@@ -436,12 +436,30 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         _value_split(e, d, u, ord, m, cnt, a1[0], B, kc, &best, &lbmin)
         if par:
             fst_shared_lower(e.sh, best)
-    root = d == e.max_depth
+    _columns(e, d, ord, m, cnt, B, kc, INF, False, low, &best, &lbmin)
+    return _answer(e, best, lbmin, B, exact)
+
+
+cdef void _columns(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
+                   double B, int kc, double V, bint peel, double low, double* best,
+                   double* lbmin) noexcept nogil:
+    """Value a node's splits column by column: by bisection (`_search_column`),
+    or with `peel` as a leaf beside a subtree (`_peel_column`, V the node's
+    optimum of depth d - 1 or a bound on it); best and its tree improve, lbmin
+    takes the least bound of the splits proven above their cap.  At the root
+    each closed column publishes its bound (`engine_root_bound`), and a parallel
+    root's engines take the columns from a shared counter."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef bint root = d == e.max_depth
+    cdef bint par = e.sh != NULL and root
+    cdef double col_lbmin
+    cdef int u
     if root:
-        e.root_best = &best
+        e.root_best = best
     u = fst_claim(e.next_col) if par else 0
     while u < sp.p:
-        if e.lim.stop != RUNNING or (best <= low + TOL
+        if e.lim.stop != RUNNING or (best[0] <= low + TOL
                                      and not _tie_may_win(sp, L, sp.col_start[u])):
             # stopped, or no split can beat the best (creation bound) and none
             # of the columns left (their ids from col_start[u] up) can tie it
@@ -450,9 +468,12 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         if _poll(e):
             break
         col_lbmin = INF
-        _search_column(e, d, u, ord, m, cnt, B, kc, &best, &col_lbmin)
-        if col_lbmin < lbmin:
-            lbmin = col_lbmin
+        if peel:
+            _peel_column(e, d, u, ord, m, cnt, B, kc, V, best, &col_lbmin)
+        else:
+            _search_column(e, d, u, ord, m, cnt, B, kc, best, &col_lbmin)
+        if col_lbmin < lbmin[0]:
+            lbmin[0] = col_lbmin
         if root and e.lim.stop == RUNNING:
             # the column is closed: its splits are valued or proven above their cap
             fst_store_double(&e.col_lb[u], col_lbmin)
@@ -460,13 +481,20 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         u = fst_claim(e.next_col) if par else u + 1
     if root:
         e.root_best = NULL
+
+
+cdef inline double _answer(DEngine* e, double best, double lbmin, double B,
+                           bint* exact) noexcept nogil:
+    """A node's answer from its best tree and the least bound of the trees not
+    valued (lbmin): not exact when stopped; exact when within B; else no tree
+    is worth B or less (every split was proven above its cap), and the bound."""
+    cdef double v
     if e.lim.stop != RUNNING:
         exact[0] = False
         return best
     if best <= B + TOL:
         return best
     exact[0] = False
-    # no tree is worth B or less (every split was proven above its cap)
     v = best if best < lbmin else lbmin
     return v if v > B else B
 
@@ -511,9 +539,8 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
     cdef DLevel* L = &e.lv[d]
     cdef DLevel* C = &e.lv[d - 1]
     cdef double leaf = leaf_loss(sp, cnt, m) + sp.lam
-    cdef double best, V, v, lbmin = INF, col_lbmin
-    cdef bint exv, par, root = d == e.max_depth
-    cdef int u
+    cdef double best, V, lbmin = INF
+    cdef bint exv, root = d == e.max_depth
     e.peel_nodes += 1
     exact[0] = True
     L.seeded = False
@@ -544,34 +571,11 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
         exact[0] = False
         return best
     e.nodes += 1
-    par = e.sh != NULL and root
-    if par:
+    if e.sh != NULL and root:
         fst_shared_lower(e.sh, best)
-    if root:
-        e.root_best = &best
-    u = fst_claim(e.next_col) if par else 0
-    while u < sp.p:
-        if _poll(e):
-            break
-        col_lbmin = INF
-        _peel_column(e, d, u, ord, m, cnt, B, kc, V, &best, &col_lbmin)
-        if col_lbmin < lbmin:
-            lbmin = col_lbmin
-        if root and e.lim.stop == RUNNING:
-            fst_store_double(&e.col_lb[u], col_lbmin)
-        u = fst_claim(e.next_col) if par else u + 1
-    if root:
-        e.root_best = NULL
-    if e.lim.stop != RUNNING:
-        exact[0] = False
-        return best
-    if best <= B + TOL:
-        return best
-    exact[0] = False
-    v = best if best < lbmin else lbmin
-    if V < v:
-        v = V
-    return v if v > B else B
+    _columns(e, d, ord, m, cnt, B, kc, V, True, _lower(sp, cnt, m, d), &best, &lbmin)
+    # (V bounds the trees of depth d - 1)
+    return _answer(e, best, lbmin if lbmin < V else V, B, exact)
 
 
 cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
@@ -648,7 +652,7 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double* cc = L.cnt + 3 * K
     cdef int t = L.tpos[j], g, i, k, mr, nr
     cdef int32_t split = sp.col_start[u] + rk[t - 1]
-    cdef double leafv, floor_rest, worst_leaf, cap, P, sb, bnd, b2, bud, v
+    cdef double leafv, floor_rest, worst_leaf, cap, P, bnd, b2, bud, v
     cdef bint ex
     cdef uint8_t keep
     if side == 0:
@@ -661,18 +665,7 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         floor_rest = L.lbv[j]
         worst_leaf = W[m] - W[t]
         mr = t
-    if _tie_may_win(sp, L, split):
-        # a tie may replace the best (`_takes`): valued up to the best itself
-        cap = B if B < best[0] else best[0]
-        P = cap + TOL
-    else:
-        cap = _cap(sp, B, best[0])
-        P = _prune_level(sp, B, best[0])
-    if e.sh != NULL and d == e.max_depth:
-        sb = fst_shared_incumbent(e.sh)
-        P = shared_prune_level(P, sb)
-        if sb < cap:
-            cap = sb
+    _cap_and_prune(e, d, _tie_may_win(sp, L, split), B, best[0], &cap, &P)
     bnd = leaf_beside_bound(leafv, floor_rest, sp.lam, d)
     if sp.min_leaf <= 1:
         b2 = leafv + subset_child_bound(V, worst_leaf)
@@ -843,6 +836,29 @@ cdef inline double _prune_level(const DSpace* sp, double B, double best) noexcep
     else:
         b = best - TOL
     return a if a < b else b
+
+
+cdef inline void _cap_and_prune(DEngine* e, int d, bint tie, double B, double best,
+                                double* cap, double* P) noexcept nogil:
+    """What a split of a node of depth d must cost at most (cap: its children's
+    budgets) and the bound above which it is pruned (P): when a tie with the
+    best may replace it (`tie`, `_takes`), up to the best itself; else the
+    budget, or less than the incumbent (`_cap`, `_prune_level`: ties go to lower
+    split ids).  A parallel root also takes another engine's tree as its cap, a
+    tie with it kept (the engines' answers are then ordered as the serial search
+    meets them, `DepthSearch._gather`)."""
+    cdef double sb
+    if tie:
+        cap[0] = B if B < best else best
+        P[0] = cap[0] + TOL
+    else:
+        cap[0] = _cap(&e.sp, B, best)
+        P[0] = _prune_level(&e.sp, B, best)
+    if e.sh != NULL and d == e.max_depth:
+        sb = fst_shared_incumbent(e.sh)
+        P[0] = shared_prune_level(P[0], sb)
+        if sb < cap[0]:
+            cap[0] = sb     # the children's budgets: a tie is still valued
 
 
 cdef inline bint _tie_may_win(const DSpace* sp, const DLevel* L, int32_t split) noexcept nogil:
@@ -1109,24 +1125,7 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     while head < tail:
         lo = q[4 * head]; hi = q[4 * head + 1]; a = q[4 * head + 2]; c = q[4 * head + 3]
         head += 1
-        if _tie_below(sp, L, u, rk, tpos, lo):
-            # a tie with the best may replace it (`_takes`): such a split must
-            # be valued up to the best itself
-            cap = B if B < best[0] else best[0]
-            P = (B if B < best[0] else best[0]) + TOL
-        else:
-            cap = _cap(sp, B, best[0])
-            # a split is pruned when its bound exceeds the budget, or when it
-            # could at best tie with the incumbent (ties go to lower split ids)
-            P = _prune_level(sp, B, best[0])
-        if e.sh != NULL and d == e.max_depth:
-            # a parallel root: another engine's tree caps this one's columns, a
-            # tie with it kept (the engines' answers are then ordered as the
-            # serial search meets them, `DepthSearch._gather`)
-            sb = fst_shared_incumbent(e.sh)
-            P = shared_prune_level(P, sb)
-            if sb < cap:
-                cap = sb     # the children's budgets: a tie is still valued
+        _cap_and_prune(e, d, _tie_below(sp, L, u, rk, tpos, lo), B, best[0], &cap, &P)
         if (sp.rules & RULE_TRANSFER) and (a >= 0 or c >= 0):
             bnd = interval_bound(L.lbl[a] if a >= 0 else one_leaf_lower_bound(sp.lam),
                                  L.lbr[c] if c >= 0 else one_leaf_lower_bound(sp.lam))
