@@ -183,3 +183,38 @@ def test_a_general_search_run_again_resumes():
     assert parts.upper_bound == pytest.approx(whole.upper_bound, abs=1e-12)
     for a, b in zip(parts.extract()[:3], whole.extract()[:3]):
         np.testing.assert_array_equal(a, b)
+
+
+def test_the_certifying_search_may_run_past_the_engine_s_share(monkeypatch):
+    """The engine by leaf budget has LEAF_BUDGET_TIME_SHARE of the time limit,
+    except the search whose depth holds every tree as good as its seed (the one
+    that certifies), which may run to LEAF_BUDGET_LAST_SHARE of it: the limits
+    each depth's search was given, with whether its seed (the depth before's
+    optimum) made it that search."""
+    import fst._engine as fe
+    from fst._plan import LEAF_BUDGET_LAST_SHARE, LEAF_BUDGET_TIME_SHARE
+
+    given = []
+    search = fe.EngineSearch._search
+
+    def spy(self, depth, time_limit):
+        seeded = self._s is not None and self._s.solved
+        given.append((time_limit, seeded and self._covers(depth, self._s.upper_bound)))
+        return search(self, depth, time_limit)
+
+    monkeypatch.setattr(fe.EngineSearch, "_search", spy)
+    limit = 1000.0
+    last = 0
+    for seed in range(40):
+        X, y, cost, lam, *_ = _problem(seed)
+        given.clear()
+        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, time_limit=limit)
+        clf._overrides = {"leaf_budget_probe": False}
+        clf.fit(X, y)
+        for seconds, certifying in given:
+            if certifying:
+                last += 1
+                assert limit * LEAF_BUDGET_TIME_SHARE < seconds <= limit * LEAF_BUDGET_LAST_SHARE
+            else:
+                assert seconds <= limit * LEAF_BUDGET_TIME_SHARE
+    assert last >= 3
