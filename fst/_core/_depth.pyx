@@ -9,6 +9,9 @@ The search of a row set X with d levels left, within a budget B (`_solve`):
   (`_squares.solve_sums`).
 * d = 1: one pass per column over X's rows in that column's order, counting each
   class up to every threshold, values every split's two leaves (`_depth_one`).
+* a cap of d + 1 leaves (its own, or what its budget admits): X's optimum of
+  depth d - 1, then the trees whose root has a leaf child, the leaf priced from
+  its column's counts before its sibling is searched (`_solve_peel`).
 * d >= 2: the root splits of each column are valued by bisection over the
   column's thresholds (an interval of thresholds still open is valued at its
   midpoint, then split in two); an interval is dropped when every threshold in
