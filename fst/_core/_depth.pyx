@@ -398,7 +398,13 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     if (sp.rules & RULE_PEEL_LEAF) and d >= 2:
         k = _peel_cap(e, d, cnt, B, kc)
         if leaf_beside_only(d, k):
-            return _solve_peel(e, d, ord, m, cnt, B, k, exact)
+            v = _solve_peel(e, d, ord, m, cnt, B, k, exact)
+            if k < kc and not exact[0] and e.lim.stop == RUNNING:
+                # the cap was the budget's: a tree of more leaves is above B but
+                # may be below the bound of the capped trees (`budget_depth_bound`)
+                v = budget_depth_bound(v, class_sum(sp, cnt, sp.mincost), sp.lam, k)
+                v = v if v > B else B
+            return v
     if not _gather(e, L, ord, m):
         # stopped: the leaf is the node's tree found, and the node is not
         # counted (a root stopped here proves no bound: `DepthSearch.run`)
