@@ -22,12 +22,14 @@ from oracle import (continuous_problem, optimal_objective, optimal_regression, p
 def _problem(kind, seed):
     """(X, y, cost, lam, max_depth, max_leaf_nodes, weights, min_leaf): `capped`
     is a continuous problem at depth 2 to 4 under a cap of one leaf more;
-    `unbounded` one without a depth cap (the leaf budget's deepening); weights
-    on every third seed, min_samples_leaf 2 on every fifth."""
-    if kind == "capped":
-        X, y, cost, lam, _ = continuous_problem(9000 + seed)
+    `capped2` of two leaves more (the nodes below the root reach the rule where
+    their budget lowers their cap); `unbounded` one without a depth cap (the leaf
+    budget's deepening); weights on every third seed, min_samples_leaf 2 on
+    every fifth."""
+    if kind in ("capped", "capped2"):
+        X, y, cost, lam, _ = continuous_problem((9000 if kind == "capped" else 9100) + seed)
         depth = 2 + seed % 3
-        cap = depth + 1
+        cap = depth + (1 if kind == "capped" else 2)
     else:
         X, y, cost, lam = unbounded_problem(9000 + seed)
         depth = cap = None
@@ -82,7 +84,7 @@ def _same_tree(a, b):
 
 
 @pytest.mark.parametrize("seed", range(36))
-@pytest.mark.parametrize("kind", ["capped", "unbounded"])
+@pytest.mark.parametrize("kind", ["capped", "capped2", "unbounded"])
 def test_the_rule_gives_the_optimum_and_the_tree_of_the_search_without_it(kind, seed):
     on = _fit(kind, seed)
     _check(kind, seed, on)
@@ -98,14 +100,14 @@ def test_the_rule_gives_the_optimum_and_the_tree_of_the_search_without_it(kind, 
 def test_the_rule_is_used_on_these_problems():
     """The problems above are not vacuous: the rule solves nodes, the root among
     them, in many of them (with and without nested-set bounds, min_leaf)."""
-    for kind in ("capped", "unbounded"):
+    for kind in ("capped", "capped2", "unbounded"):
         used = [seed for seed in range(36) if _peel_nodes(_fit(kind, seed)) > 0]
         assert len(used) >= 8, (kind, used)
         assert any(seed % 5 == 4 for seed in used), (kind, used)
 
 
 @pytest.mark.parametrize("seed", range(0, 36, 2))
-@pytest.mark.parametrize("kind", ["capped", "unbounded"])
+@pytest.mark.parametrize("kind", ["capped", "capped2", "unbounded"])
 def test_a_stopped_fit_keeps_a_valid_bound(kind, seed):
     """Stopped after 1 to 64 units of the engine's work: the bound never exceeds
     the optimum, the tree re-scores to the objective reported."""
