@@ -61,7 +61,7 @@ SCRIPT = textwrap.dedent("""
 # and are taken from the build under test, which halves the sanitizer build.
 THREADED = ["_limits", "_memo", "_context", "_nodes", "_pair_counts", "_pair_values",
             "_pair_stage", "_segment", "_search", "_schedule", "_solver", "_depth",
-            "_squares", "_depth_search"]
+            "_depth_columns", "_squares", "_depth_search"]
 
 
 def _tsan_runtime():

@@ -155,7 +155,6 @@ cdef struct DEngine:
     double report_t0
 
 
-cdef double engine_root_bound(DEngine* e) noexcept nogil
 cdef bint engine_poll(DEngine* e) noexcept nogil
 
 

@@ -41,47 +41,25 @@ The search object, its threads and its result are `_depth_search.DepthSearch`.
 # - Trees are kept in heap order: position q's children at 2q + 1 and 2q + 2;
 #   an entry is a global split id, or -1 for a leaf.
 """
-from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport NAN
-from cython.parallel cimport prange
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from ._limits cimport (limits_rss, limits_interrupted, fst_now,
                        RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
-from ._context cimport (fst_shared_t, fst_shared_incumbent, fst_shared_lower,
-                        fst_shared_stop, fst_shared_set_stop, fst_claim,
-                        fst_store_double, fst_load_double)
+from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
+                        fst_shared_set_stop, fst_claim, fst_store_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
                       RULE_SEGMENT, RULE_PEEL_LEAF)
-from ._rowpass cimport (DSpace, leaf_loss, class_sum, weight_at, column_pass, add_rows,
-                       row_worst, squares_loss)
-from ._bounds cimport (creation_lower_bound, two_leaf_lower_bound, floor_settles_leaf,
-                       interval_bound, capped_interval_bound, neighbour_bound,
-                       superset_child_bound, subset_child_bound, leaf_support,
-                       one_leaf_lower_bound, shared_prune_level, split_creation_bound,
-                       closed_column_bound, stopped_root_bound, budget_leaves,
-                       budget_depth, budget_depth_bound, squares_row_worst,
+from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows
+from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound,
+                       superset_child_bound, subset_child_bound, one_leaf_lower_bound,
+                       shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
                        leaf_beside_only, leaf_beside_bound, LEAF_MANY)
 from ._squares cimport segment_bound, by_sums, solve_sums
-
-# A depth-one pass over at least this many (row, column) cells runs its columns on
-# the fit's threads; smaller ones are not worth waking them.
-cdef int64_t PARALLEL_MIN_CELLS = 200_000
-
-
-# ------------------------------------------------------------------- values
-
-cdef inline double _lower(const DSpace* sp, const double* c, int64_t m, int d) noexcept nogil:
-    """A bound on R(S, d) from S's counts alone: its leaf with no depth left, else
-    the creation bound (`creation_lower_bound`, or `two_leaf_lower_bound` with
-    RULE_EQUIVALENT off)."""
-    cdef double leaf = leaf_loss(sp, c, m) + sp.lam
-    if d == 0 or m <= 1:
-        return leaf
-    if sp.rules & RULE_EQUIVALENT:
-        return creation_lower_bound(leaf, class_sum(sp, c, sp.mincost), sp.lam)
-    return two_leaf_lower_bound(leaf, sp.lam)
+from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
+                              _depth_one, _child_hints, _column_run, _shrink_up,
+                              _shrink_down, _positions)
 
 
 # --------------------------------------------------------------- the limits
@@ -142,199 +120,12 @@ cdef void _report(DEngine* e, double now) noexcept:
         e.reporter = NULL
 
 
-cdef void _root_static(DEngine* e) noexcept nogil:
-    """Fill e.col_static: for each column, the least `split_creation_bound` of
-    the root's splits on it (INF: none), the root's rows in that column's order
-    (level max_depth holds them while the root is searched and after), its
-    children's bounds taken at the fit's depth (`final_depth`).  One pass a
-    column; run once, when a stop or a progress line first needs it."""
-    cdef DSpace* sp = &e.sp
-    cdef DLevel* L = &e.lv[e.max_depth]
-    cdef int m = sp.n, K = sp.K, u, i, k
-    cdef int d = e.final_depth - 1
-    cdef const int32_t* rk
-    cdef const int32_t* yk
-    cdef const double* wk
-    cdef double cl[64]          # K <= 64 (`DepthSearch`); a progress line may come
-    cdef double cr[64]          # while the levels' own counts are in use
-    cdef double v, low
-    if e.static_done:
-        return
-    for u in range(sp.p):
-        rk = L.rk + <int64_t> u * m
-        yk = L.yk + <int64_t> u * m
-        wk = _weights(&e.sp, L, u, m)
-        for k in range(K):
-            cl[k] = 0
-        low = INF
-        for i in range(1, m):
-            add_rows(sp, cl, yk, wk, i - 1, i)
-            if rk[i] == rk[i - 1]:
-                continue
-            for k in range(K):
-                cr[k] = e.root_cnt[k] - cl[k]
-            v = split_creation_bound(_lower(sp, cl, i, d), _lower(sp, cr, m - i, d))
-            if v < low:
-                low = v
-        e.col_static[u] = low
-    e.static_done = True
-
-
-cdef double engine_root_bound(DEngine* e) noexcept nogil:
-    """A lower bound on R(X, final_depth) of the root from its columns alone: at
-    the fit's depth, the least over the columns of their `closed_column_bound`
-    (closed) or creation bound (open), to be taken with the incumbent
-    (`stopped_root_bound`); at a shallower depth (deepening), whose closed columns
-    prove nothing for the fit's, the root's leaf and the creation bounds.  Past
-    the time limit, before the columns' bounds were ever needed, the root's own
-    creation bound (one pass a column would overrun the limit), as for a root
-    solved from its sums (`by_sums`), which gathers no column orders."""
-    cdef int u
-    cdef double lb, c, v
-    if e.sums_root or (not e.static_done and e.lim.deadline >= 0
-                       and fst_now() > e.lim.deadline):
-        # the columns' pass (`_root_static`) would run past the time limit:
-        # the root's own creation bound holds for every split (R_s(X, D) >=
-        # R(X, D) >= it), and for the leaf
-        return _lower(&e.sp, e.root_cnt, e.sp.n, e.final_depth)
-    _root_static(e)
-    lb = INF
-    for u in range(e.sp.p):
-        v = e.col_static[u]
-        if e.max_depth == e.final_depth:
-            c = fst_load_double(&e.col_lb[u])
-            if c > -INF:
-                v = closed_column_bound(v, c)
-        if v < lb:
-            lb = v
-    if e.max_depth != e.final_depth:
-        lb = stopped_root_bound(e.root_leaf, lb)
-    return lb
-
-
 cdef inline bint _stop(DEngine* e, int code) noexcept nogil:
     """End the search with `code`, and every engine of a parallel root with it."""
     e.lim.stop = code
     if e.sh != NULL:
         fst_shared_set_stop(e.sh, code)
     return True
-
-
-# ---------------------------------------------------------------- depth one
-
-cdef inline const double* _weights(const DSpace* sp, const DLevel* L, int u,
-                                   int m) noexcept nogil:
-    """The node's row weights in column u's order (`_gather`), NULL without
-    weights (each row weighs 1: `weight_at`)."""
-    return NULL if L.wk == NULL else L.wk + <int64_t> u * m
-
-
-cdef bint _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nogil:
-    """The node's ranks, classes and weights in each column's order (rk, yk, wk);
-    under squared error its least and greatest target (zlo, zhi).  A large
-    node polls the limits every column: False when they stopped the search
-    (the arrays are then incomplete)."""
-    cdef int u, i
-    cdef int n = e.sp.n
-    cdef const int32_t* rank
-    cdef const int32_t* o
-    cdef int32_t* rk
-    cdef int32_t* yk
-    cdef double* wk
-    for u in range(e.sp.p):
-        if m >= POLL_ROWS and _poll(e):
-            return False
-        rank = e.sp.rank + <int64_t> u * n
-        o = ord + <int64_t> u * m
-        rk = L.rk + <int64_t> u * m
-        yk = L.yk + <int64_t> u * m
-        for i in range(m):
-            rk[i] = rank[o[i]]
-            yk[i] = e.sp.y[o[i]]
-        if L.wk != NULL:
-            wk = L.wk + <int64_t> u * m
-            for i in range(m):
-                wk[i] = e.sp.w[o[i]]
-    if e.sp.target != NULL and m > 0:
-        L.zlo = e.sp.target[ord[0]]
-        L.zhi = L.zlo
-        for i in range(1, m):
-            if e.sp.target[ord[i]] < L.zlo:
-                L.zlo = e.sp.target[ord[i]]
-            elif e.sp.target[ord[i]] > L.zhi:
-                L.zhi = e.sp.target[ord[i]]
-    return True
-
-
-cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
-                     const double* tot, const int64_t* ntot, double* best,
-                     int32_t* arg) noexcept nogil:
-    """R(S, 1) of each side S of the node (one side: the node itself; two: the
-    rows before position t of the root split's column, side 0, and the others,
-    side 1, as `L.upos` places them): best[s] the least of S's leaf and of every
-    split's two leaves, arg[s] that split (-1: the leaf).
-
-    One pass per column over the node's rows in that column's order
-    (`_rowpass.column_pass`), counting each side's class sums up to a threshold
-    (its left leaf; the side's sums less them, its right leaf).  Every partition
-    of a side by one split is a prefix of this order at a change of rank (split k
-    sends ranks <= k left), so the least over them is R(S, 1).  With
-    RULE_EXCHANGE a side's threshold is skipped while the rows that crossed since
-    its last valuation could not lower its value below the best
-    (`rows_moved_bound`), and with RULE_EQUIVALENT a side's pass
-    ends once its best reaches its floor (no split can do better).  A skipped
-    threshold is never better than the best by more than TOL, so the result is
-    the first best split in column order with or without the skips; threads
-    (columns side by side, each from the leaf) reduce in column order to it.
-    A large node's serial pass polls the limits every column: after a stop the
-    search discards what it valued since (`_search_column`) and is not solved."""
-    cdef DSpace* sp = &e.sp
-    cdef int K = sp.K
-    cdef int u, s, k
-    cdef double lowest[2]
-    cdef bint par = e.n_threads > 1 and <int64_t> m * sp.p >= PARALLEL_MIN_CELLS
-    for s in range(2):
-        arg[s] = -1
-        best[s] = INF
-        lowest[s] = -INF
-    for s in range(nsides):
-        best[s] = leaf_loss(sp, tot + s * K, ntot[s]) + sp.lam
-        if sp.rules & RULE_EQUIVALENT:
-            lowest[s] = creation_lower_bound(best[s], class_sum(sp, tot + s * K, sp.mincost),
-                                             sp.lam)
-    if not par:
-        for u in range(sp.p):
-            if m >= POLL_ROWS and _poll(e):
-                # stopped: best and arg are those of the columns passed, real
-                # trees, which every caller discards or keeps only as such
-                return
-            e.sweeps += 1
-            column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                        _weights(&e.sp, L, u, m),
-                        L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                        tot, ntot, lowest, sp.col_start[u], L.ccnt, L.cwc, best, arg,
-                        NULL)
-        return
-    L.cshared[0] = best[0]
-    L.cshared[1] = best[1]
-    for u in range(sp.p):
-        L.cbest[8 * u] = best[0]
-        L.cbest[8 * u + 1] = best[1]
-        L.carg[16 * u] = -1
-        L.carg[16 * u + 1] = -1
-    for u in prange(sp.p, schedule="dynamic", num_threads=e.n_threads):
-        column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                    _weights(&e.sp, L, u, m),
-                    L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                    tot, ntot, lowest, sp.col_start[u], L.ccnt + <int64_t> u * (3 * K + 8),
-                    L.cwc + <int64_t> u * (5 * K + 8), L.cbest + 8 * u, L.carg + 16 * u,
-                    L.cshared)
-    e.sweeps += sp.p
-    for u in range(sp.p):
-        for s in range(nsides):
-            if L.carg[16 * u + s] >= 0 and L.cbest[8 * u + s] < best[s] - TOL:
-                best[s] = L.cbest[8 * u + s]
-                arg[s] = L.carg[16 * u + s]
 
 
 # ------------------------------------------------------------------ search
@@ -941,160 +732,6 @@ cdef void _value_at(DEngine* e, int d, int u, const int32_t* ord, int m,
         lbmin[0] = vs[2]
 
 
-cdef inline void _cap_bounds(double* kb, int kc, const double* vs, double leaf_l,
-                             double leaf_r) noexcept nogil:
-    """Complete the children's bounds at every cap x < kc of a valued split
-    (kb[x - 1] the left child's at cap x, kb[kc - 1 + x - 1] the right's; the
-    caps a valuation searched hold their values or bounds, the others -INF):
-    a child's value at kc - 1 leaves (vs) bounds it at every smaller cap, its
-    leaf is its value at cap 1, and a value at a cap bounds it at every smaller
-    one (fewer trees)."""
-    cdef int side, x
-    cdef double* b
-    for side in range(2):
-        b = kb + side * (kc - 1)
-        for x in range(kc - 1):
-            if vs[side] > b[x]:
-                b[x] = vs[side]
-        b[0] = leaf_l if side == 0 else leaf_r
-        for x in range(kc - 3, -1, -1):
-            if b[x + 1] > b[x]:
-                b[x] = b[x + 1]
-
-
-cdef void _child_hints(const DSpace* sp, const DLevel* L, const double* W,
-                       const int32_t* tpos, int a, int c, int lo, int hi, int t,
-                       double* hint) noexcept nogil:
-    """The children's bounds of the root split at row position t from the
-    column's valued neighbours a < t < c (-1: none), and the widening of their
-    budgets: hint[0] for L_t, hint[1] for R_t, hint[2] the worst cost of the
-    rows from t to the farther end of [lo, hi]."""
-    cdef double bnd
-    hint[0] = -INF
-    hint[1] = -INF
-    if a >= 0:
-        if sp.rules & RULE_TRANSFER:
-            hint[0] = superset_child_bound(L.lbl[a])
-        if sp.rules & RULE_EXCHANGE:
-            bnd = subset_child_bound(L.lbr[a], W[t] - W[tpos[a]])
-            if bnd > hint[1]:
-                hint[1] = bnd
-    if c >= 0:
-        if sp.rules & RULE_TRANSFER:
-            bnd = superset_child_bound(L.lbr[c])
-            if bnd > hint[1]:
-                hint[1] = bnd
-        if sp.rules & RULE_EXCHANGE:
-            bnd = subset_child_bound(L.lbl[c], W[tpos[c]] - W[t])
-            if bnd > hint[0]:
-                hint[0] = bnd
-    # both children's budgets are widened by the worst cost of the rows to the
-    # interval's farther end: a bound a child proves then reaches across the
-    # whole interval (the neighbour bound)
-    hint[2] = W[tpos[hi]] - W[t]
-    if W[t] - W[tpos[lo]] > hint[2]:
-        hint[2] = W[t] - W[tpos[lo]]
-
-
-cdef int _supported_from(const DSpace* sp, const int32_t* yk, const double* wk,
-                         const double* W, const int32_t* tpos, int T,
-                         double* c) noexcept nogil:
-    """The first threshold (index into tpos) whose left side has support at least
-    sup_lam; T when none (`split_supported`)."""
-    cdef int j = 0, i = 0, k
-    for k in range(sp.K):
-        c[k] = 0
-    while j < T:
-        while i < tpos[j]:
-            c[yk[i]] += weight_at(wk, i)
-            i += 1
-        if leaf_support(W[i], leaf_loss(sp, c, i)) >= sp.sup_lam:
-            return j
-        j += 1
-    return T
-
-
-cdef int _supported_to(const DSpace* sp, const int32_t* yk, const double* wk,
-                       const double* W, const int32_t* tpos, int T, int m,
-                       double* c) noexcept nogil:
-    """The last threshold whose right side has support at least sup_lam; -1 when
-    none."""
-    cdef int j = T - 1, i = m, k
-    for k in range(sp.K):
-        c[k] = 0
-    while j >= 0:
-        while i > tpos[j]:
-            i -= 1
-            c[yk[i]] += weight_at(wk, i)
-        if leaf_support(W[m] - W[i], leaf_loss(sp, c, m - i)) >= sp.sup_lam:
-            return j
-        j -= 1
-    return -1
-
-
-cdef inline double _node_row_worst(const DSpace* sp, const DLevel* L, int32_t y,
-                                   double w) noexcept nogil:
-    """What a row of the node adds at most to the optimum of any of its subsets
-    (`row_worst`); under squared error from the node's own target range: the
-    means of its subsets' leaves lie in it (`squares_row_worst`, with
-    RULE_EXCHANGE; without it nothing reads the worst costs: 0)."""
-    if sp.target != NULL:
-        if not (sp.rules & RULE_EXCHANGE):
-            return 0.0
-        return squares_row_worst(sp.target[y], w, L.zlo, L.zhi)
-    return row_worst(sp, y, w)
-
-
-cdef bint _column_run(const DSpace* sp, DLevel* L, int u, int m, bint own_worst,
-                      int* lo, int* hi) noexcept nogil:
-    """Column u's thresholds of the node gathered in L: their row positions
-    (L.tpos), the worst cost of the column's first rows (L.wpre: each row's own
-    worst with own_worst, else `_node_row_worst`, which is 0 where no rule of the
-    column's search reads it), and the run [lo, hi] of the thresholds that leaf
-    support and min_samples_leaf admit.  False when there is none."""
-    cdef const int32_t* rk = L.rk + <int64_t> u * m
-    cdef const int32_t* yk = L.yk + <int64_t> u * m
-    cdef const double* wk = _weights(sp, L, u, m)
-    cdef int32_t* tpos = L.tpos
-    cdef double* W = L.wpre
-    cdef int T = 0, i
-    cdef double w
-    for i in range(1, m):
-        if rk[i] != rk[i - 1]:
-            tpos[T] = i
-            T += 1
-    if T == 0:
-        return False
-    W[0] = 0.0
-    for i in range(m):
-        w = weight_at(wk, i)
-        if not own_worst:
-            W[i + 1] = W[i] + _node_row_worst(sp, L, yk[i], w)
-        elif sp.target != NULL:
-            W[i + 1] = W[i] + squares_row_worst(sp.target[yk[i]], w, L.zlo, L.zhi)
-        else:
-            W[i + 1] = W[i] + row_worst(sp, yk[i], w)
-    if sp.sup_lam > 0.0:
-        # leaf support: both sides of a split of an optimal tree hold support at
-        # least lam, and a side's support grows with it, so the supported
-        # thresholds are one run: from the first whose left side reaches lam to
-        # the last whose right side does
-        lo[0] = _supported_from(sp, yk, wk, W, tpos, T, L.cnt + 2 * sp.K)
-        hi[0] = _supported_to(sp, yk, wk, W, tpos, T, m, L.cnt + 2 * sp.K)
-        if lo[0] > hi[0]:
-            return False
-    else:
-        lo[0] = 0
-        hi[0] = T - 1
-    # min_samples_leaf: the splits are the thresholds with min_leaf rows on each
-    # side, one run of positions (tpos rises)
-    while lo[0] <= hi[0] and tpos[lo[0]] < sp.min_leaf:
-        lo[0] += 1
-    while hi[0] >= lo[0] and m - tpos[hi[0]] < sp.min_leaf:
-        hi[0] -= 1
-    return lo[0] <= hi[0]
-
-
 cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
                          const double* cnt, double B, int kc, double* best,
                          double* lbmin) noexcept nogil:
@@ -1180,68 +817,6 @@ cdef void _search_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         if mid + 1 <= hi:
             q[4 * tail] = mid + 1; q[4 * tail + 1] = hi; q[4 * tail + 2] = mid; q[4 * tail + 3] = c
             tail += 1
-
-
-cdef int _shrink_up(const double* W, const int32_t* tpos, int32_t ta, double va, int lo,
-                    int hi, double P, double* lbmin) noexcept nogil:
-    """The first threshold of [lo, hi] (right of the valued threshold at row
-    position ta, of bound va) that the neighbour bound does not prove above P;
-    hi + 1 when none.  The bound falls as thresholds move away from ta (more rows
-    cross), so the proven ones are a prefix, found by bisection."""
-    cdef int a = lo, b = hi + 1, mid
-    cdef double bnd
-    while a < b:
-        mid = (a + b) // 2
-        if neighbour_bound(va, W[tpos[mid]] - W[ta]) > P:
-            a = mid + 1
-        else:
-            b = mid
-    if a > lo:
-        bnd = neighbour_bound(va, W[tpos[a - 1]] - W[ta])
-        if bnd < lbmin[0]:
-            lbmin[0] = bnd
-    return a
-
-
-cdef int _shrink_down(const double* W, const int32_t* tpos, int32_t tc, double vc, int lo,
-                      int hi, double P, double* lbmin) noexcept nogil:
-    """`_shrink_up` from the valued threshold at tc right of [lo, hi]: the last
-    threshold not proven above P; lo - 1 when none."""
-    cdef int a = lo - 1, b = hi, mid
-    cdef double bnd
-    while a < b:
-        mid = (a + b + 1) // 2
-        if neighbour_bound(vc, W[tc] - W[tpos[mid]]) > P:
-            b = mid - 1
-        else:
-            a = mid
-    if a < hi:
-        bnd = neighbour_bound(vc, W[tc] - W[tpos[a + 1]])
-        if bnd < lbmin[0]:
-            lbmin[0] = bnd
-    return a
-
-
-cdef bint _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) noexcept nogil:
-    """L.upos: for each column, the position in column u's order of each of the
-    node's rows in that column's order; a root split of column u at position t
-    then sends a row right when its position is t or more, tested in sequence.
-    A large node polls the limits every column: False when they stopped the
-    search (L.upos is then incomplete, and nothing may be valued with it)."""
-    cdef int g, i
-    cdef const int32_t* o = ord + <int64_t> u * m
-    cdef const int32_t* og
-    cdef int32_t* up
-    for i in range(m):
-        e.pos[o[i]] = i
-    for g in range(e.sp.p):
-        if m >= POLL_ROWS and _poll(e):
-            return False
-        og = ord + <int64_t> g * m
-        up = L.upos + <int64_t> g * m
-        for i in range(m):
-            up[i] = e.pos[og[i]]
-    return True
 
 
 cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,

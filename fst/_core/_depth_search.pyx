@@ -18,8 +18,9 @@ from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
 from ._squares cimport by_sums
-from ._depth cimport (DSpace, DLevel, DEngine, SetBest, _heap_size, _solve, engine_root_bound, engine_poll,
+from ._depth cimport (DSpace, DLevel, DEngine, SetBest, _heap_size, _solve, engine_poll,
                      LEAF_CAP_NONE, CAP_BOUNDS_MAX)
+from ._depth_columns cimport engine_root_bound
 
 cnp.import_array()
 
