@@ -441,20 +441,15 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef DLevel* L = &e.lv[d]
     cdef DLevel* C = &e.lv[d - 1]
     cdef int K = sp.K
-    cdef int p = sp.p
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
     cdef const double* wk = _weights(&e.sp, L, u, m)
-    cdef const int32_t* ou = ord + <int64_t> u * m
-    cdef const int32_t* o
-    cdef int32_t* dst
     cdef double* W = L.wpre
     cdef double* cc = L.cnt + 3 * K
-    cdef int t = L.tpos[j], g, i, k, mr, nr
+    cdef int t = L.tpos[j], k, mr
     cdef int32_t split = sp.col_start[u] + rk[t - 1]
     cdef double leafv, floor_rest, worst_leaf, cap, P, bnd, b2, bud, v
     cdef bint ex
-    cdef uint8_t keep
     if side == 0:
         leafv = L.lbl[j]
         floor_rest = class_sum(sp, cnt, sp.mincost) - L.lbv[j]
@@ -485,19 +480,8 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         return
     e.evals += 1
     # the other side's rows, sorted per column, and its sums
-    keep = 1 if side == 0 else 0
-    for i in range(m):
-        e.side[ou[i]] = 0 if i < t else 1
-    for g in range(p):
-        if m >= POLL_ROWS and _poll(e):
-            return
-        o = ord + <int64_t> g * m
-        dst = L.child + <int64_t> g * mr
-        nr = 0
-        for i in range(m):
-            if e.side[o[i]] == keep:
-                dst[nr] = o[i]
-                nr += 1
+    if not _partition(e, L, ord, m, u, t):
+        return
     for k in range(K):
         cc[k] = 0
     if side == 0:
@@ -505,7 +489,8 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     else:
         add_rows(sp, cc, yk, wk, 0, t)
     bud = cap - leafv
-    v = _solve(e, d - 1, L.child, mr, cc, bud, kc - 1, &ex)
+    v = _solve(e, d - 1, L.child + (<int64_t> sp.p * t if side == 0 else 0), mr, cc, bud,
+               kc - 1, &ex)
     if e.lim.stop != RUNNING:
         return
     if v > run[0]:
@@ -871,6 +856,40 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         L.best[2] = arg[1]
 
 
+cdef bint _partition(DEngine* e, DLevel* L, const int32_t* ord, int m, int u,
+                     int t) noexcept nogil:
+    """The two sides of the node's split at row position t of column u's order,
+    each still sorted per column, in L.child: the left side's p x t block, then
+    the right side's p x (m - t).  A large node polls the limits every column:
+    False when they stopped the search (L.child is then incomplete)."""
+    cdef int p = e.sp.p
+    cdef int g, i, nl, nr
+    cdef int32_t r
+    cdef const int32_t* o
+    cdef const int32_t* ou = ord + <int64_t> u * m
+    cdef int32_t* dl
+    cdef int32_t* dr
+    for i in range(m):
+        e.side[ou[i]] = 0 if i < t else 1
+    for g in range(p):
+        if m >= POLL_ROWS and _poll(e):
+            return False
+        o = ord + <int64_t> g * m
+        dl = L.child + <int64_t> g * t
+        dr = L.child + <int64_t> p * t + <int64_t> g * (m - t)
+        nl = 0
+        nr = 0
+        for i in range(m):
+            r = o[i]
+            if e.side[r] == 0:
+                dl[nl] = r
+                nl += 1
+            else:
+                dr[nr] = r
+                nr += 1
+    return True
+
+
 cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
                         const double* cnt, int32_t split, int t, double cap, int kc,
                         double* best, double* vs, const double* hint,
@@ -888,16 +907,11 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef DLevel* C = &e.lv[d - 1]
     cdef int K = sp.K
     cdef int p = sp.p
-    cdef int g, i, k, j, ml = t, mr = m - t, nl, nr, first, second
-    cdef const int32_t* o
+    cdef int k, j, ml = t, mr = m - t, first, second
     cdef int32_t* left = L.child
     cdef int32_t* right = L.child + <int64_t> p * ml
-    cdef int32_t* dl
-    cdef int32_t* dr
-    cdef int32_t r
     cdef double* cl = L.cnt + 2 * K
     cdef double* cr = L.cnt + 3 * K
-    cdef const int32_t* ou = ord + <int64_t> u * m
     cdef const int32_t* yu = L.yk + <int64_t> u * m
     cdef const double* wu = _weights(&e.sp, L, u, m)
     cdef const int32_t* rows[2]
@@ -907,29 +921,13 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double v1, v2, bud
     cdef bint ex1
     cdef int ck = kc - 1 if kc < LEAF_CAP_NONE else kc
-    for i in range(m):
-        e.side[ou[i]] = 0 if i < t else 1
     for k in range(K):
         cl[k] = 0
     add_rows(sp, cl, yu, wu, 0, t)
     for k in range(K):
         cr[k] = cnt[k] - cl[k]
-    for g in range(p):
-        if m >= POLL_ROWS and _poll(e):
-            return False        # (a large node's partition: the limits every column)
-        o = ord + <int64_t> g * m
-        dl = left + <int64_t> g * ml
-        dr = right + <int64_t> g * mr
-        nl = 0
-        nr = 0
-        for i in range(m):
-            r = o[i]
-            if e.side[r] == 0:
-                dl[nl] = r
-                nl += 1
-            else:
-                dr[nr] = r
-                nr += 1
+    if not _partition(e, L, ord, m, u, t):
+        return False
     rows[0] = left; rows[1] = right
     cc[0] = cl; cc[1] = cr
     mm[0] = ml; mm[1] = mr
