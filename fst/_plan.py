@@ -66,8 +66,9 @@ COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_
                 "nodes_per_thread", "seconds", "peak_rss_bytes", "n_splits",
                 "n_splits_searched", "memory_limit", "min_leaf", "max_leaves")
 
-# The share of a time limit a depth-limited fit keeps for DPDT's tree, returned
-# when the engine stops with a worse one.
+# The share of a time limit a fit on the engine keeps for DPDT's tree, returned
+# when the search stops with a worse one: of max_depth under a depth cap, of
+# LEAF_BUDGET_DEPTH without one (`FitPlan.fallback_trees`).
 DPDT_TIME_SHARE = 0.1
 
 # A fit without max_depth on continuous columns first runs the engine by leaf
@@ -195,9 +196,10 @@ class FitPlan:
     def fallback_trees(self, X, y, sample_weight, status):
         """The trees a stopped fit returns when they score better: CART's tree of
         the same depth (a stopped depth-limited search), and after a time stop
-        DPDT's (grown in the share of the time limit the engine left it).  Yields
-        (name, fitted DecisionTreeClassifier).  A fit without max_depth stopped
-        after the engine by leaf budget stopped short of FALLBACK_DEPTH gets the
+        DPDT's (grown in the share of the time limit the search left it; without
+        max_depth, of depth LEAF_BUDGET_DEPTH).  Yields (name, fitted
+        DecisionTreeClassifier).  A fit without max_depth stopped after the
+        engine by leaf budget stopped short of FALLBACK_DEPTH also gets the
         depth-limited optimum of that depth, searched in the share of the time
         limit the general search left it."""
         p = self._params
@@ -216,6 +218,7 @@ class FitPlan:
                 seconds = self.seconds_left(FALLBACK_TIME_SHARE)
                 if seconds >= _LEAST_FALLBACK_SECONDS:
                     yield "depth", _fallback_fit(self, X, y, sample_weight, seconds)
+            yield from self._dpdt_tree(X, y, sample_weight, status, LEAF_BUDGET_DEPTH)
             return
         if not self.space.engine or p["max_depth"] is None:
             return
@@ -225,6 +228,14 @@ class FitPlan:
             X, y, sample_weight, self.seconds_left(1.0))
         if cart is not None:
             yield "cart", cart
+        yield from self._dpdt_tree(X, y, sample_weight, status, p["max_depth"])
+
+    def _dpdt_tree(self, X, y, sample_weight, status, max_depth):
+        """After a time stop, DPDT's tree of `max_depth` at the fit's lam (its
+        leaves priced as the objective prices them), grown in the share of the
+        time limit kept for it (DPDT_TIME_SHARE) when it is predicted to end
+        there.  Yields ("dpdt", fitted DecisionTreeClassifier) or nothing."""
+        p = self._params
         if status != "time_limit" or p["time_limit"] is None or self.config["min_leaf"] > 1:
             return      # (DPDT's trees do not keep min_samples_leaf)
         from ._dpdt import DPDTClassifier
@@ -232,7 +243,7 @@ class FitPlan:
 
         def dpdt_fit(seconds):
             return DPDTClassifier(
-                max_depth=p["max_depth"], complexity="leaves", alphas=[lam], alpha=lam,
+                max_depth=max_depth, complexity="leaves", alphas=[lam], alpha=lam,
                 cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],
                 time_limit=seconds, memory_limit=self.config["memory_limit"] or None,
                 n_jobs=p["n_jobs"])
@@ -321,9 +332,12 @@ class LeafBudgetSearch:
             return code
         left = None
         if tl is not None:
-            # the last tenth is kept for the depth-limited tree of FALLBACK_DEPTH
-            # when the engine did not go that deep (`FitPlan.fallback_trees`)
-            keep = FALLBACK_TIME_SHARE if not self.reached(FALLBACK_DEPTH) else 0.0
+            # shares are kept for DPDT's tree and, when the engine did not go
+            # that deep, the depth-limited tree of FALLBACK_DEPTH
+            # (`FitPlan.fallback_trees`)
+            keep = DPDT_TIME_SHARE
+            if not self.reached(FALLBACK_DEPTH):
+                keep += FALLBACK_TIME_SHARE
             left = tl * (1.0 - keep) - (time.perf_counter() - start)
             if left <= 0:
                 return code

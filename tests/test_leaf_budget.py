@@ -218,3 +218,69 @@ def test_the_certifying_search_may_run_past_the_engine_s_share(monkeypatch):
             else:
                 assert seconds <= limit * LEAF_BUDGET_TIME_SHARE
     assert last >= 3
+
+
+def test_a_time_stopped_fit_without_a_depth_cap_returns_at_least_dpdt(monkeypatch):
+    """After a time stop without max_depth, DPDT's tree of LEAF_BUDGET_DEPTH at the
+    fit's lam (grown in the share of the time limit kept for it) is returned when it
+    is better.  The searches are left almost nothing here, so that DPDT's tree wins
+    and is the one returned, re-scored; the fit's bound still holds for it."""
+    import fst._plan as plan
+    from fst import DPDTClassifier
+
+    monkeypatch.setattr(plan, "LEAF_BUDGET_TIME_SHARE", 0.001)
+    monkeypatch.setattr(plan, "LEAF_BUDGET_LAST_SHARE", 0.001)
+    monkeypatch.setattr(plan, "FALLBACK_TIME_SHARE", 0.0)
+    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", 0.995)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3_000, 6))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
+    y = y.astype(int)
+    lam = 0.001
+    clf = FastSmallTreeClassifier(regularization=lam, time_limit=4.0)
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    dpdt = DPDTClassifier(max_depth=plan.LEAF_BUDGET_DEPTH, complexity="leaves",
+                          alphas=[lam], alpha=lam).fit(X, y)
+    dpdt_objective = np.mean(dpdt.predict(X) != y) + lam * dpdt.estimator_.tree_.n_leaves
+    assert not clf.optimal_ and clf.status_ == "time_limit"
+    assert clf.search_stats_["incumbent"] == "dpdt"
+    assert clf.objective_ <= dpdt_objective + 1e-12
+    assert clf.get_depth() <= plan.LEAF_BUDGET_DEPTH
+    assert (np.mean(clf.predict(X) != y) + lam * clf.n_leaves_
+            == pytest.approx(clf.objective_, abs=1e-12))
+    assert clf.lower_bound_ <= clf.objective_
+
+
+def test_a_stopped_fit_without_a_depth_cap_under_min_samples_leaf_skips_dpdt(monkeypatch):
+    """DPDT's trees do not keep min_samples_leaf: under it a stopped fit without
+    max_depth grows none (without it, the same fit grows one), and its tree keeps
+    the constraint."""
+    import fst._dpdt
+    import fst._plan as plan
+
+    monkeypatch.setattr(plan, "LEAF_BUDGET_TIME_SHARE", 0.001)
+    monkeypatch.setattr(plan, "LEAF_BUDGET_LAST_SHARE", 0.001)
+    monkeypatch.setattr(plan, "FALLBACK_TIME_SHARE", 0.0)
+    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", 0.995)
+    grown = []
+    fit = fst._dpdt.DPDTClassifier.fit
+
+    def spy(self, X, y, sample_weight=None):
+        grown.append(len(X))
+        return fit(self, X, y, sample_weight=sample_weight)
+
+    monkeypatch.setattr(fst._dpdt.DPDTClassifier, "fit", spy)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3_000, 6))
+    y = (X[:, 0] * X[:, 1] + rng.normal(size=3_000) > 0).astype(int)
+    for min_leaf in (1, 40):
+        grown.clear()
+        clf = FastSmallTreeClassifier(regularization=0.001, min_samples_leaf=min_leaf,
+                                      time_limit=2.0)
+        with pytest.warns(NotCertifiedWarning):
+            clf.fit(X, y)
+        assert not clf.optimal_
+        assert (len(grown) > 0) == (min_leaf == 1)
+        leaves = clf.estimator_.tree_.children_left < 0
+        assert clf.estimator_.tree_.n_node_samples[leaves].min() >= min_leaf
