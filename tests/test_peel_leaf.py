@@ -144,3 +144,51 @@ def test_squared_error_gives_the_optimum_and_the_same_tree(seed):
         assert reg.objective_ == pytest.approx(expected, abs=1e-9), seed
         fits.append(reg)
     _same_tree(*fits)
+
+
+@pytest.mark.parametrize("seed", range(0, 36, 3))
+def test_a_root_stopped_at_any_point_of_its_columns_keeps_a_valid_bound(seed):
+    """The root at the fit's depth capped one leaf above it bounds its open columns
+    by their splits' leaf-beside bounds (`_depth._peel_order`): stopped after every
+    unit of work of that search, the bound never exceeds the optimum and the tree
+    re-scores."""
+    kind = "capped"
+    X, y, cost, lam, depth, cap, w, ml = _problem(kind, seed)
+    expected, y_idx, full = _expected(kind, seed)
+    whole = _fit(kind, seed)
+    total = whole.search_stats_["nodes"] + whole.search_stats_["evaluations"]
+    for work in range(1, total + 2):
+        clf = _fit(kind, seed, work_limit=work)
+        assert clf.lower_bound_ <= expected + 1e-9, (seed, work)
+        assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(clf.objective_,
+                                                                     abs=1e-9)
+
+
+@pytest.mark.slow
+def test_the_bound_rises_while_the_root_s_columns_close(monkeypatch, capsys):
+    """The progress lines of a search whose root at the fit's depth is a leaf
+    beside a subtree (breast_cancer, max_leaf_nodes = max_depth + 1): its columns
+    are taken the least bound first, so the bound rises as they close (without
+    that order it stays at the least column's bound until the search ends), never
+    above the optimum, and reaches it."""
+    import re
+
+    import fst._classifier as fc
+    from sklearn.datasets import load_breast_cancer
+
+    monkeypatch.setattr(fc, "_PROGRESS_SECONDS", 0.1)
+    X, y = load_breast_cancer(return_X_y=True)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=3, max_leaf_nodes=4,
+                                  time_limit=None, verbose=2).fit(X, y)
+    assert clf.optimal_
+    lines = [(float(low), float(best)) for low, best in re.findall(
+        r"\[fst\] +[0-9.]+ s  lower bound ([0-9.]+)  best ([0-9.]+)",
+        capsys.readouterr().out)]
+    optimum = round(clf.objective_, 6)     # (as the lines print it)
+    assert all(low <= optimum for low, _ in lines)
+    # the lines once the best is the optimum
+    last = [low for low, best in lines if best <= optimum]
+    assert len(last) >= 5
+    assert all(a <= b for a, b in zip(last, last[1:]))
+    rising = sorted(set(low for low in last if low < optimum))
+    assert len(rising) >= 3, rising

@@ -721,7 +721,11 @@ cdef inline double stopped_root_bound(double best, double columns) noexcept nogi
     every split is in a closed column (R_s >= min(best, its
     `closed_column_bound`)) or an open one (R_s >= its column's least
     `split_creation_bound`); columns is the least of those column bounds.  So
-    R(X, D) >= min(best, columns)."""
+    R(X, D) >= min(best, columns).  A root searched as a leaf beside a subtree
+    (RULE_PEEL_LEAF; its best at most its optimum of depth D - 1, which bounds
+    its trees of that depth, and its trees of more leaves than its cap above its
+    best) bounds a column by its splits' least `leaf_beside_split_bound`
+    instead of their creation bounds (`_depth._peel_order`)."""
     return best if best < columns else columns
 
 
@@ -834,6 +838,26 @@ cdef inline double leaf_beside_bound(double leaf, double floor_rest, double lam,
     cost): the tree is worth at least leaf + floor_rest + d lam.  Trees of the
     split of smaller depth are covered by the node's optimum of depth d - 1."""
     return leaf + floor_rest + d * lam
+
+
+cdef inline double leaf_beside_split_bound(double leaf, double floor_rest, double lam,
+                                           int d, double V, double worst_leaf,
+                                           bint nested) noexcept nogil:
+    """A split's trees of depth d with one side a leaf (value `leaf`): at least
+    `leaf_beside_bound`, and with nested sets (not under min_leaf) at least leaf
+    + `subset_child_bound(V, worst_leaf)`, V the node's optimum of depth d - 1
+    (or a bound on it) and worst_leaf the leaf rows' worst cost: the subtree's
+    rows are the node's less the leaf's, and adding those rows to its tree costs
+    at most their worst, so the subtree is worth at least V - worst_leaf.
+    The engine prunes a side with it (`_depth._peel_split`), and bounds the
+    open columns of a stopped root searched so (`_depth._peel_order`)."""
+    cdef double b = leaf_beside_bound(leaf, floor_rest, lam, d)
+    cdef double b2
+    if nested:
+        b2 = leaf + subset_child_bound(V, worst_leaf)
+        if b2 > b:
+            b = b2
+    return b
 
 # --------------------------------------------- squared error: k-segmentation
 #

@@ -85,6 +85,12 @@ cdef struct DLevel:
     double* cshared     # 2: each side's best over the columns (threads)
 
 
+cdef struct ColKey:
+    # a root column and its static bound, sorted by (bound, column)
+    double v
+    int32_t u
+
+
 cdef struct DEngine:
     DSpace sp
     Limits lim
@@ -133,11 +139,23 @@ cdef struct DEngine:
     # engines: -INF while open, else the least bound of its splits proven above
     # their cap, INF for none; written once, with release order, by the engine
     # that closed it); each column's least creation bound over its splits
-    # (col_static, engine 0's, filled when first needed); the root's incumbent
+    # (col_static, engine 0's, filled when first needed; at a root searched as a
+    # leaf beside a subtree at the fit's depth, its splits' least leaf-beside
+    # bound, filled before its columns are searched: `_peel_order`); the root's incumbent
     # while it runs (root_best, NULL otherwise), its leaf and class counts
     double* col_lb
     double* col_static
     bint static_done
+    # the order a root searched as a leaf beside a subtree at the fit's depth
+    # takes its columns in (`_peel_order`: the least bound of their splits
+    # first, so that a stopped root's bound rises with each column closed):
+    # col_perm[i] the i-th column, col_rest[i] the least first split id of
+    # columns i .. p - 1 (for `_tie_may_win`), col_keys scratch; col_order
+    # while it applies (NULL: the columns in increasing order).  Each engine's own.
+    int32_t* col_perm
+    int32_t* col_rest
+    ColKey* col_keys
+    const int32_t* col_order
     double* root_best
     double root_leaf
     const double* root_cnt

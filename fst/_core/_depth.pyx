@@ -42,6 +42,7 @@ The search object, its threads and its result are `_depth_search.DepthSearch`.
 #   an entry is a global split id, or -1 for a leaf.
 """
 from libc.string cimport memcpy, memset
+from libc.stdlib cimport qsort
 from libc.math cimport NAN
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
@@ -55,7 +56,7 @@ from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows
 from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound,
                        superset_child_bound, subset_child_bound, one_leaf_lower_bound,
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
-                       leaf_beside_only, leaf_beside_bound, LEAF_MANY)
+                       leaf_beside_only, leaf_beside_split_bound, LEAF_MANY)
 from ._squares cimport segment_bound, by_sums, solve_sums
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _child_hints, _column_run, _shrink_up,
@@ -253,17 +254,20 @@ cdef void _columns(DEngine* e, int d, const int32_t* ord, int m, const double* c
     cdef DLevel* L = &e.lv[d]
     cdef bint root = d == e.max_depth
     cdef bint par = e.sh != NULL and root
+    cdef const int32_t* order = e.col_order if root else NULL
     cdef double col_lbmin
-    cdef int u
+    cdef int u, i
     if root:
         e.root_best = best
-    u = fst_claim(e.next_col) if par else 0
-    while u < sp.p:
-        if e.lim.stop != RUNNING or (best[0] <= low + TOL
-                                     and not _tie_may_win(sp, L, sp.col_start[u])):
+    i = fst_claim(e.next_col) if par else 0
+    while i < sp.p:
+        u = order[i] if order != NULL else i
+        if e.lim.stop != RUNNING or (best[0] <= low + TOL and not _tie_may_win(
+                sp, L, e.col_rest[i] if order != NULL else sp.col_start[u])):
             # stopped, or no split can beat the best (creation bound) and none
-            # of the columns left (their ids from col_start[u] up) can tie it
-            # and replace it (`_tie_may_win`)
+            # of the columns left (their ids from col_start[u] up, or from
+            # col_rest[i] in the root's order) can tie it and replace it
+            # (`_tie_may_win`)
             break
         if _poll(e):
             break
@@ -278,9 +282,10 @@ cdef void _columns(DEngine* e, int d, const int32_t* ord, int m, const double* c
             # the column is closed: its splits are valued or proven above their cap
             fst_store_double(&e.col_lb[u], col_lbmin)
         # a parallel root's engine takes the next column no engine has taken
-        u = fst_claim(e.next_col) if par else u + 1
+        i = fst_claim(e.next_col) if par else i + 1
     if root:
         e.root_best = NULL
+        e.col_order = NULL
 
 
 cdef inline double _answer(DEngine* e, double best, double lbmin, double B,
@@ -373,18 +378,20 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
     e.nodes += 1
     if e.sh != NULL and root:
         fst_shared_lower(e.sh, best)
+    if root and d == e.final_depth and exv:
+        _peel_order(e, d, m, cnt, V)
     _columns(e, d, ord, m, cnt, B, kc, V, True, _lower(sp, cnt, m, d), &best, &lbmin)
     # (V bounds the trees of depth d - 1)
     return _answer(e, best, lbmin if lbmin < V else V, B, exact)
 
 
-cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
-                       const double* cnt, double B, int kc, double V, double* best,
-                       double* lbmin) noexcept nogil:
-    """The leaf-beside trees of column u's splits of a node of `_solve_peel`:
-    each threshold's leaves and left floor from one pass over the column, then
-    the leaf on the left from the largest leaf down, and on the right likewise,
-    so that each subtree searched holds the rows of the one before."""
+cdef bint _peel_leaves(DEngine* e, int d, int u, int m, const double* cnt, int* lo,
+                       int* hi) noexcept nogil:
+    """Column u's thresholds of a node of `_solve_peel` (`_column_run`, with
+    each row's own worst cost: the subset bound reads it whatever the rules) and
+    at each threshold j its left and right sides as leaves (L.lbl[j],
+    L.lbr[j], lam included) and its left side's floor (L.lbv[j]).  False when
+    the column has none."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef int K = sp.K
@@ -393,15 +400,13 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int32_t* tpos = L.tpos
     cdef double* cl = L.cnt + 2 * K
     cdef double* cr = L.cnt + 3 * K
-    cdef int i, j, lo, hi, k
-    cdef double run
-    # (each row's own worst cost: the subset bound reads it whatever the rules)
-    if not _column_run(sp, L, u, m, True, &lo, &hi):
-        return
+    cdef int i, j, k
+    if not _column_run(sp, L, u, m, True, lo, hi):
+        return False
     for k in range(K):
         cl[k] = 0
     i = 0
-    for j in range(lo, hi + 1):
+    for j in range(lo[0], hi[0] + 1):
         add_rows(sp, cl, yk, wk, i, tpos[j])
         i = tpos[j]
         for k in range(K):
@@ -409,6 +414,81 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         L.lbl[j] = leaf_loss(sp, cl, i) + sp.lam
         L.lbr[j] = leaf_loss(sp, cr, m - i) + sp.lam
         L.lbv[j] = class_sum(sp, cl, sp.mincost)
+    return True
+
+
+cdef int _by_bound(const void* a, const void* b) noexcept nogil:
+    """qsort's order of root columns: by static bound, then by column."""
+    cdef const ColKey* x = <const ColKey*> a
+    cdef const ColKey* y = <const ColKey*> b
+    if x.v != y.v:
+        return -1 if x.v < y.v else 1
+    return (x.u > y.u) - (x.u < y.u)
+
+
+cdef void _peel_order(DEngine* e, int d, int m, const double* cnt, double V) noexcept nogil:
+    """The root of `_solve_peel` at the fit's depth, V its exact optimum of depth
+    d - 1: each column's static bound (e.col_static, as `_root_static` fills it
+    for other roots, for `engine_root_bound`), the least over its thresholds and
+    sides of `leaf_beside_split_bound` (INF for a column without a threshold);
+    and the order its columns are searched in (e.col_order): the least bound
+    first, then by column.  A stopped root's open columns are bounded by these
+    (its trees are those of depth d - 1, worth at least V and so at least its
+    best, and the leaf-beside trees of its splits), so its bound rises as the
+    columns are closed in this order.  Which columns are searched is unchanged,
+    and so is the tree (`_tie_may_win` reads the least split id of the columns
+    left, col_rest)."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef int p = sp.p, u, j, i, t, lo, hi
+    cdef double floor = class_sum(sp, cnt, sp.mincost)
+    cdef double low, b
+    cdef bint nested = sp.min_leaf <= 1
+    cdef double* W = L.wpre
+    for u in range(p):
+        low = INF
+        if _peel_leaves(e, d, u, m, cnt, &lo, &hi):
+            for j in range(lo, hi + 1):
+                t = L.tpos[j]
+                b = leaf_beside_split_bound(L.lbl[j], floor - L.lbv[j], sp.lam, d, V, W[t],
+                                            nested)
+                if b < low:
+                    low = b
+                b = leaf_beside_split_bound(L.lbr[j], L.lbv[j], sp.lam, d, V, W[m] - W[t],
+                                            nested)
+                if b < low:
+                    low = b
+        e.col_keys[u].v = low
+        e.col_keys[u].u = u
+        if e.tid == 0:
+            e.col_static[u] = low
+        if _poll(e):
+            return
+    if e.tid == 0:
+        e.static_done = True
+    qsort(e.col_keys, p, sizeof(ColKey), _by_bound)
+    for i in range(p):
+        e.col_perm[i] = e.col_keys[i].u
+    for i in range(p - 1, -1, -1):
+        e.col_rest[i] = sp.col_start[e.col_perm[i]]
+        if i + 1 < p and e.col_rest[i + 1] < e.col_rest[i]:
+            e.col_rest[i] = e.col_rest[i + 1]
+    e.col_order = e.col_perm
+
+
+cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
+                       const double* cnt, double B, int kc, double V, double* best,
+                       double* lbmin) noexcept nogil:
+    """The leaf-beside trees of column u's splits of a node of `_solve_peel`:
+    each threshold's leaves and left floor from one pass over the column
+    (`_peel_leaves`), then the leaf on the left from the largest leaf down, and
+    on the right likewise, so that each subtree searched holds the rows of the
+    one before."""
+    cdef DLevel* L = &e.lv[d]
+    cdef int j, lo, hi
+    cdef double run
+    if not _peel_leaves(e, d, u, m, cnt, &lo, &hi):
+        return
     if d == 2:
         # a subtree of depth one: both sides of a split valued in one pass a
         # column over the node's rows (`_depth_one`, the rows placed by
@@ -461,11 +541,9 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         worst_leaf = W[m] - W[t]
         mr = t
     _cap_and_prune(e, d, _tie_may_win(sp, L, split), B, best[0], &cap, &P)
-    bnd = leaf_beside_bound(leafv, floor_rest, sp.lam, d)
+    bnd = leaf_beside_split_bound(leafv, floor_rest, sp.lam, d, V, worst_leaf,
+                                  sp.min_leaf <= 1)
     if sp.min_leaf <= 1:
-        b2 = leafv + subset_child_bound(V, worst_leaf)
-        if b2 > bnd:
-            bnd = b2
         b2 = leafv + superset_child_bound(run[0])
         if b2 > bnd:
             bnd = b2

@@ -18,8 +18,8 @@ from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
 from ._squares cimport by_sums
-from ._depth cimport (DSpace, DLevel, DEngine, SetBest, _heap_size, _solve, engine_poll,
-                     LEAF_CAP_NONE, CAP_BOUNDS_MAX)
+from ._depth cimport (DSpace, DLevel, DEngine, SetBest, ColKey, _heap_size, _solve,
+                     engine_poll, LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 from ._depth_columns cimport engine_root_bound
 
 cnp.import_array()
@@ -68,6 +68,18 @@ cdef void _engine_free(DEngine* x) noexcept:
     free(x.pos)
     free(x.seed_tree)
     free(x.col_static)
+    free(x.col_perm)
+    free(x.col_rest)
+    free(x.col_keys)
+
+
+cdef bint _alloc_order(DEngine* x, int p):
+    """An engine's arrays for a root's column order (`_depth._peel_order`)."""
+    x.col_perm = <int32_t*> malloc(max(p, 1) * sizeof(int32_t))
+    x.col_rest = <int32_t*> malloc(max(p, 1) * sizeof(int32_t))
+    x.col_keys = <ColKey*> malloc(max(p, 1) * sizeof(ColKey))
+    x.col_order = NULL
+    return x.col_perm != NULL and x.col_rest != NULL and x.col_keys != NULL
 
 
 cdef struct EngineWork:
@@ -286,7 +298,7 @@ cdef class DepthSearch:
         self.e.col_static = <double*> calloc(max(p, 1), sizeof(double))
         if (self.e.side == NULL or self.e.pos == NULL or self.e.lv == NULL
                 or self.e.seed_tree == NULL or self.col_lb == NULL
-                or self.e.col_static == NULL):
+                or self.e.col_static == NULL or not _alloc_order(&self.e, p)):
             raise MemoryError()
         for d in range(max_depth + 1):
             self._alloc_level(&self.e.lv[d], d, n, p, K)
@@ -330,7 +342,9 @@ cdef class DepthSearch:
                 x.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
                 x.seed_tree = <int32_t*> malloc(_heap_size(x.max_depth) * sizeof(int32_t))
                 x.lv = <DLevel*> calloc(x.max_depth + 1, sizeof(DLevel))
-                if x.side == NULL or x.pos == NULL or x.lv == NULL or x.seed_tree == NULL:
+                x.col_static = <double*> calloc(max(p, 1), sizeof(double))
+                if (x.side == NULL or x.pos == NULL or x.lv == NULL or x.seed_tree == NULL
+                        or x.col_static == NULL or not _alloc_order(x, p)):
                     raise MemoryError()
                 for d in range(x.max_depth + 1):
                     self._alloc_level(&x.lv[d], d, n, p, K)
