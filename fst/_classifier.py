@@ -252,7 +252,7 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             return self
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
-        code = plan.run()
+        code = plan.run(data.X, data.y, sample_weight)
         self._record(plan, code, data, lam)
         if self.verbose:
             print(f"[fst] status={self.status_} objective={self.objective_:.6f} "

@@ -97,6 +97,8 @@ PROBE_SECONDS = 3.0
 # A fallback fit with less time than this left before the fit's deadline is not
 # run: the time limit holds for the whole fit.
 _LEAST_FALLBACK_SECONDS = 0.01
+# ... and a general search is not resumed for less than this.
+_LEAST_RESUME_SECONDS = 0.05
 # CART's fallback tree cannot be stopped once started, so it runs only when the
 # time it is predicted to take fits before the deadline: it is timed on this
 # many evenly spaced rows and scaled by n log n (its splitter sorts a node's
@@ -134,6 +136,7 @@ class FitPlan:
         self._own = own
         self._params = params
         self._deadline = deadline
+        self._dpdt = None       # DPDT's tree grown during the run (False: none)
 
     def seconds_left(self, share):
         """Seconds for a fallback given `share` of the fit's time limit: that
@@ -146,8 +149,16 @@ class FitPlan:
             seconds = min(seconds, self._deadline - clock())
         return max(seconds, 0.0)
 
-    def run(self):
-        """Run the search; returns the stop code (0: certified or finished)."""
+    def run(self, X=None, y=None, sample_weight=None):
+        """Run the search; returns the stop code (0: certified or finished).
+        Given the fit's data, a fit by leaf budget whose general search stops at
+        its share of the time limit grows DPDT's tree there, so that the general
+        search resumes for what DPDT left of the share kept for it
+        (`LeafBudgetSearch.interlude`)."""
+        if isinstance(self.search, LeafBudgetSearch) and X is not None:
+            def interlude():
+                self._dpdt = self._dpdt_fit(X, y, sample_weight, LEAF_BUDGET_DEPTH) or False
+            self.search.interlude = interlude
         return self.search.run()
 
     @property
@@ -231,13 +242,25 @@ class FitPlan:
         yield from self._dpdt_tree(X, y, sample_weight, status, p["max_depth"])
 
     def _dpdt_tree(self, X, y, sample_weight, status, max_depth):
-        """After a time stop, DPDT's tree of `max_depth` at the fit's lam (its
-        leaves priced as the objective prices them), grown in the share of the
-        time limit kept for it (DPDT_TIME_SHARE) when it is predicted to end
-        there.  Yields ("dpdt", fitted DecisionTreeClassifier) or nothing."""
+        """After a time stop, DPDT's tree of `max_depth` at the fit's lam
+        (`_dpdt_fit`), or the one grown while the search ran (`run`).  Yields
+        ("dpdt", fitted DecisionTreeClassifier) or nothing."""
+        if status != "time_limit":
+            return
+        tree = self._dpdt
+        if tree is None:
+            tree = self._dpdt_fit(X, y, sample_weight, max_depth)
+        if tree is not None and tree is not False:
+            yield "dpdt", tree
+
+    def _dpdt_fit(self, X, y, sample_weight, max_depth):
+        """DPDT's tree of `max_depth` at the fit's lam (its leaves priced as the
+        objective prices them), grown in the share of the time limit kept for it
+        (DPDT_TIME_SHARE) when it is predicted to end there; None where it is
+        not grown (no time limit, min_samples_leaf, too little time)."""
         p = self._params
-        if status != "time_limit" or p["time_limit"] is None or self.config["min_leaf"] > 1:
-            return      # (DPDT's trees do not keep min_samples_leaf)
+        if p["time_limit"] is None or self.config["min_leaf"] > 1:
+            return None     # (DPDT's trees do not keep min_samples_leaf)
         from ._dpdt import DPDTClassifier
         lam = self.config["regularization"]
 
@@ -254,13 +277,13 @@ class FitPlan:
         share = self.seconds_left(DPDT_TIME_SHARE)
         seconds = time_left_after_trial(lambda: dpdt_fit(share), X, y, sample_weight, share)
         if seconds < _LEAST_FALLBACK_SECONDS:
-            return
+            return None
         dpdt = dpdt_fit(seconds)
         with warnings.catch_warnings():
             # a DPDT stopped at its own limit still returns real trees
             warnings.simplefilter("ignore", IncompleteMDPWarning)
             dpdt.fit(X, y, sample_weight=sample_weight)
-        yield "dpdt", dpdt.estimator_
+        return dpdt.estimator_
 
 
 class LeafBudgetSearch:
@@ -288,6 +311,9 @@ class LeafBudgetSearch:
         self._reporter = None
         self._seconds = 0.0
         self._start = time.perf_counter()
+        # called with no argument when the general search stops at its share of
+        # a time limit, before it resumes (`FitPlan.run`: DPDT's tree)
+        self.interlude = None
 
     def set_reporter(self, reporter, seconds=5.0):
         self._reporter = (reporter, seconds)
@@ -348,6 +374,14 @@ class LeafBudgetSearch:
         else:
             self.general = self._general(left)
         code = self.general.run()
+        if code == _TIME_STOP and self.interlude is not None and tl is not None:
+            # stopped at its share: DPDT's tree is grown in the share kept for
+            # it, and the general search resumes for what that left
+            self.interlude()
+            left = tl * (1.0 - keep + DPDT_TIME_SHARE) - (time.perf_counter() - start)
+            if left > _LEAST_RESUME_SECONDS:
+                self.general.set_time_limit(left)
+                code = self.general.run()
         self._seconds = time.perf_counter() - start
         return code
 

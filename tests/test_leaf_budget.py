@@ -185,6 +185,31 @@ def test_a_general_search_run_again_resumes():
         np.testing.assert_array_equal(a, b)
 
 
+def test_a_general_search_stopped_mid_pass_resumes():
+    """A search stopped by its time limit in the middle of a pass (the first
+    pass or a rung cut at its work) and run again goes on searching: each run
+    ends at its limit with a time stop, not with the pass's own cut, and its
+    bound never falls."""
+    from fst._core._config import make_config
+    from fst._core._problem import build_problem
+    from fst._core._limits import STATUS_NAMES
+    from fst._core._solver import Search
+
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3_000, 6)).astype(np.float32)
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
+    problem = build_problem(X, y.astype(np.int32), 2, np.ones((2, 2)) - np.eye(2), None)
+    search = Search(problem, make_config(regularization=0.001, time_limit=0.2))
+    assert STATUS_NAMES[search.run()] == "time_limit"
+    bounds = [search.lower_bound]
+    for _ in range(3):
+        search.set_time_limit(0.2)
+        assert STATUS_NAMES[search.run()] == "time_limit"
+        bounds.append(search.lower_bound)
+    assert all(a <= b + 1e-12 for a, b in zip(bounds, bounds[1:]))
+    assert bounds[-1] <= search.upper_bound
+
+
 def test_the_certifying_search_may_run_past_the_engine_s_share(monkeypatch):
     """The engine by leaf budget has LEAF_BUDGET_TIME_SHARE of the time limit,
     except the search whose depth holds every tree as good as its seed (the one
@@ -284,3 +309,47 @@ def test_a_stopped_fit_without_a_depth_cap_under_min_samples_leaf_skips_dpdt(mon
         assert (len(grown) > 0) == (min_leaf == 1)
         leaves = clf.estimator_.tree_.children_left < 0
         assert clf.estimator_.tree_.n_node_samples[leaves].min() >= min_leaf
+
+
+def test_dpdt_s_tree_is_grown_between_two_runs_of_the_general_search(monkeypatch):
+    """Without max_depth, a general search stopped at its share of the time limit
+    makes way for DPDT's tree (`LeafBudgetSearch.interlude`), then resumes for
+    what DPDT left of its share: two runs of the general search, one DPDT, and
+    the fit ends within its time limit with a time stop."""
+    import time
+
+    import fst._plan as plan
+
+    monkeypatch.setattr(plan, "LEAF_BUDGET_TIME_SHARE", 0.001)
+    monkeypatch.setattr(plan, "LEAF_BUDGET_LAST_SHARE", 0.001)
+    monkeypatch.setattr(plan, "FALLBACK_TIME_SHARE", 0.0)
+    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", 0.5)
+    runs, grown = [], []
+    search_run = plan.Search.run
+    dpdt_fit = plan.FitPlan._dpdt_fit
+
+    class Spy(plan.Search):
+        def run(self):
+            runs.append(1)
+            return search_run(self)
+
+    def spy_dpdt(self, *args):
+        grown.append(len(runs))
+        return dpdt_fit(self, *args)
+
+    monkeypatch.setattr(plan, "Search", Spy)
+    monkeypatch.setattr(plan.FitPlan, "_dpdt_fit", spy_dpdt)
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3_000, 6))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
+    y = y.astype(int)
+    started = time.perf_counter()
+    clf = FastSmallTreeClassifier(regularization=0.001, time_limit=3.0)
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y)
+    assert time.perf_counter() - started < 3.0 + 0.5
+    assert clf.status_ == "time_limit" and not clf.optimal_
+    assert len(runs) == 2 and grown == [1]
+    assert clf.lower_bound_ <= clf.objective_
+    assert (np.mean(clf.predict(X) != y) + 0.001 * clf.n_leaves_
+            == pytest.approx(clf.objective_, abs=1e-12))

@@ -325,6 +325,10 @@ cdef class Search:
         for t in range(n):
             ctxs[t].prog_t0 = t0
             limits_start(&ctxs[t].lim, c.cfg.time_limit, c.cfg.memory_limit)
+            # a pass's own cut (the first pass's or a rung's work) belongs to the
+            # run that set it: a run resumed after a stop starts its schedule
+            # without one, which would otherwise end it at once (STOP_SWITCH)
+            ctxs[t].work_stop = 0
             ctxs[t].memo.memory_limit = c.cfg.memory_limit
             ctxs[t].next_report = t0 + c.report_every
             ctxs[t].reporter = c.reporter
