@@ -136,7 +136,10 @@ class FitPlan:
         self._own = own
         self._params = params
         self._deadline = deadline
-        self._dpdt = None       # DPDT's tree grown during the run (False: none)
+        # DPDT's tree grown while the search ran (`run`), when it was tried
+        # there: then it is not tried again at the stop (None: not grown)
+        self._dpdt_tried = False
+        self._dpdt = None
 
     def seconds_left(self, share):
         """Seconds for a fallback given `share` of the fit's time limit: that
@@ -157,7 +160,8 @@ class FitPlan:
         (`LeafBudgetSearch.interlude`)."""
         if isinstance(self.search, LeafBudgetSearch) and X is not None:
             def interlude():
-                self._dpdt = self._dpdt_fit(X, y, sample_weight, LEAF_BUDGET_DEPTH) or False
+                self._dpdt = self._dpdt_fit(X, y, sample_weight, LEAF_BUDGET_DEPTH)
+                self._dpdt_tried = True
             self.search.interlude = interlude
         return self.search.run()
 
@@ -247,10 +251,9 @@ class FitPlan:
         ("dpdt", fitted DecisionTreeClassifier) or nothing."""
         if status != "time_limit":
             return
-        tree = self._dpdt
-        if tree is None:
-            tree = self._dpdt_fit(X, y, sample_weight, max_depth)
-        if tree is not None and tree is not False:
+        tree = (self._dpdt if self._dpdt_tried
+                else self._dpdt_fit(X, y, sample_weight, max_depth))
+        if tree is not None:
             yield "dpdt", tree
 
     def _dpdt_fit(self, X, y, sample_weight, max_depth):

@@ -185,6 +185,26 @@ def test_a_general_search_run_again_resumes():
         np.testing.assert_array_equal(a, b)
 
 
+def _hard_problem():
+    """3,000 rows of six continuous columns with an interaction: no fit without a
+    depth cap certifies it in a few seconds at lam = 0.001."""
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(3_000, 6))
+    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
+    return X, y.astype(int)
+
+
+def _starve_searches(monkeypatch, dpdt_share):
+    """The engine by leaf budget left almost no time, no depth-3 fallback, and
+    `dpdt_share` of the time limit kept for DPDT's tree."""
+    import fst._plan as plan
+
+    monkeypatch.setattr(plan, "LEAF_BUDGET_TIME_SHARE", 0.001)
+    monkeypatch.setattr(plan, "LEAF_BUDGET_LAST_SHARE", 0.001)
+    monkeypatch.setattr(plan, "FALLBACK_TIME_SHARE", 0.0)
+    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", dpdt_share)
+
+
 def test_a_general_search_stopped_mid_pass_resumes():
     """A search stopped by its time limit in the middle of a pass (the first
     pass or a rung cut at its work) and run again goes on searching: each run
@@ -195,10 +215,9 @@ def test_a_general_search_stopped_mid_pass_resumes():
     from fst._core._limits import STATUS_NAMES
     from fst._core._solver import Search
 
-    rng = np.random.default_rng(7)
-    X = rng.normal(size=(3_000, 6)).astype(np.float32)
-    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
-    problem = build_problem(X, y.astype(np.int32), 2, np.ones((2, 2)) - np.eye(2), None)
+    X, y = _hard_problem()
+    problem = build_problem(X.astype(np.float32), y.astype(np.int32), 2,
+                            np.ones((2, 2)) - np.eye(2), None)
     search = Search(problem, make_config(regularization=0.001, time_limit=0.2))
     assert STATUS_NAMES[search.run()] == "time_limit"
     bounds = [search.lower_bound]
@@ -253,14 +272,8 @@ def test_a_time_stopped_fit_without_a_depth_cap_returns_at_least_dpdt(monkeypatc
     import fst._plan as plan
     from fst import DPDTClassifier
 
-    monkeypatch.setattr(plan, "LEAF_BUDGET_TIME_SHARE", 0.001)
-    monkeypatch.setattr(plan, "LEAF_BUDGET_LAST_SHARE", 0.001)
-    monkeypatch.setattr(plan, "FALLBACK_TIME_SHARE", 0.0)
-    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", 0.995)
-    rng = np.random.default_rng(7)
-    X = rng.normal(size=(3_000, 6))
-    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
-    y = y.astype(int)
+    _starve_searches(monkeypatch, 0.995)
+    X, y = _hard_problem()
     lam = 0.001
     clf = FastSmallTreeClassifier(regularization=lam, time_limit=4.0)
     with pytest.warns(NotCertifiedWarning):
@@ -284,10 +297,7 @@ def test_a_stopped_fit_without_a_depth_cap_under_min_samples_leaf_skips_dpdt(mon
     import fst._dpdt
     import fst._plan as plan
 
-    monkeypatch.setattr(plan, "LEAF_BUDGET_TIME_SHARE", 0.001)
-    monkeypatch.setattr(plan, "LEAF_BUDGET_LAST_SHARE", 0.001)
-    monkeypatch.setattr(plan, "FALLBACK_TIME_SHARE", 0.0)
-    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", 0.995)
+    _starve_searches(monkeypatch, 0.995)
     grown = []
     fit = fst._dpdt.DPDTClassifier.fit
 
@@ -320,10 +330,7 @@ def test_dpdt_s_tree_is_grown_between_two_runs_of_the_general_search(monkeypatch
 
     import fst._plan as plan
 
-    monkeypatch.setattr(plan, "LEAF_BUDGET_TIME_SHARE", 0.001)
-    monkeypatch.setattr(plan, "LEAF_BUDGET_LAST_SHARE", 0.001)
-    monkeypatch.setattr(plan, "FALLBACK_TIME_SHARE", 0.0)
-    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", 0.5)
+    _starve_searches(monkeypatch, 0.5)
     runs, grown = [], []
     search_run = plan.Search.run
     dpdt_fit = plan.FitPlan._dpdt_fit
@@ -339,10 +346,7 @@ def test_dpdt_s_tree_is_grown_between_two_runs_of_the_general_search(monkeypatch
 
     monkeypatch.setattr(plan, "Search", Spy)
     monkeypatch.setattr(plan.FitPlan, "_dpdt_fit", spy_dpdt)
-    rng = np.random.default_rng(7)
-    X = rng.normal(size=(3_000, 6))
-    y = (np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] - X[:, 3] + rng.normal(size=3_000) > 0)
-    y = y.astype(int)
+    X, y = _hard_problem()
     started = time.perf_counter()
     clf = FastSmallTreeClassifier(regularization=0.001, time_limit=3.0)
     with pytest.warns(NotCertifiedWarning):
