@@ -101,7 +101,9 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         thresholds of each column are searched (row quantiles, as many as fit;
         ``search_stats_['n_splits_searched']``) and the fit ends as a memory stop,
         with that search's best tree, ``optimal_ = False`` and a lower bound valid
-        for the whole space.
+        for the whole space. On continuous columns (under ``max_depth``, or
+        without it at a positive ``regularization``) the depth-limited engine
+        runs instead, which keeps every threshold and no bitsets.
     n_jobs : int, default=1
         Threads of the search (None means 1, -1 all cores). Each thread of the
         certified search takes a share of the root's splits on its own memo

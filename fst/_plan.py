@@ -40,10 +40,11 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # first (`LeafBudgetSearch`), `leaf_budget_depth` its deepest search, and
 # `leaf_budget_probe` whether a short first run of the general search comes
 # before (off: it stops at a time, so the search's path would depend on the
-# machine's speed).
+# machine's speed); `general_search`, whether the general search follows the
+# engine there (None: where its row bitsets pay, `general_search_pays`).
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
-                  "leaf_budget_probe", "pair_sums")
+                  "leaf_budget_probe", "general_search", "pair_sums")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -55,6 +56,16 @@ MAX_WEIGHT_CLASSES = 64
 # sorted rows beat the row bitsets there; binary or binned columns (fewer) stay
 # with the bitset search and its pair stage's word-parallel counts.
 CONTINUOUS_MIN_THRESHOLDS = 8
+
+# Without max_depth on continuous columns the general search follows the engine
+# by leaf budget only where its row bitsets, one a threshold, take at most this
+# many bytes a row and column (`general_search_pays`): a bitset holds a bit a
+# row, so this caps the thresholds a column at eight times as many on average.
+# On continuous columns a column has a threshold about every row, so the bitsets
+# grow as the square of the rows, and each expansion of the general search reads
+# every split's; past the cap the fit runs the engine alone, deepening by leaf
+# budget, in memory linear in rows x columns.
+GENERAL_BITS_PER_CELL = 256
 
 # The statistics every search reports in `search_stats_`, whichever runs (each
 # adds its own): the search ('general' or 'depth'), nodes created, expansions
@@ -235,7 +246,11 @@ class FitPlan:
                     yield "depth", _fallback_fit(self, X, y, sample_weight, seconds)
             yield from self._dpdt_tree(X, y, sample_weight, status, LEAF_BUDGET_DEPTH)
             return
-        if not self.space.engine or p["max_depth"] is None:
+        if not self.space.engine:
+            return
+        if p["max_depth"] is None:
+            # the engine by leaf budget alone (`plan_fit`)
+            yield from self._dpdt_tree(X, y, sample_weight, status, LEAF_BUDGET_DEPTH)
             return
         cart = bounded_cart(DecisionTreeClassifier(
             max_depth=p["max_depth"], min_samples_leaf=self.config["min_leaf"],
@@ -584,14 +599,21 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         search = EngineSearch(space.problem, capped, depth_cap=MAX_ENGINE_DEPTH,
                               deepen=own.get("engine_deepen", True))
     elif space.engine and max_depth is None:
-        # weights the general search cannot count (`_search_space`): the engine
-        # by leaf budget, to its deepest search
+        # weights the general search cannot count, or continuous columns whose
+        # row bitsets do not pay (`_search_space`): the engine by leaf budget
+        # alone, deepening to its deepest search where the budget is not reached
+        # (each depth's optimum a better incumbent, each finished depth a higher
+        # bound), in the share of the time limit DPDT's tree leaves
         if not params["regularization"] > 0:
             raise ValueError(
                 "sample_weight with more than 64 distinct (class, weight) pairs needs "
                 "max_depth or a positive regularization (only the depth-limited engine "
                 "counts such weights)")
-        search = EngineSearch(space.problem, config, depth_cap=MAX_ENGINE_DEPTH)
+        engine_config = dict(config)
+        if time_limit is not None:
+            engine_config["time_limit"] = time_limit * (1.0 - DPDT_TIME_SHARE)
+        search = EngineSearch(space.problem, engine_config, depth_cap=MAX_ENGINE_DEPTH,
+                              keep_deepening=True)
     elif space.engine:
         # Under a time limit the engine keeps a share of it for DPDT, whose tree a
         # stopped fit returns when it is better (`FitPlan.fallback_trees`).
@@ -627,7 +649,9 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
     fit (the engine never drops a threshold); binary or binned columns stay with
     the bitset search and its pair stage.  Without max_depth (`leaf_budget`),
     continuous columns whose bitsets all fit get the engine's space too, for the
-    leaf budget's search that runs first (``stage``, else None).
+    leaf budget's search that runs first (``stage``, else None), and where
+    they would not pay (`general_search_pays`; or not all fit) the engine's space
+    alone, searched by leaf budget without the general search.
 
     Sample weights: the engine counts each row's weight (class sums of weights),
     the bitset search one class per distinct (class, weight) pair
@@ -665,6 +689,13 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
             raise ValueError(f"the depth-limited engine counts at most "
                              f"{MAX_ENGINE_CLASSES} classes; y has {n_classes}")
         engine = False
+    if leaf_budget and continuous and engine_counts and not engine_only:
+        follows = own.get("general_search")
+        if follows is None:
+            follows = most is None and general_search_pays(n_splits, *X_search.shape)
+        if not follows:
+            # the engine by leaf budget alone: no bitsets
+            engine = True
     if engine_only:
         if max_depth is not None and (engine is False or max_depth > MAX_ENGINE_DEPTH):
             raise ValueError(
@@ -717,6 +748,13 @@ def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memor
                            max_splits=most, n_rows=X_search.shape[0], engine=bool(engine),
                            stage=stage, stage_classes=stage_classes,
                            engine_only=engine_only)
+
+
+def general_search_pays(n_splits, n_rows, n_cols):
+    """Whether the general search follows the engine by leaf budget on a space of
+    n_splits thresholds over n_rows rows and n_cols columns: its row bitsets take
+    at most GENERAL_BITS_PER_CELL bytes a row and column."""
+    return split_space_bytes(n_splits, n_rows) <= GENERAL_BITS_PER_CELL * n_rows * max(n_cols, 1)
 
 
 def split_space_bytes(n_splits, n_rows):

@@ -149,6 +149,62 @@ def optimal_fewest_leaves(X, y, cost, lam, max_depth=None, weights=None, tol=1e-
     return solve((1 << n) - 1, max_depth)
 
 
+def canonical_tree(X, y, cost, lam, max_depth=None, tol=1e-9):
+    """The tree fst's tie rule picks (docs/how_it_works.md, "Ties"), by exhaustive
+    enumeration: at each node, among the leaf and the splits whose best trees
+    reach its optimum within `tol`, the fewest leaves, then the lowest split
+    index (the leaf first), its subtrees chosen the same way.  Returned as
+    nested tuples: 'L' for a leaf, else (column, bitmask of the node's rows
+    sent left, left subtree, right subtree)."""
+    n = len(y)
+    space = split_space(X)
+    masks, leaf_loss = _masks_and_leaf(X, y, cost)
+    memo = {}
+
+    def solve(rows, depth):
+        if depth is not None and depth >= rows.bit_count() - 1:
+            depth = None
+        key = (rows, depth)
+        if key in memo:
+            return memo[key]
+        cands = [(leaf_loss(rows) + lam, 1, "L")]
+        if depth is None or depth > 0:
+            nd = None if depth is None else depth - 1
+            seen = set()
+            for (col, _), m in zip(space, masks):
+                left = rows & m
+                if left == 0 or left == rows or left in seen:
+                    continue
+                seen.add(left)
+                lv, ll, lt = solve(left, nd)
+                rv, rl, rt = solve(rows & ~m, nd)
+                cands.append((lv + rv, ll + rl, (col, left, lt, rt)))
+        best = min(c[0] for c in cands)
+        fewest = min(c[1] for c in cands if c[0] <= best + tol)
+        memo[key] = next(c for c in cands if c[0] <= best + tol and c[1] == fewest)
+        return memo[key]
+
+    return solve((1 << n) - 1, max_depth)[2]
+
+
+def fitted_tree(est, X):
+    """A fitted sklearn tree in `canonical_tree`'s form, from the rows each of
+    its nodes holds (X without NaN)."""
+    t = est.tree_
+    X32 = np.asarray(X, dtype=np.float32)
+
+    def walk(node, rows):
+        if t.children_left[node] < 0:
+            return "L"
+        f = int(t.feature[node])
+        left = sum(1 << i for i in range(len(X32))
+                   if rows >> i & 1 and X32[i, f] <= t.threshold[node])
+        return (f, left, walk(t.children_left[node], left),
+                walk(t.children_right[node], rows & ~left))
+
+    return walk(0, (1 << len(X32)) - 1)
+
+
 def optimal_regression(X, y, lam, max_depth=None, weights=None, min_leaf=1,
                        max_leaves=None):
     """The optimal objective of the regressor by exhaustive enumeration:

@@ -1,8 +1,9 @@
 """Fits without a depth cap on continuous columns: the engine by leaf budget
 (`fst._engine.EngineSearch` without max_depth, run first by
-`fst._plan.LeafBudgetSearch`), exact against brute force in every combination of
-the engine's rules, handing over to the general search when it does not
-certify, and sound when stopped; every tree re-scored from the raw data."""
+`fst._plan.LeafBudgetSearch`, or alone where the general search's row bitsets do
+not pay), exact against brute force in every combination of the engine's rules,
+handing over to the general search when it does not certify, and sound when
+stopped; every tree re-scored from the raw data."""
 import functools
 import warnings
 
@@ -64,17 +65,92 @@ def test_the_leaf_budget_alone_certifies_most_problems():
     assert sum(certified) >= 20
 
 
+# The engine alone keeps no store of subproblems: on these few rows whose
+# optimum is deep for its lam it may not finish in seconds where the general
+# search certifies at once, so its fits here have a work limit.
+ALONE = {"general_search": False, "work_limit": 200_000}
+
+
+def _check_sound(seed, clf):
+    """A fit that may have stopped: exact when certified, else its bound at most
+    the optimum and its tree re-scored to the objective reported."""
+    X, y, cost, lam, y_idx, full, expected = _problem(seed)
+    if clf.optimal_:
+        _check_exact(seed, clf)
+    assert clf.lower_bound_ <= expected + 1e-9
+    assert clf.objective_ >= expected - 1e-9
+    assert rescore(clf, X, y_idx, full, lam) == pytest.approx(clf.objective_, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_the_engine_alone_certifies_the_unbounded_optimum(seed):
+    """Where the general search does not follow the engine (its row bitsets do
+    not pay, `fst._plan.general_search_pays`; here the `general_search` override
+    off), the engine deepens by leaf budget alone until it certifies: the exact
+    optimum, and the tree of the fit the general search may finish (one tie
+    rule); sound where it stops at its work limit."""
+    clf = _fit(seed, **ALONE)
+    _check_sound(seed, clf)
+    assert clf.search_stats_["engine"] == "depth"
+    assert "leaf_budget" not in clf.search_stats_
+    if clf.optimal_:
+        both = _fit(seed, general_search=True)
+        np.testing.assert_array_equal(clf.estimator_.tree_.feature,
+                                      both.estimator_.tree_.feature)
+        np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
+                                      both.estimator_.tree_.threshold)
+
+
+def test_the_engine_alone_certifies_most_problems():
+    assert sum(_fit(seed, **ALONE).optimal_ for seed in range(40)) >= 30
+
+
+def test_the_general_search_follows_where_its_row_bitsets_pay(monkeypatch):
+    """The general search follows the engine when its row bitsets take at most
+    GENERAL_BITS_PER_CELL bytes a row and column (eight times as many thresholds
+    a column on average); past that, or with the override off, the engine runs
+    alone.  6,000 rows of three continuous columns are past it."""
+    import fst._plan as plan
+
+    cap = plan.GENERAL_BITS_PER_CELL
+    assert plan.general_search_pays(8 * cap, 64, 1)
+    assert not plan.general_search_pays(8 * cap + 1, 64, 1)
+    assert plan.general_search_pays(3 * 8 * cap, 64, 3)
+    routes = {}
+    for bits in (0, 10**9):
+        monkeypatch.setattr(plan, "GENERAL_BITS_PER_CELL", bits)
+        routes[bits] = [("leaf_budget" in _fit(seed).search_stats_) for seed in range(8)]
+    assert not any(routes[0]) and all(routes[10**9])
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(6_000, 3))
+    y = ((X[:, 0] > 0) ^ (rng.random(6_000) < 0.1)).astype(int)
+    monkeypatch.setattr(plan, "GENERAL_BITS_PER_CELL", cap)
+    clf = FastSmallTreeClassifier(regularization=0.05).fit(X, y)
+    assert "leaf_budget" not in clf.search_stats_ and clf.search_stats_["engine"] == "depth"
+    assert clf.optimal_
+    both = FastSmallTreeClassifier(regularization=0.05)
+    both._overrides = {"general_search": True}
+    both.fit(X, y)
+    assert "leaf_budget" in both.search_stats_
+    assert both.objective_ == pytest.approx(clf.objective_, abs=1e-12)
+    assert (np.mean(clf.predict(X) != y) + 0.05 * clf.n_leaves_
+            == pytest.approx(clf.objective_, abs=1e-12))
+
+
 @pytest.mark.parametrize("combo", range(64))
 def test_every_engine_rule_combination_without_a_depth_cap(combo):
     """The engine's rules (loss floor; neighbour and moved-rows bounds; interval
     and superset bounds; leaf support; leaf budget; a leaf beside a subtree)
-    each off or on, with one
-    engine or three (three where an odd number is on): the unbounded optimum,
-    exactly."""
+    each off or on, with one engine or three (three where an odd number is on),
+    followed by the general search or alone (every other problem): the unbounded
+    optimum, exactly."""
     off = [name for i, name in enumerate(ENGINE_RULES) if not combo >> i & 1]
     n_jobs = 3 if bin(combo).count("1") % 2 else 1
-    for seed in range(combo % 4, 40, 4):
-        _check_exact(seed, _fit(seed, rules_off=off, n_jobs=n_jobs))
+    for i, seed in enumerate(range(combo % 4, 40, 4)):
+        if (i + combo) % 2:
+            _check_exact(seed, _fit(seed, rules_off=off, n_jobs=n_jobs, general_search=True))
+        else:
+            _check_sound(seed, _fit(seed, rules_off=off, n_jobs=n_jobs, **ALONE))
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -111,13 +187,16 @@ def test_some_problems_need_the_handover():
     assert any(ran) and not all(ran)
 
 
+@pytest.mark.parametrize("general", [True, False])
 @pytest.mark.parametrize("seed", range(0, 40, 3))
-def test_a_stopped_leaf_budget_fit_is_sound(seed):
-    """Stops after 1 to 256 units of work of each search: the bound never
-    exceeds the optimum, the tree re-scores to the objective reported."""
+def test_a_stopped_leaf_budget_fit_is_sound(seed, general):
+    """Stops after 1 to 256 units of work of each search, with the general search
+    after the engine or the engine alone: the bound never exceeds the optimum,
+    the tree re-scores to the objective reported."""
     X, y, cost, lam, y_idx, full, expected = _problem(seed)
     for work in (1, 2, 4, 16, 64, 256):
-        clf = _fit(seed, work_limit=work)
+        clf = _fit(seed, work_limit=work, general_search=general)
+        assert ("leaf_budget" in clf.search_stats_) == general
         assert clf.lower_bound_ <= expected + 1e-9, work
         assert clf.objective_ >= expected - 1e-9
         assert rescore(clf, X, y_idx, full, lam) == pytest.approx(clf.objective_, abs=1e-9)
@@ -264,11 +343,13 @@ def test_the_certifying_search_may_run_past_the_engine_s_share(monkeypatch):
     assert last >= 3
 
 
-def test_a_time_stopped_fit_without_a_depth_cap_returns_at_least_dpdt(monkeypatch):
+@pytest.mark.parametrize("general", [True, False])
+def test_a_time_stopped_fit_without_a_depth_cap_returns_at_least_dpdt(monkeypatch, general):
     """After a time stop without max_depth, DPDT's tree of LEAF_BUDGET_DEPTH at the
     fit's lam (grown in the share of the time limit kept for it) is returned when it
-    is better.  The searches are left almost nothing here, so that DPDT's tree wins
-    and is the one returned, re-scored; the fit's bound still holds for it."""
+    is better, whether the general search followed the engine or not.  The
+    searches are left almost nothing here, so that DPDT's tree wins and is the
+    one returned, re-scored; the fit's bound still holds for it."""
     import fst._plan as plan
     from fst import DPDTClassifier
 
@@ -276,6 +357,7 @@ def test_a_time_stopped_fit_without_a_depth_cap_returns_at_least_dpdt(monkeypatc
     X, y = _hard_problem()
     lam = 0.001
     clf = FastSmallTreeClassifier(regularization=lam, time_limit=4.0)
+    clf._overrides = {"general_search": general}
     with pytest.warns(NotCertifiedWarning):
         clf.fit(X, y)
     dpdt = DPDTClassifier(max_depth=plan.LEAF_BUDGET_DEPTH, complexity="leaves",
@@ -290,10 +372,12 @@ def test_a_time_stopped_fit_without_a_depth_cap_returns_at_least_dpdt(monkeypatc
     assert clf.lower_bound_ <= clf.objective_
 
 
-def test_a_stopped_fit_without_a_depth_cap_under_min_samples_leaf_skips_dpdt(monkeypatch):
+@pytest.mark.parametrize("general", [True, False])
+def test_a_stopped_fit_without_a_depth_cap_under_min_samples_leaf_skips_dpdt(monkeypatch,
+                                                                             general):
     """DPDT's trees do not keep min_samples_leaf: under it a stopped fit without
     max_depth grows none (without it, the same fit grows one), and its tree keeps
-    the constraint."""
+    the constraint, with the general search after the engine or without."""
     import fst._dpdt
     import fst._plan as plan
 
@@ -313,6 +397,7 @@ def test_a_stopped_fit_without_a_depth_cap_under_min_samples_leaf_skips_dpdt(mon
         grown.clear()
         clf = FastSmallTreeClassifier(regularization=0.001, min_samples_leaf=min_leaf,
                                       time_limit=2.0)
+        clf._overrides = {"general_search": general}
         with pytest.warns(NotCertifiedWarning):
             clf.fit(X, y)
         assert not clf.optimal_
@@ -349,6 +434,7 @@ def test_dpdt_s_tree_is_grown_between_two_runs_of_the_general_search(monkeypatch
     X, y = _hard_problem()
     started = time.perf_counter()
     clf = FastSmallTreeClassifier(regularization=0.001, time_limit=3.0)
+    clf._overrides = {"general_search": True}
     with pytest.warns(NotCertifiedWarning):
         clf.fit(X, y)
     assert time.perf_counter() - started < 3.0 + 0.5

@@ -225,9 +225,11 @@ def test_progress_lines_hold_their_ground_across_the_searches_of_a_fit():
 
 @pytest.mark.parametrize("split_bytes", [None, 1 << 30])
 def test_memory_limit_returns_best_tree_with_warning(split_bytes):
-    """A limit below the process's size: no room for the split space (None: a
-    leaf, `test_split_space.py`), or with room made for it by the test hook, the
-    search itself stops at once."""
+    """A limit below the process's size: no room for the general search's row
+    bitsets (None: these continuous columns then go to the engine by leaf budget
+    alone, which keeps every threshold; on binary columns the general search
+    keeps what fits, `test_split_space.py`), or with room made for them by the
+    test hook, the search itself stops at once."""
     X, y = _hard_problem()
     clf = FastSmallTreeClassifier(regularization=0.005, memory_limit=1, time_limit=30)
     if split_bytes is not None:
@@ -235,8 +237,9 @@ def test_memory_limit_returns_best_tree_with_warning(split_bytes):
     with pytest.warns(NotCertifiedWarning, match="memory_limit"):
         clf.fit(X, y)
     _check_stopped(clf, X, y, "memory_limit")
-    searched = clf.search_stats_["n_splits_searched"]
-    assert searched == (0 if split_bytes is None else clf.search_stats_["n_splits"])
+    assert clf.search_stats_["n_splits_searched"] == clf.search_stats_["n_splits"]
+    assert ("leaf_budget" in clf.search_stats_) == (split_bytes is not None)
+    assert clf.search_stats_["engine"] == ("depth" if split_bytes is None else "general")
 
 
 def test_memory_limit_auto_is_the_default_and_stops(monkeypatch):

@@ -11,7 +11,9 @@ import pytest
 from sklearn.datasets import load_iris
 
 from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV, regularization_path
-from oracle import optimal_fewest_leaves, rescore, tie_problem
+from fst.exceptions import NotCertifiedWarning
+from oracle import (canonical_tree, fitted_tree, optimal_fewest_leaves, rescore, tie_problem,
+                    unbounded_problem)
 
 
 def _arrays(est):
@@ -101,3 +103,32 @@ def test_at_zero_regularization_the_engine_and_the_bitset_search_agree(seed):
         for n_jobs in (1, 2):
             _same_tree(_fit(X, y, 0.0, engine=engine, max_depth=depth, n_jobs=n_jobs).estimator_,
                        ref.estimator_)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_deep_ties_are_the_canonical_tree_in_both_engines(seed):
+    """Continuous problems whose optima tie across depths: at max_depth 5 the
+    engine (where a node's budget admits one leaf more than its depth, its
+    optimum of one depth less is valued beside leaf-beside trees, which may tie
+    it on its own root split) and the bitset search, and without max_depth the
+    engine followed by the general search, or alone where it certifies within
+    its work limit, all return the brute force's canonical tree."""
+    X, y, cost, lam = unbounded_problem(seed)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    K = len(classes)
+    full = (np.ones((K, K)) - np.eye(K)) if cost is None else cost
+    capped = canonical_tree(X, y_idx, full, lam, 5)
+    unbounded = canonical_tree(X, y_idx, full, lam)
+    fits = [(capped, {"depth_engine": True}, 5), (capped, {"depth_engine": False}, 5),
+            (unbounded, {"general_search": True}, None),
+            (unbounded, {"general_search": False, "work_limit": 200_000}, None)]
+    for expected, overrides, depth in fits:
+        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth)
+        clf._overrides = dict(overrides, leaf_budget_probe=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotCertifiedWarning)
+            clf.fit(X, y)
+        if "work_limit" not in overrides:
+            assert clf.optimal_
+        if clf.optimal_:
+            assert fitted_tree(clf.estimator_, X) == expected, overrides

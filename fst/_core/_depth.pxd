@@ -68,8 +68,9 @@ cdef struct DLevel:
                         # (`_squares.segment_bound`)
     int32_t* best       # tree of the node's best split, in heap order (below)
     int best_leaves     # its leaves
-    bint seeded         # it is the root's seed (`DEngine.seed_tree`), not yet
-                        # valued by this search
+    bint seeded         # it is the root's seed (`DEngine.seed_tree`), or a
+                        # node's optimum of depth d - 1 in `_solve_peel`, not
+                        # yet valued at this depth
     int32_t* cand       # tree of the valued split's first child, heap order
     int cand_leaves     # its leaves
     int32_t* alt        # 4 heap(d - 1): under a leaf cap, the two children's trees

@@ -364,6 +364,11 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
         if e.lim.stop != RUNNING or exv:
             memcpy(L.best, C.best, _heap_size(d - 1) * sizeof(int32_t))
             L.best_leaves = C.best_leaves
+            # V's tree stands as the root's seed does: it gives way to a tie of
+            # as many leaves on its own root split valued here, a leaf beside a
+            # subtree of depth d - 1, whose subtree is canonical among more
+            # trees (the canonical tree of that split is the leaf beside it)
+            L.seeded = exv
         else:
             L.best_leaves = 1
         if e.lim.stop != RUNNING:
