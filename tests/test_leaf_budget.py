@@ -372,6 +372,33 @@ def test_a_time_stopped_fit_without_a_depth_cap_returns_at_least_dpdt(monkeypatc
     assert clf.lower_bound_ <= clf.objective_
 
 
+def test_a_weighted_engine_only_fit_without_a_depth_cap_returns_at_least_dpdt(monkeypatch):
+    """Sample weights of more distinct values than the general search counts go
+    to the engine alone; stopped without max_depth it too returns DPDT's tree of
+    LEAF_BUDGET_DEPTH when better, grown with the same weights."""
+    import fst._plan as plan
+    from fst import DPDTClassifier
+
+    _starve_searches(monkeypatch, 0.995)
+    X, y = _hard_problem()
+    w = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
+    lam = 0.001
+    clf = FastSmallTreeClassifier(regularization=lam, time_limit=4.0)
+    with pytest.warns(NotCertifiedWarning):
+        clf.fit(X, y, sample_weight=w)
+    dpdt = DPDTClassifier(max_depth=plan.LEAF_BUDGET_DEPTH, complexity="leaves",
+                          alphas=[lam], alpha=lam).fit(X, y, sample_weight=w)
+
+    def objective(est):
+        return np.sum(w * (est.predict(X) != y)) / w.sum() + lam * est.get_n_leaves()
+
+    assert clf.search_stats_["engine"] == "depth" and "leaf_budget" not in clf.search_stats_
+    assert clf.search_stats_["incumbent"] == "dpdt"
+    assert clf.objective_ <= objective(dpdt) + 1e-12
+    assert objective(clf) == pytest.approx(clf.objective_, abs=1e-12)
+    assert clf.lower_bound_ <= clf.objective_
+
+
 @pytest.mark.parametrize("general", [True, False])
 def test_a_stopped_fit_without_a_depth_cap_under_min_samples_leaf_skips_dpdt(monkeypatch,
                                                                              general):

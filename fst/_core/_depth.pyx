@@ -339,7 +339,9 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
       grow as its leaf shrinks, so it is worth at least the last one searched.
     Exact as `_solve` (the canonical tree: `_takes` compares the seed or V's
     tree, itself canonical among the trees of depth d - 1, with each leaf-beside
-    tree), or a bound above B."""
+    tree, and, as a seed, lets a tie of as many leaves on its own root split
+    replace it: that split's canonical tree at depth d is the leaf beside its
+    other side's canonical subtree of depth d - 1), or a bound above B."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef DLevel* C = &e.lv[d - 1]
