@@ -5,7 +5,8 @@
 Solvers: fst, fst-general (fst's general search alone: no leaf budget first on
 continuous columns), fst-engine and fst-both (without max_depth on continuous
 columns, the engine by leaf budget alone, or followed by the general search,
-whatever the size of its row bitsets), imodels (the reference FastSmallTree, numba), gosdt (exact mode on
+whatever the size of its row bitsets), fst-deepen (that engine always searches
+depth 3 before the general search follows), imodels (the reference FastSmallTree, numba), gosdt (exact mode on
 the exact binarisation), streed (pystreed, cost-complex-accuracy on the exact
 binarisation with a depth cap, recorded as `depth_cap`: its certificate is for the
 depth-capped problem only), contree (pycontree's ConTree on the raw features, NaN
@@ -105,7 +106,7 @@ def run(solver, name, lam, time_limit, memory_limit):
     X, y = load_gosdt14(name)
     classes, y_idx = np.unique(y, return_inverse=True)
     out = {"solver": solver, "dataset": name, "lambda": lam, "n": len(y)}
-    if solver in ("fst", "fst-general", "fst-engine", "fst-both"):
+    if solver in ("fst", "fst-general", "fst-engine", "fst-both", "fst-deepen"):
         from fst import FastSmallTreeClassifier
 
         t0 = time.perf_counter()
@@ -119,6 +120,8 @@ def run(solver, name, lam, time_limit, memory_limit):
                 m._overrides = {"leaf_budget_stage": False}
             elif solver in ("fst-engine", "fst-both"):
                 m._overrides = {"general_search": solver == "fst-both"}
+            elif solver == "fst-deepen":
+                m._overrides = {"leaf_budget_deepen": 3}
             m.fit(X, y_idx)
         fit_s = time.perf_counter() - t0
         pred = m.predict(X)

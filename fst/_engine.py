@@ -123,7 +123,8 @@ class EngineSearch:
         depth_cap: without max_depth, the deepest search the leaf budget runs;
         keep_deepening: without max_depth, go on deepening (to depth_cap) where
         even depth_cap could not certify (no other search follows), instead of
-        leaving the deeper trees to the caller's general search; pair_sums:
+        leaving the deeper trees to the caller's general search; a depth: to
+        that depth at least; pair_sums:
         under squared error on binary columns, the nodes of depth two and three
         below the root solved from their column pairs' and triples' sums (off:
         by the column passes, as on any columns; the same trees);
@@ -151,7 +152,8 @@ class EngineSearch:
             if self._max_leaves and self.max_depth > self._max_leaves - 1:
                 raise ValueError("max_depth must be below the leaf cap")
         self._lam = float(config["regularization"])
-        self._keep_deepening = bool(keep_deepening)
+        self._keep_deepening = (int(depth_cap) if keep_deepening is True
+                                else int(keep_deepening or 0))
         self._certified = False
         self._lb = None
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
@@ -226,7 +228,7 @@ class EngineSearch:
             if self.unlimited and self._covers(depth, s.upper_bound):
                 self._certified = True
                 break
-            if (self.unlimited and not self._keep_deepening
+            if (self.unlimited and depth >= self._keep_deepening
                     and not self._covers(self.max_depth, s.upper_bound)):
                 # the deepest search allowed would not certify either: the
                 # deeper searches are left to the caller's general search

@@ -40,11 +40,15 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # first (`LeafBudgetSearch`), `leaf_budget_depth` its deepest search, and
 # `leaf_budget_probe` whether a short first run of the general search comes
 # before (off: it stops at a time, so the search's path would depend on the
-# machine's speed); `general_search`, whether the general search follows the
-# engine there (None: where its row bitsets pay, `general_search_pays`).
+# machine's speed); `leaf_budget_deepen`, the depth to which that engine
+# deepens even where its deepest search could not certify (True: to its deepest;
+# off: none, the deeper trees left to the general search); `general_search`,
+# whether the general search follows the engine there (None: where its row
+# bitsets pay, `general_search_pays`).
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
-                  "leaf_budget_probe", "general_search", "pair_sums")
+                  "leaf_budget_probe", "leaf_budget_deepen", "general_search",
+                  "pair_sums")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -580,6 +584,7 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
             stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
         stage = EngineSearch(space.stage, stage_config,
                              depth_cap=own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH),
+                             keep_deepening=own.get("leaf_budget_deepen", False),
                              last_time_limit=(None if time_limit is None
                                               else time_limit * LEAF_BUDGET_LAST_SHARE))
 

@@ -137,6 +137,22 @@ def test_the_general_search_follows_where_its_row_bitsets_pay(monkeypatch):
             == pytest.approx(clf.objective_, abs=1e-12))
 
 
+@pytest.mark.parametrize("seed", range(0, 40, 2))
+def test_the_engine_deepened_to_depth_three_before_the_general_search(seed):
+    """`leaf_budget_deepen` 3: the engine searches depth 3 even where its deepest
+    search could not certify, then goes on as before; the same optimum and tree
+    as the default fit, which leaves those depths to the general search."""
+    clf = _fit(seed, leaf_budget_deepen=3)
+    _check_exact(seed, clf)
+    default = _fit(seed)
+    budget = clf.search_stats_["leaf_budget"]
+    assert budget["certified"] or budget["depth_searched"] >= 3
+    assert budget["depth_searched"] >= default.search_stats_["leaf_budget"]["depth_searched"]
+    np.testing.assert_array_equal(clf.estimator_.tree_.feature, default.estimator_.tree_.feature)
+    np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
+                                  default.estimator_.tree_.threshold)
+
+
 @pytest.mark.parametrize("combo", range(64))
 def test_every_engine_rule_combination_without_a_depth_cap(combo):
     """The engine's rules (loss floor; neighbour and moved-rows bounds; interval
