@@ -152,8 +152,8 @@ class EngineSearch:
             if self._max_leaves and self.max_depth > self._max_leaves - 1:
                 raise ValueError("max_depth must be below the leaf cap")
         self._lam = float(config["regularization"])
-        self._keep_deepening = (int(depth_cap) if keep_deepening is True
-                                else int(keep_deepening or 0))
+        self._deepen_to = (int(depth_cap) if keep_deepening is True
+                           else int(keep_deepening or 0))
         self._certified = False
         self._lb = None
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
@@ -228,7 +228,7 @@ class EngineSearch:
             if self.unlimited and self._covers(depth, s.upper_bound):
                 self._certified = True
                 break
-            if (self.unlimited and depth >= self._keep_deepening
+            if (self.unlimited and depth >= self._deepen_to
                     and not self._covers(self.max_depth, s.upper_bound)):
                 # the deepest search allowed would not certify either: the
                 # deeper searches are left to the caller's general search
