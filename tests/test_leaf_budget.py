@@ -71,6 +71,12 @@ def test_the_leaf_budget_alone_certifies_most_problems():
 ALONE = {"general_search": False, "work_limit": 200_000}
 
 
+def _same_splits(a, b):
+    """Two fits returned the same tree (its features and thresholds node by node)."""
+    np.testing.assert_array_equal(a.estimator_.tree_.feature, b.estimator_.tree_.feature)
+    np.testing.assert_array_equal(a.estimator_.tree_.threshold, b.estimator_.tree_.threshold)
+
+
 def _check_sound(seed, clf):
     """A fit that may have stopped: exact when certified, else its bound at most
     the optimum and its tree re-scored to the objective reported."""
@@ -95,10 +101,7 @@ def test_the_engine_alone_certifies_the_unbounded_optimum(seed):
     assert "leaf_budget" not in clf.search_stats_
     if clf.optimal_:
         both = _fit(seed, general_search=True)
-        np.testing.assert_array_equal(clf.estimator_.tree_.feature,
-                                      both.estimator_.tree_.feature)
-        np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
-                                      both.estimator_.tree_.threshold)
+        _same_splits(clf, both)
 
 
 def test_the_engine_alone_certifies_most_problems():
@@ -148,9 +151,7 @@ def test_the_engine_deepened_to_depth_three_before_the_general_search(seed):
     budget = clf.search_stats_["leaf_budget"]
     assert budget["certified"] or budget["depth_searched"] >= 3
     assert budget["depth_searched"] >= default.search_stats_["leaf_budget"]["depth_searched"]
-    np.testing.assert_array_equal(clf.estimator_.tree_.feature, default.estimator_.tree_.feature)
-    np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
-                                  default.estimator_.tree_.threshold)
+    _same_splits(clf, default)
 
 
 @pytest.mark.parametrize("combo", range(64))
@@ -177,9 +178,7 @@ def test_a_shallow_leaf_budget_hands_over_to_the_general_search(seed):
     alone = _fit(seed, leaf_budget_stage=False)
     _check_exact(seed, alone)
     assert "leaf_budget" not in alone.search_stats_
-    np.testing.assert_array_equal(clf.estimator_.tree_.feature, alone.estimator_.tree_.feature)
-    np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
-                                  alone.estimator_.tree_.threshold)
+    _same_splits(clf, alone)
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -189,9 +188,7 @@ def test_the_general_search_s_first_run_certifies_the_same_tree(seed):
     clf = _fit(seed, leaf_budget_probe=True)
     _check_exact(seed, clf)
     engine = _fit(seed)
-    np.testing.assert_array_equal(clf.estimator_.tree_.feature, engine.estimator_.tree_.feature)
-    np.testing.assert_array_equal(clf.estimator_.tree_.threshold,
-                                  engine.estimator_.tree_.threshold)
+    _same_splits(clf, engine)
 
 
 def test_some_problems_need_the_handover():
@@ -207,15 +204,10 @@ def test_a_stopped_leaf_budget_fit_is_sound(seed, general):
     """Stops after 1 to 256 units of work of each search, with the general search
     after the engine or the engine alone: the bound never exceeds the optimum,
     the tree re-scores to the objective reported."""
-    X, y, cost, lam, y_idx, full, expected = _problem(seed)
     for work in (1, 2, 4, 16, 64, 256):
         clf = _fit(seed, work_limit=work, general_search=general)
         assert ("leaf_budget" in clf.search_stats_) == general
-        assert clf.lower_bound_ <= expected + 1e-9, work
-        assert clf.objective_ >= expected - 1e-9
-        assert rescore(clf, X, y_idx, full, lam) == pytest.approx(clf.objective_, abs=1e-9)
-        if clf.optimal_:
-            assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+        _check_sound(seed, clf)
 
 
 def test_leaf_budget_arithmetic():
