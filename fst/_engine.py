@@ -20,6 +20,12 @@ __all__ = ["EngineSearch", "engine_space", "loss_floor", "MAX_ENGINE_DEPTH",
 # the bitset search alone.
 MAX_ENGINE_CLASSES = 64
 
+# The most sums' table slots a root solved from its column sums may add its rows
+# to (`DepthSearch.root_sums_work`) for the search of max_depth to run alone,
+# without the shallower ones first (`EngineSearch._direct`): a pass of a few
+# tens of millions of additions.
+SUMS_DIRECT_WORK = 1 << 24
+
 
 def engine_space(ranked, y, n_classes, cost):
     """The split space of the engine on the rows whose columns are ranked in
@@ -194,14 +200,30 @@ class EngineSearch:
                            max_leaves=self._max_leaves, target=self._target,
                            pair_sums=self._pair_sums)
 
+    def _direct(self):
+        """The search of max_depth alone, when deepening to it would not pay: its
+        root solved from its column sums (squared error on binary columns, depth
+        four at most) in a pass of at most SUMS_DIRECT_WORK table slots.  That
+        pass values every tree of the depth and prunes nothing by a bound, so
+        the shallower searches' optima would not cut it; they would only serve
+        a stop, which so short a pass leaves no room for.  None: deepen."""
+        if (self.unlimited or self._target is None or self._first >= self.max_depth
+                or self.max_depth > 4):
+            return None
+        s = self._search(self.max_depth, self._time_limit)
+        work = s.root_sums_work()
+        return s if 0 <= work <= SUMS_DIRECT_WORK else None
+
     def run(self):
         start = time.perf_counter()
         t0 = clock()
         seed = None
         code = 0
+        direct = self._direct()
+        first = self.max_depth if direct is not None else self._first
         # below depth two, the root's own first valuation (the best depth-one
         # split) is the seed
-        for depth in range(self._first, self.max_depth + 1):
+        for depth in range(first, self.max_depth + 1):
             limit = self._time_limit
             if (self._last_time_limit is not None and limit is not None
                     and seed is not None and self.unlimited
@@ -209,7 +231,7 @@ class EngineSearch:
                 limit = max(limit, self._last_time_limit)
             left = (None if limit is None
                     else max(limit - (time.perf_counter() - start), 0.0))
-            s = self._search(depth, left)
+            s = direct if direct is not None else self._search(depth, left)
             if self._reporter is not None:
                 s.set_reporter(self._progress(depth), self._report_every, t0)
             if seed is not None:

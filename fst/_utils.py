@@ -130,7 +130,7 @@ def prepare_fit(est, X, y, sample_weight):
 _AUTO_MEMORY_SHARE = 0.75
 
 
-def _memory_available():
+def _read_memory_available():
     """Bytes of memory this process may use: the machine's physical memory, or
     its cgroup's limit (v2, then v1) when lower; 0 when it cannot be read."""
     try:
@@ -147,6 +147,18 @@ def _memory_available():
         if text.isdigit() and int(text) > 0 and (total <= 0 or int(text) < total):
             total = int(text)
     return max(int(total), 0)
+
+
+# The machine's memory and the process's cgroup limit, read once, when fst is
+# imported: both are fixed for the process's life, so no fit reads the
+# cgroup's files again.
+_MEMORY_AVAILABLE = _read_memory_available()
+
+
+def _memory_available():
+    """Bytes of memory this process may use (`_read_memory_available`, read when
+    fst was imported)."""
+    return _MEMORY_AVAILABLE
 
 
 def _auto_memory_limit():

@@ -442,13 +442,20 @@ def test_the_sums_give_the_column_passes_tree(seed):
                                           getattr(other.estimator_.tree_, attr))
 
 
+@pytest.mark.parametrize("deepen", [False, True])
 @pytest.mark.parametrize("depth, work", [(2, 1), (3, 1), (3, 20), (3, 100), (4, 1), (4, 2000)])
-def test_a_root_stopped_in_its_sums_keeps_a_valid_bound(depth, work):
+def test_a_root_stopped_in_its_sums_keeps_a_valid_bound(depth, work, deepen, monkeypatch):
     """A root solved from its sums and stopped (in its pass over the rows, or
     while its sets' trees are valued: the fits take 13, 290 and 3,207 units of
-    work at depth 2, 3 and 4, the shallower depths first) returns its best tree
-    (at least the shallower depth's optimum it was seeded with) or CART's,
-    re-scored, with a bound at most the optimum: the root's creation bound."""
+    work at depth 2, 3 and 4 when the shallower depths run first) returns its
+    best tree or CART's, re-scored, with a bound at most the optimum: the
+    root's creation bound.  Its pass is short, so it runs alone; made to
+    deepen (`SUMS_DIRECT_WORK` below every pass), a stop at depth three or four
+    returns at least the depth-two optimum it was seeded with."""
+    import fst._engine as engine
+
+    if deepen:
+        monkeypatch.setattr(engine, "SUMS_DIRECT_WORK", -1)
     rng = np.random.default_rng(5)
     X = (rng.random((3000, 12)) < 0.5).astype(float)
     y = 2.0 * X[:, 0] - X[:, 1] * X[:, 2] + rng.normal(scale=0.5, size=3000)
@@ -462,10 +469,87 @@ def test_a_root_stopped_in_its_sums_keeps_a_valid_bound(depth, work):
     assert reg.lower_bound_ <= full.objective_ + 1e-12
     assert full.objective_ <= reg.objective_ + 1e-12
     assert reg.objective_ == pytest.approx(rescore(reg, X, y, 0.005), abs=1e-9)
-    if work > 13:
+    if deepen and work > 13:
         # stopped at depth three or four, after the depth-two search certified
         shallower = FastSmallTreeRegressor(0.005, max_depth=2).fit(X, y)
         assert reg.objective_ <= shallower.objective_ + 1e-12
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_a_short_sums_root_runs_alone_and_gives_the_deepened_tree(seed, monkeypatch):
+    """Under max_depth 2 to 4 on 0/1 columns the root is solved from its sums in
+    one pass that values every tree; where that pass adds its rows to at most
+    SUMS_DIRECT_WORK table slots (`DepthSearch.root_sums_work`, checked here
+    against its count from the data) it runs alone, without the shallower
+    searches, and gives the tree, node for node, and the certificate of the
+    deepened search (weights, repeated targets, min_samples_leaf, a leaf cap)."""
+    import fst._engine as engine
+
+    rng = np.random.default_rng(23000 + seed)
+    n = int(rng.integers(10, 150))
+    p = int(rng.integers(2, 10))
+    X = (rng.random((n, p)) < rng.uniform(0.2, 0.8, p)).astype(float)
+    if seed % 5 == 3:
+        X[:, -1] = 0.0                      # a column without a split
+    y = 2.0 * X[:, 0] - X[:, 1] * X[:, -1] + rng.normal(scale=0.7, size=n)
+    if seed % 4 == 1:
+        y = np.round(y)
+    depth = 2 + seed % 3
+    lam = [0.0, 0.004, 0.02][seed % 3]
+    cap = 2 ** depth - 1 if seed % 3 == 0 else None        # lam = 0 needs none
+    w = rng.integers(0, 3, n).astype(float) if seed % 2 else None
+    if w is not None:
+        w[0] = 1.0
+    searched = []
+    works = []
+    search = engine.EngineSearch._search
+    direct = engine.EngineSearch._direct
+
+    def counted(self, *args):
+        searched.append(args[0])
+        return search(self, *args)
+
+    def recorded(self):
+        before = len(searched)
+        s = direct(self)
+        works.append(None if s is None else s.root_sums_work())
+        if s is None:
+            del searched[before:]           # built to be asked, not run
+        return s
+
+    monkeypatch.setattr(engine.EngineSearch, "_search", counted)
+    monkeypatch.setattr(engine.EngineSearch, "_direct", recorded)
+    fits = []
+    for limit in (engine.SUMS_DIRECT_WORK, -1):
+        monkeypatch.setattr(engine, "SUMS_DIRECT_WORK", limit)
+        searched.clear()
+        works.clear()
+        reg = FastSmallTreeRegressor(lam, max_depth=depth, max_leaf_nodes=cap,
+                                     min_samples_leaf=1 + seed % 2, time_limit=None)
+        reg.fit(X, y, sample_weight=w)
+        assert reg.optimal_
+        assert rescore(reg, X, y, lam, w) == pytest.approx(reg.objective_, abs=1e-12)
+        fits.append((reg, list(searched), list(works)))
+    (alone, alone_depths, alone_work), (deepened, deepened_depths, _) = fits
+    live = np.ones(n, bool) if w is None else w > 0
+    splits = [j for j in range(p) if len(np.unique(X[live, j])) == 2]
+    a = (X[live][:, splits] <= 0.5).sum(axis=1).astype(np.int64)
+    expected = a * (a + 1) // 2
+    if depth >= 3:
+        expected = expected + a * (a - 1) * (a - 2) // 6
+    if depth >= 4:
+        expected = expected + a * (a - 1) * (a - 2) * (a - 3) // 24
+    if cap is None:
+        assert alone_work == [int(expected.sum())]
+        assert alone_depths == [depth]
+    else:
+        # under a leaf cap below 2^depth the root is not solved from its sums
+        assert alone_work == [None] and alone_depths == list(range(2, depth + 1))
+    assert deepened_depths == list(range(2, depth + 1))
+    assert alone.objective_ == deepened.objective_
+    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+        np.testing.assert_array_equal(getattr(alone.estimator_.tree_, attr),
+                                      getattr(deepened.estimator_.tree_, attr))
 
 
 def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():

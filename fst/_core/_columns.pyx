@@ -8,8 +8,9 @@ time linear in rows x columns.  The split spaces (`_problem`) are built on them.
 #   the key of 0.0 and every NaN gets the largest key, so equal floats (and all
 #   NaN) share a key, and NaN ranks above every number.
 # - The rows of a column are sorted by stable LSD radix passes over the key's
-#   three 11-bit digits, a pass skipped when every key has the same digit: rows
-#   by value, ties by row index, as numpy's stable argsort orders them.
+#   three 11-bit digits, a pass skipped when every key has the same digit and
+#   a pass's buckets only those between its least and greatest digit: rows by
+#   value, ties by row index, as numpy's stable argsort orders them.
 # - The groups of identical rows are found by refining one group of all the rows
 #   column by column (each group's rows sorted by their rank there, split where
 #   it changes); only groups of two rows or more are refined further, so the
@@ -21,7 +22,7 @@ time linear in rows x columns.  The split spaces (`_problem`) are built on them.
 """
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, malloc, free
 from libc.string cimport memcpy, memset
 from libc.stdint cimport int32_t, int64_t, uint32_t
 from cpython.exc cimport PyErr_Clear
@@ -81,33 +82,47 @@ cdef inline uint32_t _key(float x) noexcept nogil:
 cdef int _radix_rows(uint32_t* key, int32_t* row, uint32_t* key2, int32_t* row2,
                      int64_t n, int64_t* count) noexcept nogil:
     """Sort rows 0..n-1 by key, stably (LSD radix, module notes).  key holds
-    the rows' keys in row order on entry; key2, row2 and count (N_DIGITS *
-    DIGIT_SIZE) are scratch.  Returns 0 when the sorted (key, row) pairs are
-    in (key, row), 1 when in (key2, row2): each pass moves them across."""
+    the rows' keys in row order on entry; key2, row2 and count (DIGIT_SIZE,
+    all zero on entry and left all zero) are scratch.  Returns 0 when the
+    sorted (key, row) pairs are in (key, row), 1 when in (key2, row2): each
+    pass moves them across.
+
+    A digit every key shares (its bits alike in the OR and the AND of all the
+    keys) would not move a row, and gets no pass.  A pass counts, sums and
+    clears only the buckets between its least and greatest digit, so a column
+    of few distinct values (a binary one: one pass over a few hundred buckets)
+    costs about its rows, not the 2,048 buckets of each of three digits."""
     cdef int64_t i, s
     cdef int d, shift, half = 0
-    cdef uint32_t b
-    cdef int64_t* c
-    memset(count, 0, N_DIGITS * DIGIT_SIZE * sizeof(int64_t))
+    cdef uint32_t b, lo, hi, any_bits = 0, all_bits = 0xFFFFFFFFu, vary
     for i in range(n):
         row[i] = <int32_t> i
-        for d in range(N_DIGITS):
-            count[d * DIGIT_SIZE + ((key[i] >> (d * DIGIT_BITS)) & (DIGIT_SIZE - 1))] += 1
+        any_bits |= key[i]
+        all_bits &= key[i]
+    vary = any_bits ^ all_bits if n > 0 else 0
     for d in range(N_DIGITS):
         shift = d * DIGIT_BITS
-        c = count + d * DIGIT_SIZE
-        if n == 0 or c[(key[0] >> shift) & (DIGIT_SIZE - 1)] == n:
+        if ((vary >> shift) & (DIGIT_SIZE - 1)) == 0:
             continue        # every key has this digit: the pass would not move a row
+        lo, hi = DIGIT_SIZE - 1, 0
+        for i in range(n):
+            b = (key[i] >> shift) & (DIGIT_SIZE - 1)
+            count[b] += 1
+            if b < lo:
+                lo = b
+            if b > hi:
+                hi = b
         s = 0
-        for b in range(DIGIT_SIZE):
-            i = c[b]
-            c[b] = s
+        for b in range(lo, hi + 1):
+            i = count[b]
+            count[b] = s
             s += i
         for i in range(n):
             b = (key[i] >> shift) & (DIGIT_SIZE - 1)
-            key2[c[b]] = key[i]
-            row2[c[b]] = row[i]
-            c[b] += 1
+            key2[count[b]] = key[i]
+            row2[count[b]] = row[i]
+            count[b] += 1
+        memset(count + lo, 0, (hi - lo + 1) * sizeof(int64_t))
         key, key2 = key2, key
         row, row2 = row2, row
         half = 1 - half
@@ -137,7 +152,7 @@ def rank_columns(const float[:, ::1] X, double deadline=-1.0):
     cdef uint32_t* key = <uint32_t*> malloc((2 * n + 2) * sizeof(uint32_t))
     cdef int32_t* rows = <int32_t*> malloc((2 * n + 2) * sizeof(int32_t))
     cdef float* found = <float*> malloc((n + 1) * sizeof(float))
-    cdef int64_t* count = <int64_t*> malloc(N_DIGITS * DIGIT_SIZE * sizeof(int64_t))
+    cdef int64_t* count = <int64_t*> calloc(DIGIT_SIZE, sizeof(int64_t))
     cdef uint32_t* k
     cdef int32_t* o
     try:

@@ -594,6 +594,31 @@ cdef class DepthSearch:
         return (((<int64_t> L.best_leaves << 40) if x.sp.ties else 0)
                 + ((<int64_t> L.best[0] + 1) << 1) + (1 if L.seeded else 0))
 
+    def root_sums_work(self):
+        """The slots of the sums' tables the root's one pass adds its rows to when
+        the root is solved from its column sums (`_squares.by_sums`), else -1: a
+        row left of the splits of a columns adds to C(a + 1, 2) pairs (a column
+        with itself among them), at depth three or four to C(a, 3) triples, at
+        depth four to C(a, 4) quadruples (`_squares.solve_sums`)."""
+        cdef int D = self.e.max_depth
+        cdef int n = self.e.sp.n, p = self.e.sp.p, g, i
+        cdef int64_t a, work = 0
+        cdef const int32_t* rank = self.e.sp.rank
+        cdef const int32_t* start = self.e.sp.col_start
+        if p == 0 or n <= 1 or not by_sums(&self.e, D, self.e.max_leaves):
+            return -1
+        for i in range(n):
+            a = 0
+            for g in range(p):
+                if start[g + 1] > start[g] and rank[<int64_t> g * n + i] <= 0:
+                    a += 1
+            work += a * (a + 1) // 2
+            if D >= 3:
+                work += a * (a - 1) * (a - 2) // 6
+            if D >= 4:
+                work += a * (a - 1) * (a - 2) * (a - 3) // 24
+        return work
+
     def tree(self):
         """The best tree found, in heap order (global split ids, -1 leaves)."""
         cdef int D = self.e.max_depth if (self.e.sp.p and self.e.sp.n > 1) else 0

@@ -103,6 +103,36 @@ def _kept_gaps(rank, n_values, k):
     return gaps
 
 
+def _all_thresholds(pr, values):
+    """Every column's thresholds, as `_column_space` numbers them, at once: the
+    midpoints of its consecutive distinct values, then +inf where it holds NaN
+    and a number.  Sets thresholds, split_col, col_start and n_splits on pr."""
+    p = len(values)
+    n_values = np.fromiter((len(v) for v, _ in values), dtype=np.int64, count=p)
+    nan_split = np.fromiter((bool(has_nan) for _, has_nan in values), dtype=bool,
+                            count=p) & (n_values > 0)
+    per_col = np.maximum(n_values - 1, 0) + nan_split
+    col_start = np.zeros(p + 1, dtype=np.int32)
+    np.cumsum(per_col, out=col_start[1:])
+    n_splits = int(col_start[-1])
+    thresholds = np.full(n_splits, np.inf)
+    if n_splits:
+        v64 = np.concatenate([v for v, _ in values]).astype(np.float64)
+        # the midpoint of each pair of neighbours within a column (a pair across
+        # two columns' boundary is dropped)
+        mid = v64[:-1] / 2.0 + v64[1:] / 2.0
+        within = np.ones(len(mid), dtype=bool)
+        ends = np.cumsum(n_values)[:-1] - 1          # each column's last value
+        within[ends[(ends >= 0) & (ends < len(mid))]] = False
+        is_nan = np.zeros(n_splits, dtype=bool)
+        is_nan[col_start[1:][nan_split] - 1] = True
+        thresholds[~is_nan] = mid[within]
+    pr.thresholds = thresholds
+    pr.split_col = np.repeat(np.arange(p, dtype=np.int32), per_col)
+    pr.col_start = col_start
+    pr.n_splits = n_splits
+
+
 def _column_space(pr, ranked, max_splits=None, deadline=-1.0):
     """Per column: value ranks of the rows, rows sorted by rank, thresholds, from
     the columns ranked (`rank_space`).
@@ -130,6 +160,13 @@ def _column_space(pr, ranked, max_splits=None, deadline=-1.0):
     if max_splits is not None:
         quota = _quota(column_split_counts(values), max_splits)
     coarse_ranks = None
+    if quota is None:
+        _all_thresholds(pr, values)
+        if col_order is None:
+            col_order = order_by_rank(row_rank, ranked.n_ranks, deadline)
+        pr.row_rank = np.ascontiguousarray(row_rank, dtype=np.int32)
+        pr.col_order = np.ascontiguousarray(col_order, dtype=np.int32)
+        return
     for j in range(p):
         uniq, has_nan = values[j]
         v64 = uniq.astype(np.float64)
