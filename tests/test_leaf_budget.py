@@ -191,6 +191,57 @@ def test_the_general_search_s_first_run_certifies_the_same_tree(seed):
     _same_splits(clf, engine)
 
 
+@pytest.mark.parametrize("seed", range(0, 40, 4))
+def test_the_first_run_ends_at_its_work_and_resumes(seed, monkeypatch):
+    """The general search's first run ends at PROBE_WORK of its work (not at a
+    time: the fit's path does not depend on the machine's speed), the engine
+    follows, and the general search resumes without that limit, or with the
+    fit's own work limit (the test hook), which the first run's does not
+    raise: here a first run cut at 2,000 units of work, and the same optimum
+    and tree as the engine followed by a fresh general search."""
+    import fst._plan as plan
+
+    limits = []
+    set_work_limit = plan.Search.set_work_limit
+
+    class Spy(plan.Search):
+        def set_work_limit(self, work):
+            limits.append(work)
+            return set_work_limit(self, work)
+
+    monkeypatch.setattr(plan, "Search", Spy)
+    monkeypatch.setattr(plan, "PROBE_WORK", 2000)
+    clf = _fit(seed, leaf_budget_probe=True, leaf_budget_depth=2)
+    _check_exact(seed, clf)
+    assert limits[0] == 2000
+    if len(limits) > 1:
+        # the first run stopped and the engine did not certify: resumed unlimited
+        assert limits[1:] == [0] and not clf.search_stats_["leaf_budget"]["certified"]
+    fresh = _fit(seed, leaf_budget_depth=2)
+    _same_splits(clf, fresh)
+    limits.clear()
+    capped = _fit(seed, leaf_budget_probe=True, work_limit=500)
+    assert limits[0] == 500
+    _check_sound(seed, capped)
+
+
+def test_the_first_run_certifies_where_the_engine_would_search_deep():
+    """A problem the general search certifies within its first run's work while
+    the engine by leaf budget would search to depth 4 first (as compas_processed
+    at lam = 0.05): the fit ends in that run, with the engine's optimum and
+    tree."""
+    seeds = []
+    for seed in range(40):
+        first = _fit(seed, leaf_budget_probe=True)
+        if "leaf_budget" in first.search_stats_:
+            continue                    # the first run did not certify it
+        engine = _fit(seed)
+        _check_exact(seed, first)
+        _same_splits(first, engine)
+        seeds.append(seed)
+    assert len(seeds) >= 20
+
+
 def test_some_problems_need_the_handover():
     """The hand-over test above reaches the general search on some problems."""
     ran = [not _fit(seed, leaf_budget_depth=2).search_stats_["leaf_budget"]["certified"]
@@ -442,8 +493,9 @@ def test_a_stopped_fit_without_a_depth_cap_under_min_samples_leaf_skips_dpdt(mon
 def test_dpdt_s_tree_is_grown_between_two_runs_of_the_general_search(monkeypatch):
     """Without max_depth, a general search stopped at its share of the time limit
     makes way for DPDT's tree (`LeafBudgetSearch.interlude`), then resumes for
-    what DPDT left of its share: two runs of the general search, one DPDT, and
-    the fit ends within its time limit with a time stop."""
+    what DPDT left of its share: after its first run (PROBE_WORK, before the
+    engine), two runs of the general search, one DPDT between them, and the
+    fit ends within its time limit with a time stop."""
     import time
 
     import fst._plan as plan
@@ -472,7 +524,7 @@ def test_dpdt_s_tree_is_grown_between_two_runs_of_the_general_search(monkeypatch
         clf.fit(X, y)
     assert time.perf_counter() - started < 3.0 + 0.5
     assert clf.status_ == "time_limit" and not clf.optimal_
-    assert len(runs) == 2 and grown == [1]
+    assert len(runs) == 3 and grown == [2]
     assert clf.lower_bound_ <= clf.objective_
     assert (np.mean(clf.predict(X) != y) + 0.001 * clf.n_leaves_
             == pytest.approx(clf.objective_, abs=1e-12))

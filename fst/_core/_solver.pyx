@@ -305,6 +305,13 @@ cdef class Search:
         else:
             self.c.lim.stop = STOP_INTERRUPT
 
+    def set_work_limit(self, work):
+        """The work limit of the next `run` (0: none), on every thread: a run
+        stopped there (as at its time limit) resumes as `set_time_limit` says."""
+        cdef int t
+        for t in range(self.n_workers):
+            self.ctxs[t].cfg.work_limit = max(int(work), 0)
+
     def set_time_limit(self, seconds):
         """The time limit of the next `run` (None: none).  A search run again
         resumes from its store: every bound and tree it proved stands, so a
