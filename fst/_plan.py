@@ -38,9 +38,8 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # whether the engine deepens one level at a time; `leaf_budget_stage`, whether a
 # fit without max_depth on continuous columns runs the engine by leaf budget
 # first (`LeafBudgetSearch`), `leaf_budget_depth` its deepest search, and
-# `leaf_budget_probe` whether a short first run of the general search comes
-# before (off: it stops at a time, so the search's path would depend on the
-# machine's speed); `leaf_budget_deepen`, the depth to which that engine
+# `leaf_budget_probe` whether a short first run of the general search (at most
+# PROBE_WORK of its work) comes before it; `leaf_budget_deepen`, the depth to which that engine
 # deepens even where its deepest search could not certify (True: to its deepest;
 # off: none, the deeper trees left to the general search); `general_search`,
 # whether the general search follows the engine there (None: where its row
@@ -86,9 +85,10 @@ COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_
 # LEAF_BUDGET_DEPTH without one (`FitPlan.fallback_trees`).
 DPDT_TIME_SHARE = 0.1
 
-# A fit without max_depth on continuous columns first runs the engine by leaf
-# budget (`LeafBudgetSearch`) for at most this share of its time limit and to
-# this depth at most; the general search has the rest.  The engine keeps no
+# A fit without max_depth on continuous columns runs the engine by leaf budget
+# (`LeafBudgetSearch`, after the general search's short first run) for at most
+# this share of its time limit and to this depth at most; the general search
+# has the rest.  The engine keeps no
 # store of subproblems, so deeper searches repeat their subtrees' work: past
 # depth four the general search, which stores them, is the faster (measured on
 # small problems whose optimum is deep).
