@@ -106,13 +106,15 @@ LEAF_BUDGET_LAST_SHARE = 0.9
 FALLBACK_TIME_SHARE = 0.1
 FALLBACK_DEPTH = 3
 # ... and it first runs the general search for this much of its work (a count of
-# the words it reads, `Search`'s work limit; under a second on the sets measured)
-# and at most this share of the time limit (or these seconds without one): most
-# problems it certifies, it certifies at once there, where the engine may take
-# seconds (compas_processed at lam = 0.05: 2e8 of work against 7 s of the
-# engine's depth 4).  The work, not the time, ends the first run wherever that
-# is short, so the fit's path does not depend on the machine's speed.
-PROBE_WORK = 1 << 30
+# the words it reads, `Search`'s work limit) and at most this share of the time
+# limit (or these seconds without one): many problems it certifies, it
+# certifies at once there, where the engine would first search to depth 4
+# (compas_processed at lam = 0.05 takes 2e8 of its work).  The work, not the
+# time, ends the first run wherever that is short, so the fit's path does not
+# depend on the machine's speed; a first run that did not certify costs at
+# most this work, since the general search that follows the engine starts
+# anew.
+PROBE_WORK = 1 << 28
 PROBE_SHARE = 0.05
 PROBE_SECONDS = 3.0
 # A fallback fit with less time than this left before the fit's deadline is not
@@ -316,11 +318,11 @@ class FitPlan:
 
 class LeafBudgetSearch:
     """A fit without max_depth on continuous columns: a short first run of the
-    general search (most easy problems certify in it), then the depth-limited
-    engine by leaf budget (`EngineSearch` without max_depth: the optimum
-    certified once the depth searched holds every tree as good as its
-    incumbent), then, if neither certified, the general search again for the time
-    left (the first run resumed, with what it proved).  Read through the
+    general search (PROBE_WORK of its work: many easy problems certify in it),
+    then the depth-limited engine by leaf budget (`EngineSearch` without
+    max_depth: the optimum certified once the depth searched holds every tree as
+    good as its incumbent), then, if neither certified, a fresh general search
+    for the time left.  Read through the
     searches' one interface: the best of their trees
     (the general search's on ties; they number the splits alike,
     `_column_space`), the greatest of their bounds (each holds for every tree),
@@ -400,13 +402,12 @@ class LeafBudgetSearch:
             left = tl * (1.0 - keep) - (time.perf_counter() - start)
             if left <= 0:
                 return code
-        if self._probe is not None:
-            # the first run resumes, with every bound and tree it proved
-            self.general, self._probe = self._probe, None
-            self.general.set_time_limit(left)
-            self.general.set_work_limit(self._work_limit)
-        else:
-            self.general = self._general(left)
+        # the first run is dropped (its store freed), not resumed: a run resumed
+        # after a stop goes on with the pass its cut interrupted, without that
+        # pass's own switch to the next (`Search.run`), which on some problems
+        # costs far more work than a fresh search
+        self._probe = None
+        self.general = self._general(left)
         code = self.general.run()
         if code == _TIME_STOP and self.interlude is not None and tl is not None:
             # stopped at its share: DPDT's tree is grown in the share kept for
