@@ -39,11 +39,11 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # fit without max_depth on continuous columns runs the engine by leaf budget
 # first (`LeafBudgetSearch`), `leaf_budget_depth` its deepest search, and
 # `leaf_budget_probe` whether a short first run of the general search (at most
-# PROBE_WORK of its work) comes before it; `leaf_budget_deepen`, the depth to which that engine
-# deepens even where its deepest search could not certify (True: to its deepest;
-# off: none, the deeper trees left to the general search); `general_search`,
-# whether the general search follows the engine there (None: where its row
-# bitsets pay, `general_search_pays`).
+# PROBE_WORK of its work) comes before it; `leaf_budget_deepen`, the depth to
+# which that engine deepens even where its deepest search could not certify
+# (True: to its deepest; off: none, the deeper trees left to the general
+# search); `general_search`, whether the general search follows the engine
+# there (None: where its row bitsets pay, `general_search_pays`).
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
                   "leaf_budget_probe", "leaf_budget_deepen", "general_search",
@@ -88,10 +88,9 @@ DPDT_TIME_SHARE = 0.1
 # A fit without max_depth on continuous columns runs the engine by leaf budget
 # (`LeafBudgetSearch`, after the general search's short first run) for at most
 # this share of its time limit and to this depth at most; the general search
-# has the rest.  The engine keeps no
-# store of subproblems, so deeper searches repeat their subtrees' work: past
-# depth four the general search, which stores them, is the faster (measured on
-# small problems whose optimum is deep).
+# has the rest.  The engine keeps no store of subproblems, so deeper searches
+# repeat their subtrees' work: past depth four the general search, which stores
+# them, is the faster (measured on small problems whose optimum is deep).
 LEAF_BUDGET_TIME_SHARE = 0.5
 LEAF_BUDGET_DEPTH = 4
 # ... except the search that would certify (its depth holds every tree as good
