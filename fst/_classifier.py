@@ -88,7 +88,8 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         (kB, MB, GB, TB are powers of 1000; KiB, MiB, GiB, TiB of 1024). On
         excess the search stops as for ``time_limit``. 'auto' is three quarters
         of the memory the process may use (the machine's, or its
-        container's limit when lower), so a search too big for the machine stops
+        container's limit when lower, read when fst is imported), so a search
+        too big for the machine stops
         with the best tree found instead of being killed by the system; None
         sets no limit. The bytes in effect are ``search_stats_['memory_limit']``
         (0: none). Under 'auto' the search takes the path it takes without a
