@@ -400,7 +400,10 @@ class LeafBudgetSearch:
                 keep += FALLBACK_TIME_SHARE
             left = tl * (1.0 - keep) - (time.perf_counter() - start)
             if left <= 0:
-                return code
+                # the engine ended uncertified (at its share, or having searched
+                # as deep as it could certify) with no time left for the general
+                # search: the fit's time limit stopped it
+                return _TIME_STOP
         # the first run is dropped (its store freed), not resumed: a run resumed
         # after a stop goes on with the pass its cut interrupted, without that
         # pass's own switch to the next (`Search.run`), which on some problems

@@ -223,6 +223,34 @@ def test_progress_lines_hold_their_ground_across_the_searches_of_a_fit():
     assert seconds == sorted(seconds)           # from the fit's start, not each search's
 
 
+def test_a_leaf_budget_fit_out_of_time_after_the_engine_is_a_time_stop():
+    """Without max_depth on continuous columns, an engine by leaf budget that
+    ends uncertified by itself (it searched as deep as it could certify) when no
+    time is left for the general search: the fit was stopped by its time limit,
+    so its status is 'time_limit' (never 'optimal' beside optimal_ False), and
+    the general search is not made."""
+    import time
+
+    from fst._core._limits import STATUS_NAMES
+    from fst._plan import LeafBudgetSearch
+
+    class Engine:
+        stats_ready, solved, lower_bound, upper_bound = True, False, 0.1, 0.2
+
+        def run(self):
+            time.sleep(0.05)
+            return next(k for k, v in STATUS_NAMES.items() if v == "optimal")
+
+        solved_depth = 3            # the depth-3 optimum found: no share kept for it
+
+    def general(seconds):
+        raise AssertionError("no time is left for the general search")
+
+    search = LeafBudgetSearch(Engine(), general, 0.04, probe=False)
+    assert STATUS_NAMES[search.run()] == "time_limit"
+    assert search.general is None
+
+
 @pytest.mark.parametrize("split_bytes", [None, 1 << 30])
 def test_memory_limit_returns_best_tree_with_warning(split_bytes):
     """A limit below the process's size: no room for the general search's row
