@@ -140,7 +140,10 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
     gap_ : float
         ``objective_ - lower_bound_``.
     n_leaves_ : int
-    status_ : {'optimal', 'time_limit', 'memory_limit', 'interrupted'}
+    status_ : {'optimal', 'time_limit', 'memory_limit', 'interrupted', 'search_limit'}
+        'search_limit': without ``max_depth``, where the depth-limited engine
+        searches alone, the trees that could beat the best one found are deeper
+        than it searches (16 levels).
     search_stats_ : dict
         Nodes created, expansions, memo size and capacity, peak resident memory
         of the process and seconds of search; ``n_splits``, the thresholds of the
@@ -352,6 +355,10 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             getattr(self, "feature_names_in_", None), row_weight=row_weight)
         self.status_ = STATUS_NAMES[code]
         self.optimal_ = bool(search.solved)
+        if not self.optimal_ and self.status_ == "optimal":
+            # a search that ended by itself without a certificate: the engine
+            # alone, deepened as far as it goes
+            self.status_ = "search_limit"
         if space.max_splits is not None:
             # Only part of the split space was searched: its tree is a real tree on
             # the raw features, but neither its certificate nor its bound holds

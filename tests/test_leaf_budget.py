@@ -252,6 +252,25 @@ def test_the_first_run_certifies_where_the_engine_would_search_deep():
     assert len(seeds) >= 20
 
 
+def test_the_engine_alone_stopped_by_its_depth_says_search_limit(monkeypatch):
+    """The engine alone deepens as far as it goes (`MAX_ENGINE_DEPTH`, here cut
+    to 2): where a deeper tree could still beat its best, the fit ends by
+    itself uncertified, and says so ('search_limit', never 'optimal' beside
+    optimal_ False), with a sound bound and tree."""
+    import fst._plan as plan
+
+    monkeypatch.setattr(plan, "MAX_ENGINE_DEPTH", 2)
+    stopped = 0
+    for seed in range(40):
+        clf = _fit(seed, **ALONE)
+        _check_sound(seed, clf)
+        assert (clf.status_ == "optimal") == clf.optimal_
+        if not clf.optimal_:
+            assert clf.status_ == "search_limit"
+            stopped += 1
+    assert stopped > 0
+
+
 def test_some_problems_need_the_handover():
     """The hand-over test above reaches the general search on some problems."""
     ran = [not _fit(seed, leaf_budget_depth=2).search_stats_["leaf_budget"]["certified"]
