@@ -258,7 +258,11 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             return self
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
-        code = plan.run(data.X, data.y, sample_weight)
+        try:
+            code = plan.run(data.X, data.y, sample_weight)
+        except PreparationStopped as stop:       # Ctrl-C before a search ran
+            self._stopped_unsearched(data, lam, stop.code, started, memory_limit)
+            return self
         self._record(plan, code, data, lam)
         if self.verbose:
             print(f"[fst] status={self.status_} objective={self.objective_:.6f} "

@@ -9,12 +9,15 @@ import numpy as np
 
 from ._core._depth_search import (DepthSearch, MAX_ENGINE_DEPTH, deeper_trees_lower_bound,
                                   leaf_budget_leaves)
-from ._core._limits import clock
-from ._core._columns import row_groups
+from ._core._limits import STATUS_NAMES, clock
+from ._core._columns import PreparationStopped, row_groups
 from ._core._problem import _column_space, rank_space
 
 __all__ = ["EngineSearch", "engine_space", "loss_floor", "MAX_ENGINE_DEPTH",
            "MAX_ENGINE_CLASSES"]
+
+# The stop code of Ctrl-C (`fst._core._limits.STATUS_NAMES`).
+_INTERRUPTED = next(k for k, v in STATUS_NAMES.items() if v == "interrupted")
 
 # Classes the engine counts (`DepthSearch` refuses more): a fit with more runs on
 # the bitset search alone.
@@ -215,6 +218,19 @@ class EngineSearch:
         return s if 0 <= work <= SUMS_DIRECT_WORK else None
 
     def run(self):
+        """Search depth after depth; returns the stop code.  Ctrl-C between two
+        depths (in this Python code, where no search polls for it) stops the
+        fit as a search's own interrupt does, with the deepest search that
+        ran; before any ran, as a stop in the preparation
+        (`PreparationStopped`)."""
+        try:
+            return self._run()
+        except KeyboardInterrupt:
+            if self._s is None:
+                raise PreparationStopped(_INTERRUPTED) from None
+            return _INTERRUPTED
+
+    def _run(self):
         start = time.perf_counter()
         t0 = clock()
         seed = None
@@ -238,8 +254,8 @@ class EngineSearch:
                 # the optimum of the depth before, certified under the same cap
                 s.seed(*seed, exact=True)
             code = s.run()
-            self._s, self._depth = s, depth
             self._stats.append(s.stats())
+            self._s, self._depth = s, depth
             if self.unlimited:
                 lb = self._unlimited_bound()
                 if lb is not None and (self._lb is None or lb > self._lb):

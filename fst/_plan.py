@@ -17,6 +17,7 @@ from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
 from ._core._config import make_config
+from ._core._columns import PreparationStopped
 from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, rank_space
 from ._core._solver import Search
@@ -131,6 +132,7 @@ CART_SAMPLE_ROWS = 2048
 # time limit.
 _FINISHED = next(k for k, v in STATUS_NAMES.items() if v == "optimal")
 _TIME_STOP = next(k for k, v in STATUS_NAMES.items() if v == "time_limit")
+_INTERRUPTED = next(k for k, v in STATUS_NAMES.items() if v == "interrupted")
 
 
 class FitPlan:
@@ -338,6 +340,7 @@ class LeafBudgetSearch:
         self._work_limit = int(work_limit or 0)
         self.general = None
         self._probe = None
+        self._ran = []              # the general searches whose run returned
         self._make_general = general
         self._time_limit = time_limit
         self._reporter = None
@@ -376,6 +379,23 @@ class LeafBudgetSearch:
         return g
 
     def run(self):
+        """Run the searches in turn; returns the stop code.  Ctrl-C between two
+        searches (in this Python code, where no search polls for it) stops the
+        fit as a search's own interrupt does, with the trees of the searches
+        that ran; before any ran, as a stop in the preparation
+        (`PreparationStopped`)."""
+        try:
+            return self._run()
+        except (KeyboardInterrupt, PreparationStopped):
+            # (the engine's own Ctrl-C before its first depth ran comes as the
+            # latter)
+            self._probe = self._probe if self._probe in self._ran else None
+            self.general = self.general if self.general in self._ran else None
+            if not self._searches():
+                raise PreparationStopped(_INTERRUPTED) from None
+            return _INTERRUPTED
+
+    def _run(self):
         start = self._start = time.perf_counter()
         tl = self._time_limit
         if self._probe_first:
@@ -383,6 +403,7 @@ class LeafBudgetSearch:
             self._probe.set_work_limit(PROBE_WORK if not self._work_limit
                                        else min(PROBE_WORK, self._work_limit))
             code = self._probe.run()
+            self._ran.append(self._probe)
             self._seconds = time.perf_counter() - start
             if self._probe.solved or code not in (_FINISHED, _TIME_STOP):
                 return code
@@ -411,6 +432,7 @@ class LeafBudgetSearch:
         self._probe = None
         self.general = self._general(left)
         code = self.general.run()
+        self._ran.append(self.general)
         if code == _TIME_STOP and self.interlude is not None and tl is not None:
             # stopped at its share: DPDT's tree is grown in the share kept for
             # it, and the general search resumes for what that left

@@ -178,7 +178,11 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
             return self
         if self.verbose >= 2:
             plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
-        code = plan.run()
+        try:
+            code = plan.run()
+        except PreparationStopped as stop:       # Ctrl-C before a search ran
+            self._stopped_unsearched(X, y, w, lam, stop.code, started, memory_limit)
+            return self
         self._record(plan, code, X, y, w, lam)
         if self.verbose:
             print(f"[fst] status={self.status_} objective={self.objective_:.6f} "

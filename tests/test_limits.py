@@ -425,6 +425,64 @@ def test_keyboard_interrupt_returns_best_tree():
     _check_stopped(clf, X, y, "interrupted")
 
 
+def _interrupt_after(monkeypatch, target, name, calls):
+    """Make `target.name` raise KeyboardInterrupt (Ctrl-C in Python code, between
+    two searches) on its call number `calls` (counted from 1)."""
+    original = getattr(target, name)
+    seen = []
+
+    def patched(self, *args, **kwargs):
+        seen.append(1)
+        if len(seen) == calls:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(target, name, patched)
+
+
+def test_ctrl_c_between_the_searches_of_a_fit_returns_the_best_tree(monkeypatch):
+    """Ctrl-C that lands in the Python code between two searches, where no
+    search polls for it, stops the fit as a search's own interrupt does: after
+    the general search's first run (the engine by leaf budget interrupted
+    before its first depth), or between two depths of the engine alone, the
+    fit returns the best tree of what ran with status 'interrupted' and a
+    warning, never the exception."""
+    import fst._engine as engine
+    import fst._plan as plan
+
+    X, y = _hard_problem()
+    monkeypatch.setattr(plan, "PROBE_WORK", 1 << 20)     # the first run does not certify
+    _interrupt_after(monkeypatch, engine.EngineSearch, "_search", 1)
+    with pytest.warns(NotCertifiedWarning, match="interrupted"):
+        clf = FastSmallTreeClassifier(regularization=0.002, time_limit=30).fit(X, y)
+    _check_stopped(clf, X, y, "interrupted")
+    assert clf.search_stats_["engine"] == "general" and clf.n_leaves_ > 1
+    monkeypatch.undo()
+    _interrupt_after(monkeypatch, engine.EngineSearch, "_search", 2)
+    clf = FastSmallTreeClassifier(regularization=0.002, time_limit=30)
+    clf._overrides = {"general_search": False}           # the engine alone
+    with pytest.warns(NotCertifiedWarning, match="interrupted"):
+        clf.fit(X, y)
+    _check_stopped(clf, X, y, "interrupted")
+    assert clf.search_stats_["depth_searched"] == 2 and clf.n_leaves_ > 1
+
+
+def test_ctrl_c_before_the_regressor_s_first_search_returns_the_leaf(monkeypatch):
+    """Ctrl-C before the regressor's engine ran its first depth: the fit stops as
+    a stop in the preparation does, with the single leaf and a warning."""
+    import fst._engine as engine
+    from fst import FastSmallTreeRegressor
+
+    _interrupt_after(monkeypatch, engine.EngineSearch, "_search", 1)
+    rng = np.random.RandomState(0)
+    X = rng.uniform(size=(200, 3))
+    y = X[:, 0] + rng.normal(scale=0.1, size=200)
+    with pytest.warns(NotCertifiedWarning, match="interrupted"):
+        reg = FastSmallTreeRegressor(0.01, max_depth=3).fit(X, y)
+    assert reg.status_ == "interrupted" and not reg.optimal_ and reg.n_leaves_ == 1
+    assert reg.lower_bound_ <= reg.objective_
+
+
 def test_stopped_lower_bound_is_below_the_optimum():
     # (a problem that takes about 0.2 s, so every limit below stops it)
     rng = np.random.RandomState(1)
