@@ -270,8 +270,9 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
                   f"nodes={self.search_stats_['nodes_created']} "
                   f"seconds={self.search_stats_['seconds']:.3f}")
         if not self.optimal_:
-            for name, est in plan.fallback_trees(data.X, data.y, sample_weight, self.status_):
-                self._keep_if_better(data, lam, est, name)
+            self._try_fallbacks(
+                plan.fallback_trees(data.X, data.y, sample_weight, self.status_),
+                lambda est, name: self._keep_if_better(data, lam, est, name))
         self._warn_if_not_certified(plan.space)
         return self
 

@@ -190,11 +190,14 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
                   f"seconds={self.search_stats_['seconds']:.3f}")
         if not self.optimal_:
             rows = slice(None) if w is None else w > 0
-            for name, est in plan.fallback_trees(X, y, w):
-                if not obeys_min_leaf(est, X, rows, self.search_stats_["min_leaf"],
-                                      self.max_leaf_nodes):
-                    continue
-                self._adopt_if_better(est, self._score_objective(X, y, w, lam, est), name)
+
+            def keep(est, name):
+                if obeys_min_leaf(est, X, rows, self.search_stats_["min_leaf"],
+                                  self.max_leaf_nodes):
+                    self._adopt_if_better(est, self._score_objective(X, y, w, lam, est),
+                                          name)
+
+            self._try_fallbacks(plan.fallback_trees(X, y, w), keep)
             if getattr(self, "_report_stops", True):
                 self._warn_stopped(stacklevel=2)
         return self

@@ -388,6 +388,17 @@ class CertificateMixin:
         self.lower_bound_ = self.objective_ if self.optimal_ else min(bound, self.objective_)
         self.gap_ = self.objective_ - self.lower_bound_
 
+    def _try_fallbacks(self, trees, keep):
+        """Offer each fallback tree of a stopped fit, as (name, estimator) from
+        `trees`, to `keep`.  Ctrl-C while they grow (Python code and sklearn's
+        CART, where no search polls for it) ends the offers: the best tree so
+        far stands, and the fit says it was interrupted."""
+        try:
+            for name, est in trees:
+                keep(est, name)
+        except KeyboardInterrupt:
+            self.status_ = "interrupted"
+
     def _adopt_if_better(self, est, objective, name):
         """Return `est` (a fallback tree of `objective`) instead when it is
         better; ``search_stats_['incumbent']`` names it."""

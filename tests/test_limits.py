@@ -467,6 +467,32 @@ def test_ctrl_c_between_the_searches_of_a_fit_returns_the_best_tree(monkeypatch)
     assert clf.search_stats_["depth_searched"] == 2 and clf.n_leaves_ > 1
 
 
+@pytest.mark.parametrize("kind", ["classifier", "regressor"])
+def test_ctrl_c_while_the_fallback_trees_grow_keeps_the_best_tree(kind, monkeypatch):
+    """Ctrl-C while a stopped fit grows its fallback trees (Python code and
+    sklearn's CART, where no search polls for it): the search's tree stands,
+    the fit says 'interrupted' with its warning, never the exception."""
+    import fst._plan as plan
+    from fst import FastSmallTreeRegressor
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+        yield                                       # a generator, as the real one
+
+    X, y = _hard_problem()
+    if kind == "classifier":
+        monkeypatch.setattr(plan.FitPlan, "fallback_trees", interrupted)
+        est = FastSmallTreeClassifier(regularization=0.002, max_depth=4, time_limit=0.3)
+    else:
+        monkeypatch.setattr(plan.RegressionPlan, "fallback_trees", interrupted)
+        y = X[:, 0] + X[:, 1] * X[:, 2] + np.random.RandomState(1).normal(size=len(y))
+        est = FastSmallTreeRegressor(0.001, max_depth=5, time_limit=0.3)
+    with pytest.warns(NotCertifiedWarning, match="interrupted"):
+        est.fit(X, y)
+    assert est.status_ == "interrupted" and not est.optimal_ and est.n_leaves_ > 1
+    assert est.lower_bound_ <= est.objective_
+
+
 def test_ctrl_c_before_the_regressor_s_first_search_returns_the_leaf(monkeypatch):
     """Ctrl-C before the regressor's engine ran its first depth: the fit stops as
     a stop in the preparation does, with the single leaf and a warning."""
