@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
 from ._core._columns import PreparationStopped
-from ._core._limits import STATUS_NAMES, clock
+from ._core._limits import clock
 from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
 from ._utils import (CertificateMixin, NativeClassifierMixin, check_shared_params,
@@ -358,12 +358,7 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             plan.tree_problem, search.extract(), self.classes_, pc_label, pc_weight,
             None if self.cost_matrix is None else data.cost, self.n_features_in_,
             getattr(self, "feature_names_in_", None), row_weight=row_weight)
-        self.status_ = STATUS_NAMES[code]
-        self.optimal_ = bool(search.solved)
-        if not self.optimal_ and self.status_ == "optimal":
-            # a search that ended by itself without a certificate: the engine
-            # alone, deepened as far as it goes
-            self.status_ = "search_limit"
+        self._set_status(code, search.solved)
         if space.max_splits is not None:
             # Only part of the split space was searched: its tree is a real tree on
             # the raw features, but neither its certificate nor its bound holds

@@ -21,8 +21,8 @@ from ._core._columns import PreparationStopped
 from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, rank_space
 from ._core._solver import Search
-from ._engine import (MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch, engine_space,
-                      loss_floor)
+from ._engine import (_INTERRUPTED, MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch,
+                      engine_space, loss_floor)
 from ._utils import min_leaf_rows
 from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
@@ -132,7 +132,6 @@ CART_SAMPLE_ROWS = 2048
 # time limit.
 _FINISHED = next(k for k, v in STATUS_NAMES.items() if v == "optimal")
 _TIME_STOP = next(k for k, v in STATUS_NAMES.items() if v == "time_limit")
-_INTERRUPTED = next(k for k, v in STATUS_NAMES.items() if v == "interrupted")
 
 
 class FitPlan:

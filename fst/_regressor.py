@@ -9,7 +9,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import _PROGRESS_SECONDS, _progress_printer
 from ._core._columns import PreparationStopped
-from ._core._limits import STATUS_NAMES, clock
+from ._core._limits import clock
 from ._export import build_regressor, native_regressor
 from ._plan import plan_regression
 from ._utils import (CertificateMixin, NativeTreeMixin, check_no_categorical, check_row_weights,
@@ -251,10 +251,7 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         self.estimator_ = build_regressor(plan.space, search.extract(), y, w,
                                           self.n_features_in_,
                                           getattr(self, "feature_names_in_", None))
-        self.status_ = STATUS_NAMES[code]
-        self.optimal_ = bool(search.solved)
-        if not self.optimal_ and self.status_ == "optimal":
-            self.status_ = "search_limit"
+        self._set_status(code, search.solved)
         self.n_leaves_ = int(self.estimator_.get_n_leaves())
         self.objective_ = self._score_objective(X, y, w, lam)
         self._certify(search.upper_bound, plan.lower_bound())

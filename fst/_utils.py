@@ -373,6 +373,15 @@ class CertificateMixin:
     """The certificate of a certified estimator's fit (``objective_``,
     ``lower_bound_``, ``gap_``), set one way by every such estimator."""
 
+    def _set_status(self, code, solved):
+        """``status_`` from a finished search's stop code and ``optimal_`` from
+        its certificate; a search that ended by itself without one (the engine
+        alone, deepened as far as it goes) is a 'search_limit'."""
+        self.status_ = STATUS_NAMES[code]
+        self.optimal_ = bool(solved)
+        if not self.optimal_ and self.status_ == "optimal":
+            self.status_ = "search_limit"
+
     def _certify(self, recorded, bound):
         """The bound and gap once ``objective_`` (the exported tree re-scored from
         the data) and ``optimal_`` are set.  The recorded value is that of a real
