@@ -12,9 +12,10 @@ from ._core._depth_search import (DepthSearch, MAX_ENGINE_DEPTH, deeper_trees_lo
 from ._core._limits import STATUS_NAMES, clock
 from ._core._columns import PreparationStopped, row_groups
 from ._core._problem import _column_space, rank_space
+from ._core._squares_search import SquaresSearch
 
-__all__ = ["EngineSearch", "engine_space", "loss_floor", "MAX_ENGINE_DEPTH",
-           "MAX_ENGINE_CLASSES"]
+__all__ = ["EngineSearch", "SquaresGeneralSearch", "engine_space", "loss_floor",
+           "MAX_ENGINE_DEPTH", "MAX_ENGINE_CLASSES"]
 
 # The stop code of Ctrl-C (`fst._core._limits.STATUS_NAMES`).
 _INTERRUPTED = next(k for k, v in STATUS_NAMES.items() if v == "interrupted")
@@ -398,3 +399,91 @@ class EngineSearch:
             stack.append((2 * pos + 1, r[go_left], level + 1, me, 0))
         return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
                 np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
+
+
+class SquaresGeneralSearch:
+    """The general search under squared error (`_squares_search.SquaresSearch`:
+    every tree shape, row sets in a store) on an `engine_space` with the
+    regressor's targets, read through the interface `LeafBudgetSearch` reads.
+
+    Seeded with the engine's best tree (`stage`, when it has one): the root
+    then searches only for better trees, and a bound reaching the seed's value
+    proves that tree optimal, which this search then returns as its own."""
+
+    def __init__(self, space, config, stage=None):
+        self.space = space
+        self._stage = None
+        if (stage is not None and stage.stats_ready
+                and np.isfinite(stage.upper_bound)):
+            self._stage = stage
+        self._s = SquaresSearch(
+            space.row_rank, space.col_order, space.col_start, space.target,
+            getattr(space, "row_weight", None), _row_groups(space),
+            float(config["regularization"]), int(config["rules"]),
+            min_leaf=int(config.get("min_leaf", 1)), time_limit=config["time_limit"],
+            memory_limit=int(config["memory_limit"] or 0),
+            work_limit=int(config["work_limit"] or 0))
+        self._work_limit = int(config["work_limit"] or 0)
+        if self._stage is not None:
+            self._s.seed(self._stage.upper_bound)
+        self.stats_ready = False
+
+    def set_reporter(self, reporter, seconds=5.0):
+        def report(progress):
+            _, lower, best, work = progress
+            if self._stage is not None:
+                best = min(best, self._stage.upper_bound)
+            reporter((progress[0], lower, best, work))
+        self._s.set_reporter(report, seconds)
+
+    def set_work_limit(self, work):
+        """Stop (as at the time limit) past `work` (rows times columns passed),
+        never past the configuration's own work limit."""
+        if self._work_limit:
+            work = min(int(work), self._work_limit)
+        self._s.set_work_limit(int(work))
+
+    def set_time_limit(self, seconds):
+        self._s.set_time_limit(seconds)
+
+    def run(self):
+        code = self._s.run()
+        self.stats_ready = True
+        return code
+
+    def _returns_seed(self):
+        """Whether the tree returned is the seed's (the engine's): the root found
+        none better."""
+        return (self._stage is not None and not self._s.root_solved
+                and not self._s.upper_bound < self._stage.upper_bound - 1e-12)
+
+    @property
+    def solved(self):
+        return bool(self._s.solved)
+
+    @property
+    def upper_bound(self):
+        if self._returns_seed():
+            return self._stage.upper_bound
+        return self._s.upper_bound
+
+    @property
+    def lower_bound(self):
+        return self._s.lower_bound
+
+    def extract(self):
+        if self._returns_seed():
+            return self._stage.extract()
+        return self._s.extract(self.space.split_col, self.space.row_rank)
+
+    def stats(self):
+        st = self._s.stats()
+        st["engine"] = "general"
+        st["nodes_created"] = st["nodes"]
+        st["threads"] = 1
+        st["expansions_per_thread"] = [st["expansions"]]
+        st["nodes_per_thread"] = [st["nodes"]]
+        return st
+
+    def check_keys(self):
+        return None

@@ -22,6 +22,7 @@ from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, rank_space
 from ._core._solver import Search
 from ._engine import (_INTERRUPTED, MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch,
+                      SquaresGeneralSearch,
                       engine_space, loss_floor)
 from ._utils import min_leaf_rows
 from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
@@ -116,6 +117,15 @@ FALLBACK_DEPTH = 3
 # anew.
 PROBE_WORK = 1 << 28
 PROBE_SHARE = 0.05
+# The regressor's general search (`SquaresGeneralSearch`) counts its work in
+# rows times columns passed: its first run, on binary or binned columns only,
+# is this much (about half a second on one core).
+SQUARES_PROBE_WORK = 1 << 26
+# ... and it runs on binary or binned columns where its store's keys (a bit a
+# row) and its levels' rows (a row a column) stay small: at most this many rows
+# and thresholds (`squares_general_pays`).
+SQUARES_MAX_ROWS = 1 << 16
+SQUARES_MAX_SPLITS = 1 << 16
 PROBE_SECONDS = 3.0
 # A fallback fit with less time than this left before the fit's deadline is not
 # run: the time limit holds for the whole fit.
@@ -328,14 +338,20 @@ class LeafBudgetSearch:
     `_column_space`), the greatest of their bounds (each holds for every tree),
     certified when any is."""
 
-    def __init__(self, stage, general, time_limit, probe=True, work_limit=0):
+    def __init__(self, stage, general, time_limit, probe=True, work_limit=0,
+                 probe_work=None, reserve=None):
         """stage: the engine's search; general: a callable making the general
         search for a number of seconds (None: no limit); time_limit: the fit's;
         probe: whether the general search's short first run comes first;
         work_limit: the general search's own (its configuration's, 0: none),
-        which its first run's PROBE_WORK does not raise."""
+        which its first run's probe_work (in the general search's unit of
+        work; None: PROBE_WORK) does not raise; reserve: the share of the time limit kept from
+        the general search for the fallback trees (None: DPDT's, and the
+        depth-limited tree's where the engine did not reach FALLBACK_DEPTH)."""
         self.stage = stage
         self._probe_first = probe
+        self._probe_work = probe_work
+        self._reserve = reserve
         self._work_limit = int(work_limit or 0)
         self.general = None
         self._probe = None
@@ -399,8 +415,9 @@ class LeafBudgetSearch:
         tl = self._time_limit
         if self._probe_first:
             self._probe = self._general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE)
-            self._probe.set_work_limit(PROBE_WORK if not self._work_limit
-                                       else min(PROBE_WORK, self._work_limit))
+            work = PROBE_WORK if self._probe_work is None else self._probe_work
+            self._probe.set_work_limit(work if not self._work_limit
+                                       else min(work, self._work_limit))
             code = self._probe.run()
             self._ran.append(self._probe)
             self._seconds = time.perf_counter() - start
@@ -416,7 +433,9 @@ class LeafBudgetSearch:
             # that deep, the depth-limited tree of FALLBACK_DEPTH
             # (`FitPlan.fallback_trees`)
             keep = DPDT_TIME_SHARE
-            if not self.reached(FALLBACK_DEPTH):
+            if self._reserve is not None:
+                keep = self._reserve
+            elif not self.reached(FALLBACK_DEPTH):
                 keep += FALLBACK_TIME_SHARE
             left = tl * (1.0 - keep) - (time.perf_counter() - start)
             if left <= 0:
@@ -799,6 +818,19 @@ def general_search_pays(n_splits, n_rows, n_cols):
     return split_space_bytes(n_splits, n_rows) <= GENERAL_BITS_PER_CELL * n_rows * max(n_cols, 1)
 
 
+def squares_general_pays(n_rows, n_splits, n_cols):
+    """Whether the regressor's general search runs beside its engine by leaf
+    budget: on binary or binned columns (fewer than CONTINUOUS_MIN_THRESHOLDS
+    thresholds a column on average), of at most SQUARES_MAX_ROWS rows and
+    SQUARES_MAX_SPLITS thresholds.  On continuous columns its children's
+    bounds (two leaves' price, the k-segmentation floor) prune too little
+    against a threshold at nearly every row, and the engine alone, whose
+    sorted passes bound the thresholds between two valued ones, certifies
+    sooner and ends a stopped fit with the better tree."""
+    return (n_splits < CONTINUOUS_MIN_THRESHOLDS * max(n_cols, 1)
+            and n_rows <= SQUARES_MAX_ROWS and n_splits <= SQUARES_MAX_SPLITS)
+
+
 def split_space_bytes(n_splits, n_rows):
     """Bytes of the row bitsets of n_splits thresholds over n_rows rows."""
     return int(n_splits) * ((int(n_rows) + 63) // 64) * 8
@@ -901,10 +933,11 @@ class RegressionPlan:
 
         p = self._params
         max_leaves = p["max_leaf_nodes"]
-        if max_leaves is None and self.search.unlimited:
-            if not (self.search.stats_ready and np.isfinite(self.search.upper_bound)):
+        engine = getattr(self.search, "stage", self.search)
+        if max_leaves is None and engine.unlimited:
+            if not (engine.stats_ready and np.isfinite(self.search.upper_bound)):
                 return
-            max_leaves = self.search.budget_leaves(self.search.upper_bound)
+            max_leaves = engine.budget_leaves(self.search.upper_bound)
             if max_leaves < 2:
                 return
         seconds = None
@@ -965,10 +998,41 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
         min_leaf=min_leaf_rows(params.get("min_samples_leaf", 1), n),
         max_leaves=max_leaves or 0, n_threads=effective_n_threads(params["n_jobs"]),
         time_limit=time_limit, memory_limit=memory_limit)
-    # no other search follows the engine's: without max_depth it deepens to its
-    # deepest search where the leaf budget is not yet reached
-    search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
-                          depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
-                          keep_deepening=True, pair_sums=own.get("pair_sums", True))
+    if (unlimited and max_leaves is None and lam > 0
+            and own.get("general_search",
+                        squares_general_pays(n, space.n_splits, X_search.shape[1]))):
+        # without max_depth or a leaf cap, on binary or binned columns: the
+        # general search's short first run, the engine by leaf budget to
+        # LEAF_BUDGET_DEPTH, then the general search seeded with the engine's
+        # tree (`LeafBudgetSearch`)
+        stage_config = dict(config)
+        if time_limit is not None:
+            stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
+        # the engine goes to LEAF_BUDGET_DEPTH even where that could not certify:
+        # its optima there are the incumbents the general search's root starts
+        # from and the trees a stopped fit returns, and its depth the bound it
+        # proves for the deeper trees (`deeper_trees_lower_bound`)
+        depth_cap = own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH)
+        stage = EngineSearch(space, stage_config, depth_cap=depth_cap,
+                             keep_deepening=own.get("leaf_budget_deepen", depth_cap),
+                             pair_sums=own.get("pair_sums", True),
+                             last_time_limit=(None if time_limit is None
+                                              else time_limit * LEAF_BUDGET_LAST_SHARE))
+
+        def general(left):
+            return SquaresGeneralSearch(space, dict(config, time_limit=left), stage)
+
+        search = LeafBudgetSearch(stage, general, time_limit,
+                                  probe=own.get("leaf_budget_probe", True),
+                                  work_limit=config["work_limit"],
+                                  probe_work=SQUARES_PROBE_WORK, reserve=DPDT_TIME_SHARE)
+    else:
+        # the engine alone: under max_depth or max_leaf_nodes, or without them
+        # on continuous columns (or where the general search's store would not
+        # pay), deepening to its deepest search where the leaf budget is not
+        # yet reached
+        search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
+                              depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
+                              keep_deepening=True, pair_sums=own.get("pair_sums", True))
     return RegressionPlan(space, search, config, params,
                           None if deadline < 0 else deadline)

@@ -429,7 +429,9 @@ def test_the_sums_give_the_column_passes_tree(seed):
     for pair_sums, n_jobs in ((True, 1), (False, 1), (True, 2)):
         reg = FastSmallTreeRegressor(lam, max_depth=depth, min_samples_leaf=ml, n_jobs=n_jobs,
                                      time_limit=None)
-        reg._overrides = {"pair_sums": pair_sums}
+        # (the engine alone by leaf budget: on 0/1 columns the general search
+        # would come first)
+        reg._overrides = {"pair_sums": pair_sums, "general_search": False}
         reg.fit(X, y, sample_weight=w)
         assert reg.optimal_, seed
         assert rescore(reg, X, y, lam, w) == pytest.approx(reg.objective_, abs=1e-12)
@@ -570,3 +572,107 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
     assert pairs.optimal_ and passes.optimal_
     assert pairs.search_stats_["column_passes"] < passes.search_stats_["column_passes"] / 10
     assert pairs.objective_ <= passes.objective_ + 1e-12
+
+
+# ------------------------------------------- the general search (no max_depth)
+
+# The rules the general search under squared error applies: "support" drops
+# a split with a side whose rows' worst added error is below lam, "leaf_budget"
+# closes a node whose two-leaf trees reach three leaves' price.
+GENERAL_RULES = ("support", "equivalent", "exchange", "transfer", "segment", "leaf_budget")
+
+# Its three ways into a fit without max_depth: its short first run; the engine
+# by leaf budget to depth one, then the general search seeded with its tree;
+# and the engine alone (as on continuous columns).
+GENERAL_ROUTES = {
+    "first_run": {"general_search": True},
+    "seeded": {"general_search": True, "leaf_budget_probe": False, "leaf_budget_depth": 1},
+    "engine": {"general_search": False},
+}
+
+# The problems without a depth cap or a leaf cap (the general search's).
+_UNCAPPED = [s for s in range(60) if _problem(s)[3] is None and _problem(s)[6] is None]
+
+
+@pytest.mark.parametrize("route", sorted(GENERAL_ROUTES))
+@pytest.mark.parametrize("seed", _UNCAPPED)
+def test_the_general_search_matches_brute_force(seed, route):
+    reg = _check(seed, GENERAL_ROUTES[route])
+    engine = reg.search_stats_["engine"]
+    assert engine == ("depth" if route == "engine" else "general") or (
+        route == "seeded" and reg.search_stats_["leaf_budget"]["certified"])
+
+
+def test_the_general_search_problems_are_not_vacuous():
+    """Several of them are searched by the general search after the engine,
+    and several optima hold three leaves or more."""
+    regs = [_check(s, GENERAL_ROUTES["seeded"]) for s in _UNCAPPED]
+    assert sum(r.search_stats_["engine"] == "general" for r in regs) >= 5
+    assert sum(r.n_leaves_ >= 3 for r in regs) >= 4
+
+
+@pytest.mark.parametrize("combo", [c if c % 16 == 5 else pytest.param(c, marks=pytest.mark.slow)
+                                   for c in range(1 << (len(GENERAL_RULES) + 1))])
+def test_the_general_search_in_every_rule_combination(combo):
+    """Each of its rules off or on, seeded by the engine or by itself: the brute
+    force's optimum on three problems a combination (each problem in several)."""
+    rules = [name for i, name in enumerate(GENERAL_RULES) if combo >> i & 1]
+    route = GENERAL_ROUTES["seeded" if combo >> len(GENERAL_RULES) & 1 else "first_run"]
+    for k in range(3):
+        seed = _UNCAPPED[(combo * 3 + k) % len(_UNCAPPED)]
+        _check(seed, dict(route, rules=rules))
+
+
+def _binned(n=300, p=4, seed=0):
+    """A regression on binned columns (8 bins a column, one-hot thresholds):
+    the general search's domain."""
+    X, y = make_friedman1(n_samples=n, n_features=max(p, 5), noise=1.0, random_state=seed)
+    X = np.floor(X[:, :p] * 6) / 6
+    return X, y
+
+
+def test_binned_columns_take_the_general_search_and_agree_with_the_engine():
+    X, y = _binned()
+    for lam in (0.1, 0.05):
+        gen = FastSmallTreeRegressor(lam).fit(X, y)
+        eng = FastSmallTreeRegressor(lam)
+        eng._overrides = {"general_search": False}
+        eng.fit(X, y)
+        assert gen.search_stats_["engine"] == "general"
+        assert eng.search_stats_["engine"] == "depth"
+        assert gen.optimal_ and eng.optimal_
+        assert gen.objective_ == pytest.approx(eng.objective_, abs=1e-9)
+        assert gen.objective_ == pytest.approx(rescore(gen, X, y, lam), abs=1e-9)
+    # where the engine alone does not certify within the time limit
+    reg = FastSmallTreeRegressor(0.02).fit(X, y)
+    assert reg.optimal_ and reg.search_stats_["engine"] == "general"
+    assert reg.objective_ == pytest.approx(rescore(reg, X, y, 0.02), abs=1e-9)
+    # continuous columns keep the engine alone
+    Xc, yc = make_friedman1(n_samples=200, noise=1.0, random_state=0)
+    assert FastSmallTreeRegressor(0.2).fit(Xc, yc).search_stats_["engine"] == "depth"
+
+
+@pytest.mark.parametrize("route", ["first_run", "seeded"])
+def test_a_stopped_general_search_keeps_a_valid_bound(route):
+    """Stopped after little work (its first run's, or after the engine), the fit
+    returns a re-scored tree no better than the optimum and a bound no
+    higher."""
+    X, y = _binned(n=120, p=4, seed=3)
+    lam = 0.01
+    full = FastSmallTreeRegressor(lam, time_limit=None)
+    full._overrides = {"general_search": True}
+    full.fit(X, y)
+    assert full.optimal_
+    for work in (2000, 20000, 200000):
+        reg = FastSmallTreeRegressor(lam, time_limit=None)
+        reg._overrides = dict(GENERAL_ROUTES[route], work_limit=work, leaf_budget_depth=2)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotCertifiedWarning)
+            reg.fit(X, y)
+        assert reg.objective_ == pytest.approx(rescore(reg, X, y, lam), abs=1e-9)
+        assert reg.objective_ >= full.objective_ - 1e-9
+        assert reg.lower_bound_ <= full.objective_ + 1e-9
+        assert reg.optimal_ == (reg.status_ == "optimal")
+        if not reg.optimal_:
+            assert reg.status_ == "time_limit"
+            assert reg.gap_ == pytest.approx(reg.objective_ - reg.lower_bound_)

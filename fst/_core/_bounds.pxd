@@ -907,3 +907,58 @@ cdef inline double squares_row_worst(double z, double w, double zlo,
     if b > a:
         a = b
     return w * a * a
+
+
+# ---------------------------------- the general search under squared error
+#
+# `_squares_search` searches every tree shape of the regressor over row sets.
+# Its children's bounds along a column are `subset_child_bound` (RULE_EXCHANGE,
+# each row's worst added error `squares_row_worst` over the node's target range)
+# and `superset_child_bound` (RULE_TRANSFER, without min_leaf); a new node's
+# bound is `two_leaf_lower_bound`, or `creation_lower_bound` above the
+# equivalent-points floor (RULE_EQUIVALENT, which `floor_settles_leaf` settles);
+# its first search raises it to `segmentation_lower_bound` (RULE_SEGMENT),
+# completed by `leaves_beyond_bound`.
+
+
+cdef inline double squares_node_bound(double incumbent, double splits_low) noexcept nogil:
+    """R(X) = min(leaf, min over the splits s of R(L_s) + R(R_s)), and the
+    incumbent ub(X) >= R(X) is the leaf or a split's tree: so R(X) >=
+    min(ub(X), min over the splits of lb(L_s) + lb(R_s)) = min(ub, splits_low),
+    each split's bound the sum of its children's (a split never searched keeps
+    its children's creation bounds)."""
+    return incumbent if incumbent < splits_low else splits_low
+
+
+cdef inline double leaves_beyond_bound(double low_upto, int kmax, double lam) noexcept nogil:
+    """low_upto bounds the trees of at most kmax leaves; a tree of more pays at
+    least (kmax + 1) lam and loses >= 0.  So R(X) >= min(low_upto, (kmax + 1)
+    lam)."""
+    cdef double more = (kmax + 1) * lam
+    return low_upto if low_upto < more else more
+
+
+cdef inline double two_leaf_closure_bound(double leaf, double best2, double floor,
+                                          double lam) noexcept nogil:
+    """Leaf budget at a node of the general search under squared error
+    (RULE_LEAF_BUDGET): its pass values every tree of at most two leaves (the
+    leaf, and best2 = the least over its splits of both children's leaf losses
+    plus 2 lam), and a tree of three leaves or more loses at least the floor and
+    pays 3 lam.  So R(X) >= min(leaf, best2, floor + 3 lam): where the first two
+    reach it, the best of them is the optimum, found by one pass."""
+    cdef double v = leaf if leaf < best2 else best2
+    cdef double more = floor + 3.0 * lam
+    return v if v < more else more
+
+
+cdef inline bint squares_side_dominated(double worst_side, double lam) noexcept nogil:
+    """Side worth under squared error (RULE_SUPPORT).  A split of X into D and
+    X - D is worth R(D) + R(X - D) >= lam + R(X - D), while the optimal tree of
+    X - D applied to all of X puts each row of D in one of its leaves, whose
+    mean lies in X's target range, and so costs at most R(X - D) + worst(D)
+    (`squares_row_worst` summed over D; rows joining leaves keep min_leaf).
+    When worst(D) < lam the split is worth more than R(X): it is never a
+    minimiser of R(X) = min(leaf, min over the splits), and leaving it out of
+    the splits changes neither R(X) nor any bound of the others.  A relative
+    1e-9 and TOL are kept so that rounding never drops a split at the edge."""
+    return worst_side < lam * (1.0 - 1e-9) - TOL

@@ -1,0 +1,864 @@
+"""The general search under squared error: the regressor's best tree of any
+shape, without max_depth, by branch and bound over row sets.
+
+A node is a set of rows, kept in the memo store by its row bitset (no depth
+left: every shape is searched).  Its splits are the thresholds of every column
+between two consecutive distinct values of its rows, valued in one pass per
+column over its rows in that column's order (the prefix sums of weight,
+weighted target and weighted square give both children's leaf losses).  The
+search `_solve(node, cap)` ends with the node solved (its optimum and its
+canonical tree: fewest leaves, then the lowest root split) or with a proven
+bound of at least `cap`: it tries the splits in the order of their bounds,
+each child searched under what its sibling's bound leaves of the cap, and
+every child solved or bounded tightens the bounds of its column's other
+splits (`_bounds.subset_child_bound`, `superset_child_bound`).
+docs/how_it_works.md, "The general search under squared error", gives the
+argument; every bound it writes is a function of `_bounds`.
+
+The rows of each recursion level are kept sorted per column (p x n a level,
+allocated as the search first reaches it), so a deep node's pass costs its own
+rows, not all of them.  Memory: the store's nodes (a key of n / 64 words each)
+and the levels."""
+from libc.stdlib cimport malloc, calloc, free, qsort
+from libc.string cimport memcpy, memset
+
+import numpy as np
+cimport numpy as cnp
+
+from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t, TOL, INF
+from ._bitset cimport bs_hash, bs_set, bs_andnot
+from ._memo cimport Memo, Node, memo_init, memo_free, memo_find, memo_insert, memo_bytes
+from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst_now,
+                       RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
+from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_SEGMENT,
+                       RULE_LEAF_BUDGET)
+from ._rowpass cimport DSpace, squares_loss
+from ._bounds cimport (settle, raise_bound, lower_to_incumbent, two_leaf_lower_bound,
+                       creation_lower_bound, floor_settles_leaf, subset_child_bound,
+                       superset_child_bound, squares_row_worst, squares_node_bound,
+                       leaves_beyond_bound, two_leaf_closure_bound, floor_f32,
+                       squares_side_dominated)
+from ._squares cimport segment_bound
+
+cnp.import_array()
+
+
+cdef struct SCand:
+    int32_t split       # the lowest global split id of this partition of the node
+    int32_t col         # its column
+    int32_t nl          # rows left: the first nl of the node's rows in col's order
+    uint8_t done        # both children solved: lbl + lbr is the split's value
+    double lossl        # the children's leaf losses
+    double lossr
+    double lbl          # bounds (values once solved) of the children's optima
+    double lbr
+    double wl           # sum of the rows' worst added errors left of the split
+                        # (`squares_row_worst`, the node's target range)
+
+
+cdef struct SKey:
+    double bound        # the split's bound when the node's splits were valued
+    double greedy       # its two leaves' losses: the order among equal bounds
+    int32_t split
+    int32_t idx         # the candidate
+
+
+cdef struct SLevel:
+    int32_t* rows       # p x n: the node's rows in each column's order
+    word_t* key         # nw words: the node's rows
+    word_t* left        # nw words: a child's rows (scratch)
+    SCand* cands
+    SKey* keys
+
+
+cdef struct SSearch:
+    int n
+    int p
+    int nw
+    const int32_t* rank        # p x n
+    const int32_t* order       # p x n: the rows by rank on each column
+    const int32_t* col_start   # p + 1
+    const double* z            # n targets (scaled: the root leaf loses 1)
+    const double* w            # n weights, or NULL (each row weighs 1)
+    const int32_t* group       # n: the row's group of identical feature rows
+    double* gsum               # 3 a group: scratch of the equivalent-points floor
+    double lam
+    int rules
+    int min_leaf
+    int64_t max_cands          # candidates a level holds
+    DSpace sp                  # what `segment_bound` reads (targets, weights, lam)
+    double* segbuf             # 8 n + 8 doubles
+    uint8_t* side              # n: 1 for a row on the left of the split built
+    Memo memo
+    SLevel* lv
+    int n_levels               # levels allocated
+    int max_levels
+    Limits lim
+    int64_t work               # cells passed (rows x columns) and rows moved
+    int64_t work_limit         # > 0: stop as at the time limit past this work
+    int64_t expansions
+    int64_t segment_bounds
+    double next_report
+    double report_every
+    void* reporter             # the Python callable (a borrowed reference)
+    node_t root
+
+
+cdef int _by_key(const void* a, const void* b) noexcept nogil:
+    """qsort's order of the splits: the two leaves' loss (the greedy choice
+    first: good incumbents early), then the bound, then the id."""
+    cdef const SKey* x = <const SKey*> a
+    cdef const SKey* y = <const SKey*> b
+    if x.greedy != y.greedy:
+        return -1 if x.greedy < y.greedy else 1
+    if x.bound != y.bound:
+        return -1 if x.bound < y.bound else 1
+    return (x.split > y.split) - (x.split < y.split)
+
+
+cdef inline bint _stop(SSearch* s, int code) noexcept nogil:
+    if s.lim.stop == RUNNING:
+        s.lim.stop = code
+    return True
+
+
+cdef bint _poll(SSearch* s) noexcept nogil:
+    """Whether the search must stop: time and work at every node, memory and
+    Ctrl-C every 0.1 s."""
+    cdef double now
+    cdef long long rss
+    if s.lim.stop != RUNNING:
+        return True
+    now = fst_now()
+    if s.lim.deadline >= 0 and now > s.lim.deadline:
+        return _stop(s, STOP_TIME)
+    if s.work_limit > 0 and s.work >= s.work_limit:
+        return _stop(s, STOP_TIME)
+    if now >= s.lim.next_poll:
+        s.lim.next_poll = now + 0.1
+        rss = limits_rss(&s.lim)
+        if s.lim.memory_limit > 0 and rss > s.lim.memory_limit:
+            return _stop(s, STOP_MEMORY)
+        if limits_interrupted():
+            return _stop(s, STOP_INTERRUPT)
+        if s.reporter != NULL and now >= s.next_report:
+            s.next_report = now + s.report_every
+            with gil:
+                _report(s, now)
+    return s.lim.stop != RUNNING
+
+
+cdef void _report(SSearch* s, double now) noexcept:
+    cdef Node* r
+    if s.root < 0:
+        return
+    r = &s.memo.nodes[s.root]
+    try:
+        (<object> s.reporter)((now, r.lb, r.ub, s.expansions))
+    except Exception:
+        pass
+
+
+cdef SLevel* _level(SSearch* s, int d) noexcept nogil:
+    """Level d's scratch, allocated on first use; NULL (a memory stop) when it
+    cannot be."""
+    cdef SLevel* L
+    if d >= s.max_levels:
+        _stop(s, STOP_MEMORY)
+        return NULL
+    L = &s.lv[d]
+    if L.rows != NULL:
+        return L
+    L.key = <word_t*> malloc(s.nw * sizeof(word_t) + 8)
+    L.left = <word_t*> malloc(s.nw * sizeof(word_t) + 8)
+    L.cands = <SCand*> malloc(s.max_cands * sizeof(SCand) + 8)
+    L.keys = <SKey*> malloc(s.max_cands * sizeof(SKey) + 8)
+    L.rows = <int32_t*> malloc(<int64_t> s.p * s.n * sizeof(int32_t) + 4)
+    if L.rows == NULL or L.key == NULL or L.left == NULL or L.cands == NULL or L.keys == NULL:
+        _level_free(L)
+        _stop(s, STOP_MEMORY)
+        return NULL
+    if d + 1 > s.n_levels:
+        s.n_levels = d + 1
+    return L
+
+
+cdef void _level_free(SLevel* L) noexcept nogil:
+    free(L.rows); free(L.key); free(L.left); free(L.cands); free(L.keys)
+    L.rows = NULL; L.key = NULL; L.left = NULL; L.cands = NULL; L.keys = NULL
+
+
+cdef double _sums_loss(SSearch* s, const int32_t* rows, int m, double* zlo,
+                       double* zhi) noexcept nogil:
+    """The squared error of the rows about their weighted mean; their least and
+    greatest target into zlo, zhi."""
+    cdef double sw = 0.0, sz = 0.0, sq = 0.0, wi, zi, lo = INF, hi = -INF
+    cdef int i
+    cdef int32_t r
+    for i in range(m):
+        r = rows[i]
+        wi = 1.0 if s.w == NULL else s.w[r]
+        zi = s.z[r]
+        sw += wi
+        sz += wi * zi
+        sq += wi * zi * zi
+        if zi < lo:
+            lo = zi
+        if zi > hi:
+            hi = zi
+    zlo[0] = lo
+    zhi[0] = hi
+    return squares_loss(sw, sz, sq)
+
+
+cdef double _floor(SSearch* s, const int32_t* rows, int m) noexcept nogil:
+    """The equivalent-points floor of the rows: the squared error of each group
+    of identical feature rows about its own mean, summed (rows no split
+    separates share every leaf)."""
+    cdef int i
+    cdef int32_t r, g
+    cdef double wi, zi, total = 0.0
+    cdef double* G = s.gsum
+    for i in range(m):
+        r = rows[i]
+        g = s.group[r]
+        wi = 1.0 if s.w == NULL else s.w[r]
+        zi = s.z[r]
+        G[3 * g] += wi
+        G[3 * g + 1] += wi * zi
+        G[3 * g + 2] += wi * zi * zi
+    for i in range(m):
+        g = s.group[rows[i]]
+        if G[3 * g] != 0.0 or G[3 * g + 1] != 0.0 or G[3 * g + 2] != 0.0:
+            total += squares_loss(G[3 * g], G[3 * g + 1], G[3 * g + 2])
+            G[3 * g] = 0.0
+            G[3 * g + 1] = 0.0
+            G[3 * g + 2] = 0.0
+    # a few ulps low: the floor is summed in another order than the losses
+    total = total * (1.0 - 1e-9) - 1e-12
+    return total if total > 0.0 else 0.0
+
+
+cdef node_t _node(SSearch* s, const word_t* key, const int32_t* rows, int m,
+                  double loss) noexcept nogil:
+    """The store's node of these rows (key their bitset, rows any order of them,
+    loss their leaf's squared error), created if absent with its creation
+    bound: the leaf, or two leaves at least (above the equivalent-points floor
+    under RULE_EQUIVALENT); settled at once when that bound reaches the leaf.
+    -1 (a memory stop) when the store cannot grow."""
+    cdef uint64_t h = bs_hash(key, s.nw, -1)
+    cdef node_t nid = memo_find(&s.memo, key, -1, h)
+    cdef Node* nd
+    cdef double floor
+    if nid >= 0:
+        return nid
+    nid = memo_insert(&s.memo, key, -1, h)
+    if nid < 0:
+        _stop(s, STOP_MEMORY)
+        return -1
+    nd = &s.memo.nodes[nid]
+    nd.count = m
+    nd.leaf = loss + s.lam
+    nd.ub = nd.leaf
+    nd.best_split = -1
+    nd.pot = 1.0            # leaves of the incumbent tree
+    nd.g2 = INF
+    nd.g3 = -INF
+    nd.floor = 0.0
+    nd.solved = 0
+    nd.pair_done = 0        # the bounds of a node's first search not yet taken
+    if m < 2 * s.min_leaf:
+        # no split leaves min_leaf rows on each side: the leaf is the only tree
+        nd.lb = nd.leaf
+    elif s.rules & RULE_EQUIVALENT:
+        floor = _floor(s, rows, m)
+        nd.floor = floor_f32(floor)
+        if floor_settles_leaf(loss, floor, s.lam):
+            nd.lb = nd.leaf
+        else:
+            nd.lb = creation_lower_bound(nd.leaf, floor, s.lam)
+    else:
+        nd.lb = two_leaf_lower_bound(nd.leaf, s.lam)
+    settle(nd)
+    return nid
+
+
+cdef inline bint _wins(double v, double leaves, int32_t split, const Node* nd) noexcept nogil:
+    """The tie rule: a tree of value v, `leaves` leaves and root `split` replaces
+    the node's incumbent when better by more than TOL, or within TOL with fewer
+    leaves, or as many and a lower root split (the leaf is kept against an
+    equal split: it has the fewest)."""
+    if v < nd.ub - TOL:
+        return True
+    if v > nd.ub + TOL or nd.best_split < 0:
+        return False
+    if leaves != nd.pot:
+        return leaves < nd.pot
+    return split < nd.best_split
+
+
+cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexcept nogil:
+    """The node's splits (L.cands): one pass per column over its rows in that
+    column's order, a candidate at each change of value with min_leaf rows on
+    each side (and, under RULE_SUPPORT, neither side dominated:
+    `squares_side_dominated`), its children's leaf losses and creation bounds
+    (a leaf when it cannot be split, else two leaves at least:
+    `two_leaf_lower_bound`).  Returns their number."""
+    cdef int u, i, nc = 0
+    cdef int32_t r, rk, nxt
+    cdef const int32_t* rows
+    cdef const int32_t* rank
+    cdef double sw, sz, sq, tw, tz, tq, wi, zi, W, Wt, lossl, lossr
+    cdef bint support = s.rules & RULE_SUPPORT
+    cdef SCand* cd
+    tw = 0.0; tz = 0.0; tq = 0.0; Wt = 0.0
+    rows = L.rows
+    for i in range(m):
+        r = rows[i]
+        wi = 1.0 if s.w == NULL else s.w[r]
+        zi = s.z[r]
+        tw += wi
+        tz += wi * zi
+        tq += wi * zi * zi
+        Wt += squares_row_worst(zi, wi, zlo, zhi)
+    for u in range(s.p):
+        rows = L.rows + <int64_t> u * s.n
+        rank = s.rank + <int64_t> u * s.n
+        sw = 0.0; sz = 0.0; sq = 0.0; W = 0.0
+        for i in range(m - 1):
+            r = rows[i]
+            wi = 1.0 if s.w == NULL else s.w[r]
+            zi = s.z[r]
+            sw += wi
+            sz += wi * zi
+            sq += wi * zi * zi
+            W += squares_row_worst(zi, wi, zlo, zhi)
+            rk = rank[r]
+            nxt = rank[rows[i + 1]]
+            if nxt == rk or i + 1 < s.min_leaf or m - i - 1 < s.min_leaf:
+                continue
+            if support and (squares_side_dominated(W, s.lam)
+                            or squares_side_dominated(Wt - W, s.lam)):
+                continue
+            cd = &L.cands[nc]
+            nc += 1
+            cd.split = s.col_start[u] + rk
+            cd.col = u
+            cd.nl = i + 1
+            cd.done = 0
+            lossl = squares_loss(sw, sz, sq)
+            lossr = squares_loss(tw - sw, tz - sz, tq - sq)
+            cd.lossl = lossl
+            cd.lossr = lossr
+            cd.wl = W
+            cd.lbl = _child_creation(s, lossl, i + 1)
+            cd.lbr = _child_creation(s, lossr, m - i - 1)
+        s.work += m
+    return nc
+
+
+cdef inline double _child_creation(SSearch* s, double loss, int m) noexcept nogil:
+    """A child's bound before it is searched: its leaf when it holds no split,
+    else `two_leaf_lower_bound` (the leaf's value when that reaches it: the
+    child is then a leaf, exactly)."""
+    if m < 2 * s.min_leaf:
+        return loss + s.lam
+    return two_leaf_lower_bound(loss + s.lam, s.lam)
+
+
+cdef inline bint _exact(SSearch* s, double lb, double loss) noexcept nogil:
+    """Whether a child's creation bound is its leaf's value: the child is a leaf."""
+    return lb >= loss + s.lam - TOL
+
+
+cdef void _spread(SSearch* s, SCand* cands, int nc, int j) noexcept nogil:
+    """Candidate j's children bounds (or values) passed to the other splits of
+    its column: a child nearer its own side contains the rows of j's child on
+    the same side less those between (R >= lb - their worst: RULE_EXCHANGE),
+    one farther contains j's child (R >= lb, a superset costs no less:
+    RULE_TRANSFER, without min_leaf)."""
+    cdef SCand* c = &cands[j]
+    cdef SCand* o
+    cdef int i
+    cdef double v
+    cdef bint nested = s.min_leaf <= 1
+    i = j - 1
+    while i >= 0 and cands[i].col == c.col:
+        o = &cands[i]
+        if not o.done:
+            # o's left child is c's less the rows between, its right c's plus them
+            if s.rules & RULE_EXCHANGE:
+                v = subset_child_bound(c.lbl, c.wl - o.wl)
+                if v > o.lbl:
+                    o.lbl = v
+            if nested and (s.rules & RULE_TRANSFER):
+                v = superset_child_bound(c.lbr)
+                if v > o.lbr:
+                    o.lbr = v
+        i -= 1
+    i = j + 1
+    while i < nc and cands[i].col == c.col:
+        o = &cands[i]
+        if not o.done:
+            if nested and (s.rules & RULE_TRANSFER):
+                v = superset_child_bound(c.lbl)
+                if v > o.lbl:
+                    o.lbl = v
+            if s.rules & RULE_EXCHANGE:
+                v = subset_child_bound(c.lbr, o.wl - c.wl)
+                if v > o.lbr:
+                    o.lbr = v
+        i += 1
+
+
+cdef int _child_rows(SSearch* s, SLevel* L, SLevel* C, int m, const SCand* cd,
+                     bint right) noexcept nogil:
+    """The child's rows in each column's order into level C (filtered from the
+    node's at L by the sides marked in s.side); returns their number."""
+    cdef int u, i, k = 0
+    cdef const int32_t* src
+    cdef int32_t* dst
+    cdef uint8_t want = 0 if right else 1
+    for u in range(s.p):
+        src = L.rows + <int64_t> u * s.n
+        dst = C.rows + <int64_t> u * s.n
+        k = 0
+        for i in range(m):
+            if s.side[src[i]] == want:
+                dst[k] = src[i]
+                k += 1
+    s.work += <int64_t> m * s.p
+    return k
+
+
+cdef void _mark(SSearch* s, SLevel* L, int m, const SCand* cd) noexcept nogil:
+    """s.side: 1 for the rows left of the split, 0 for the node's others; the
+    left child's key into L.left."""
+    cdef const int32_t* rows = L.rows + <int64_t> cd.col * s.n
+    cdef int i
+    memset(L.left, 0, s.nw * sizeof(word_t))
+    for i in range(cd.nl):
+        s.side[rows[i]] = 1
+        bs_set(L.left, rows[i])
+    for i in range(cd.nl, m):
+        s.side[rows[i]] = 0
+
+
+cdef node_t _open_child(SSearch* s, SLevel* L, int m, SCand* cd, bint right,
+                        double* lb) noexcept nogil:
+    """The store's node of one child of candidate cd (marked by `_mark`), its
+    key built at level d + 1's key; its bound raised into lb[0] and lb[0] into
+    it.  -1 on a memory stop."""
+    cdef SLevel* C = L + 1
+    cdef node_t nid
+    cdef Node* nd
+    cdef const int32_t* rows = L.rows + <int64_t> cd.col * s.n
+    if right:
+        bs_andnot(C.key, L.key, L.left, s.nw)
+        nid = _node(s, C.key, rows + cd.nl, m - cd.nl, cd.lossr)
+    else:
+        memcpy(C.key, L.left, s.nw * sizeof(word_t))
+        nid = _node(s, C.key, rows, cd.nl, cd.lossl)
+    if nid < 0:
+        return -1
+    nd = &s.memo.nodes[nid]
+    raise_bound(nd, lb[0])
+    settle(nd)
+    lb[0] = nd.ub if nd.solved else nd.lb
+    return nid
+
+
+cdef int _search_child(SSearch* s, int d, int m, SCand* cd, bint right, node_t nid,
+                       double cap, double* lb) noexcept nogil:
+    """Search one child (its node nid) under `cap`: its rows into level d + 1,
+    `_solve` there; its bound (value once solved) into lb.  Returns whether it
+    is solved."""
+    cdef SLevel* L = &s.lv[d]
+    cdef SLevel* C
+    cdef Node* nd = &s.memo.nodes[nid]
+    cdef int k
+    if not nd.solved and nd.lb < cap:
+        C = _level(s, d + 1)
+        if C == NULL:
+            return 0
+        L = &s.lv[d]
+        if right:
+            bs_andnot(C.key, L.key, L.left, s.nw)
+        else:
+            memcpy(C.key, L.left, s.nw * sizeof(word_t))
+        k = _child_rows(s, L, C, m, cd, right)
+        _solve(s, d + 1, nid, k, cap)
+        # the levels below may have remarked the sides: mark this split again
+        _mark(s, &s.lv[d], m, cd)
+        nd = &s.memo.nodes[nid]
+    lb[0] = nd.ub if nd.solved else nd.lb
+    return nd.solved
+
+
+cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogil:
+    """Search the node nid, whose m rows are level d's (sorted per column, its
+    key at L.key), until it is solved or its bound reaches cap (or the search
+    stops).  Its bound after is the least of its incumbent and its splits'
+    bounds (each the sum of its children's), which holds stopped or not."""
+    cdef SLevel* L = &s.lv[d]
+    cdef Node* nd = &s.memo.nodes[nid]
+    cdef int nc, i, j, kmax
+    cdef double zlo, zhi, loss, v, Q, lo, lbl, lbr, leaves, best2
+    cdef int32_t split2
+    cdef SCand* cd
+    cdef node_t lid, rid
+    cdef bint sl, sr
+    if nd.solved or nd.lb >= cap or _poll(s):
+        return
+    loss = _sums_loss(s, L.rows, m, &zlo, &zhi)
+    if not nd.pair_done:
+        nd.pair_done = 1
+        if (s.rules & RULE_SEGMENT) and m >= 2:
+            # the k-segmentation floor over the trees that could be worth less
+            # than the cap (at most kmax leaves), and kmax + 1 leaves' price
+            # for the larger
+            kmax = m
+            if cap < INF and cap / s.lam < m:
+                kmax = <int> (cap / s.lam)
+                if kmax < 1:
+                    kmax = 1
+            v = segment_bound(&s.sp, s.segbuf, L.rows, m, kmax)
+            s.segment_bounds += 1
+            if kmax < m:
+                v = leaves_beyond_bound(v, kmax, s.lam)
+            nd = &s.memo.nodes[nid]
+            raise_bound(nd, v)
+            lower_to_incumbent(nd)
+            if settle(nd) or nd.lb >= cap:
+                return
+    s.expansions += 1
+    nc = _candidates(s, L, m, zlo, zhi)
+    nd = &s.memo.nodes[nid]
+    # the splits valued at once: both children leaves
+    best2 = INF
+    split2 = -1
+    for j in range(nc):
+        cd = &L.cands[j]
+        v = cd.lossl + cd.lossr + 2.0 * s.lam
+        if v < best2 - TOL or (v <= best2 + TOL and cd.split < split2):
+            best2 = v
+            split2 = cd.split
+        if _exact(s, cd.lbl, cd.lossl) and _exact(s, cd.lbr, cd.lossr):
+            cd.done = 1
+            v = cd.lbl + cd.lbr
+            if _wins(v, 2.0, cd.split, nd):
+                nd.ub = v
+                nd.best_split = cd.split
+                nd.pot = 2.0
+        L.keys[j].bound = cd.lbl + cd.lbr
+        L.keys[j].greedy = cd.lossl + cd.lossr
+        L.keys[j].split = cd.split
+        L.keys[j].idx = j
+    lo = INF
+    for j in range(nc):
+        if L.cands[j].lbl + L.cands[j].lbr < lo:
+            lo = L.cands[j].lbl + L.cands[j].lbr
+    raise_bound(nd, squares_node_bound(nd.ub, lo))
+    if split2 >= 0 and _wins(best2, 2.0, split2, nd):
+        # the best two-leaf tree is a real tree (its children leaves, or their
+        # stored trees, which are no worse)
+        nd.ub = best2
+        nd.best_split = split2
+        nd.pot = 2.0
+    if (s.rules & RULE_LEAF_BUDGET) and split2 >= 0:
+        raise_bound(nd, two_leaf_closure_bound(nd.leaf, best2, nd.floor, s.lam))
+    lower_to_incumbent(nd)
+    if settle(nd) or nd.lb >= cap:
+        return
+    if _level(s, d + 1) == NULL:
+        return
+    L = &s.lv[d]
+    qsort(L.keys, nc, sizeof(SKey), _by_key)
+    for i in range(nc):
+        j = L.keys[i].idx
+        cd = &L.cands[j]
+        if cd.done:
+            continue
+        nd = &s.memo.nodes[nid]
+        Q = (cap if cap < nd.ub else nd.ub) + TOL
+        if cd.lbl + cd.lbr >= Q:
+            continue
+        _mark(s, L, m, cd)
+        lbl = cd.lbl
+        lbr = cd.lbr
+        lid = _open_child(s, L, m, cd, False, &lbl)
+        if lid < 0:
+            break
+        rid = _open_child(s, L, m, cd, True, &lbr)
+        if rid < 0:
+            break
+        cd.lbl = lbl
+        cd.lbr = lbr
+        if lbl + lbr < Q:
+            # the child of the weaker bound relative to its leaf first
+            sl = _search_child(s, d, m, cd, False, lid, Q - lbr, &lbl)
+            cd.lbl = lbl
+            if s.lim.stop != RUNNING:
+                break
+            if lbl + lbr < Q:
+                sr = _search_child(s, d, m, cd, True, rid, Q - lbl, &lbr)
+                cd.lbr = lbr
+                if s.lim.stop != RUNNING:
+                    break
+                if sl and sr:
+                    cd.done = 1
+        # the children's best trees, solved or not, make a real tree of the node
+        nd = &s.memo.nodes[nid]
+        v = s.memo.nodes[lid].ub + s.memo.nodes[rid].ub
+        leaves = s.memo.nodes[lid].pot + s.memo.nodes[rid].pot
+        if _wins(v, leaves, cd.split, nd):
+            nd.ub = v
+            nd.best_split = cd.split
+            nd.pot = leaves
+        _spread(s, L.cands, nc, j)
+    nd = &s.memo.nodes[nid]
+    # the bound the splits and the incumbent leave, whether or not the loop ran
+    # to its end (a split never searched keeps its children's bounds)
+    lo = INF
+    for j in range(nc):
+        if L.cands[j].lbl + L.cands[j].lbr < lo:
+            lo = L.cands[j].lbl + L.cands[j].lbr
+    raise_bound(nd, squares_node_bound(nd.ub, lo))
+    lower_to_incumbent(nd)
+    settle(nd)
+
+
+cdef class SquaresSearch:
+    """The general search under squared error on an engine space's arrays.
+
+    Parameters
+    ----------
+    rank, col_order : int32 arrays (p, n)
+        Each row's value rank on each column (NaN above every number) and the
+        rows sorted by rank.
+    col_start : int32 array (p + 1,)
+        Split k of column u (global col_start[u] + k) sends ranks <= k left.
+    target : float64 array (n,)
+        Scaled targets: a leaf's loss is the weighted squared error about its
+        weighted mean, the objective that plus lam a leaf.
+    weight : float64 array (n,) or None
+    group : int32 array (n,)
+        Each row's group of rows with identical features (the equivalent-points
+        floor, RULE_EQUIVALENT).
+    lam : float > 0
+    rules : int
+        RULE_SUPPORT (`squares_side_dominated`), RULE_EQUIVALENT, RULE_EXCHANGE,
+        RULE_TRANSFER, RULE_SEGMENT and RULE_LEAF_BUDGET
+        (`two_leaf_closure_bound`) apply.
+    min_leaf : int
+    time_limit, memory_limit, work_limit
+        As the engine's (work: rows times columns passed).
+    """
+    cdef SSearch s
+    cdef object _keep
+    cdef object _reporter
+    cdef public double seed_value
+    cdef double _time_limit
+    cdef double _seconds
+    cdef bint _ran
+
+    def __cinit__(self, rank, col_order, col_start, target, weight, group, double lam,
+                  int rules, int min_leaf=1, time_limit=None, long long memory_limit=0,
+                  long long work_limit=0):
+        cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
+        cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
+        cdef cnp.ndarray[int32_t, ndim=1] S = np.ascontiguousarray(col_start, dtype=np.int32)
+        cdef cnp.ndarray[double, ndim=1] Z = np.ascontiguousarray(target, dtype=np.float64)
+        cdef cnp.ndarray[int32_t, ndim=1] G = np.ascontiguousarray(group, dtype=np.int32)
+        cdef cnp.ndarray[double, ndim=1] Wt
+        cdef int p = R.shape[0], n = R.shape[1]
+        if not lam > 0:
+            raise ValueError("the general search under squared error needs lam > 0")
+        if n < 1 or p < 1 or Z.shape[0] != n or G.shape[0] != n:
+            raise ValueError("the general search needs rows, columns and a target a row")
+        if not np.all(np.isfinite(Z)):
+            raise ValueError("the targets must be finite")
+        memset(&self.s, 0, sizeof(SSearch))
+        self.s.root = -1
+        if weight is None:
+            Wt = np.ones(1)
+        else:
+            Wt = np.ascontiguousarray(weight, dtype=np.float64)
+            if Wt.shape[0] != n or not np.all(np.isfinite(Wt)) or np.any(Wt <= 0):
+                raise ValueError("the weights must be finite and > 0, one a row")
+        n_groups = int(G.max()) + 1
+        gs = np.zeros(3 * n_groups + 3)
+        self._keep = (R, O, S, Z, G, Wt, gs)
+        self.s.n = n
+        self.s.p = p
+        self.s.nw = (n + 63) // 64
+        self.s.rank = &R[0, 0]
+        self.s.order = &O[0, 0]
+        self.s.col_start = &S[0]
+        self.s.z = &Z[0]
+        self.s.w = &Wt[0] if weight is not None else NULL
+        self.s.group = &G[0]
+        self.s.gsum = <double*> cnp.PyArray_DATA(gs)
+        self.s.lam = lam
+        self.s.rules = rules & (RULE_SUPPORT | RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER
+                                | RULE_SEGMENT | RULE_LEAF_BUDGET)
+        self.s.min_leaf = max(min_leaf, 1)
+        self.s.max_cands = max(min(int(S[p]), <int64_t> p * (n - 1)), 1)
+        self.s.sp.n = n
+        self.s.sp.p = p
+        self.s.sp.w = self.s.w
+        self.s.sp.target = self.s.z
+        self.s.sp.lam = lam
+        self.s.work_limit = work_limit
+        self.s.lim.memory_limit = memory_limit
+        # a path is at most n deep; deeper than (1 + lam) / lam it costs more
+        # than the single leaf
+        self.s.max_levels = min(n, int((1.0 + lam) / lam) + 2) + 1
+        self.s.lv = <SLevel*> calloc(self.s.max_levels, sizeof(SLevel))
+        self.s.segbuf = <double*> malloc((8 * <int64_t> n + 8) * sizeof(double))
+        self.s.side = <uint8_t*> calloc(n, 1)
+        if (self.s.lv == NULL or self.s.segbuf == NULL or self.s.side == NULL
+                or memo_init(&self.s.memo, self.s.nw, 1 << 12) != 0):
+            raise MemoryError()
+        self.s.memo.memory_limit = memory_limit
+        self._time_limit = -1.0 if time_limit is None else float(time_limit)
+        self.seed_value = INF
+        self._seconds = 0.0
+        self._ran = False
+
+    def __dealloc__(self):
+        cdef int d
+        if self.s.lv != NULL:
+            for d in range(self.s.max_levels):
+                _level_free(&self.s.lv[d])
+            free(self.s.lv)
+        free(self.s.segbuf)
+        free(self.s.side)
+        memo_free(&self.s.memo)
+
+    def set_reporter(self, reporter, seconds=5.0):
+        """Call reporter((now, root bound, root incumbent, expansions)) every
+        `seconds` while the search runs."""
+        self._reporter = reporter
+        self.s.reporter = <void*> reporter if reporter is not None else NULL
+        self.s.report_every = float(seconds)
+
+    def set_work_limit(self, long long work_limit):
+        """Stop as at the time limit past this much work (0: none)."""
+        self.s.work_limit = work_limit
+
+    def set_time_limit(self, time_limit):
+        self._time_limit = -1.0 if time_limit is None else float(time_limit)
+
+    def seed(self, double value):
+        """A tree of this value exists (another search's): the root searches only
+        for better ones, and a bound reaching it certifies that tree."""
+        self.seed_value = value
+
+    def run(self):
+        """Search the root (all rows) until solved, bounded at the seed, or
+        stopped; returns the stop code (0: finished).  A second run resumes."""
+        cdef SLevel* L
+        cdef int u
+        cdef double cap = self.seed_value
+        cdef double t0 = fst_now()
+        cdef double zlo, zhi, loss
+        limits_start(&self.s.lim, self._time_limit, self.s.lim.memory_limit)
+        self.s.next_report = t0 + self.s.report_every
+        with nogil:
+            L = _level(&self.s, 0)
+            if L != NULL:
+                for u in range(self.s.p):
+                    memcpy(L.rows + <int64_t> u * self.s.n, self.s.order + <int64_t> u * self.s.n,
+                           self.s.n * sizeof(int32_t))
+                memset(L.key, 0, self.s.nw * sizeof(word_t))
+                for u in range(self.s.n):
+                    bs_set(L.key, u)
+                if self.s.root < 0:
+                    loss = _sums_loss(&self.s, L.rows, self.s.n, &zlo, &zhi)
+                    self.s.root = _node(&self.s, L.key, L.rows, self.s.n, loss)
+                if self.s.root >= 0:
+                    _solve(&self.s, 0, self.s.root, self.s.n, cap)
+        self._seconds += fst_now() - t0
+        self._ran = True
+        return self.s.lim.stop
+
+    @property
+    def solved(self):
+        """Whether the root's optimum is proved: its tree, or the seed's when the
+        bound reached it."""
+        if self.s.root < 0:
+            return False
+        nd = &self.s.memo.nodes[self.s.root]
+        return bool(nd.solved) or nd.lb >= self.seed_value
+
+    @property
+    def root_solved(self):
+        """Whether the root's own tree is proved optimal (not only the seed)."""
+        return self.s.root >= 0 and bool(self.s.memo.nodes[self.s.root].solved)
+
+    @property
+    def upper_bound(self):
+        """The value of the search's own best tree (inf before the root)."""
+        if self.s.root < 0:
+            return INF
+        return self.s.memo.nodes[self.s.root].ub
+
+    @property
+    def lower_bound(self):
+        """A bound on every tree (None before the root was created)."""
+        if self.s.root < 0:
+            return None
+        nd = &self.s.memo.nodes[self.s.root]
+        if nd.solved:
+            return nd.ub
+        return min(nd.lb, self.seed_value)
+
+    cdef int32_t _split_of(self, cnp.ndarray rows):
+        """The best root split the store holds for these rows (-1: a leaf, or
+        not stored: a child valued as a leaf)."""
+        cdef word_t* key = self.s.lv[0].left
+        cdef int64_t r
+        cdef node_t nid
+        memset(key, 0, self.s.nw * sizeof(word_t))
+        for r in rows:
+            bs_set(key, r)
+        nid = memo_find(&self.s.memo, key, -1, bs_hash(key, self.s.nw, -1))
+        if nid < 0:
+            return -1
+        return self.s.memo.nodes[nid].best_split
+
+    def extract(self, split_col, row_rank):
+        """(split, left, right, depth, rows) of the search's best tree in
+        pre-order, as `EngineSearch.extract`; split_col the column of each
+        global split, row_rank the ranks."""
+        splits, lefts, rights, depths, rows = [], [], [], [], []
+        stack = [(np.arange(self.s.n, dtype=np.intp), 0, -1, 0)]
+        col_start = self._keep[2]
+        while stack:
+            r, level, parent, is_right = stack.pop()
+            me = len(splits)
+            if parent >= 0:
+                (rights if is_right else lefts)[parent] = me
+            s = int(self._split_of(r)) if self.s.root >= 0 else -1
+            splits.append(s)
+            lefts.append(-1)
+            rights.append(-1)
+            depths.append(level)
+            rows.append(r)
+            if s < 0:
+                continue
+            col = int(split_col[s])
+            go_left = row_rank[col][r] <= s - int(col_start[col])
+            stack.append((r[~go_left], level + 1, me, 1))
+            stack.append((r[go_left], level + 1, me, 0))
+        return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
+                np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
+
+    def stats(self):
+        return {"nodes": int(self.s.memo.n_nodes), "expansions": int(self.s.expansions),
+                "evaluations": int(self.s.expansions), "work": int(self.s.work),
+                "segment_bounds": int(self.s.segment_bounds),
+                "levels": int(self.s.n_levels), "seconds": self._seconds,
+                "memo_bytes": int(memo_bytes(&self.s.memo)),
+                "peak_rss_bytes": int(self.s.lim.peak_rss)}
