@@ -2,6 +2,7 @@
 
     python benchmarks/run_regression.py
     python benchmarks/run_regression.py --datasets diabetes --depths 2,3 --penalties 0.02 --time-limit 30
+    python benchmarks/run_regression.py --depths none --solvers fst,osrt
     python benchmarks/run_regression.py --one SOLVER DATASET DEPTH LAMBDA TIME_LIMIT
 
 Every solver gets the identical 0/1 matrix: for each raw column, one column
@@ -10,10 +11,12 @@ column, 5 by default as STreeD's own binarisation).  The objective is fst's:
 ``sum (y - leaf mean)^2 / n / Var(y) + lambda * leaves``.  STreeD
 (``STreeDRegressor``, cost-complex-regression, ``cost_complexity = lambda``) and
 OSRT (``regularization = lambda``, ``depth_budget = depth + 1``: it counts the root
-as depth one) minimise the same objective up to a constant (a branch node adds
+as depth one; 0, no limit, at depth ``none``) minimise the same objective up to a constant (a branch node adds
 one leaf), so the three certified optima must agree.  Each fit is its own process
 (one thread, the time limit given), its fit time excludes imports and loading,
-and every returned tree is re-scored here from its predictions.  The peers come
+and every returned tree is re-scored here from its predictions.  Depth
+``none`` is the search without a depth cap (fst's ``max_depth=None``, OSRT's
+``depth_budget = 0``); STreeD needs a depth and is not run there.  The peers come
 from their installed packages (``pip install pystreed osrt``); fst's tests never
 need them.
 
@@ -91,7 +94,8 @@ def one(solver, name, depth, lam, time_limit, thresholds):
             pred, leaves = m.predict(B), m.get_n_leaves()
             cert = bool(m.fit_result.is_optimal())
         else:
-            m = OSRT({"regularization": lam, "depth_budget": depth + 1, "metric": "L2",
+            m = OSRT({"regularization": lam, "depth_budget": 0 if depth is None else depth + 1,
+                      "metric": "L2",
                       "weights": [], "verbose": False, "time_limit": time_limit})
             # OSRT prints its own progress; it goes to stderr so that the
             # record stays the last line of stdout
@@ -109,6 +113,11 @@ def one(solver, name, depth, lam, time_limit, thresholds):
             "certified": cert, "leaves": int(leaves), "objective": loss + lam * leaves}
 
 
+def _depth(text):
+    """A depth of the command line: a number, or 'none' (no depth cap)."""
+    return None if str(text).lower() == "none" else int(text)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--datasets", default=",".join(NAMES))
@@ -122,15 +131,17 @@ def main():
     args = ap.parse_args()
     if args.one:
         s, name, d, lam, tl, t = args.one
-        print(json.dumps(one(s, name, int(d), float(lam), float(tl), int(t))))
+        print(json.dumps(one(s, name, _depth(d), float(lam), float(tl), int(t))))
         return
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     rows = []
     with open(args.out, "w") as fh:
         for name in args.datasets.split(","):
-            for d in [int(v) for v in args.depths.split(",")]:
+            for d in [_depth(v) for v in args.depths.split(",")]:
                 for lam in [float(v) for v in args.penalties.split(",")]:
                     for s in args.solvers.split(","):
+                        if s == "streed" and d is None:
+                            continue
                         cmd = [sys.executable, __file__, "--one", s, name, str(d), str(lam),
                                str(args.time_limit), str(args.thresholds)]
                         r = run_one(cmd, 2 * args.time_limit + 60,

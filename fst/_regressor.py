@@ -86,8 +86,11 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
     The search is the depth-limited engine on the rows sorted per column
     (memory linear in rows x columns), under ``max_depth``, or without it by
     leaf budget: a tree worth at most the best objective found ``U`` has at
-    most ``(U - floor) / regularization`` leaves, so a bounded depth. Missing
-    values (NaN) go right at every split.
+    most ``(U - floor) / regularization`` leaves, so a bounded depth. Without
+    ``max_depth`` or ``max_leaf_nodes`` on binary or binned columns (fewer
+    than eight thresholds a column on average) a general search over every
+    tree shape, with the engine's depth-four tree as its first incumbent,
+    follows it. Missing values (NaN) go right at every split.
 
     Examples
     --------
