@@ -823,7 +823,7 @@ def squares_general_pays(n_rows, n_splits, n_cols):
     budget: on binary or binned columns (fewer than CONTINUOUS_MIN_THRESHOLDS
     thresholds a column on average), of at most SQUARES_MAX_ROWS rows and
     SQUARES_MAX_SPLITS thresholds.  On continuous columns its children's
-    bounds (two leaves' price, the k-segmentation floor) prune too little
+    bounds (two leaves' price; the k-segmentation floor, tried) prune too little
     against a threshold at nearly every row, and the engine alone, whose
     sorted passes bound the thresholds between two valued ones, certifies
     sooner and ends a stopped fit with the better tree."""

@@ -916,9 +916,7 @@ cdef inline double squares_row_worst(double z, double w, double zlo,
 # each row's worst added error `squares_row_worst` over the node's target range)
 # and `superset_child_bound` (RULE_TRANSFER, without min_leaf); a new node's
 # bound is `two_leaf_lower_bound`, or `creation_lower_bound` above the
-# equivalent-points floor (RULE_EQUIVALENT, which `floor_settles_leaf` settles);
-# its first search raises it to `segmentation_lower_bound` (RULE_SEGMENT),
-# completed by `leaves_beyond_bound`.
+# equivalent-points floor (RULE_EQUIVALENT, which `floor_settles_leaf` settles).
 
 
 cdef inline double squares_node_bound(double incumbent, double splits_low) noexcept nogil:
@@ -928,14 +926,6 @@ cdef inline double squares_node_bound(double incumbent, double splits_low) noexc
     each split's bound the sum of its children's (a split never searched keeps
     its children's creation bounds)."""
     return incumbent if incumbent < splits_low else splits_low
-
-
-cdef inline double leaves_beyond_bound(double low_upto, int kmax, double lam) noexcept nogil:
-    """low_upto bounds the trees of at most kmax leaves; a tree of more pays at
-    least (kmax + 1) lam and loses >= 0.  So R(X) >= min(low_upto, (kmax + 1)
-    lam)."""
-    cdef double more = (kmax + 1) * lam
-    return low_upto if low_upto < more else more
 
 
 cdef inline double two_leaf_closure_bound(double leaf, double best2, double floor,

@@ -30,15 +30,14 @@ from ._bitset cimport bs_hash, bs_set, bs_andnot
 from ._memo cimport Memo, Node, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst_now,
                        RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
-from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_SEGMENT,
+from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
                        RULE_LEAF_BUDGET)
-from ._rowpass cimport DSpace, squares_loss
+from ._rowpass cimport squares_loss
 from ._bounds cimport (settle, raise_bound, lower_to_incumbent, two_leaf_lower_bound,
                        creation_lower_bound, floor_settles_leaf, subset_child_bound,
                        superset_child_bound, squares_row_worst, squares_node_bound,
-                       leaves_beyond_bound, two_leaf_closure_bound, floor_f32,
+                       two_leaf_closure_bound, floor_f32,
                        squares_side_dominated)
-from ._squares cimport segment_bound
 
 cnp.import_array()
 
@@ -86,8 +85,6 @@ cdef struct SSearch:
     int rules
     int min_leaf
     int64_t max_cands          # candidates a level holds
-    DSpace sp                  # what `segment_bound` reads (targets, weights, lam)
-    double* segbuf             # 8 n + 8 doubles
     uint8_t* side              # n: 1 for a row on the left of the split built
     Memo memo
     SLevel* lv
@@ -97,7 +94,6 @@ cdef struct SSearch:
     int64_t work               # cells passed (rows x columns) and rows moved
     int64_t work_limit         # > 0: stop as at the time limit past this work
     int64_t expansions
-    int64_t segment_bounds
     double next_report
     double report_every
     void* reporter             # the Python callable (a borrowed reference)
@@ -266,7 +262,6 @@ cdef node_t _node(SSearch* s, const word_t* key, const int32_t* rows, int m,
     nd.g3 = -INF
     nd.floor = 0.0
     nd.solved = 0
-    nd.pair_done = 0        # the bounds of a node's first search not yet taken
     if m < 2 * s.min_leaf:
         # no split leaves min_leaf rows on each side: the leaf is the only tree
         nd.lb = nd.leaf
@@ -502,7 +497,7 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
     bounds (each the sum of its children's), which holds stopped or not."""
     cdef SLevel* L = &s.lv[d]
     cdef Node* nd = &s.memo.nodes[nid]
-    cdef int nc, i, j, kmax
+    cdef int nc, i, j
     cdef double zlo, zhi, loss, v, Q, lo, lbl, lbr, leaves, best2
     cdef int32_t split2
     cdef SCand* cd
@@ -511,26 +506,6 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
     if nd.solved or nd.lb >= cap or _poll(s):
         return
     loss = _sums_loss(s, L.rows, m, &zlo, &zhi)
-    if not nd.pair_done:
-        nd.pair_done = 1
-        if (s.rules & RULE_SEGMENT) and m >= 2:
-            # the k-segmentation floor over the trees that could be worth less
-            # than the cap (at most kmax leaves), and kmax + 1 leaves' price
-            # for the larger
-            kmax = m
-            if cap < INF and cap / s.lam < m:
-                kmax = <int> (cap / s.lam)
-                if kmax < 1:
-                    kmax = 1
-            v = segment_bound(&s.sp, s.segbuf, L.rows, m, kmax)
-            s.segment_bounds += 1
-            if kmax < m:
-                v = leaves_beyond_bound(v, kmax, s.lam)
-            nd = &s.memo.nodes[nid]
-            raise_bound(nd, v)
-            lower_to_incumbent(nd)
-            if settle(nd) or nd.lb >= cap:
-                return
     s.expansions += 1
     nc = _candidates(s, L, m, zlo, zhi)
     nd = &s.memo.nodes[nid]
@@ -648,8 +623,10 @@ cdef class SquaresSearch:
     lam : float > 0
     rules : int
         RULE_SUPPORT (`squares_side_dominated`), RULE_EQUIVALENT, RULE_EXCHANGE,
-        RULE_TRANSFER, RULE_SEGMENT and RULE_LEAF_BUDGET
-        (`two_leaf_closure_bound`) apply.
+        RULE_TRANSFER and RULE_LEAF_BUDGET (`two_leaf_closure_bound`) apply.
+        The k-segmentation floor does not: on the binary and binned columns
+        this search takes, a floor of the targets alone costs a sort and a
+        programme per node and prunes less than it costs.
     min_leaf : int
     time_limit, memory_limit, work_limit
         As the engine's (work: rows times columns passed).
@@ -701,23 +678,17 @@ cdef class SquaresSearch:
         self.s.gsum = <double*> cnp.PyArray_DATA(gs)
         self.s.lam = lam
         self.s.rules = rules & (RULE_SUPPORT | RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER
-                                | RULE_SEGMENT | RULE_LEAF_BUDGET)
+                                | RULE_LEAF_BUDGET)
         self.s.min_leaf = max(min_leaf, 1)
         self.s.max_cands = max(min(int(S[p]), <int64_t> p * (n - 1)), 1)
-        self.s.sp.n = n
-        self.s.sp.p = p
-        self.s.sp.w = self.s.w
-        self.s.sp.target = self.s.z
-        self.s.sp.lam = lam
         self.s.work_limit = work_limit
         self.s.lim.memory_limit = memory_limit
         # a path is at most n deep; deeper than (1 + lam) / lam it costs more
         # than the single leaf
         self.s.max_levels = min(n, int((1.0 + lam) / lam) + 2) + 1
         self.s.lv = <SLevel*> calloc(self.s.max_levels, sizeof(SLevel))
-        self.s.segbuf = <double*> malloc((8 * <int64_t> n + 8) * sizeof(double))
         self.s.side = <uint8_t*> calloc(n, 1)
-        if (self.s.lv == NULL or self.s.segbuf == NULL or self.s.side == NULL
+        if (self.s.lv == NULL or self.s.side == NULL
                 or memo_init(&self.s.memo, self.s.nw, 1 << 12) != 0):
             raise MemoryError()
         self.s.memo.memory_limit = memory_limit
@@ -732,7 +703,6 @@ cdef class SquaresSearch:
             for d in range(self.s.max_levels):
                 _level_free(&self.s.lv[d])
             free(self.s.lv)
-        free(self.s.segbuf)
         free(self.s.side)
         memo_free(&self.s.memo)
 
@@ -858,7 +828,6 @@ cdef class SquaresSearch:
     def stats(self):
         return {"nodes": int(self.s.memo.n_nodes), "expansions": int(self.s.expansions),
                 "evaluations": int(self.s.expansions), "work": int(self.s.work),
-                "segment_bounds": int(self.s.segment_bounds),
                 "levels": int(self.s.n_levels), "seconds": self._seconds,
                 "memo_bytes": int(memo_bytes(&self.s.memo)),
                 "peak_rss_bytes": int(self.s.lim.peak_rss)}
