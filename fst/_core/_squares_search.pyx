@@ -81,6 +81,7 @@ cdef struct SSearch:
     const double* w            # n weights, or NULL (each row weighs 1)
     const int32_t* group       # n: the row's group of identical feature rows
     double* gsum               # 3 a group: scratch of the equivalent-points floor
+    double* share              # n: each row's share of its group's error (`_shares`)
     double lam
     int rules
     int min_leaf
@@ -235,6 +236,44 @@ cdef double _floor(SSearch* s, const int32_t* rows, int m) noexcept nogil:
     return total if total > 0.0 else 0.0
 
 
+cdef double _shares(SSearch* s, const int32_t* rows, int m) noexcept nogil:
+    """Each row's share of its group's squared error within the node (by its
+    weight: a group's shares sum to its error), into s.share; returns their
+    sum, the node's equivalent-points floor.  A group of identical feature rows
+    lies on one side of every split, so the floor of a split's side is the sum
+    of its rows' shares: a prefix sum in the column pass."""
+    cdef int i
+    cdef int32_t r, g
+    cdef double wi, total = 0.0
+    cdef double* G = s.gsum
+    for i in range(m):
+        r = rows[i]
+        g = s.group[r]
+        wi = 1.0 if s.w == NULL else s.w[r]
+        G[3 * g] += wi
+        G[3 * g + 1] += wi * s.z[r]
+        G[3 * g + 2] += wi * s.z[r] * s.z[r]
+    for i in range(m):
+        r = rows[i]
+        g = s.group[r]
+        wi = 1.0 if s.w == NULL else s.w[r]
+        s.share[r] = squares_loss(G[3 * g], G[3 * g + 1], G[3 * g + 2]) * (wi / G[3 * g])
+        total += s.share[r]
+    for i in range(m):
+        g = s.group[rows[i]]
+        G[3 * g] = 0.0
+        G[3 * g + 1] = 0.0
+        G[3 * g + 2] = 0.0
+    return total
+
+
+cdef inline double _floor_low(double f, double total) noexcept nogil:
+    """A floor summed from shares (or a difference of such sums), taken a few
+    ulps of the node's total low so that no rounding raises it."""
+    f = f - 1e-9 * total - 1e-12
+    return f if f > 0.0 else 0.0
+
+
 cdef node_t _node(SSearch* s, const word_t* key, const int32_t* rows, int m,
                   double loss) noexcept nogil:
     """The store's node of these rows (key their bitset, rows any order of them,
@@ -303,8 +342,9 @@ cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexc
     cdef int32_t r, rk, nxt
     cdef const int32_t* rows
     cdef const int32_t* rank
-    cdef double sw, sz, sq, tw, tz, tq, wi, zi, W, Wt, lossl, lossr
+    cdef double sw, sz, sq, tw, tz, tq, wi, zi, W, Wt, lossl, lossr, F, Ft = 0.0
     cdef bint support = s.rules & RULE_SUPPORT
+    cdef bint equivalent = s.rules & RULE_EQUIVALENT
     cdef SCand* cd
     tw = 0.0; tz = 0.0; tq = 0.0; Wt = 0.0
     rows = L.rows
@@ -316,10 +356,12 @@ cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexc
         tz += wi * zi
         tq += wi * zi * zi
         Wt += squares_row_worst(zi, wi, zlo, zhi)
+    if equivalent:
+        Ft = _shares(s, L.rows, m)
     for u in range(s.p):
         rows = L.rows + <int64_t> u * s.n
         rank = s.rank + <int64_t> u * s.n
-        sw = 0.0; sz = 0.0; sq = 0.0; W = 0.0
+        sw = 0.0; sz = 0.0; sq = 0.0; W = 0.0; F = 0.0
         for i in range(m - 1):
             r = rows[i]
             wi = 1.0 if s.w == NULL else s.w[r]
@@ -328,6 +370,8 @@ cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexc
             sz += wi * zi
             sq += wi * zi * zi
             W += squares_row_worst(zi, wi, zlo, zhi)
+            if equivalent:
+                F += s.share[r]
             rk = rank[r]
             nxt = rank[rows[i + 1]]
             if nxt == rk or i + 1 < s.min_leaf or m - i - 1 < s.min_leaf:
@@ -346,18 +390,24 @@ cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexc
             cd.lossl = lossl
             cd.lossr = lossr
             cd.wl = W
-            cd.lbl = _child_creation(s, lossl, i + 1)
-            cd.lbr = _child_creation(s, lossr, m - i - 1)
+            cd.lbl = _child_creation(s, lossl, i + 1, _floor_low(F, Ft))
+            cd.lbr = _child_creation(s, lossr, m - i - 1, _floor_low(Ft - F, Ft))
         s.work += m
     return nc
 
 
-cdef inline double _child_creation(SSearch* s, double loss, int m) noexcept nogil:
-    """A child's bound before it is searched: its leaf when it holds no split,
-    else `two_leaf_lower_bound` (the leaf's value when that reaches it: the
-    child is then a leaf, exactly)."""
+cdef inline double _child_creation(SSearch* s, double loss, int m, double floor) noexcept nogil:
+    """A child's bound before it is searched: its leaf when it holds no split;
+    under RULE_EQUIVALENT, its leaf when the floor settles it
+    (`floor_settles_leaf`), else `creation_lower_bound` above the floor (the
+    child's share sums, `_shares`); else `two_leaf_lower_bound`.  Where the
+    bound is the leaf's value the child is a leaf, exactly."""
     if m < 2 * s.min_leaf:
         return loss + s.lam
+    if s.rules & RULE_EQUIVALENT:
+        if floor_settles_leaf(loss, floor, s.lam):
+            return loss + s.lam
+        return creation_lower_bound(loss + s.lam, floor, s.lam)
     return two_leaf_lower_bound(loss + s.lam, s.lam)
 
 
@@ -665,7 +715,8 @@ cdef class SquaresSearch:
                 raise ValueError("the weights must be finite and > 0, one a row")
         n_groups = int(G.max()) + 1
         gs = np.zeros(3 * n_groups + 3)
-        self._keep = (R, O, S, Z, G, Wt, gs)
+        sh = np.zeros(n + 1)
+        self._keep = (R, O, S, Z, G, Wt, gs, sh)
         self.s.n = n
         self.s.p = p
         self.s.nw = (n + 63) // 64
@@ -676,6 +727,7 @@ cdef class SquaresSearch:
         self.s.w = &Wt[0] if weight is not None else NULL
         self.s.group = &G[0]
         self.s.gsum = <double*> cnp.PyArray_DATA(gs)
+        self.s.share = <double*> cnp.PyArray_DATA(sh)
         self.s.lam = lam
         self.s.rules = rules & (RULE_SUPPORT | RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER
                                 | RULE_LEAF_BUDGET)
