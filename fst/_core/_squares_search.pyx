@@ -8,10 +8,10 @@ column over its rows in that column's order (the prefix sums of weight,
 weighted target and weighted square give both children's leaf losses).  The
 search `_solve(node, cap)` ends with the node solved (its optimum and its
 canonical tree: fewest leaves, then the lowest root split) or with a proven
-bound of at least `cap`: it tries the splits in the order of their bounds,
-each child searched under what its sibling's bound leaves of the cap, and
-every child solved or bounded tightens the bounds of its column's other
-splits (`_bounds.subset_child_bound`, `superset_child_bound`).
+bound of at least `cap`: it tries the splits best greedy split first (their
+two leaves' loss), each child searched under what its sibling's bound leaves
+of the cap, and every child solved or bounded tightens the bounds of its
+column's other splits (`_bounds.subset_child_bound`, `superset_child_bound`).
 docs/how_it_works.md, "The general search under squared error", gives the
 argument; every bound it writes is a function of `_bounds`.
 
@@ -548,14 +548,14 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
     cdef SLevel* L = &s.lv[d]
     cdef Node* nd = &s.memo.nodes[nid]
     cdef int nc, i, j
-    cdef double zlo, zhi, loss, v, Q, lo, lbl, lbr, leaves, best2
+    cdef double zlo, zhi, v, Q, lo, lbl, lbr, leaves, best2
     cdef int32_t split2
     cdef SCand* cd
     cdef node_t lid, rid
     cdef bint sl, sr
     if nd.solved or nd.lb >= cap or _poll(s):
         return
-    loss = _sums_loss(s, L.rows, m, &zlo, &zhi)
+    _sums_loss(s, L.rows, m, &zlo, &zhi)        # (the target range)
     s.expansions += 1
     nc = _candidates(s, L, m, zlo, zhi)
     nd = &s.memo.nodes[nid]
@@ -620,7 +620,6 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
         cd.lbl = lbl
         cd.lbr = lbr
         if lbl + lbr < Q:
-            # the child of the weaker bound relative to its leaf first
             sl = _search_child(s, d, m, cd, False, lid, Q - lbr, &lbl)
             cd.lbl = lbl
             if s.lim.stop != RUNNING:
