@@ -123,9 +123,12 @@ PROBE_SHARE = 0.05
 SQUARES_PROBE_WORK = 1 << 26
 # ... and it runs on binary or binned columns where its store's keys (a bit a
 # row) and its levels' rows (a row a column) stay small: at most this many rows
-# and thresholds (`squares_general_pays`).
+# and thresholds (`squares_general_pays`) ...
 SQUARES_MAX_ROWS = 1 << 16
 SQUARES_MAX_SPLITS = 1 << 16
+# ... and rows times columns (a level of its recursion holds the rows sorted on
+# every column: 16 MB at this many)
+SQUARES_MAX_CELLS = 1 << 22
 PROBE_SECONDS = 3.0
 # A fallback fit with less time than this left before the fit's deadline is not
 # run: the time limit holds for the whole fit.
@@ -821,14 +824,15 @@ def general_search_pays(n_splits, n_rows, n_cols):
 def squares_general_pays(n_rows, n_splits, n_cols):
     """Whether the regressor's general search runs beside its engine by leaf
     budget: on binary or binned columns (fewer than CONTINUOUS_MIN_THRESHOLDS
-    thresholds a column on average), of at most SQUARES_MAX_ROWS rows and
-    SQUARES_MAX_SPLITS thresholds.  On continuous columns its children's
+    thresholds a column on average), of at most SQUARES_MAX_ROWS rows,
+    SQUARES_MAX_SPLITS thresholds and SQUARES_MAX_CELLS rows times columns.  On continuous columns its children's
     bounds (two leaves' price; the k-segmentation floor, tried) prune too little
     against a threshold at nearly every row, and the engine alone, whose
     sorted passes bound the thresholds between two valued ones, certifies
     sooner and ends a stopped fit with the better tree."""
     return (n_splits < CONTINUOUS_MIN_THRESHOLDS * max(n_cols, 1)
-            and n_rows <= SQUARES_MAX_ROWS and n_splits <= SQUARES_MAX_SPLITS)
+            and n_rows <= SQUARES_MAX_ROWS and n_splits <= SQUARES_MAX_SPLITS
+            and n_rows * n_cols <= SQUARES_MAX_CELLS)
 
 
 def split_space_bytes(n_splits, n_rows):

@@ -676,3 +676,15 @@ def test_a_stopped_general_search_keeps_a_valid_bound(route):
         if not reg.optimal_:
             assert reg.status_ == "time_limit"
             assert reg.gap_ == pytest.approx(reg.objective_ - reg.lower_bound_)
+
+
+def test_the_general_search_runs_where_its_levels_and_keys_stay_small():
+    """Binary or binned columns only, and bounded rows, thresholds and cells."""
+    from fst._plan import (SQUARES_MAX_CELLS, SQUARES_MAX_ROWS, SQUARES_MAX_SPLITS,
+                           squares_general_pays)
+    assert squares_general_pays(442, 46, 46)
+    assert squares_general_pays(5000, 7 * 50, 50)
+    assert not squares_general_pays(442, 8 * 10, 10)          # continuous
+    assert not squares_general_pays(SQUARES_MAX_ROWS + 1, 10, 10)
+    assert not squares_general_pays(1000, SQUARES_MAX_SPLITS + 1, 20000)
+    assert not squares_general_pays(SQUARES_MAX_CELLS // 100 + 1, 100, 100)
