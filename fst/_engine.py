@@ -376,29 +376,36 @@ class EngineSearch:
         """(split, left, right, depth, rows) of the best tree found, in pre-order,
         as `Search.extract` returns them."""
         heap = self._s.tree()
-        sp = self.space
-        splits, lefts, rights, depths, rows = [], [], [], [], []
-        stack = [(0, np.arange(sp.n_rows, dtype=np.intp), 0, -1, 0)]
-        while stack:
-            pos, r, level, parent, is_right = stack.pop()
-            me = len(splits)
-            if parent >= 0:
-                (rights if is_right else lefts)[parent] = me
-            s = int(heap[pos]) if pos < len(heap) else -1
-            splits.append(s)
-            lefts.append(-1)
-            rights.append(-1)
-            depths.append(level)
-            rows.append(r)
-            if s < 0:
-                continue
-            col = int(sp.split_col[s])
-            k = s - int(sp.col_start[col])
-            go_left = sp.row_rank[col][r] <= k
-            stack.append((2 * pos + 2, r[~go_left], level + 1, me, 1))
-            stack.append((2 * pos + 1, r[go_left], level + 1, me, 0))
-        return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
-                np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
+        return walk_tree(self.space, lambda pos, rows: int(heap[pos]) if pos < len(heap) else -1)
+
+
+def walk_tree(space, split_at):
+    """(split, left, right, depth, rows) of a tree on an `engine_space`, in
+    pre-order, as `Search.extract` returns them: `split_at(pos, rows)` gives
+    the global split of the node at heap position pos (the root 0, a node k's
+    children 2k + 1 and 2k + 2) holding `rows` (-1: a leaf)."""
+    splits, lefts, rights, depths, rows = [], [], [], [], []
+    stack = [(0, np.arange(space.n_rows, dtype=np.intp), 0, -1, 0)]
+    while stack:
+        pos, r, level, parent, is_right = stack.pop()
+        me = len(splits)
+        if parent >= 0:
+            (rights if is_right else lefts)[parent] = me
+        s = split_at(pos, r)
+        splits.append(s)
+        lefts.append(-1)
+        rights.append(-1)
+        depths.append(level)
+        rows.append(r)
+        if s < 0:
+            continue
+        col = int(space.split_col[s])
+        k = s - int(space.col_start[col])
+        go_left = space.row_rank[col][r] <= k
+        stack.append((2 * pos + 2, r[~go_left], level + 1, me, 1))
+        stack.append((2 * pos + 1, r[go_left], level + 1, me, 0))
+    return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
+            np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
 
 
 class SquaresGeneralSearch:
@@ -474,7 +481,7 @@ class SquaresGeneralSearch:
     def extract(self):
         if self._returns_seed():
             return self._stage.extract()
-        return self._s.extract(self.space.split_col, self.space.row_rank)
+        return walk_tree(self.space, lambda pos, rows: self._s.split_of(rows))
 
     def stats(self):
         st = self._s.stats()

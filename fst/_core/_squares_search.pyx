@@ -185,20 +185,26 @@ cdef void _level_free(SLevel* L) noexcept nogil:
     L.rows = NULL; L.key = NULL; L.left = NULL; L.cands = NULL; L.keys = NULL
 
 
+cdef inline double _add_row(SSearch* s, int32_t r, double* sw, double* sz,
+                            double* sq) noexcept nogil:
+    """Add row r to the sums (weight, weighted target, weighted square); returns
+    its target."""
+    cdef double wi = 1.0 if s.w == NULL else s.w[r]
+    cdef double zi = s.z[r]
+    sw[0] += wi
+    sz[0] += wi * zi
+    sq[0] += wi * zi * zi
+    return zi
+
+
 cdef double _sums_loss(SSearch* s, const int32_t* rows, int m, double* zlo,
                        double* zhi) noexcept nogil:
     """The squared error of the rows about their weighted mean; their least and
     greatest target into zlo, zhi."""
-    cdef double sw = 0.0, sz = 0.0, sq = 0.0, wi, zi, lo = INF, hi = -INF
+    cdef double sw = 0.0, sz = 0.0, sq = 0.0, zi, lo = INF, hi = -INF
     cdef int i
-    cdef int32_t r
     for i in range(m):
-        r = rows[i]
-        wi = 1.0 if s.w == NULL else s.w[r]
-        zi = s.z[r]
-        sw += wi
-        sz += wi * zi
-        sq += wi * zi * zi
+        zi = _add_row(s, rows[i], &sw, &sz, &sq)
         if zi < lo:
             lo = zi
         if zi > hi:
@@ -342,7 +348,7 @@ cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexc
     cdef int32_t r, rk, nxt
     cdef const int32_t* rows
     cdef const int32_t* rank
-    cdef double sw, sz, sq, tw, tz, tq, wi, zi, W, Wt, lossl, lossr, F, Ft = 0.0
+    cdef double sw, sz, sq, tw, tz, tq, zi, W, Wt, lossl, lossr, F, Ft = 0.0
     cdef bint support = s.rules & RULE_SUPPORT
     cdef bint equivalent = s.rules & RULE_EQUIVALENT
     cdef SCand* cd
@@ -350,12 +356,8 @@ cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexc
     rows = L.rows
     for i in range(m):
         r = rows[i]
-        wi = 1.0 if s.w == NULL else s.w[r]
-        zi = s.z[r]
-        tw += wi
-        tz += wi * zi
-        tq += wi * zi * zi
-        Wt += squares_row_worst(zi, wi, zlo, zhi)
+        zi = _add_row(s, r, &tw, &tz, &tq)
+        Wt += squares_row_worst(zi, 1.0 if s.w == NULL else s.w[r], zlo, zhi)
     if equivalent:
         Ft = _shares(s, L.rows, m)
     for u in range(s.p):
@@ -364,12 +366,8 @@ cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexc
         sw = 0.0; sz = 0.0; sq = 0.0; W = 0.0; F = 0.0
         for i in range(m - 1):
             r = rows[i]
-            wi = 1.0 if s.w == NULL else s.w[r]
-            zi = s.z[r]
-            sw += wi
-            sz += wi * zi
-            sq += wi * zi * zi
-            W += squares_row_worst(zi, wi, zlo, zhi)
+            zi = _add_row(s, r, &sw, &sz, &sq)
+            W += squares_row_worst(zi, 1.0 if s.w == NULL else s.w[r], zlo, zhi)
             if equivalent:
                 F += s.share[r]
             rk = rank[r]
@@ -835,46 +833,21 @@ cdef class SquaresSearch:
             return nd.ub
         return min(nd.lb, self.seed_value)
 
-    cdef int32_t _split_of(self, cnp.ndarray rows):
-        """The best root split the store holds for these rows (-1: a leaf, or
-        not stored: a child valued as a leaf)."""
-        cdef word_t* key = self.s.lv[0].left
-        cdef int64_t r
+    def split_of(self, rows):
+        """The root split of the best tree the store holds for these rows (an
+        array of row ids; -1: a leaf, or a set not stored: a child valued as a
+        leaf)."""
+        cdef word_t* key = self.s.lv[0].left if self.s.lv[0].left != NULL else NULL
         cdef node_t nid
+        if self.s.root < 0 or key == NULL:
+            return -1
         memset(key, 0, self.s.nw * sizeof(word_t))
         for r in rows:
-            bs_set(key, r)
+            bs_set(key, <int64_t> r)
         nid = memo_find(&self.s.memo, key, -1, bs_hash(key, self.s.nw, -1))
         if nid < 0:
             return -1
-        return self.s.memo.nodes[nid].best_split
-
-    def extract(self, split_col, row_rank):
-        """(split, left, right, depth, rows) of the search's best tree in
-        pre-order, as `EngineSearch.extract`; split_col the column of each
-        global split, row_rank the ranks."""
-        splits, lefts, rights, depths, rows = [], [], [], [], []
-        stack = [(np.arange(self.s.n, dtype=np.intp), 0, -1, 0)]
-        col_start = self._keep[2]
-        while stack:
-            r, level, parent, is_right = stack.pop()
-            me = len(splits)
-            if parent >= 0:
-                (rights if is_right else lefts)[parent] = me
-            s = int(self._split_of(r)) if self.s.root >= 0 else -1
-            splits.append(s)
-            lefts.append(-1)
-            rights.append(-1)
-            depths.append(level)
-            rows.append(r)
-            if s < 0:
-                continue
-            col = int(split_col[s])
-            go_left = row_rank[col][r] <= s - int(col_start[col])
-            stack.append((r[~go_left], level + 1, me, 1))
-            stack.append((r[go_left], level + 1, me, 0))
-        return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
-                np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
+        return int(self.s.memo.nodes[nid].best_split)
 
     def stats(self):
         return {"nodes": int(self.s.memo.n_nodes), "expansions": int(self.s.expansions),
