@@ -688,3 +688,54 @@ def test_the_general_search_runs_where_its_levels_and_keys_stay_small():
     assert not squares_general_pays(SQUARES_MAX_ROWS + 1, 10, 10)
     assert not squares_general_pays(1000, SQUARES_MAX_SPLITS + 1, 20000)
     assert not squares_general_pays(SQUARES_MAX_CELLS // 100 + 1, 100, 100)
+
+
+def _binary_problem(seed):
+    """Up to 17 rows of one to five 0/1 columns (some with NaN for the 1, a
+    constant one on every seventh seed): the general search's one-split
+    columns, which it passes row by row (each row adding to the columns whose
+    split sends it left)."""
+    rng = np.random.default_rng(18000 + seed)
+    n = int(rng.integers(6, 18))
+    p = int(rng.integers(1, 6))
+    X = (rng.random((n, p)) < rng.uniform(0.2, 0.8, p)).astype(float)
+    if seed % 5 == 0:
+        X[X == 1.0] = np.nan                 # a column of 0 and NaN: one split
+    if seed % 7 == 0:
+        X[:, 0] = 1.0
+    y = 2.0 * np.nan_to_num(X[:, 0], nan=1.0) + rng.normal(size=n)
+    if seed % 4 == 1:
+        y = np.round(y)
+    w = _weights(seed, n)
+    return X, y, [0.01, 0.03, 0.1][seed % 3], w, 2 if seed % 5 == 4 else 1
+
+
+@pytest.mark.parametrize("seed", range(48))
+def test_the_general_search_on_binary_columns_matches_brute_force(seed):
+    """Its first run and its search seeded by the engine, each rule on or off
+    by the seed: the brute force's optimum, the tree re-scored."""
+    X, y, lam, w, ml = _binary_problem(seed)
+    expected = optimal_regression(X, y, lam, None, weights=w, min_leaf=ml)
+    rules = [name for i, name in enumerate(GENERAL_RULES) if seed >> i & 1]
+    for route in ("first_run", "seeded"):
+        reg = FastSmallTreeRegressor(lam, min_samples_leaf=ml, time_limit=None)
+        reg._overrides = dict(GENERAL_ROUTES[route], rules=rules)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            reg.fit(X, y, sample_weight=w)
+        assert reg.optimal_, (seed, route)
+        assert reg.objective_ == pytest.approx(expected, abs=1e-9), (seed, route)
+        assert rescore(reg, X, y, lam, w) == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_binary_problems_are_not_vacuous():
+    """Most of them reach the general search after the engine's depth one, and
+    several optima hold three leaves or more."""
+    regs = []
+    for seed in range(48):
+        X, y, lam, w, ml = _binary_problem(seed)
+        reg = FastSmallTreeRegressor(lam, min_samples_leaf=ml, time_limit=None)
+        reg._overrides = dict(GENERAL_ROUTES["seeded"])
+        regs.append(reg.fit(X, y, sample_weight=w))
+    assert sum(r.search_stats_["engine"] == "general" for r in regs) >= 24
+    assert sum(r.n_leaves_ >= 3 for r in regs) >= 8

@@ -68,6 +68,7 @@ cdef struct SLevel:
     word_t* left        # nw words: a child's rows (scratch)
     SCand* cands
     SKey* keys
+    int nc              # the candidates of the node being searched here
 
 
 cdef struct SSearch:
@@ -82,6 +83,11 @@ cdef struct SSearch:
     const int32_t* group       # n: the row's group of identical feature rows
     double* gsum               # 3 a group: scratch of the equivalent-points floor
     double* share              # n: each row's share of its group's error (`_shares`)
+    bint binary                # every column one split at most: a level holds its
+                               # node's rows once (any order), not once a column
+    const int32_t* lstart      # binary: n + 1, each row's entries in lcols
+    const int32_t* lcols       # binary: the columns whose split sends the row left
+    double* colsum             # binary: 6 a column, the pass's sums
     double lam
     int rules
     int min_leaf
@@ -146,12 +152,26 @@ cdef bint _poll(SSearch* s) noexcept nogil:
 
 
 cdef void _report(SSearch* s, double now) noexcept:
+    """The reporter's line: the root's bound as its splits stand now (the
+    least of its incumbent and its splits' bounds, `squares_node_bound`; a
+    bound on every tree at any moment of its search)."""
     cdef Node* r
+    cdef SLevel* L = &s.lv[0]
+    cdef double lo = INF, lb
+    cdef int j
     if s.root < 0:
         return
     r = &s.memo.nodes[s.root]
+    lb = r.lb
+    if not r.solved and L.cands != NULL and L.nc > 0:
+        for j in range(L.nc):
+            if L.cands[j].lbl + L.cands[j].lbr < lo:
+                lo = L.cands[j].lbl + L.cands[j].lbr
+        lo = squares_node_bound(r.ub, lo)
+        if lo > lb:
+            lb = lo
     try:
-        (<object> s.reporter)((now, r.lb, r.ub, s.expansions))
+        (<object> s.reporter)((now, lb, r.ub, s.expansions))
     except Exception:
         pass
 
@@ -170,7 +190,8 @@ cdef SLevel* _level(SSearch* s, int d) noexcept nogil:
     L.left = <word_t*> malloc(s.nw * sizeof(word_t) + 8)
     L.cands = <SCand*> malloc(s.max_cands * sizeof(SCand) + 8)
     L.keys = <SKey*> malloc(s.max_cands * sizeof(SKey) + 8)
-    L.rows = <int32_t*> malloc(<int64_t> s.p * s.n * sizeof(int32_t) + 4)
+    L.rows = <int32_t*> malloc((<int64_t> s.n if s.binary else <int64_t> s.p * s.n)
+                               * sizeof(int32_t) + 4)
     if L.rows == NULL or L.key == NULL or L.left == NULL or L.cands == NULL or L.keys == NULL:
         _level_free(L)
         _stop(s, STOP_MEMORY)
@@ -394,6 +415,64 @@ cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexc
     return nc
 
 
+cdef int _candidates_binary(SSearch* s, SLevel* L, int m, double zlo,
+                            double zhi) noexcept nogil:
+    """`_candidates` on binary columns: one pass over the node's rows adds each
+    row to the sums of the columns whose split sends it left (weight, weighted
+    target and square, worst added error, floor share, rows); each split's
+    right side is the node's sums less its left."""
+    cdef int u, i, k, nc = 0, nl
+    cdef int32_t r
+    cdef double tw = 0.0, tz = 0.0, tq = 0.0, Wt = 0.0, Ft = 0.0, zi, wi, ww, fs
+    cdef double lossl, lossr
+    cdef double* C = s.colsum
+    cdef bint support = s.rules & RULE_SUPPORT
+    cdef bint equivalent = s.rules & RULE_EQUIVALENT
+    cdef SCand* cd
+    if equivalent:
+        Ft = _shares(s, L.rows, m)
+    memset(C, 0, 6 * s.p * sizeof(double))
+    for i in range(m):
+        r = L.rows[i]
+        wi = 1.0 if s.w == NULL else s.w[r]
+        zi = _add_row(s, r, &tw, &tz, &tq)
+        ww = squares_row_worst(zi, wi, zlo, zhi)
+        Wt += ww
+        fs = s.share[r] if equivalent else 0.0
+        for k in range(s.lstart[r], s.lstart[r + 1]):
+            u = s.lcols[k]
+            C[6 * u] += wi
+            C[6 * u + 1] += wi * zi
+            C[6 * u + 2] += wi * zi * zi
+            C[6 * u + 3] += ww
+            C[6 * u + 4] += fs
+            C[6 * u + 5] += 1.0
+    s.work += m + <int64_t> (s.lstart[s.n] // 2 if m == s.n else m)
+    for u in range(s.p):
+        if s.col_start[u + 1] == s.col_start[u]:
+            continue
+        nl = <int> C[6 * u + 5]
+        if nl < s.min_leaf or m - nl < s.min_leaf:
+            continue
+        if support and (squares_side_dominated(C[6 * u + 3], s.lam)
+                        or squares_side_dominated(Wt - C[6 * u + 3], s.lam)):
+            continue
+        cd = &L.cands[nc]
+        nc += 1
+        cd.split = s.col_start[u]
+        cd.col = u
+        cd.nl = nl
+        cd.done = 0
+        lossl = squares_loss(C[6 * u], C[6 * u + 1], C[6 * u + 2])
+        lossr = squares_loss(tw - C[6 * u], tz - C[6 * u + 1], tq - C[6 * u + 2])
+        cd.lossl = lossl
+        cd.lossr = lossr
+        cd.wl = C[6 * u + 3]
+        cd.lbl = _child_creation(s, lossl, nl, _floor_low(C[6 * u + 4], Ft))
+        cd.lbr = _child_creation(s, lossr, m - nl, _floor_low(Ft - C[6 * u + 4], Ft))
+    return nc
+
+
 cdef inline double _child_creation(SSearch* s, double loss, int m, double floor) noexcept nogil:
     """A child's bound before it is searched: its leaf when it holds no split;
     under RULE_EQUIVALENT, its leaf when the floor settles it
@@ -462,6 +541,13 @@ cdef int _child_rows(SSearch* s, SLevel* L, SLevel* C, int m, const SCand* cd,
     cdef const int32_t* src
     cdef int32_t* dst
     cdef uint8_t want = 0 if right else 1
+    if s.binary:
+        for i in range(m):
+            if s.side[L.rows[i]] == want:
+                C.rows[k] = L.rows[i]
+                k += 1
+        s.work += m
+        return k
     for u in range(s.p):
         src = L.rows + <int64_t> u * s.n
         dst = C.rows + <int64_t> u * s.n
@@ -478,8 +564,15 @@ cdef void _mark(SSearch* s, SLevel* L, int m, const SCand* cd) noexcept nogil:
     """s.side: 1 for the rows left of the split, 0 for the node's others; the
     left child's key into L.left."""
     cdef const int32_t* rows = L.rows + <int64_t> cd.col * s.n
+    cdef const int32_t* rank = s.rank + <int64_t> cd.col * s.n
     cdef int i
     memset(L.left, 0, s.nw * sizeof(word_t))
+    if s.binary:
+        for i in range(m):
+            s.side[L.rows[i]] = rank[L.rows[i]] == 0
+            if rank[L.rows[i]] == 0:
+                bs_set(L.left, L.rows[i])
+        return
     for i in range(cd.nl):
         s.side[rows[i]] = 1
         bs_set(L.left, rows[i])
@@ -496,9 +589,14 @@ cdef node_t _open_child(SSearch* s, SLevel* L, int m, SCand* cd, bint right,
     cdef node_t nid
     cdef Node* nd
     cdef const int32_t* rows = L.rows + <int64_t> cd.col * s.n
+    cdef int k
+    if s.binary:
+        # the side's rows, gathered at level d + 1 (its floor reads them)
+        k = _child_rows(s, L, C, m, cd, right)
+        rows = C.rows
     if right:
         bs_andnot(C.key, L.key, L.left, s.nw)
-        nid = _node(s, C.key, rows + cd.nl, m - cd.nl, cd.lossr)
+        nid = _node(s, C.key, rows if s.binary else rows + cd.nl, m - cd.nl, cd.lossr)
     else:
         memcpy(C.key, L.left, s.nw * sizeof(word_t))
         nid = _node(s, C.key, rows, cd.nl, cd.lossl)
@@ -555,7 +653,9 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
         return
     _sums_loss(s, L.rows, m, &zlo, &zhi)        # (the target range)
     s.expansions += 1
-    nc = _candidates(s, L, m, zlo, zhi)
+    nc = (_candidates_binary(s, L, m, zlo, zhi) if s.binary
+          else _candidates(s, L, m, zlo, zhi))
+    L.nc = nc
     nd = &s.memo.nodes[nid]
     # the splits valued at once: both children leaves
     best2 = INF
@@ -711,9 +811,21 @@ cdef class SquaresSearch:
             if Wt.shape[0] != n or not np.all(np.isfinite(Wt)) or np.any(Wt <= 0):
                 raise ValueError("the weights must be finite and > 0, one a row")
         n_groups = int(G.max()) + 1
+        per_col = np.diff(S)
+        binary = bool(np.all(per_col <= 1))
+        lst = np.zeros(n + 1, dtype=np.int32)
+        lcl = np.zeros(1, dtype=np.int32)
+        cs = np.zeros(6 * p + 6)
+        if binary:
+            # each row's columns whose one split (rank <= 0) sends it left
+            left = (R == 0) & (per_col == 1)[:, None]
+            lst[1:] = np.cumsum(left.sum(axis=0))
+            lcl = np.ascontiguousarray(np.nonzero(left.T)[1].astype(np.int32))
+            if lcl.shape[0] == 0:
+                lcl = np.zeros(1, dtype=np.int32)
         gs = np.zeros(3 * n_groups + 3)
         sh = np.zeros(n + 1)
-        self._keep = (R, O, S, Z, G, Wt, gs, sh)
+        self._keep = (R, O, S, Z, G, Wt, gs, sh, lst, lcl, cs)
         self.s.n = n
         self.s.p = p
         self.s.nw = (n + 63) // 64
@@ -725,6 +837,10 @@ cdef class SquaresSearch:
         self.s.group = &G[0]
         self.s.gsum = <double*> cnp.PyArray_DATA(gs)
         self.s.share = <double*> cnp.PyArray_DATA(sh)
+        self.s.binary = binary
+        self.s.lstart = <const int32_t*> cnp.PyArray_DATA(lst)
+        self.s.lcols = <const int32_t*> cnp.PyArray_DATA(lcl)
+        self.s.colsum = <double*> cnp.PyArray_DATA(cs)
         self.s.lam = lam
         self.s.rules = rules & (RULE_SUPPORT | RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER
                                 | RULE_LEAF_BUDGET)
@@ -787,9 +903,14 @@ cdef class SquaresSearch:
         with nogil:
             L = _level(&self.s, 0)
             if L != NULL:
-                for u in range(self.s.p):
-                    memcpy(L.rows + <int64_t> u * self.s.n, self.s.order + <int64_t> u * self.s.n,
-                           self.s.n * sizeof(int32_t))
+                if self.s.binary:
+                    for u in range(self.s.n):
+                        L.rows[u] = u
+                else:
+                    for u in range(self.s.p):
+                        memcpy(L.rows + <int64_t> u * self.s.n,
+                               self.s.order + <int64_t> u * self.s.n,
+                               self.s.n * sizeof(int32_t))
                 memset(L.key, 0, self.s.nw * sizeof(word_t))
                 for u in range(self.s.n):
                     bs_set(L.key, u)
