@@ -690,7 +690,7 @@ def test_the_general_search_runs_where_its_levels_and_keys_stay_small():
     assert not squares_general_pays(SQUARES_MAX_CELLS // 100 + 1, 100, 100)
 
 
-def _binary_problem(seed):
+def _one_split_problem(seed):
     """Up to 17 rows of one to five 0/1 columns (some with NaN for the 1, a
     constant one on every seventh seed): the general search's one-split
     columns, which it passes row by row (each row adding to the columns whose
@@ -714,7 +714,7 @@ def _binary_problem(seed):
 def test_the_general_search_on_binary_columns_matches_brute_force(seed):
     """Its first run and its search seeded by the engine, each rule on or off
     by the seed: the brute force's optimum, the tree re-scored."""
-    X, y, lam, w, ml = _binary_problem(seed)
+    X, y, lam, w, ml = _one_split_problem(seed)
     expected = optimal_regression(X, y, lam, None, weights=w, min_leaf=ml)
     rules = [name for i, name in enumerate(GENERAL_RULES) if seed >> i & 1]
     for route in ("first_run", "seeded"):
@@ -733,7 +733,7 @@ def test_the_binary_problems_are_not_vacuous():
     several optima hold three leaves or more."""
     regs = []
     for seed in range(48):
-        X, y, lam, w, ml = _binary_problem(seed)
+        X, y, lam, w, ml = _one_split_problem(seed)
         reg = FastSmallTreeRegressor(lam, min_samples_leaf=ml, time_limit=None)
         reg._overrides = dict(GENERAL_ROUTES["seeded"])
         regs.append(reg.fit(X, y, sample_weight=w))
