@@ -423,6 +423,7 @@ cdef int _candidates_binary(SSearch* s, SLevel* L, int m, double zlo,
     right side is the node's sums less its left."""
     cdef int u, i, k, nc = 0, nl
     cdef int32_t r
+    cdef int64_t cells = 0
     cdef double tw = 0.0, tz = 0.0, tq = 0.0, Wt = 0.0, Ft = 0.0, zi, wi, ww, fs
     cdef double lossl, lossr
     cdef double* C = s.colsum
@@ -439,6 +440,7 @@ cdef int _candidates_binary(SSearch* s, SLevel* L, int m, double zlo,
         ww = squares_row_worst(zi, wi, zlo, zhi)
         Wt += ww
         fs = s.share[r] if equivalent else 0.0
+        cells += s.lstart[r + 1] - s.lstart[r]
         for k in range(s.lstart[r], s.lstart[r + 1]):
             u = s.lcols[k]
             C[6 * u] += wi
@@ -447,7 +449,8 @@ cdef int _candidates_binary(SSearch* s, SLevel* L, int m, double zlo,
             C[6 * u + 3] += ww
             C[6 * u + 4] += fs
             C[6 * u + 5] += 1.0
-    s.work += m + <int64_t> (s.lstart[s.n] // 2 if m == s.n else m)
+    # (work: a row, and each column it is added to)
+    s.work += m + cells
     for u in range(s.p):
         if s.col_start[u + 1] == s.col_start[u]:
             continue
@@ -776,7 +779,8 @@ cdef class SquaresSearch:
         programme per node and prunes less than it costs.
     min_leaf : int
     time_limit, memory_limit, work_limit
-        As the engine's (work: rows times columns passed).
+        As the engine's (work: the cells its passes read, a row and a column
+        each).
     """
     cdef SSearch s
     cdef object _keep
