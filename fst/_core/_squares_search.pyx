@@ -235,34 +235,6 @@ cdef double _sums_loss(SSearch* s, const int32_t* rows, int m, double* zlo,
     return squares_loss(sw, sz, sq)
 
 
-cdef double _floor(SSearch* s, const int32_t* rows, int m) noexcept nogil:
-    """The equivalent-points floor of the rows: the squared error of each group
-    of identical feature rows about its own mean, summed (rows no split
-    separates share every leaf)."""
-    cdef int i
-    cdef int32_t r, g
-    cdef double wi, zi, total = 0.0
-    cdef double* G = s.gsum
-    for i in range(m):
-        r = rows[i]
-        g = s.group[r]
-        wi = 1.0 if s.w == NULL else s.w[r]
-        zi = s.z[r]
-        G[3 * g] += wi
-        G[3 * g + 1] += wi * zi
-        G[3 * g + 2] += wi * zi * zi
-    for i in range(m):
-        g = s.group[rows[i]]
-        if G[3 * g] != 0.0 or G[3 * g + 1] != 0.0 or G[3 * g + 2] != 0.0:
-            total += squares_loss(G[3 * g], G[3 * g + 1], G[3 * g + 2])
-            G[3 * g] = 0.0
-            G[3 * g + 1] = 0.0
-            G[3 * g + 2] = 0.0
-    # a few ulps low: the floor is summed in another order than the losses
-    total = total * (1.0 - 1e-9) - 1e-12
-    return total if total > 0.0 else 0.0
-
-
 cdef double _shares(SSearch* s, const int32_t* rows, int m) noexcept nogil:
     """Each row's share of its group's squared error within the node (by its
     weight: a group's shares sum to its error), into s.share; returns their
@@ -274,12 +246,8 @@ cdef double _shares(SSearch* s, const int32_t* rows, int m) noexcept nogil:
     cdef double wi, total = 0.0
     cdef double* G = s.gsum
     for i in range(m):
-        r = rows[i]
-        g = s.group[r]
-        wi = 1.0 if s.w == NULL else s.w[r]
-        G[3 * g] += wi
-        G[3 * g + 1] += wi * s.z[r]
-        G[3 * g + 2] += wi * s.z[r] * s.z[r]
+        g = s.group[rows[i]]
+        _add_row(s, rows[i], &G[3 * g], &G[3 * g + 1], &G[3 * g + 2])
     for i in range(m):
         r = rows[i]
         g = s.group[r]
@@ -332,7 +300,9 @@ cdef node_t _node(SSearch* s, const word_t* key, const int32_t* rows, int m,
         # no split leaves min_leaf rows on each side: the leaf is the only tree
         nd.lb = nd.leaf
     elif s.rules & RULE_EQUIVALENT:
-        floor = _floor(s, rows, m)
+        # the equivalent-points floor: its groups' squared errors, summed
+        floor = _shares(s, rows, m)
+        floor = _floor_low(floor, floor)
         nd.floor = floor_f32(floor)
         if floor_settles_leaf(loss, floor, s.lam):
             nd.lb = nd.leaf
