@@ -87,7 +87,7 @@ cdef struct SSearch:
                                # node's rows once (any order), not once a column
     const int32_t* lstart      # binary: n + 1, each row's entries in lcols
     const int32_t* lcols       # binary: the columns whose split sends the row left
-    double* colsum             # binary: 6 a column, the pass's sums
+    double* colsum             # binary: 6 a column, the pass's sums (`_candidates_binary`)
     double lam
     int rules
     int min_leaf
@@ -389,46 +389,59 @@ cdef int _candidates_binary(SSearch* s, SLevel* L, int m, double zlo,
                             double zhi) noexcept nogil:
     """`_candidates` on binary columns: one pass over the node's rows adds each
     row to the sums of the columns whose split sends it left (weight, weighted
-    target and square, worst added error, floor share, rows); each split's
-    right side is the node's sums less its left."""
+    target and square, worst added error; and where they vary, floor share and
+    rows); each split's right side is the node's sums less its left."""
     cdef int u, i, k, nc = 0, nl
     cdef int32_t r
     cdef int64_t cells = 0
-    cdef double tw = 0.0, tz = 0.0, tq = 0.0, Wt = 0.0, Ft = 0.0, zi, wi, ww, fs
-    cdef double lossl, lossr
-    cdef double* C = s.colsum
+    cdef double tw = 0.0, tz = 0.0, tq = 0.0, Wt = 0.0, Ft = 0.0, zi, wi, wz, wq, ww, fs
+    cdef double lossl, lossr, fl
+    cdef double* C = s.colsum              # 4 a column: w, w z, w z^2, worst
+    cdef double* CF = s.colsum + 4 * s.p   # floor shares (where some row has one)
+    cdef double* CN = s.colsum + 5 * s.p   # rows (with weights: else the weight)
+    cdef double* c
     cdef bint support = s.rules & RULE_SUPPORT
-    cdef bint equivalent = s.rules & RULE_EQUIVALENT
+    cdef bint shares = False
+    cdef bint weighted = s.w != NULL
     cdef SCand* cd
-    if equivalent:
+    if s.rules & RULE_EQUIVALENT:
         Ft = _shares(s, L.rows, m)
+        shares = Ft > 0.0
     memset(C, 0, 6 * s.p * sizeof(double))
     for i in range(m):
         r = L.rows[i]
         wi = 1.0 if s.w == NULL else s.w[r]
         zi = _add_row(s, r, &tw, &tz, &tq)
+        wz = wi * zi
+        wq = wz * zi
         ww = squares_row_worst(zi, wi, zlo, zhi)
         Wt += ww
-        fs = s.share[r] if equivalent else 0.0
         cells += s.lstart[r + 1] - s.lstart[r]
         for k in range(s.lstart[r], s.lstart[r + 1]):
-            u = s.lcols[k]
-            C[6 * u] += wi
-            C[6 * u + 1] += wi * zi
-            C[6 * u + 2] += wi * zi * zi
-            C[6 * u + 3] += ww
-            C[6 * u + 4] += fs
-            C[6 * u + 5] += 1.0
+            c = C + 4 * s.lcols[k]
+            c[0] += wi
+            c[1] += wz
+            c[2] += wq
+            c[3] += ww
+        if shares:
+            fs = s.share[r]
+            for k in range(s.lstart[r], s.lstart[r + 1]):
+                CF[s.lcols[k]] += fs
+        if weighted:
+            for k in range(s.lstart[r], s.lstart[r + 1]):
+                CN[s.lcols[k]] += 1.0
     # (work: a row, and each column it is added to)
     s.work += m + cells
     for u in range(s.p):
         if s.col_start[u + 1] == s.col_start[u]:
             continue
-        nl = <int> C[6 * u + 5]
+        c = C + 4 * u
+        # (without weights each row adds exactly 1.0 to the weight)
+        nl = <int> (CN[u] if weighted else c[0])
         if nl < s.min_leaf or m - nl < s.min_leaf:
             continue
-        if support and (squares_side_dominated(C[6 * u + 3], s.lam)
-                        or squares_side_dominated(Wt - C[6 * u + 3], s.lam)):
+        if support and (squares_side_dominated(c[3], s.lam)
+                        or squares_side_dominated(Wt - c[3], s.lam)):
             continue
         cd = &L.cands[nc]
         nc += 1
@@ -436,13 +449,14 @@ cdef int _candidates_binary(SSearch* s, SLevel* L, int m, double zlo,
         cd.col = u
         cd.nl = nl
         cd.done = 0
-        lossl = squares_loss(C[6 * u], C[6 * u + 1], C[6 * u + 2])
-        lossr = squares_loss(tw - C[6 * u], tz - C[6 * u + 1], tq - C[6 * u + 2])
+        lossl = squares_loss(c[0], c[1], c[2])
+        lossr = squares_loss(tw - c[0], tz - c[1], tq - c[2])
         cd.lossl = lossl
         cd.lossr = lossr
-        cd.wl = C[6 * u + 3]
-        cd.lbl = _child_creation(s, lossl, nl, _floor_low(C[6 * u + 4], Ft))
-        cd.lbr = _child_creation(s, lossr, m - nl, _floor_low(Ft - C[6 * u + 4], Ft))
+        cd.wl = c[3]
+        fl = CF[u] if shares else 0.0
+        cd.lbl = _child_creation(s, lossl, nl, _floor_low(fl, Ft))
+        cd.lbr = _child_creation(s, lossr, m - nl, _floor_low(Ft - fl, Ft))
     return nc
 
 
