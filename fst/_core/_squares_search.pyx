@@ -635,7 +635,7 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
     cdef int32_t split2
     cdef SCand* cd
     cdef node_t lid, rid
-    cdef bint sl, sr
+    cdef bint sl, sr, first_right
     if nd.solved or nd.lb >= cap or _poll(s):
         return
     _sums_loss(s, L.rows, m, &zlo, &zhi)        # (the target range)
@@ -705,13 +705,25 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
         cd.lbl = lbl
         cd.lbr = lbr
         if lbl + lbr < Q:
-            sl = _search_child(s, d, m, cd, False, lid, Q - lbr, &lbl)
-            cd.lbl = lbl
+            # the child of the smaller leaf loss first: the cheaper to solve,
+            # its value (not only a bound) then leaves the other the tighter
+            # cap
+            first_right = cd.lossr < cd.lossl
+            if first_right:
+                sr = _search_child(s, d, m, cd, True, rid, Q - lbl, &lbr)
+                cd.lbr = lbr
+            else:
+                sl = _search_child(s, d, m, cd, False, lid, Q - lbr, &lbl)
+                cd.lbl = lbl
             if s.lim.stop != RUNNING:
                 break
             if lbl + lbr < Q:
-                sr = _search_child(s, d, m, cd, True, rid, Q - lbl, &lbr)
-                cd.lbr = lbr
+                if first_right:
+                    sl = _search_child(s, d, m, cd, False, lid, Q - lbr, &lbl)
+                    cd.lbl = lbl
+                else:
+                    sr = _search_child(s, d, m, cd, True, rid, Q - lbl, &lbr)
+                    cd.lbr = lbr
                 if s.lim.stop != RUNNING:
                     break
                 if sl and sr:
