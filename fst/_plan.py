@@ -117,13 +117,10 @@ FALLBACK_DEPTH = 3
 # anew.
 PROBE_WORK = 1 << 28
 PROBE_SHARE = 0.05
-# The regressor's general search (`SquaresGeneralSearch`) counts its work in
-# rows times columns passed: its first run, on binary or binned columns only,
-# is this much (about half a second on one core).
-SQUARES_PROBE_WORK = 1 << 26
-# ... and it runs on binary or binned columns where its store's keys (a bit a
-# row) and its levels' rows (a row a column) stay small: at most this many rows
-# and thresholds (`squares_general_pays`) ...
+# The regressor's general search (`SquaresGeneralSearch`) runs on binary or
+# binned columns where its store's keys (a bit a row) and its levels' rows (a
+# row a column) stay small: at most this many rows and thresholds
+# (`squares_general_pays`) ...
 SQUARES_MAX_ROWS = 1 << 16
 SQUARES_MAX_SPLITS = 1 << 16
 # ... and rows times columns (a level of its recursion holds the rows sorted on
@@ -341,19 +338,17 @@ class LeafBudgetSearch:
     `_column_space`), the greatest of their bounds (each holds for every tree),
     certified when any is."""
 
-    def __init__(self, stage, general, time_limit, probe=True, work_limit=0,
-                 probe_work=None, reserve=None):
+    def __init__(self, stage, general, time_limit, probe=True, work_limit=0, reserve=None):
         """stage: the engine's search; general: a callable making the general
         search for a number of seconds (None: no limit); time_limit: the fit's;
         probe: whether the general search's short first run comes first;
         work_limit: the general search's own (its configuration's, 0: none),
-        which its first run's probe_work (in the general search's unit of
-        work; None: PROBE_WORK) does not raise; reserve: the share of the time limit kept from
+        which its first run's PROBE_WORK does not raise; reserve: the share of
+        the time limit kept from
         the general search for the fallback trees (None: DPDT's, and the
         depth-limited tree's where the engine did not reach FALLBACK_DEPTH)."""
         self.stage = stage
         self._probe_first = probe
-        self._probe_work = probe_work
         self._reserve = reserve
         self._work_limit = int(work_limit or 0)
         self.general = None
@@ -418,9 +413,8 @@ class LeafBudgetSearch:
         tl = self._time_limit
         if self._probe_first:
             self._probe = self._general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE)
-            work = PROBE_WORK if self._probe_work is None else self._probe_work
-            self._probe.set_work_limit(work if not self._work_limit
-                                       else min(work, self._work_limit))
+            self._probe.set_work_limit(PROBE_WORK if not self._work_limit
+                                       else min(PROBE_WORK, self._work_limit))
             code = self._probe.run()
             self._ran.append(self._probe)
             self._seconds = time.perf_counter() - start
@@ -1006,9 +1000,11 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
             and own.get("general_search",
                         squares_general_pays(n, space.n_splits, X_search.shape[1]))):
         # without max_depth or a leaf cap, on binary or binned columns: the
-        # general search's short first run, the engine by leaf budget to
-        # LEAF_BUDGET_DEPTH, then the general search seeded with the engine's
-        # tree (`LeafBudgetSearch`)
+        # engine by leaf budget to LEAF_BUDGET_DEPTH, then the general search
+        # seeded with the engine's tree (`LeafBudgetSearch`, without the
+        # general search's first run: on binary columns the engine's shallow
+        # depths come from its column sums at once, and the seed they give
+        # makes the general search the faster)
         stage_config = dict(config)
         if time_limit is not None:
             stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
@@ -1027,9 +1023,8 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
             return SquaresGeneralSearch(space, dict(config, time_limit=left), stage)
 
         search = LeafBudgetSearch(stage, general, time_limit,
-                                  probe=own.get("leaf_budget_probe", True),
-                                  work_limit=config["work_limit"],
-                                  probe_work=SQUARES_PROBE_WORK, reserve=DPDT_TIME_SHARE)
+                                  probe=own.get("leaf_budget_probe", False),
+                                  work_limit=config["work_limit"], reserve=DPDT_TIME_SHARE)
     else:
         # the engine alone: under max_depth or max_leaf_nodes, or without them
         # on continuous columns (or where the general search's store would not

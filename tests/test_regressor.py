@@ -581,11 +581,12 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
 # closes a node whose two-leaf trees reach three leaves' price.
 GENERAL_RULES = ("support", "equivalent", "exchange", "transfer", "leaf_budget")
 
-# Its three ways into a fit without max_depth: its short first run; the engine
+# Its three ways into a fit without max_depth: a first run before the engine
+# (the classifier's, a test hook here: the general search unseeded); the engine
 # by leaf budget to depth one, then the general search seeded with its tree;
 # and the engine alone (as on continuous columns).
 GENERAL_ROUTES = {
-    "first_run": {"general_search": True},
+    "first_run": {"general_search": True, "leaf_budget_probe": True},
     "seeded": {"general_search": True, "leaf_budget_probe": False, "leaf_budget_depth": 1},
     "engine": {"general_search": False},
 }
