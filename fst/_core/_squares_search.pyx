@@ -631,11 +631,13 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
     cdef SLevel* L = &s.lv[d]
     cdef Node* nd = &s.memo.nodes[nid]
     cdef int nc, i, j
-    cdef double zlo, zhi, v, Q, lo, lbl, lbr, leaves, best2
+    cdef double zlo, zhi, v, Q, lo, leaves, best2
+    cdef double lb2[2]
     cdef int32_t split2
     cdef SCand* cd
-    cdef node_t lid, rid
-    cdef bint sl, sr, first_right
+    cdef node_t ids[2]
+    cdef int solved2[2]
+    cdef int first, t, c
     if nd.solved or nd.lb >= cap or _poll(s):
         return
     _sums_loss(s, L.rows, m, &zlo, &zhi)        # (the target range)
@@ -694,44 +696,37 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
         if cd.lbl + cd.lbr >= Q:
             continue
         _mark(s, L, m, cd)
-        lbl = cd.lbl
-        lbr = cd.lbr
-        lid = _open_child(s, L, m, cd, False, &lbl)
-        if lid < 0:
+        lb2[0] = cd.lbl
+        lb2[1] = cd.lbr
+        ids[0] = _open_child(s, L, m, cd, False, &lb2[0])
+        if ids[0] < 0:
             break
-        rid = _open_child(s, L, m, cd, True, &lbr)
-        if rid < 0:
+        ids[1] = _open_child(s, L, m, cd, True, &lb2[1])
+        if ids[1] < 0:
             break
-        cd.lbl = lbl
-        cd.lbr = lbr
-        if lbl + lbr < Q:
-            # the child of the smaller leaf loss first: the cheaper to solve,
-            # its value (not only a bound) then leaves the other the tighter
-            # cap
-            first_right = cd.lossr < cd.lossl
-            if first_right:
-                sr = _search_child(s, d, m, cd, True, rid, Q - lbl, &lbr)
-                cd.lbr = lbr
-            else:
-                sl = _search_child(s, d, m, cd, False, lid, Q - lbr, &lbl)
-                cd.lbl = lbl
+        # the child of the smaller leaf loss first (c = 0 left, 1 right): the
+        # cheaper to solve, its value (not only a bound) then leaves the other
+        # the tighter cap
+        first = 1 if cd.lossr < cd.lossl else 0
+        solved2[0] = 0
+        solved2[1] = 0
+        for t in range(2):
+            c = first ^ t
+            if lb2[0] + lb2[1] >= Q:
+                break
+            solved2[c] = _search_child(s, d, m, cd, c == 1, ids[c], Q - lb2[1 - c], &lb2[c])
             if s.lim.stop != RUNNING:
                 break
-            if lbl + lbr < Q:
-                if first_right:
-                    sl = _search_child(s, d, m, cd, False, lid, Q - lbr, &lbl)
-                    cd.lbl = lbl
-                else:
-                    sr = _search_child(s, d, m, cd, True, rid, Q - lbl, &lbr)
-                    cd.lbr = lbr
-                if s.lim.stop != RUNNING:
-                    break
-                if sl and sr:
-                    cd.done = 1
+        cd.lbl = lb2[0]
+        cd.lbr = lb2[1]
+        if s.lim.stop != RUNNING:
+            break
+        if solved2[0] and solved2[1]:
+            cd.done = 1
         # the children's best trees, solved or not, make a real tree of the node
         nd = &s.memo.nodes[nid]
-        v = s.memo.nodes[lid].ub + s.memo.nodes[rid].ub
-        leaves = s.memo.nodes[lid].pot + s.memo.nodes[rid].pot
+        v = s.memo.nodes[ids[0]].ub + s.memo.nodes[ids[1]].ub
+        leaves = s.memo.nodes[ids[0]].pot + s.memo.nodes[ids[1]].pot
         if _wins(v, leaves, cd.split, nd):
             nd.ub = v
             nd.best_split = cd.split
