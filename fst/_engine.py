@@ -437,14 +437,14 @@ class SquaresGeneralSearch:
 
     def set_reporter(self, reporter, seconds=5.0):
         def report(progress):
-            _, lower, best, work = progress
+            seconds, lower, best, work = progress
             if self._stage is not None:
                 best = min(best, self._stage.upper_bound)
-            reporter((progress[0], lower, best, work))
+            reporter((seconds, lower, best, work))
         self._s.set_reporter(report, seconds)
 
     def set_work_limit(self, work):
-        """Stop (as at the time limit) past `work` (rows times columns passed),
+        """Stop (as at the time limit) past `work` (the cells its passes read),
         never past the configuration's own work limit."""
         if self._work_limit:
             work = min(int(work), self._work_limit)

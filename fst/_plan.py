@@ -117,6 +117,7 @@ FALLBACK_DEPTH = 3
 # anew.
 PROBE_WORK = 1 << 28
 PROBE_SHARE = 0.05
+PROBE_SECONDS = 3.0
 # The regressor's general search (`SquaresGeneralSearch`) runs on binary or
 # binned columns where its store's keys (a bit a row) and its levels' rows (a
 # row a column) stay small: at most this many rows and thresholds
@@ -126,7 +127,6 @@ SQUARES_MAX_SPLITS = 1 << 16
 # ... and rows times columns (a level of its recursion holds the rows sorted on
 # every column: 16 MB at this many)
 SQUARES_MAX_CELLS = 1 << 22
-PROBE_SECONDS = 3.0
 # A fallback fit with less time than this left before the fit's deadline is not
 # run: the time limit holds for the whole fit.
 _LEAST_FALLBACK_SECONDS = 0.01
@@ -344,9 +344,9 @@ class LeafBudgetSearch:
         probe: whether the general search's short first run comes first;
         work_limit: the general search's own (its configuration's, 0: none),
         which its first run's PROBE_WORK does not raise; reserve: the share of
-        the time limit kept from
-        the general search for the fallback trees (None: DPDT's, and the
-        depth-limited tree's where the engine did not reach FALLBACK_DEPTH)."""
+        the time limit kept from the general search for the fallback trees
+        (None: DPDT's, and the depth-limited tree's where the engine did not
+        reach FALLBACK_DEPTH)."""
         self.stage = stage
         self._probe_first = probe
         self._reserve = reserve
@@ -819,11 +819,12 @@ def squares_general_pays(n_rows, n_splits, n_cols):
     """Whether the regressor's general search runs beside its engine by leaf
     budget: on binary or binned columns (fewer than CONTINUOUS_MIN_THRESHOLDS
     thresholds a column on average), of at most SQUARES_MAX_ROWS rows,
-    SQUARES_MAX_SPLITS thresholds and SQUARES_MAX_CELLS rows times columns.  On continuous columns its children's
-    bounds (two leaves' price; the k-segmentation floor, tried) prune too little
-    against a threshold at nearly every row, and the engine alone, whose
-    sorted passes bound the thresholds between two valued ones, certifies
-    sooner and ends a stopped fit with the better tree."""
+    SQUARES_MAX_SPLITS thresholds and SQUARES_MAX_CELLS rows times columns.
+    On continuous columns its children's bounds (two leaves' price; the
+    k-segmentation floor, tried) prune too little against a threshold at
+    nearly every row, and the engine alone, whose sorted passes bound the
+    thresholds between two valued ones, certifies sooner and ends a stopped
+    fit with the better tree."""
     return (n_splits < CONTINUOUS_MIN_THRESHOLDS * max(n_cols, 1)
             and n_rows <= SQUARES_MAX_ROWS and n_splits <= SQUARES_MAX_SPLITS
             and n_rows * n_cols <= SQUARES_MAX_CELLS)
