@@ -433,7 +433,6 @@ class SquaresGeneralSearch:
         self._work_limit = int(config["work_limit"] or 0)
         if self._stage is not None:
             self._s.seed(self._stage.upper_bound)
-        self.stats_ready = False
 
     def set_reporter(self, reporter, seconds=5.0):
         def report(progress):
@@ -454,9 +453,7 @@ class SquaresGeneralSearch:
         self._s.set_time_limit(seconds)
 
     def run(self):
-        code = self._s.run()
-        self.stats_ready = True
-        return code
+        return self._s.run()
 
     def _returns_seed(self):
         """Whether the tree returned is the seed's (the engine's): the root found

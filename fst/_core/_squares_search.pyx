@@ -779,7 +779,6 @@ cdef class SquaresSearch:
     cdef public double seed_value
     cdef double _time_limit
     cdef double _seconds
-    cdef bint _ran
 
     def __cinit__(self, rank, col_order, col_start, target, weight, group, double lam,
                   int rules, int min_leaf=1, time_limit=None, long long memory_limit=0,
@@ -855,7 +854,6 @@ cdef class SquaresSearch:
         self._time_limit = -1.0 if time_limit is None else float(time_limit)
         self.seed_value = INF
         self._seconds = 0.0
-        self._ran = False
 
     def __dealloc__(self):
         cdef int d
@@ -915,7 +913,6 @@ cdef class SquaresSearch:
                 if self.s.root >= 0:
                     _solve(&self.s, 0, self.s.root, self.s.n, cap)
         self._seconds += fst_now() - t0
-        self._ran = True
         return self.s.lim.stop
 
     @property
