@@ -12,10 +12,9 @@ from ._core._columns import PreparationStopped
 from ._core._limits import clock
 from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
-from ._utils import (CertificateMixin, NativeClassifierMixin, check_shared_params,
-                     fit_params, min_leaf_rows, obeys_min_leaf, prepare_fit,
-                     resolve_memory_limit,
-                     shared_constraints)
+from ._utils import (RESCORE_TOL, CertificateMixin, NativeClassifierMixin,
+                     check_shared_params, fit_params, min_leaf_rows, obeys_min_leaf,
+                     prepare_fit, resolve_memory_limit, shared_constraints)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -273,6 +272,8 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             self._try_fallbacks(
                 plan.fallback_trees(data.X, data.y, sample_weight, self.status_),
                 lambda est, name: self._keep_if_better(data, lam, est, name))
+            if plan.depth_certificate is not None and plan.space.max_splits is None:
+                self._take_depth_certificate(plan.depth_certificate)
         self._warn_if_not_certified(plan.space)
         return self
 
@@ -337,6 +338,30 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         if not hasattr(self, "estimator_"):
             return repr(self)
         return self.summary()
+
+    def _take_depth_certificate(self, cert):
+        """What a stopped fit's depth fallback proved (`FitPlan.depth_certificate`):
+        where every tree as good as its depth's optimum is of that depth, that
+        optimum is the fit's, certified, with the fallback's canonical tree;
+        else its bound (the least of that optimum and the deeper trees' bound)
+        raises the fit's where higher and still below the objective (a bound
+        reaching it without the cover leaves the tie rule's choice among the
+        deeper trees open)."""
+        if cert.covers:
+            if cert.value > self.objective_ + RESCORE_TOL:
+                raise RuntimeError(
+                    "fst internal error: a certified depth-limited optimum "
+                    f"{cert.value!r} that covers every tree is above a tree found, "
+                    f"{self.objective_!r}.")
+            self.estimator_ = cert.estimator
+            self.n_leaves_ = int(cert.estimator.tree_.n_leaves)
+            self.objective_ = self.lower_bound_ = cert.value
+            self.gap_ = 0.0
+            self.status_, self.optimal_ = "optimal", True
+            self.search_stats_["incumbent"] = "depth"
+        elif self.lower_bound_ < cert.bound < self.objective_ - RESCORE_TOL:
+            self.lower_bound_ = cert.bound
+            self.gap_ = self.objective_ - self.lower_bound_
 
     def _keep_if_better(self, data, lam, est, name):
         rows = slice(None) if data.row_weight is None else data.row_weight > 0

@@ -336,6 +336,21 @@ class EngineSearch:
         lb = self._s.lower_bound
         return lb if lb > -np.inf else None
 
+    def depth_optimum_bound(self, depth, value):
+        """What the certified optimum `value` of the depth-limited problem of
+        `depth` (found by another search on the same rows and objective, the
+        stopped fit's depth fallback) proves of every tree: (bound, covers).
+        The trees of that depth are worth at least `value`, the deeper ones at
+        least `deeper_trees_lower_bound`, so the least of the two bounds every
+        tree; `covers` when every tree as good as `value` has at most that
+        depth (`_covers`), so that `value` is the optimum and that search's
+        canonical tree the canonical one, as for the engine's own depths."""
+        if not self.unlimited:
+            raise ValueError("a depth's optimum bounds every tree only without max_depth")
+        if self._covers(depth, value):
+            return value, True
+        return min(value, deeper_trees_lower_bound(self._floor, self._lam, depth)), False
+
     def _unlimited_bound(self):
         """A bound on every tree from the last search run: its bound (or value)
         holds for the trees of its depth, `deeper_trees_lower_bound` for the

@@ -173,6 +173,11 @@ class FitPlan:
         # there: then it is not tried again at the stop (None: not grown)
         self._dpdt_tried = False
         self._dpdt = None
+        # what the stopped fit's depth fallback proved, when it certified its
+        # depth's optimum (`fallback_trees`): its tree and value, the bound
+        # that gives every tree and whether that value is the optimum
+        # (`EngineSearch.depth_optimum_bound`); None otherwise
+        self.depth_certificate = None
 
     def seconds_left(self, share):
         """Seconds for a fallback given `share` of the fit's time limit: that
@@ -249,7 +254,8 @@ class FitPlan:
         DecisionTreeClassifier).  A fit without max_depth stopped after the
         engine by leaf budget stopped short of FALLBACK_DEPTH also gets the
         depth-limited optimum of that depth, searched in the share of the time
-        limit the general search left it."""
+        limit the general search left it; where that search certifies, what it
+        proves of every tree is kept in `depth_certificate`."""
         p = self._params
         if self.config["max_leaves"]:
             # (DPDT's trees do not keep max_leaf_nodes)
@@ -265,7 +271,14 @@ class FitPlan:
                     and not self.search.reached(FALLBACK_DEPTH)):
                 seconds = self.seconds_left(FALLBACK_TIME_SHARE)
                 if seconds >= _LEAST_FALLBACK_SECONDS:
-                    yield "depth", _fallback_fit(self, X, y, sample_weight, seconds)
+                    fit = _fallback_fit(self, X, y, sample_weight, seconds)
+                    if fit.optimal_:
+                        bound, covers = self.search.stage.depth_optimum_bound(
+                            FALLBACK_DEPTH, fit.objective_)
+                        self.depth_certificate = SimpleNamespace(
+                            estimator=fit.estimator_, value=fit.objective_,
+                            bound=bound, covers=covers)
+                    yield "depth", fit.estimator_
             yield from self._dpdt_tree(X, y, sample_weight, status, LEAF_BUDGET_DEPTH)
             return
         if not self.space.engine:
@@ -561,8 +574,9 @@ def bounded_cart(tree, X, y, sample_weight, seconds):
 
 
 def _fallback_fit(plan, X, y, sample_weight, seconds):
-    """The depth-limited optimum of FALLBACK_DEPTH at the fit's lam, in the
-    `seconds` of its time limit kept for it (`FitPlan.fallback_trees`)."""
+    """The fit of the depth-limited optimum of FALLBACK_DEPTH at the fit's
+    lam, in the `seconds` of its time limit kept for it
+    (`FitPlan.fallback_trees`)."""
     from ._classifier import FastSmallTreeClassifier
 
     p = plan._params
@@ -576,7 +590,7 @@ def _fallback_fit(plan, X, y, sample_weight, seconds):
         # a stopped fit still returns a real tree
         warnings.simplefilter("ignore", NotCertifiedWarning)
         clf.fit(X, y, sample_weight=sample_weight)
-    return clf.estimator_
+    return clf
 
 
 def plan_fit(data, params, overrides, memory_limit, started=None):

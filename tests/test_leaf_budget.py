@@ -557,3 +557,86 @@ def test_dpdt_s_tree_is_grown_between_two_runs_of_the_general_search(monkeypatch
     assert clf.lower_bound_ <= clf.objective_
     assert (np.mean(clf.predict(X) != y) + 0.001 * clf.n_leaves_
             == pytest.approx(clf.objective_, abs=1e-12))
+
+
+class _StarvedSearch:
+    """A general search whose every run stops at once on its time limit (the
+    rest of it as made)."""
+
+    def __init__(self, search):
+        self._search = search
+
+    def run(self):
+        self._search.set_time_limit(0.0)
+        return self._search.run()
+
+    def set_time_limit(self, seconds):
+        pass
+
+    def __getattr__(self, name):
+        return getattr(self._search, name)
+
+
+def _floor(X, y_idx, cost):
+    """The equivalent-points floor of the objective: each group of identical
+    rows costs at least its cheapest label, over the rows."""
+    _, group = np.unique(X, axis=0, return_inverse=True)
+    counts = np.zeros((group.max() + 1, cost.shape[0]))
+    np.add.at(counts, (group.ravel(), y_idx), 1.0)
+    return float((counts @ cost).min(axis=1).sum()) / len(y_idx)
+
+
+def _depth_fallback_fit(seed, monkeypatch, take=True):
+    """The fit of problem `seed` with the engine capped at depth two and every
+    run of the general search stopped on its time limit at once: a stopped fit,
+    which searches the depth-3 optimum as its fallback.  take: whether the fit
+    keeps what that fallback certifies."""
+    import fst._classifier as fc
+    import fst._plan as plan
+
+    made = plan.LeafBudgetSearch._general
+    monkeypatch.setattr(plan.LeafBudgetSearch, "_general",
+                        lambda self, seconds: _StarvedSearch(made(self, seconds)))
+    if not take:
+        monkeypatch.setattr(fc.FastSmallTreeClassifier, "_take_depth_certificate",
+                            lambda self, cert: None)
+    X, y, cost, lam, *_ = _problem(seed)
+    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, time_limit=60)
+    clf._overrides = {"leaf_budget_probe": False, "leaf_budget_depth": 2}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotCertifiedWarning)
+        clf.fit(X, y)
+    monkeypatch.undo()
+    return clf
+
+
+def test_a_certified_depth_fallback_bounds_or_certifies_a_stopped_fit(monkeypatch):
+    """A stopped fit's depth-3 fallback that certifies its optimum V proves that
+    every tree is worth at least min(V, m + 5 lam) (a deeper tree has five leaves
+    at least), and V is the optimum where every tree as good as V has depth at
+    most 3: the fit is then certified, with the canonical tree (that of the fit
+    that was not stopped), else its bound is raised to that one.  Both happen on
+    these problems, and every bound stays at most the optimum."""
+    covered = raised = 0
+    for seed in range(40):
+        X, y, cost, lam, y_idx, full, expected = _problem(seed)
+        clf = _depth_fallback_fit(seed, monkeypatch)
+        _check_sound(seed, clf)
+        if "leaf_budget" in clf.search_stats_ and clf.search_stats_["leaf_budget"]["certified"]:
+            continue        # the engine certified at depth two: nothing stopped
+        depth3 = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=3,
+                                         time_limit=60).fit(X, y)
+        assert depth3.optimal_
+        bound = min(depth3.objective_, deeper_trees_lower_bound(_floor(X, y_idx, full), lam, 3))
+        if bound < clf.objective_ - 1e-9:
+            assert clf.lower_bound_ >= bound - 1e-9
+        if clf.optimal_:
+            covered += 1
+            assert clf.search_stats_["incumbent"] == "depth"
+            _same_splits(clf, _fit(seed))
+        else:
+            without = _depth_fallback_fit(seed, monkeypatch, take=False)
+            assert without.objective_ == pytest.approx(clf.objective_, abs=1e-12)
+            assert clf.lower_bound_ >= without.lower_bound_
+            raised += clf.lower_bound_ > without.lower_bound_ + 1e-12
+    assert covered and raised, (covered, raised)
