@@ -577,15 +577,18 @@ cdef node_t _open_child(SSearch* s, SLevel* L, int m, SCand* cd, bint right,
     cdef Node* nd
     cdef const int32_t* rows = L.rows + <int64_t> cd.col * s.n
     cdef int k
-    if s.binary:
-        # the side's rows, gathered at level d + 1 (its floor reads them)
+    if right:
+        bs_andnot(C.key, L.key, L.left, s.nw)
+    else:
+        memcpy(C.key, L.left, s.nw * sizeof(word_t))
+    if s.binary and memo_find(&s.memo, C.key, -1, bs_hash(C.key, s.nw, -1)) < 0:
+        # a new node: the side's rows, gathered at level d + 1 (its floor reads
+        # them; a stored node needs none)
         k = _child_rows(s, L, C, m, cd, right)
         rows = C.rows
     if right:
-        bs_andnot(C.key, L.key, L.left, s.nw)
         nid = _node(s, C.key, rows if s.binary else rows + cd.nl, m - cd.nl, cd.lossr)
     else:
-        memcpy(C.key, L.left, s.nw * sizeof(word_t))
         nid = _node(s, C.key, rows, cd.nl, cd.lossl)
     if nid < 0:
         return -1
