@@ -269,19 +269,16 @@ cdef inline double _floor_low(double f, double total) noexcept nogil:
     return f if f > 0.0 else 0.0
 
 
-cdef node_t _node(SSearch* s, const word_t* key, const int32_t* rows, int m,
-                  double loss) noexcept nogil:
-    """The store's node of these rows (key their bitset, rows any order of them,
-    loss their leaf's squared error), created if absent with its creation
-    bound: the leaf, or two leaves at least (above the equivalent-points floor
-    under RULE_EQUIVALENT); settled at once when that bound reaches the leaf.
-    -1 (a memory stop) when the store cannot grow."""
-    cdef uint64_t h = bs_hash(key, s.nw, -1)
-    cdef node_t nid = memo_find(&s.memo, key, -1, h)
+cdef node_t _new_node(SSearch* s, const word_t* key, uint64_t h, const int32_t* rows,
+                      int m, double loss) noexcept nogil:
+    """A new node of the store for these rows (key their bitset, absent from the
+    store, h its hash; rows any order of them, loss their leaf's squared error)
+    with its creation bound: the leaf, or two leaves at least (above the
+    equivalent-points floor under RULE_EQUIVALENT); settled at once when that
+    bound reaches the leaf.  -1 (a memory stop) when the store cannot grow."""
+    cdef node_t nid
     cdef Node* nd
     cdef double floor
-    if nid >= 0:
-        return nid
     nid = memo_insert(&s.memo, key, -1, h)
     if nid < 0:
         _stop(s, STOP_MEMORY)
@@ -577,21 +574,26 @@ cdef node_t _open_child(SSearch* s, SLevel* L, int m, SCand* cd, bint right,
     cdef Node* nd
     cdef const int32_t* rows = L.rows + <int64_t> cd.col * s.n
     cdef int k
+    cdef uint64_t h
     if right:
         bs_andnot(C.key, L.key, L.left, s.nw)
     else:
         memcpy(C.key, L.left, s.nw * sizeof(word_t))
-    if s.binary and memo_find(&s.memo, C.key, -1, bs_hash(C.key, s.nw, -1)) < 0:
-        # a new node: the side's rows, gathered at level d + 1 (its floor reads
-        # them; a stored node needs none)
-        k = _child_rows(s, L, C, m, cd, right)
-        rows = C.rows
-    if right:
-        nid = _node(s, C.key, rows if s.binary else rows + cd.nl, m - cd.nl, cd.lossr)
-    else:
-        nid = _node(s, C.key, rows, cd.nl, cd.lossl)
+    h = bs_hash(C.key, s.nw, -1)
+    nid = memo_find(&s.memo, C.key, -1, h)
     if nid < 0:
-        return -1
+        if s.binary:
+            # the side's rows, gathered at level d + 1 (its floor reads them; a
+            # stored node needs none)
+            k = _child_rows(s, L, C, m, cd, right)
+            rows = C.rows
+        if right:
+            nid = _new_node(s, C.key, h, rows if s.binary else rows + cd.nl, m - cd.nl,
+                            cd.lossr)
+        else:
+            nid = _new_node(s, C.key, h, rows, cd.nl, cd.lossl)
+        if nid < 0:
+            return -1
     nd = &s.memo.nodes[nid]
     raise_bound(nd, lb[0])
     settle(nd)
@@ -912,7 +914,9 @@ cdef class SquaresSearch:
                     bs_set(L.key, u)
                 if self.s.root < 0:
                     loss = _sums_loss(&self.s, L.rows, self.s.n, &zlo, &zhi)
-                    self.s.root = _node(&self.s, L.key, L.rows, self.s.n, loss)
+                    # (the store is empty: the root is new)
+                    self.s.root = _new_node(&self.s, L.key, bs_hash(L.key, self.s.nw, -1),
+                                            L.rows, self.s.n, loss)
                 if self.s.root >= 0:
                     _solve(&self.s, 0, self.s.root, self.s.n, cap)
         self._seconds += fst_now() - t0
