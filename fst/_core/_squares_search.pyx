@@ -87,6 +87,7 @@ cdef struct SSearch:
                                # node's rows once (any order), not once a column
     const int32_t* lstart      # binary: n + 1, each row's entries in lcols
     const int32_t* lcols       # binary: the columns whose split sends the row left
+    const word_t* colbits      # binary: p x nw, the rows each column's split sends left
     double* colsum             # binary: 6 a column, the pass's sums (`_candidates_binary`)
     double lam
     int rules
@@ -520,14 +521,16 @@ cdef void _spread(SSearch* s, SCand* cands, int nc, int j) noexcept nogil:
 cdef int _child_rows(SSearch* s, SLevel* L, SLevel* C, int m, const SCand* cd,
                      bint right) noexcept nogil:
     """The child's rows in each column's order into level C (filtered from the
-    node's at L by the sides marked in s.side); returns their number."""
+    node's at L by the sides marked in s.side; on binary columns, by the side
+    of cd's split); returns their number."""
     cdef int u, i, k = 0
     cdef const int32_t* src
     cdef int32_t* dst
+    cdef const int32_t* rank = s.rank + <int64_t> cd.col * s.n
     cdef uint8_t want = 0 if right else 1
     if s.binary:
         for i in range(m):
-            if s.side[L.rows[i]] == want:
+            if (rank[L.rows[i]] == 0) == want:
                 C.rows[k] = L.rows[i]
                 k += 1
         s.work += m
@@ -545,18 +548,19 @@ cdef int _child_rows(SSearch* s, SLevel* L, SLevel* C, int m, const SCand* cd,
 
 
 cdef void _mark(SSearch* s, SLevel* L, int m, const SCand* cd) noexcept nogil:
-    """s.side: 1 for the rows left of the split, 0 for the node's others; the
-    left child's key into L.left."""
+    """The left child's key into L.left, and s.side: 1 for the rows left of the
+    split, 0 for the node's others (on binary columns the key alone: the
+    node's key and the column's, word by word, and `_child_rows` reads the
+    side from the column)."""
     cdef const int32_t* rows = L.rows + <int64_t> cd.col * s.n
-    cdef const int32_t* rank = s.rank + <int64_t> cd.col * s.n
+    cdef const word_t* col
     cdef int i
-    memset(L.left, 0, s.nw * sizeof(word_t))
     if s.binary:
-        for i in range(m):
-            s.side[L.rows[i]] = rank[L.rows[i]] == 0
-            if rank[L.rows[i]] == 0:
-                bs_set(L.left, L.rows[i])
+        col = s.colbits + <int64_t> cd.col * s.nw
+        for i in range(s.nw):
+            L.left[i] = L.key[i] & col[i]
         return
+    memset(L.left, 0, s.nw * sizeof(word_t))
     for i in range(cd.nl):
         s.side[rows[i]] = 1
         bs_set(L.left, rows[i])
@@ -815,6 +819,8 @@ cdef class SquaresSearch:
         lst = np.zeros(n + 1, dtype=np.int32)
         lcl = np.zeros(1, dtype=np.int32)
         cs = np.zeros(6 * p + 6)
+        nw = (n + 63) // 64
+        cb = np.zeros((1, 1), dtype=np.uint64)
         if binary:
             # each row's columns whose one split (rank <= 0) sends it left
             left = (R == 0) & (per_col == 1)[:, None]
@@ -822,9 +828,13 @@ cdef class SquaresSearch:
             lcl = np.ascontiguousarray(np.nonzero(left.T)[1].astype(np.int32))
             if lcl.shape[0] == 0:
                 lcl = np.zeros(1, dtype=np.int32)
+            # the same as row bitsets, a column's (bit r of word r / 64)
+            packed = np.zeros((p, 8 * nw), dtype=np.uint8)
+            packed[:, : (n + 7) // 8] = np.packbits(left, axis=1, bitorder="little")
+            cb = np.ascontiguousarray(packed.view("<u8").astype(np.uint64))
         gs = np.zeros(3 * n_groups + 3)
         sh = np.zeros(n + 1)
-        self._keep = (R, O, S, Z, G, Wt, gs, sh, lst, lcl, cs)
+        self._keep = (R, O, S, Z, G, Wt, gs, sh, lst, lcl, cs, cb)
         self.s.n = n
         self.s.p = p
         self.s.nw = (n + 63) // 64
@@ -840,6 +850,7 @@ cdef class SquaresSearch:
         self.s.lstart = <const int32_t*> cnp.PyArray_DATA(lst)
         self.s.lcols = <const int32_t*> cnp.PyArray_DATA(lcl)
         self.s.colsum = <double*> cnp.PyArray_DATA(cs)
+        self.s.colbits = <const word_t*> cnp.PyArray_DATA(cb)
         self.s.lam = lam
         self.s.rules = rules & (RULE_SUPPORT | RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER
                                 | RULE_LEAF_BUDGET)
