@@ -1,18 +1,21 @@
 # Inline word operations on row bitsets.  Every function takes the number of
 # words `nw`; bits past the last row are always zero, so popcounts are exact.
 from libc.string cimport memcmp, memcpy
-from ._typedefs cimport word_t, int64_t, uint64_t
+from ._typedefs cimport word_t, int32_t, int64_t, uint64_t
 
 cdef extern from *:
     """
     #if defined(_MSC_VER)
     #include <intrin.h>
     static inline int fst_popcount(unsigned long long x) { return (int)__popcnt64(x); }
+    static inline int fst_ctz(unsigned long long x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
     #else
     static inline int fst_popcount(unsigned long long x) { return __builtin_popcountll(x); }
+    static inline int fst_ctz(unsigned long long x) { return __builtin_ctzll(x); }
     #endif
     """
     int fst_popcount(unsigned long long x) noexcept nogil
+    int fst_ctz(unsigned long long x) noexcept nogil   # x != 0
 
 
 cdef inline int64_t bs_count(const word_t* a, int nw) noexcept nogil:
@@ -79,3 +82,17 @@ cdef inline uint64_t bs_hash(const word_t* a, int nw, int64_t salt) noexcept nog
     bs_hash_linear, then a final mix.  Equal keys always hash equal; a lookup
     compares the full key, so a collision only costs a comparison."""
     return bs_hash_final(bs_hash_linear(a, nw), salt)
+
+
+cdef inline int64_t bs_rows(const word_t* a, int nw, int32_t* out) noexcept nogil:
+    """The rows of a (its set bits) into out, increasing; returns their number."""
+    cdef int64_t k = 0
+    cdef int w
+    cdef word_t x
+    for w in range(nw):
+        x = a[w]
+        while x:
+            out[k] = <int32_t> ((w << 6) + fst_ctz(x))
+            k += 1
+            x &= x - 1
+    return k

@@ -17,7 +17,7 @@ from libc.string cimport memcpy, memset
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t, TOL, INF
 from libc.stdint cimport uint32_t
-from ._bitset cimport fst_popcount, bs_count, bs_and, bs_andnot, bs_hash, bs_hash_final, bs_hash_linear
+from ._bitset cimport fst_ctz, fst_popcount, bs_count, bs_and, bs_andnot, bs_hash, bs_hash_final, bs_hash_linear
 from ._memo cimport (Node, Memo, SPLIT_ELSEWHERE, memo_find, memo_insert, memo_insert_path, memo_key_is,
                      memo_make_whole, slot_tag)
 from ._problem cimport split_row, split_row_bulk
@@ -29,18 +29,6 @@ from ._bounds cimport (leaf_loss, potential, worst_loss, leaf_support, split_sup
                        support_unit, creation_bounds, merge_bound, settle,
                        lower_to_incumbent)
 from ._simd cimport fst_and_count, fst_scan2
-
-cdef extern from *:
-    """
-    #if defined(_MSC_VER)
-    #include <intrin.h>
-    static inline int fst_ctz(unsigned long long x) { unsigned long i; _BitScanForward64(&i, x); return (int)i; }
-    #else
-    static inline int fst_ctz(unsigned long long x) { return __builtin_ctzll(x); }
-    #endif
-    """
-    int fst_ctz(unsigned long long x) noexcept nogil
-
 
 cdef void class_counts(Ctx* c, const word_t* X, int64_t total, double* out) noexcept nogil:
     """Class counts of X: K - 1 AND-popcounts, the last class by difference."""

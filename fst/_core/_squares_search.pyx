@@ -26,7 +26,7 @@ import numpy as np
 cimport numpy as cnp
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t, TOL, INF
-from ._bitset cimport bs_hash, bs_set, bs_andnot
+from ._bitset cimport bs_hash, bs_rows, bs_set, bs_andnot
 from ._memo cimport Memo, Node, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst_now,
                        RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
@@ -83,6 +83,9 @@ cdef struct SSearch:
     const int32_t* group       # n: the row's group of identical feature rows
     double* gsum               # 3 a group: scratch of the equivalent-points floor
     double* share              # n: each row's share of its group's error (`_shares`)
+    const uint8_t* shared      # n: whether the row's group holds other rows (a row
+                               # alone in its group has share 0, always)
+    bint any_shared
     bint binary                # every column one split at most: a level holds its
                                # node's rows once (any order), not once a column
     const int32_t* lstart      # binary: n + 1, each row's entries in lcols
@@ -246,20 +249,26 @@ cdef double _shares(SSearch* s, const int32_t* rows, int m) noexcept nogil:
     cdef int32_t r, g
     cdef double wi, total = 0.0
     cdef double* G = s.gsum
+    if not s.any_shared:
+        return 0.0
+    # (a row alone in its group keeps its share of 0)
     for i in range(m):
-        g = s.group[rows[i]]
-        _add_row(s, rows[i], &G[3 * g], &G[3 * g + 1], &G[3 * g + 2])
+        if s.shared[rows[i]]:
+            g = s.group[rows[i]]
+            _add_row(s, rows[i], &G[3 * g], &G[3 * g + 1], &G[3 * g + 2])
     for i in range(m):
         r = rows[i]
-        g = s.group[r]
-        wi = 1.0 if s.w == NULL else s.w[r]
-        s.share[r] = squares_loss(G[3 * g], G[3 * g + 1], G[3 * g + 2]) * (wi / G[3 * g])
-        total += s.share[r]
+        if s.shared[r]:
+            g = s.group[r]
+            wi = 1.0 if s.w == NULL else s.w[r]
+            s.share[r] = squares_loss(G[3 * g], G[3 * g + 1], G[3 * g + 2]) * (wi / G[3 * g])
+            total += s.share[r]
     for i in range(m):
-        g = s.group[rows[i]]
-        G[3 * g] = 0.0
-        G[3 * g + 1] = 0.0
-        G[3 * g + 2] = 0.0
+        if s.shared[rows[i]]:
+            g = s.group[rows[i]]
+            G[3 * g] = 0.0
+            G[3 * g + 1] = 0.0
+            G[3 * g + 2] = 0.0
     return total
 
 
@@ -389,11 +398,12 @@ cdef int _candidates_binary(SSearch* s, SLevel* L, int m, double zlo,
     row to the sums of the columns whose split sends it left (weight, weighted
     target and square, worst added error; and where they vary, floor share and
     rows); each split's right side is the node's sums less its left."""
-    cdef int u, i, k, nc = 0, nl
+    cdef int u, i, k, k0, k1, nc = 0, nl
     cdef int32_t r
     cdef int64_t cells = 0
     cdef double tw = 0.0, tz = 0.0, tq = 0.0, Wt = 0.0, Ft = 0.0, zi, wi, wz, wq, ww, fs
     cdef double lossl, lossr, fl
+    cdef const int32_t* lcols = s.lcols
     cdef double* C = s.colsum              # 4 a column: w, w z, w z^2, worst
     cdef double* CF = s.colsum + 4 * s.p   # floor shares (where some row has one)
     cdef double* CN = s.colsum + 5 * s.p   # rows (with weights: else the weight)
@@ -414,20 +424,29 @@ cdef int _candidates_binary(SSearch* s, SLevel* L, int m, double zlo,
         wq = wz * zi
         ww = squares_row_worst(zi, wi, zlo, zhi)
         Wt += ww
-        cells += s.lstart[r + 1] - s.lstart[r]
-        for k in range(s.lstart[r], s.lstart[r + 1]):
-            c = C + 4 * s.lcols[k]
-            c[0] += wi
-            c[1] += wz
-            c[2] += wq
-            c[3] += ww
+        k0 = s.lstart[r]
+        k1 = s.lstart[r + 1]
+        cells += k1 - k0
         if shares:
             fs = s.share[r]
-            for k in range(s.lstart[r], s.lstart[r + 1]):
-                CF[s.lcols[k]] += fs
+            for k in range(k0, k1):
+                u = lcols[k]
+                c = C + 4 * u
+                c[0] += wi
+                c[1] += wz
+                c[2] += wq
+                c[3] += ww
+                CF[u] += fs
+        else:
+            for k in range(k0, k1):
+                c = C + 4 * lcols[k]
+                c[0] += wi
+                c[1] += wz
+                c[2] += wq
+                c[3] += ww
         if weighted:
-            for k in range(s.lstart[r], s.lstart[r + 1]):
-                CN[s.lcols[k]] += 1.0
+            for k in range(k0, k1):
+                CN[lcols[k]] += 1.0
     # (work: a row, and each column it is added to)
     s.work += m + cells
     for u in range(s.p):
@@ -521,20 +540,16 @@ cdef void _spread(SSearch* s, SCand* cands, int nc, int j) noexcept nogil:
 cdef int _child_rows(SSearch* s, SLevel* L, SLevel* C, int m, const SCand* cd,
                      bint right) noexcept nogil:
     """The child's rows in each column's order into level C (filtered from the
-    node's at L by the sides marked in s.side; on binary columns, by the side
-    of cd's split); returns their number."""
+    node's at L by the sides marked in s.side; on binary columns, read off its
+    key at C.key: a level's rows are then in row order, as the root's are and
+    any filtering of them keeps them); returns their number."""
     cdef int u, i, k = 0
     cdef const int32_t* src
     cdef int32_t* dst
-    cdef const int32_t* rank = s.rank + <int64_t> cd.col * s.n
     cdef uint8_t want = 0 if right else 1
     if s.binary:
-        for i in range(m):
-            if (rank[L.rows[i]] == 0) == want:
-                C.rows[k] = L.rows[i]
-                k += 1
         s.work += m
-        return k
+        return <int> bs_rows(C.key, s.nw, C.rows)
     for u in range(s.p):
         src = L.rows + <int64_t> u * s.n
         dst = C.rows + <int64_t> u * s.n
@@ -834,7 +849,9 @@ cdef class SquaresSearch:
             cb = np.ascontiguousarray(packed.view("<u8").astype(np.uint64))
         gs = np.zeros(3 * n_groups + 3)
         sh = np.zeros(n + 1)
-        self._keep = (R, O, S, Z, G, Wt, gs, sh, lst, lcl, cs, cb)
+        shared = np.ascontiguousarray((np.bincount(G, minlength=n_groups)[G] > 1)
+                                      .astype(np.uint8))
+        self._keep = (R, O, S, Z, G, Wt, gs, sh, shared, lst, lcl, cs, cb)
         self.s.n = n
         self.s.p = p
         self.s.nw = (n + 63) // 64
@@ -846,6 +863,8 @@ cdef class SquaresSearch:
         self.s.group = &G[0]
         self.s.gsum = <double*> cnp.PyArray_DATA(gs)
         self.s.share = <double*> cnp.PyArray_DATA(sh)
+        self.s.shared = <const uint8_t*> cnp.PyArray_DATA(shared)
+        self.s.any_shared = bool(shared.any())
         self.s.binary = binary
         self.s.lstart = <const int32_t*> cnp.PyArray_DATA(lst)
         self.s.lcols = <const int32_t*> cnp.PyArray_DATA(lcl)
