@@ -854,7 +854,7 @@ cdef class SquaresSearch:
         self._keep = (R, O, S, Z, G, Wt, gs, sh, shared, lst, lcl, cs, cb)
         self.s.n = n
         self.s.p = p
-        self.s.nw = (n + 63) // 64
+        self.s.nw = nw
         self.s.rank = &R[0, 0]
         self.s.order = &O[0, 0]
         self.s.col_start = &S[0]
