@@ -640,8 +640,10 @@ cdef int _search_child(SSearch* s, int d, int m, SCand* cd, bint right, node_t n
             memcpy(C.key, L.left, s.nw * sizeof(word_t))
         k = _child_rows(s, L, C, m, cd, right)
         _solve(s, d + 1, nid, k, cap)
-        # the levels below may have remarked the sides: mark this split again
-        _mark(s, &s.lv[d], m, cd)
+        if not s.binary:
+            # the levels below may have remarked the sides (s.side): mark this
+            # split again (on binary columns only level d's own key is read)
+            _mark(s, &s.lv[d], m, cd)
         nd = &s.memo.nodes[nid]
     lb[0] = nd.ub if nd.solved else nd.lb
     return nd.solved
