@@ -46,8 +46,7 @@ from libc.stdlib cimport qsort
 from libc.math cimport NAN
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
-from ._limits cimport (limits_rss, limits_interrupted, fst_now,
-                       RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
+from ._limits cimport limits_tick, fst_now, RUNNING, STOP_TIME, STOP_INTERRUPT
 from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
                         fst_shared_set_stop, fst_claim, fst_store_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
@@ -69,7 +68,7 @@ cdef inline bint _poll(DEngine* e) noexcept nogil:
     """Whether the search must stop: time at every valuation, memory and Ctrl-C
     every 0.1 s."""
     cdef double now
-    cdef long long rss
+    cdef int code
     if e.lim.stop != RUNNING:
         return True
     if e.sh != NULL and fst_shared_stop(e.sh) != RUNNING:
@@ -80,19 +79,15 @@ cdef inline bint _poll(DEngine* e) noexcept nogil:
         return _stop(e, STOP_TIME)
     if e.work_limit > 0 and e.nodes + e.evals >= e.work_limit:
         return _stop(e, STOP_TIME)
-    if now >= e.lim.next_poll:
-        e.lim.next_poll = now + 0.1
-        rss = limits_rss(&e.lim)
-        if e.lim.memory_limit > 0 and rss > e.lim.memory_limit:
-            return _stop(e, STOP_MEMORY)
-        # Ctrl-C reaches Python's main thread, which runs engine 0
-        if e.tid == 0 and limits_interrupted():
-            return _stop(e, STOP_INTERRUPT)
-        if (e.reporter != NULL and e.tid == 0 and e.root_best != NULL
-                and now >= e.next_report):
-            e.next_report = now + e.report_every
-            with gil:
-                _report(e, now)
+    # Ctrl-C reaches Python's main thread, which runs engine 0
+    code = limits_tick(&e.lim, now, e.tid == 0)
+    if code > RUNNING:
+        return _stop(e, code)
+    if (code == RUNNING and e.reporter != NULL and e.tid == 0 and e.root_best != NULL
+            and now >= e.next_report):
+        e.next_report = now + e.report_every
+        with gil:
+            _report(e, now)
     return e.lim.stop != RUNNING
 
 

@@ -36,3 +36,4 @@ cdef inline int limits_gather(int code, Limits* into, const Limits* one) noexcep
 cdef void limits_start(Limits* lim, double time_limit, int64_t memory_limit) noexcept nogil
 cdef long long limits_rss(Limits* lim) noexcept nogil
 cdef bint limits_interrupted() noexcept nogil
+cdef int limits_tick(Limits* lim, double now, bint signals) noexcept nogil

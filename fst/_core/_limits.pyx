@@ -47,6 +47,24 @@ cdef bint limits_interrupted() noexcept nogil:
     return False
 
 
+cdef int limits_tick(Limits* lim, double now, bint signals) noexcept nogil:
+    """The periodic part of a search's poll, every 0.1 s: the process's memory
+    against the limit and, where `signals` (the thread Ctrl-C reaches), Ctrl-C.
+    Returns the stop they call for (RUNNING: none), or -1 when it is not yet
+    time to look; a caller's own periodic work (a progress line) goes with a
+    look."""
+    cdef long long rss
+    if now < lim.next_poll:
+        return -1
+    lim.next_poll = now + 0.1
+    rss = limits_rss(lim)
+    if lim.memory_limit > 0 and rss > lim.memory_limit:
+        return STOP_MEMORY
+    if signals and limits_interrupted():
+        return STOP_INTERRUPT
+    return RUNNING
+
+
 def process_rss():
     """Resident bytes of the whole process (what memory_limit is measured on), or
     -1 where the platform does not tell."""

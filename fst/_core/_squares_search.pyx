@@ -28,8 +28,8 @@ cimport numpy as cnp
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t, TOL, INF
 from ._bitset cimport bs_hash, bs_rows, bs_set, bs_andnot
 from ._memo cimport Memo, Node, memo_init, memo_free, memo_find, memo_insert, memo_bytes
-from ._limits cimport (Limits, limits_start, limits_rss, limits_interrupted, fst_now,
-                       RUNNING, STOP_TIME, STOP_MEMORY, STOP_INTERRUPT)
+from ._limits cimport (Limits, limits_start, limits_tick, fst_now,
+                       RUNNING, STOP_TIME, STOP_MEMORY)
 from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
                        RULE_LEAF_BUDGET)
 from ._rowpass cimport squares_loss
@@ -133,7 +133,7 @@ cdef bint _poll(SSearch* s) noexcept nogil:
     """Whether the search must stop: time and work at every node, memory and
     Ctrl-C every 0.1 s."""
     cdef double now
-    cdef long long rss
+    cdef int code
     if s.lim.stop != RUNNING:
         return True
     now = fst_now()
@@ -141,17 +141,13 @@ cdef bint _poll(SSearch* s) noexcept nogil:
         return _stop(s, STOP_TIME)
     if s.work_limit > 0 and s.work >= s.work_limit:
         return _stop(s, STOP_TIME)
-    if now >= s.lim.next_poll:
-        s.lim.next_poll = now + 0.1
-        rss = limits_rss(&s.lim)
-        if s.lim.memory_limit > 0 and rss > s.lim.memory_limit:
-            return _stop(s, STOP_MEMORY)
-        if limits_interrupted():
-            return _stop(s, STOP_INTERRUPT)
-        if s.reporter != NULL and now >= s.next_report:
-            s.next_report = now + s.report_every
-            with gil:
-                _report(s, now)
+    code = limits_tick(&s.lim, now, True)
+    if code > RUNNING:
+        return _stop(s, code)
+    if code == RUNNING and s.reporter != NULL and now >= s.next_report:
+        s.next_report = now + s.report_every
+        with gil:
+            _report(s, now)
     return s.lim.stop != RUNNING
 
 
