@@ -588,7 +588,6 @@ cdef node_t _open_child(SSearch* s, SLevel* L, int m, SCand* cd, bint right,
     cdef node_t nid
     cdef Node* nd
     cdef const int32_t* rows = L.rows + <int64_t> cd.col * s.n
-    cdef int k
     cdef uint64_t h
     if right:
         bs_andnot(C.key, L.key, L.left, s.nw)
@@ -600,13 +599,12 @@ cdef node_t _open_child(SSearch* s, SLevel* L, int m, SCand* cd, bint right,
         if s.binary:
             # the side's rows, gathered at level d + 1 (its floor reads them; a
             # stored node needs none)
-            k = _child_rows(s, L, C, m, cd, right)
+            _child_rows(s, L, C, m, cd, right)
             rows = C.rows
-        if right:
-            nid = _new_node(s, C.key, h, rows if s.binary else rows + cd.nl, m - cd.nl,
-                            cd.lossr)
-        else:
-            nid = _new_node(s, C.key, h, rows, cd.nl, cd.lossl)
+        elif right:
+            rows += cd.nl           # (the split's column order: the left side first)
+        nid = _new_node(s, C.key, h, rows, m - cd.nl if right else cd.nl,
+                        cd.lossr if right else cd.lossl)
         if nid < 0:
             return -1
     nd = &s.memo.nodes[nid]
