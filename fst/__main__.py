@@ -8,6 +8,7 @@
     fst data.csv --max-leaf-nodes 4        # the best tree of at most 4 leaves
     fst train.csv --test test.csv --cv 5 --lambdas 0.005,0.01,0.02,0.05
     fst data.csv --path 0.005,0.1          # the certified path
+    fst data.csv --front 6                 # the least loss of each size to 6 leaves
     fst --dpdt --max-depth 3               # DPDT: the accuracy/complexity front
     fst prices.csv --task regression       # FastSmallTreeRegressor (a target of
                                            # non-integer numbers is regression too)
@@ -23,7 +24,7 @@ import numpy as np
 
 from . import (DPDTClassifier, FastSmallTreeClassifier, FastSmallTreeClassifierCV,
                FastSmallTreeRegressor, FastSmallTreeRegressorCV, __version__,
-               regularization_path)
+               leaves_front, regularization_path)
 from .datasets import list_datasets, load_dataset
 
 _MISSING = {"", "NA", "?", "nan", "NaN"}
@@ -172,6 +173,10 @@ def _parser():
                         help="seconds a fit, or 'none' for no limit (default: 60)")
     parser.add_argument("--path", metavar="MIN,MAX",
                         help="print the certified regularization path over [MIN, MAX]")
+    parser.add_argument("--front", type=int, metavar="K",
+                        help="print the least training loss of a tree of at most k "
+                             "leaves for k = 1 .. K, each certified (--time-limit: for "
+                             "all of them), and the regularization path read from it")
     parser.add_argument("--cv", type=int, metavar="K",
                         help="choose the regularization by K-fold cross-validation, "
                              "printing each fold's score at each value as it is fitted")
@@ -195,6 +200,7 @@ def _check_options(args):
     """Options that cannot go together are an error, never silently ignored."""
     modes = [name for name, on in (("--cv", args.cv is not None),
                                    ("--path", args.path is not None),
+                                   ("--front", args.front is not None),
                                    ("--dpdt", args.dpdt)) if on]
     if len(modes) > 1:
         raise CommandError(f"{' and '.join(modes)} cannot go together: choose one")
@@ -210,6 +216,10 @@ def _check_options(args):
         raise CommandError("--min-samples-leaf does not apply to --dpdt")
     if args.max_leaf_nodes is not None and args.dpdt:
         raise CommandError("--max-leaf-nodes does not apply to --dpdt")
+    if args.max_leaf_nodes is not None and args.front is not None:
+        raise CommandError("--max-leaf-nodes does not apply to --front (K is its cap)")
+    if args.front is not None and args.front < 1:
+        raise CommandError(f"--front must be at least 1, not {args.front}")
     if args.max_leaf_nodes is not None and args.max_leaf_nodes < 2:
         raise CommandError(f"--max-leaf-nodes must be at least 2, not {args.max_leaf_nodes}")
     for name, value in (("--max-depth", args.max_depth), ("--cart-depth", args.cart_depth)):
@@ -273,6 +283,8 @@ def _main(argv):
         print(stated, flush=True)
     if args.path:
         return _path(args, X, y, time_limit, task)
+    if args.front is not None:
+        return _front(args, X, y, time_limit, task)
     regression = task == "regression"
     score_name = "R^2     " if regression else "accuracy"
     t0 = time.perf_counter()
@@ -336,6 +348,22 @@ def _path(args, X, y, time_limit, task):
         except ValueError as exc:
             raise CommandError(str(exc)) from None
     print(path)
+    _print_warnings(caught)
+    return 0
+
+
+def _front(args, X, y, time_limit, task):
+    t0 = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        front = leaves_front(X, y, max_leaf_nodes=args.front, max_depth=args.max_depth,
+                             min_samples_leaf=args.min_samples_leaf,
+                             time_limit=time_limit, task=task)
+        path = front.regularization_path()
+    print(front)
+    print(path)
+    print(f"time        {time.perf_counter() - t0:.3f} s  "
+          f"({len(front.fits_['max_leaf_nodes'])} searches)")
     _print_warnings(caught)
     return 0
 

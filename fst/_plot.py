@@ -10,8 +10,8 @@ def draw_front(ax, x, accuracy, lo, hi, *, symbol, xlabel, title, integer_x,
                certified=None, ylabel="training accuracy"):
     """Training accuracy (or another score, `ylabel`) against complexity, one
     point a tree labelled with the
-    interval of the trade-off (`symbol`: λ or α) where it is optimal;
-    steps join the points. `certified` (a boolean a point, or None) draws the
+    interval of the trade-off (`symbol`: λ or α) where it is optimal (lo and
+    hi None: no labels); steps join the points. `certified` (a boolean a point, or None) draws the
     points not certified hollow. Returns ax (a new figure's when None)."""
     try:
         import matplotlib.pyplot as plt
@@ -30,7 +30,7 @@ def draw_front(ax, x, accuracy, lo, hi, *, symbol, xlabel, title, integer_x,
         ax.plot([x[i] for i in bad], [accuracy[i] for i in bad], "o", mfc="none",
                 color="C0", label="not certified")
     mid = (min(x) + max(x)) / 2 if len(x) else 0.0
-    for i in range(len(x)):
+    for i in range(len(x) if lo is not None else 0):
         # labels of the right half lean left, so none runs off the axes
         right = x[i] > mid
         ax.annotate(_interval(symbol, lo[i], hi[i]), (x[i], accuracy[i]),

@@ -60,6 +60,20 @@ def test_cli_prints_the_path_and_cross_validates(tmp_path, capsys):
     assert "cross-validation: regularization" in out and "over 3 folds" in out
 
 
+def test_cli_prints_the_leaves_front_and_the_path_read_from_it(tmp_path, capsys):
+    data = _iris_csv(tmp_path)
+    assert main(["--csv", data, "--target", "species", "--front", "4"]) == 0
+    out = capsys.readouterr().out
+    assert "LeavesFront(1 to 4 leaves, certified" in out
+    assert "leaves<=3  loss=0.04 " in out and "RegularizationPath(" in out
+    assert "(4 searches)" in out
+    for argv, message in ((["--front", "3", "--max-leaf-nodes", "3"], "does not apply"),
+                          (["--front", "0"], "at least 1"),
+                          (["--front", "3", "--cv", "3"], "cannot go together")):
+        assert main(["--csv", data, "--target", "species"] + argv) == 2
+        assert message in capsys.readouterr().err
+
+
 def test_cli_errors_are_one_line(tmp_path, capsys):
     bad = _csv(tmp_path, "bad.csv", "a,b,label\n1,2,x\n3,zz,y\n")
     good = _csv(tmp_path, "good.csv", "a,b,label\n1,2,x\n3,4,y\n")
