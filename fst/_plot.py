@@ -1,4 +1,5 @@
-"""The front plots of the regularization path and of DPDT, drawn one way."""
+"""The front plots of the regularization path, the leaves front and DPDT, drawn
+one way."""
 
 
 def _interval(symbol, lo, hi):
