@@ -333,8 +333,13 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
 
     most = None if max_depth is None else 2 ** int(max_depth)
     entries = []
+    interrupted = False
     for k in range(1, K + 1):
         prev = entries[-1] if entries else None
+        if interrupted:
+            # Ctrl-C ends the front: the larger counts keep the last tree
+            entries.append(dict(prev, lower=data.floor))
+            continue
         if prev is not None and (
                 (prev["lower"] >= prev["fit"].loss - _PATH_TOL
                  and prev["fit"].loss <= data.floor + _PATH_TOL)
@@ -350,6 +355,7 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
                 continue
             left = max(left, 1e-3) / (K - k + 1)
         f, lower = fit(k, left)
+        interrupted = f.clf.status_ == "interrupted"
         if prev is not None and prev["fit"].loss < f.loss - _PATH_TOL:
             f = prev["fit"]         # a stopped search: the smaller count's tree is better
         entries.append({"fit": f, "lower": max(lower, data.floor)})

@@ -244,3 +244,30 @@ def test_plot_front_draws_every_count(tmp_path):
     xs = np.concatenate([line.get_xdata() for line in ax.get_lines()[1:]])
     assert sorted(xs.tolist()) == [1, 2, 3, 4]
     ax.figure.savefig(tmp_path / "front.png")
+
+
+def test_ctrl_c_ends_the_front_with_what_it_proved(monkeypatch):
+    """Ctrl-C in a count's search ends the front there: that count keeps its
+    best tree, the larger counts are not searched, and the front warns."""
+    import fst._engine as engine
+    from sklearn.datasets import load_breast_cancer
+    X, y = load_breast_cancer(return_X_y=True)
+    original = engine.EngineSearch._search
+    calls = []
+
+    def patched(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(engine.EngineSearch, "_search", patched)
+    with pytest.warns(NotCertifiedWarning, match="leaves front stopped"):
+        front = leaves_front(X, y, max_leaf_nodes=6, time_limit=30)
+    searched = front.fits_["max_leaf_nodes"].tolist()
+    last = searched[-1]
+    assert last < 6 and not front.fits_["optimal"][-1]
+    f = front.front_
+    assert not f["optimal"][last - 1:].any()
+    assert all(t is front.trees_[last - 1] for t in front.trees_[last:])
+    assert np.all(f["lower_bound"] <= f["loss"] + 1e-12)
