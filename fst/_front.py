@@ -66,9 +66,10 @@ class LeavesFront:
     loss_floor_ : float
         The least loss of any tree (rows with identical features share a leaf).
     lambda_cover_ : float
-        The least regularization from which the optimum over every tree is one
-        of ``trees_`` (a tree of more leaves than the front's cap costs more):
-        ``regularization_path()`` holds from there up.
+        The least regularization from which no tree of more leaves than the
+        front's cap is better than the front's best: from there up, the optimum
+        over every tree is one of ``trees_`` where the front is certified, and
+        ``regularization_path()`` starts there.
     classes_ : ndarray or None
         None for a regression front.
     """
@@ -102,6 +103,7 @@ class LeavesFront:
 
     @property
     def max_leaf_nodes(self):
+        """The front's largest number of leaves."""
         return len(self.trees_)
 
     @property
