@@ -9,5 +9,6 @@ from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
 __all__ = ["DPDTClassifier", "FastSmallTreeClassifier", "FastSmallTreeClassifierCV",
            "FastSmallTreeRegressor", "FastSmallTreeRegressorCV", "IncompleteMDPWarning",
-           "LeavesFront", "NotCertifiedWarning", "RegularizationPath", "leaves_front", "regularization_path"]
+           "LeavesFront", "NotCertifiedWarning", "RegularizationPath", "leaves_front",
+           "regularization_path"]
 __version__ = "0.1.0"

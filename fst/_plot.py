@@ -10,10 +10,10 @@ def _interval(symbol, lo, hi):
 def draw_front(ax, x, accuracy, lo, hi, *, symbol, xlabel, title, integer_x,
                certified=None, ylabel="training accuracy"):
     """Training accuracy (or another score, `ylabel`) against complexity, one
-    point a tree labelled with the
-    interval of the trade-off (`symbol`: λ or α) where it is optimal (lo and
-    hi None: no labels); steps join the points. `certified` (a boolean a point, or None) draws the
-    points not certified hollow. Returns ax (a new figure's when None)."""
+    point a tree labelled with the interval of the trade-off (`symbol`: λ or α)
+    where it is optimal (lo and hi None: no labels); steps join the points.
+    `certified` (a boolean a point, or None) draws the points not certified
+    hollow. Returns ax (a new figure's when None)."""
     try:
         import matplotlib.pyplot as plt
         from matplotlib.ticker import MaxNLocator
