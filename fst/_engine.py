@@ -7,8 +7,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._core._depth_search import (DepthSearch, MAX_ENGINE_DEPTH, deeper_trees_lower_bound,
-                                  leaf_budget_leaves)
+from ._core._depth_search import (MAX_ENGINE_DEPTH, MEMO_BYTES, DepthSearch, EngineMemo,
+                                  deeper_trees_lower_bound, leaf_budget_leaves)
 from ._core._limits import STATUS_NAMES, clock
 from ._core._columns import PreparationStopped, row_groups
 from ._core._problem import _column_space, rank_space
@@ -125,7 +125,7 @@ class EngineSearch:
     (K above is then min(K, k)), and regularization may be 0."""
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH,
-                 keep_deepening=False, pair_sums=True, last_time_limit=None):
+                 keep_deepening=False, pair_sums=True, last_time_limit=None, memo=True):
         """space: an `engine_space`; config: the search's configuration
         (`fst._core._config.make_config`), of which the engine reads
         regularization, max_depth, rules, n_threads, time_limit, memory_limit and
@@ -138,6 +138,8 @@ class EngineSearch:
         under squared error on binary columns, the nodes of depth two and three
         below the root solved from their column pairs' and triples' sums (off:
         by the column passes, as on any columns; the same trees);
+        memo: under a leaf cap, each search keeps the nodes it searched below its
+        root (`_depth_memo`; off: every repeat searched again, the same trees);
         last_time_limit: without max_depth, the seconds (from the run's start)
         the search that would certify may run to, when that is longer than the
         config's time_limit (that search is the last one the leaf budget needs:
@@ -178,6 +180,14 @@ class EngineSearch:
         self._work_limit = int(config["work_limit"] or 0)
         self._min_leaf = int(config.get("min_leaf", 1))
         self._pair_sums = bool(pair_sums)
+        # under a leaf cap, the stores of the nodes searched below the root,
+        # kept from each depth's search to the next (`_depth_memo`): a quarter of
+        # the memory limit, MEMO_BYTES without one
+        self._memo = None
+        if memo and self._max_leaves:
+            self._memo = EngineMemo(
+                int(config["n_threads"]),
+                self._memory_limit // 4 if self._memory_limit > 0 else MEMO_BYTES)
         self._first = min(2, self.max_depth) if deepen else self.max_depth
         self._s = None
         self._depth = 0
@@ -202,7 +212,7 @@ class EngineSearch:
                            final_depth=depth if self.unlimited else self.max_depth,
                            work_limit=work, weight=self._weight, min_leaf=self._min_leaf,
                            max_leaves=self._max_leaves, target=self._target,
-                           pair_sums=self._pair_sums)
+                           pair_sums=self._pair_sums, memo=self._memo)
 
     def _direct(self):
         """The search of max_depth alone, when deepening to it would not pay: its
@@ -367,6 +377,7 @@ class EngineSearch:
         st = {k: sum(r[k] for r in self._stats) for k in
               ("nodes", "evaluations", "column_passes", "leaf_budget_depths",
                   "leaf_allocations", "segment_bounds", "segment_prunes", "peel_nodes",
+                  "memo_hits",
                   "seconds")}
         st["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in self._stats)
         st["engine"] = "depth"

@@ -45,11 +45,13 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # which that engine deepens even where its deepest search could not certify
 # (True: to its deepest; off: none, the deeper trees left to the general
 # search); `general_search`, whether the general search follows the engine
-# there (None: where its row bitsets pay, `general_search_pays`).
+# there (None: where its row bitsets pay, `general_search_pays`); `pair_sums`,
+# the regressor's engine solving binary nodes from its columns' sums;
+# `engine_memo`, the engine's store of searched nodes under a leaf cap.
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
                   "leaf_budget_probe", "leaf_budget_deepen", "general_search",
-                  "pair_sums")
+                  "pair_sums", "engine_memo")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -669,7 +671,8 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         if params["max_depth"] is None or params["max_depth"] >= max_leaves - 1:
             capped["max_depth"] = None
         search = EngineSearch(space.problem, capped, depth_cap=MAX_ENGINE_DEPTH,
-                              deepen=own.get("engine_deepen", True))
+                              deepen=own.get("engine_deepen", True),
+                              memo=own.get("engine_memo", True))
     elif space.engine and max_depth is None:
         # weights the general search cannot count, or continuous columns whose
         # row bitsets do not pay (`_search_space`): the engine by leaf budget
@@ -1047,6 +1050,7 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
         # yet reached
         search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
                               depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
-                              keep_deepening=True, pair_sums=own.get("pair_sums", True))
+                              keep_deepening=True, pair_sums=own.get("pair_sums", True),
+                              memo=own.get("engine_memo", True))
     return RegressionPlan(space, search, config, params,
                           None if deadline < 0 else deadline)

@@ -7,6 +7,7 @@ from ._typedefs cimport int32_t, int64_t, uint8_t, TOL
 from ._limits cimport Limits
 from ._context cimport fst_shared_t
 from ._rowpass cimport DSpace
+from ._depth_memo cimport DMemo
 
 
 cdef struct SetBest:
@@ -118,6 +119,8 @@ cdef struct DEngine:
     bint quads          # ... and a node of depth four from its column
                         # quadruples' sums
     int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
+    DMemo* memo         # under a leaf cap, the nodes below the root searched so
+                        # far (`_depth_memo`; NULL: none kept)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap
                         # order): the root's best before any split is valued

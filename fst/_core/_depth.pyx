@@ -45,7 +45,7 @@ from libc.string cimport memcpy, memset
 from libc.stdlib cimport qsort
 from libc.math cimport NAN
 
-from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
+from ._typedefs cimport int32_t, int64_t, uint8_t, uint64_t, TOL, INF
 from ._limits cimport limits_tick, fst_now, RUNNING, STOP_TIME, STOP_INTERRUPT
 from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
                         fst_shared_set_stop, fst_claim, fst_store_double)
@@ -57,6 +57,7 @@ from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
                        leaf_beside_only, leaf_beside_split_bound, LEAF_MANY)
 from ._squares cimport segment_bound, by_sums, solve_sums
+from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _child_hints, _column_run, _shrink_up,
                               _shrink_down, _positions)
@@ -137,13 +138,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef double leaf = leaf_loss(sp, cnt, m) + sp.lam
-    cdef double best, lbmin, v, low, floor
+    cdef double v, floor
     cdef int k
-    cdef int64_t nt[2]
-    cdef double b1[2]
-    cdef int32_t a1[2]
-    cdef int u
-    cdef bint par
     L.best[0] = -1
     L.best_leaves = 1
     L.seeded = False
@@ -182,6 +178,52 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
             L.seeded = True
             v = e.seed_value
         return v
+    if e.memo != NULL and 2 <= d < e.max_depth:
+        return _solve_kept(e, d, ord, m, cnt, B, kc, leaf, exact)
+    return _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
+
+
+cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
+                        double B, int kc, double leaf, bint* exact) noexcept nogil:
+    """`_solve_node` through the store of searched nodes (`_depth_memo`): a node
+    searched before is answered by what that search proved, its exact answer
+    (the canonical tree, as a bound above B when its value is above it) or a
+    bound above B; a node searched now leaves its answer there unless a stop
+    cut it short."""
+    cdef DLevel* L = &e.lv[d]
+    cdef uint64_t h = memo_hash(ord, m, d, kc)
+    cdef MemoEntry* x = memo_find(e.memo, h, ord, m, d, kc)
+    cdef double v
+    if x.hash != 0 and (x.exact or x.value > B + TOL):
+        e.memo.hits += 1
+        if x.exact:
+            memcpy(L.best, x.tree, _heap_size(d) * sizeof(int32_t))
+            L.best_leaves = x.leaves
+            exact[0] = x.value <= B + TOL
+        else:
+            exact[0] = False
+        return x.value
+    e.memo.misses += 1
+    v = _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
+    if e.lim.stop == RUNNING:
+        memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),
+                 L.best_leaves)
+    return v
+
+
+cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
+                        double B, int kc, double leaf, bint* exact) noexcept nogil:
+    """`_solve` of a node of depth d >= 1 past its leaf's own answers: as a
+    leaf beside a subtree (`_solve_peel`), else by its columns."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef double best, lbmin, v, low
+    cdef int k
+    cdef int64_t nt[2]
+    cdef double b1[2]
+    cdef int32_t a1[2]
+    cdef int u
+    cdef bint par
     if (sp.rules & RULE_PEEL_LEAF) and d >= 2:
         k = _peel_cap(e, d, cnt, B, kc)
         if leaf_beside_only(d, k):

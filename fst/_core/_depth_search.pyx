@@ -21,6 +21,7 @@ from ._squares cimport by_sums
 from ._depth cimport (DSpace, DLevel, DEngine, SetBest, ColKey, _heap_size, _solve,
                      engine_poll, LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 from ._depth_columns cimport engine_root_bound
+from ._depth_memo cimport DMemo, memo_new, memo_free
 
 cnp.import_array()
 
@@ -37,6 +38,9 @@ TRIPLE_MAX_COLUMNS = 128
 # The most columns whose quadruples' sums a depth-four node keeps (4 C(p, 4)
 # doubles: 20 MB at 64).
 QUAD_MAX_COLUMNS = 64
+# The bytes of the stores of searched nodes under a leaf cap (`_depth_memo`)
+# without a memory limit, shared by the engines.
+MEMO_BYTES = 1 << 30
 
 
 def leaf_budget_leaves(double budget, double floor, double lam):
@@ -96,6 +100,39 @@ cdef void _engine_main(void* arg, int t) noexcept nogil:
     cdef EngineWork* w = <EngineWork*> arg
     w.value[t] = _solve(w.engines[t], w.depth, w.ord, w.engines[t].sp.n, w.cnt, INF,
                         w.engines[t].max_leaves, &w.exact[t])
+
+
+cdef class EngineMemo:
+    """The stores of searched nodes under a leaf cap (`_depth_memo`), one an
+    engine of a search's threads, kept from one depth's search to the next: a
+    node below the root is the same subproblem (its rows, depth left and leaf
+    cap) whichever depth the root has, so a deeper search answers from the
+    shallower's nodes.  max_bytes between them."""
+    cdef DMemo** stores
+    cdef int n
+
+    def __cinit__(self, int n_threads, long long max_bytes):
+        cdef int t
+        self.n = max(n_threads, 1)
+        self.stores = <DMemo**> calloc(self.n, sizeof(DMemo*))
+        if self.stores == NULL:
+            raise MemoryError()
+        for t in range(self.n):
+            self.stores[t] = memo_new(max_bytes // self.n)
+
+    def __dealloc__(self):
+        cdef int t
+        if self.stores != NULL:
+            for t in range(self.n):
+                memo_free(self.stores[t])
+            free(self.stores)
+
+    @property
+    def hits(self):
+        """Nodes answered from the stores."""
+        cdef int t
+        return sum(int(self.stores[t].hits) for t in range(self.n)
+                   if self.stores[t] != NULL)
 
 
 cdef class DepthSearch:
@@ -160,6 +197,12 @@ cdef class DepthSearch:
         RULE_TRANSFER, RULE_LEAF_BUDGET and RULE_SEGMENT (the k-segmentation
         floor) apply: leaf support needs a loss that a row's class bounds.
         None: classification.
+    pair_sums : bool
+        Squared error on binary columns: the nodes of depth two to four solved
+        from their columns' sums (`_squares.solve_sums`).
+    memo : EngineMemo or None
+        Under max_leaves, the stores of the nodes searched below the root,
+        kept for the next depth's search (None: none kept; the same trees).
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -176,13 +219,16 @@ cdef class DepthSearch:
     cdef double _time_limit
     cdef object _cnt
     cdef object _reporter       # the progress reporter each engine points to
+    cdef EngineMemo _memo       # the stores the engines point to (None: none)
+    cdef long long _hits0       # their hits before this search
     cdef double* col_lb         # the root's columns' closed bounds (the engines')
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
                   int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
                   final_depth=None, long long work_limit=0, weight=None, int min_leaf=1,
-                  int max_leaves=0, target=None, bint pair_sums=True):
-        cdef int p, n, K, d
+                  int max_leaves=0, target=None, bint pair_sums=True,
+                  EngineMemo memo=None):
+        cdef int p, n, K, d, t
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=1] S = np.ascontiguousarray(col_start, dtype=np.int32)
@@ -303,6 +349,12 @@ cdef class DepthSearch:
         for d in range(max_depth + 1):
             self._alloc_level(&self.e.lv[d], d, n, p, K)
         self._make_engines(n, p, K)
+        if memo is not None and max_leaves > 0:
+            # under a leaf cap, each engine's store of the nodes searched
+            self._memo = memo
+            self._hits0 = memo.hits
+            for t in range(min(self.n_workers, memo.n)):
+                self.engines[t].memo = memo.stores[t]
         self.upper_bound = INF
         self.lower_bound = -INF
         self.solved = False
@@ -648,6 +700,7 @@ cdef class DepthSearch:
                                       for t in range(self.n_workers)),
                 "peel_nodes": sum(int(self.engines[t].peel_nodes)
                                   for t in range(self.n_workers)),
+                "memo_hits": 0 if self._memo is None else self._memo.hits - self._hits0,
                 "seconds": float(self.seconds),
                 "peak_rss_bytes": int(self.e.lim.peak_rss),
                 "threads": int(self.n_workers),

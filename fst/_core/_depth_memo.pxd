@@ -1,0 +1,184 @@
+# The depth-limited engine's store of searched subproblems under a leaf cap.
+#
+# A node below the root is fixed by its rows, its depth d and its leaf cap kc:
+# R(X, d, kc) depends on nothing else (the data, lam and the rules are the
+# search's), and an exact answer of `_depth._solve` is the canonical optimal
+# tree whatever its budget and the order its splits were met in (`_takes`).
+# Under a leaf cap the same (X, d, kc) is searched again and again: each
+# allocation of a split's leaves searches its children at another cap, and two
+# orders of the same splits reach the same rows.  The store keeps each exact
+# answer (value and tree) and each bound proven above a budget, so that a repeat
+# is answered at once: the exact answer itself (as a bound above the budget when
+# its value is above it), or the bound when it is above the new budget.  An
+# entry only ever says what a search of the same subproblem would prove, and an
+# exact answer is the one it would find, so the trees, values and certificates
+# do not depend on what the store holds (a full store only stops adding).
+#
+# A node's rows are its first column's order (`ord[0 .. m)`: by rank, then row
+# index, as every column is kept), the same sequence for the same set however
+# it was reached, so that sequence is the key.  One store an engine (each
+# thread its own), freed with the search.
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memcpy, memcmp
+
+from libc.stdint cimport uint32_t
+
+from ._typedefs cimport int32_t, int64_t, uint64_t
+
+
+cdef struct MemoEntry:
+    uint64_t hash       # 0: an empty slot
+    int32_t m           # the node's rows
+    int32_t d           # its depth
+    int32_t kc          # its leaf cap
+    int32_t leaves      # exact: its tree's leaves
+    bint exact          # value is R(X, d, kc) (tree its canonical tree), else a
+    double value        # lower bound proven on it
+    int32_t* rows       # the m rows, first column's order (owned)
+    int32_t* tree       # exact: the tree, heap order of depth d (owned; else NULL)
+
+
+cdef struct DMemo:
+    MemoEntry* slots    # capacity slots, open addressing, linear probing
+    int64_t capacity    # a power of two
+    int64_t count       # slots in use (at most half the capacity)
+    int64_t bytes       # bytes held (slots and every entry's arrays)
+    int64_t max_bytes   # past this, nothing is added
+    int64_t hits        # subproblems answered from the store
+    int64_t misses      # subproblems looked up and searched
+
+
+cdef inline DMemo* memo_new(int64_t max_bytes) noexcept nogil:
+    """An empty store of at most max_bytes (NULL when even its table does not
+    fit: the search then runs without one)."""
+    cdef DMemo* M
+    cdef int64_t cap = 1024
+    if max_bytes < cap * <int64_t> sizeof(MemoEntry) * 4:
+        return NULL
+    M = <DMemo*> calloc(1, sizeof(DMemo))
+    if M == NULL:
+        return NULL
+    M.slots = <MemoEntry*> calloc(cap, sizeof(MemoEntry))
+    if M.slots == NULL:
+        free(M)
+        return NULL
+    M.capacity = cap
+    M.bytes = cap * sizeof(MemoEntry)
+    M.max_bytes = max_bytes
+    return M
+
+
+cdef inline void memo_free(DMemo* M) noexcept nogil:
+    cdef int64_t i
+    if M == NULL:
+        return
+    for i in range(M.capacity):
+        if M.slots[i].hash != 0:
+            free(M.slots[i].rows)
+            free(M.slots[i].tree)
+    free(M.slots)
+    free(M)
+
+
+cdef inline uint64_t memo_hash(const int32_t* rows, int m, int d, int kc) noexcept nogil:
+    """FNV-1a over the rows, the depth and the cap (never 0: 0 marks an empty
+    slot)."""
+    cdef uint64_t h = 1469598103934665603ULL
+    cdef int i
+    for i in range(m):
+        h = (h ^ <uint64_t> <uint32_t> rows[i]) * 1099511628211ULL
+    h = (h ^ <uint64_t> d) * 1099511628211ULL
+    h = (h ^ <uint64_t> kc) * 1099511628211ULL
+    return h if h != 0 else 1
+
+
+cdef inline MemoEntry* memo_find(DMemo* M, uint64_t h, const int32_t* rows, int m, int d,
+                                 int kc) noexcept nogil:
+    """The entry of (rows, d, kc), or the empty slot where it would go."""
+    cdef int64_t mask = M.capacity - 1
+    cdef int64_t i = <int64_t> (h & <uint64_t> mask)
+    cdef MemoEntry* x
+    while True:
+        x = &M.slots[i]
+        if x.hash == 0:
+            return x
+        if (x.hash == h and x.m == m and x.d == d and x.kc == kc
+                and memcmp(x.rows, rows, m * sizeof(int32_t)) == 0):
+            return x
+        i = (i + 1) & mask
+
+
+cdef inline bint _memo_grow(DMemo* M) noexcept nogil:
+    """Double the table (its entries moved, their arrays kept); False when that
+    would pass max_bytes or memory is short."""
+    cdef int64_t cap = M.capacity * 2, i, j, mask = cap - 1
+    cdef MemoEntry* slots
+    if M.bytes + cap * <int64_t> sizeof(MemoEntry) > M.max_bytes:
+        return False
+    slots = <MemoEntry*> calloc(cap, sizeof(MemoEntry))
+    if slots == NULL:
+        return False
+    for i in range(M.capacity):
+        if M.slots[i].hash != 0:
+            j = <int64_t> (M.slots[i].hash & <uint64_t> mask)
+            while slots[j].hash != 0:
+                j = (j + 1) & mask
+            slots[j] = M.slots[i]
+    free(M.slots)
+    M.bytes += (cap - M.capacity) * <int64_t> sizeof(MemoEntry)
+    M.slots = slots
+    M.capacity = cap
+    return True
+
+
+cdef inline void memo_put(DMemo* M, uint64_t h, const int32_t* rows, int m, int d, int kc,
+                          bint exact, double value, const int32_t* tree, int tree_size,
+                          int leaves) noexcept nogil:
+    """Record what a search of (rows, d, kc) proved: its exact answer (value,
+    tree of tree_size entries, leaves), or a lower bound (kept where it is
+    above the bound held and the entry is not exact)."""
+    cdef MemoEntry* x = memo_find(M, h, rows, m, d, kc)
+    cdef int64_t need
+    if x.hash != 0:
+        if x.exact:
+            return
+        if not exact:
+            if value > x.value:
+                x.value = value
+            return
+        x.tree = <int32_t*> malloc(tree_size * sizeof(int32_t))
+        if x.tree == NULL:
+            return
+        memcpy(x.tree, tree, tree_size * sizeof(int32_t))
+        M.bytes += tree_size * sizeof(int32_t)
+        x.exact = True
+        x.value = value
+        x.leaves = leaves
+        return
+    need = (m + (tree_size if exact else 0)) * <int64_t> sizeof(int32_t)
+    if M.bytes + need > M.max_bytes:
+        return
+    if 2 * (M.count + 1) > M.capacity:
+        if not _memo_grow(M):
+            return
+        x = memo_find(M, h, rows, m, d, kc)
+    x.rows = <int32_t*> malloc(m * sizeof(int32_t))
+    x.tree = <int32_t*> malloc(tree_size * sizeof(int32_t)) if exact else NULL
+    if x.rows == NULL or (exact and x.tree == NULL):
+        free(x.rows)
+        free(x.tree)
+        x.rows = NULL
+        x.tree = NULL
+        return
+    memcpy(x.rows, rows, m * sizeof(int32_t))
+    if exact:
+        memcpy(x.tree, tree, tree_size * sizeof(int32_t))
+    x.hash = h
+    x.m = m
+    x.d = d
+    x.kc = kc
+    x.exact = exact
+    x.value = value
+    x.leaves = leaves
+    M.count += 1
+    M.bytes += need
