@@ -92,9 +92,10 @@ DPDT_TIME_SHARE = 0.1
 # A fit without max_depth on continuous columns runs the engine by leaf budget
 # (`LeafBudgetSearch`, after the general search's short first run) for at most
 # this share of its time limit and to this depth at most; the general search
-# has the rest.  The engine keeps no store of subproblems, so deeper searches
-# repeat their subtrees' work: past depth four the general search, which stores
-# them, is the faster (measured on small problems whose optimum is deep).
+# has the rest.  Without a leaf cap the engine keeps no store of subproblems,
+# so deeper searches repeat their subtrees' work: past depth four the general
+# search, which stores them, is the faster (measured on small problems whose
+# optimum is deep).
 LEAF_BUDGET_TIME_SHARE = 0.5
 LEAF_BUDGET_DEPTH = 4
 # ... except the search that would certify (its depth holds every tree as good
