@@ -2,6 +2,7 @@
 sorted per column, no row bitsets) and a search object with the interface the
 estimator reads (`run`, `extract`, `upper_bound`, `lower_bound`, `solved`,
 `stats`)."""
+import hashlib
 import time
 from types import SimpleNamespace
 
@@ -14,7 +15,7 @@ from ._core._columns import PreparationStopped, row_groups
 from ._core._problem import _column_space, rank_space
 from ._core._squares_search import SquaresSearch
 
-__all__ = ["EngineSearch", "SquaresGeneralSearch", "engine_space", "loss_floor",
+__all__ = ["EngineSearch", "MemoShare", "SquaresGeneralSearch", "engine_space", "loss_floor",
            "MAX_ENGINE_DEPTH", "MAX_ENGINE_CLASSES"]
 
 # The stop code of Ctrl-C (`fst._core._limits.STATUS_NAMES`).
@@ -100,6 +101,39 @@ def loss_floor(space, group=None):
     return max(floor * (1.0 - 1e-12), 0.0)
 
 
+class MemoShare:
+    """The engine's store of searched nodes under a leaf cap (`_depth_memo`)
+    handed from one fit to the next, as `leaves_front` fits one leaf cap after
+    another on the same data.  A node below the root is the subproblem
+    R(rows, depth left, leaf cap), which neither the root's depth nor its cap
+    changes, so the store of one fit answers the next while the problem is the
+    same (`_problem_key`: the space's arrays, costs, weights and targets, lam,
+    the rules, min_samples_leaf and the threads); a fit on another problem
+    starts a new store here."""
+
+    def __init__(self):
+        self.key = None
+        self.memo = None
+
+
+def _problem_key(space, config):
+    """A digest of what the answers of the engine's nodes below the root depend
+    on: the ranked columns, the classes and costs (or targets), the weights,
+    lam, the rules, min_leaf and the threads (each engine its own store)."""
+    h = hashlib.blake2b(digest_size=16)
+    for a in (space.row_rank, space.col_order, space.col_start, space.y, space.cost,
+              getattr(space, "row_weight", None), getattr(space, "target", None)):
+        if a is None:
+            h.update(b"none")
+        else:
+            a = np.ascontiguousarray(a)
+            h.update(str((a.dtype.str, a.shape)).encode())
+            h.update(a.tobytes())
+    h.update(repr((float(config["regularization"]), int(config["rules"]),
+                   int(config.get("min_leaf", 1)), int(config["n_threads"]))).encode())
+    return h.digest()
+
+
 class EngineSearch:
     """The depth-limited engine on an `engine_space`, deepened one level at a time:
     the optimum of depth d - 1 is a real tree of depth at most d, so it seeds the
@@ -139,7 +173,9 @@ class EngineSearch:
         below the root solved from their column pairs' and triples' sums (off:
         by the column passes, as on any columns; the same trees);
         memo: under a leaf cap, each search keeps the nodes it searched below its
-        root (`_depth_memo`; off: every repeat searched again, the same trees);
+        root (`_depth_memo`; off: every repeat searched again, the same trees),
+        kept from each depth's search to the next; a `MemoShare`: also taken
+        from and left to the other fits given the same share;
         last_time_limit: without max_depth, the seconds (from the run's start)
         the search that would certify may run to, when that is longer than the
         config's time_limit (that search is the last one the leaf budget needs:
@@ -184,10 +220,16 @@ class EngineSearch:
         # kept from each depth's search to the next (`_depth_memo`): a quarter of
         # the memory limit, MEMO_BYTES without one
         self._memo = None
-        if memo and self._max_leaves:
-            self._memo = EngineMemo(
-                int(config["n_threads"]),
-                self._memory_limit // 4 if self._memory_limit > 0 else MEMO_BYTES)
+        if memo is not None and memo is not False and self._max_leaves:
+            key = _problem_key(space, config)
+            if isinstance(memo, MemoShare) and memo.key == key:
+                self._memo = memo.memo
+            else:
+                self._memo = EngineMemo(
+                    self._n_threads,
+                    self._memory_limit // 4 if self._memory_limit > 0 else MEMO_BYTES)
+                if isinstance(memo, MemoShare):
+                    memo.key, memo.memo = key, self._memo
         self._first = min(2, self.max_depth) if deepen else self.max_depth
         self._s = None
         self._depth = 0

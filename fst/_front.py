@@ -33,6 +33,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ._classifier import FastSmallTreeClassifier
+from ._engine import MemoShare
 from ._path import _PATH_TOL, RegularizationPath, _check_lambda, _Fit
 from ._plot import draw_front
 from ._regressor import FastSmallTreeRegressor
@@ -316,6 +317,10 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
         del params["cost_matrix"], params["class_weight"]
     data = _prepare(estimator(regularization=0.0, **params), X, y, sample_weight, regression)
     log = []
+    # the counts' searches share the engine's store of searched nodes: a node
+    # below the root is the subproblem (rows, depth left, leaf cap) whatever the
+    # root's cap, so each count answers from the nodes of the counts before
+    share = MemoShare()
 
     def fit(k, seconds):
         # the single leaf: any lam above its loss makes it the optimum (a split
@@ -324,6 +329,7 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
         est = estimator(regularization=lam, **dict(
             params, max_leaf_nodes=k if k > 1 else None, time_limit=seconds))
         est._report_stops = False
+        est._overrides = {"engine_memo": share}
         t0 = time.perf_counter()
         est.fit(X, y, sample_weight=sample_weight)
         out = _Fit(lam, est)

@@ -225,3 +225,43 @@ def test_command_line_takes_it(capsys):
     assert "at least 2" in capsys.readouterr().err
     assert main(["--dpdt", "--max-leaf-nodes", "3"]) == 2
     assert "--dpdt" in capsys.readouterr().err
+
+
+def test_a_store_shared_between_fits_changes_no_answer():
+    """One store of searched nodes handed from fit to fit (as the leaves front
+    does), over caps in a mixed order and depth caps on and off: every fit is
+    the brute-force optimum with the tree and bound of a fit without a store;
+    a fit on other data starts its own store."""
+    from fst._engine import MemoShare
+    used = 0
+    for kind in ("random", "continuous", "unbounded"):
+        for seed in range(0, 30, 3):
+            X, y, cost, lam, depth, w, ml, _ = _problem(kind, seed)
+            y_idx, full = problem_cost(y, cost)
+            share = MemoShare()
+            for k in (6, 3, 5, 2, 4):
+                expected = optimal_objective(X, y_idx, full, lam, depth, weights=w,
+                                             min_leaf=ml, max_leaves=k)
+                fits = []
+                for store in (share, False):
+                    clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
+                                                  max_depth=depth, min_samples_leaf=ml,
+                                                  max_leaf_nodes=k, time_limit=None)
+                    clf._overrides = {"engine_memo": store}
+                    fits.append(clf.fit(X, y, sample_weight=w))
+                on, off = fits
+                assert on.optimal_ and on.objective_ == pytest.approx(expected, abs=1e-9)
+                assert rescore(on, X, y_idx, full, lam, w) == pytest.approx(expected, abs=1e-9)
+                for attr in ("feature", "threshold", "children_left", "children_right"):
+                    np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
+                                                  getattr(off.estimator_.tree_, attr))
+                assert on.lower_bound_ == off.lower_bound_
+                used += on.search_stats_["memo_hits"] > 0
+            other = random_problem(9999)
+            before = share.memo
+            clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=5,
+                                          time_limit=None)
+            clf._overrides = {"engine_memo": share}
+            clf.fit(other[0], other[1])
+            assert before is None or share.memo is not before
+    assert used >= 10, used
