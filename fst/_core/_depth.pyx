@@ -42,7 +42,6 @@ The search object, its threads and its result are `_depth_search.DepthSearch`.
 #   an entry is a global split id, or -1 for a leaf.
 """
 from libc.string cimport memcpy, memset
-from libc.stdlib cimport qsort
 from libc.math cimport NAN
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, uint64_t, TOL, INF
@@ -60,7 +59,7 @@ from ._squares cimport segment_bound, by_sums, solve_sums
 from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _child_hints, _column_run, _shrink_up,
-                              _shrink_down, _positions)
+                              _shrink_down, _positions, _peel_order, _peel_leaves)
 
 
 # --------------------------------------------------------------- the limits
@@ -427,97 +426,6 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
     _columns(e, d, ord, m, cnt, B, kc, V, True, _lower(sp, cnt, m, d), &best, &lbmin)
     # (V bounds the trees of depth d - 1)
     return _answer(e, best, lbmin if lbmin < V else V, B, exact)
-
-
-cdef bint _peel_leaves(DEngine* e, int d, int u, int m, const double* cnt, int* lo,
-                       int* hi) noexcept nogil:
-    """Column u's thresholds of a node of `_solve_peel` (`_column_run`, with
-    each row's own worst cost: the subset bound reads it whatever the rules) and
-    at each threshold j its left and right sides as leaves (L.lbl[j],
-    L.lbr[j], lam included) and its left side's floor (L.lbv[j]).  False when
-    the column has none."""
-    cdef DSpace* sp = &e.sp
-    cdef DLevel* L = &e.lv[d]
-    cdef int K = sp.K
-    cdef const int32_t* yk = L.yk + <int64_t> u * m
-    cdef const double* wk = _weights(&e.sp, L, u, m)
-    cdef int32_t* tpos = L.tpos
-    cdef double* cl = L.cnt + 2 * K
-    cdef double* cr = L.cnt + 3 * K
-    cdef int i, j, k
-    if not _column_run(sp, L, u, m, True, lo, hi):
-        return False
-    for k in range(K):
-        cl[k] = 0
-    i = 0
-    for j in range(lo[0], hi[0] + 1):
-        add_rows(sp, cl, yk, wk, i, tpos[j])
-        i = tpos[j]
-        for k in range(K):
-            cr[k] = cnt[k] - cl[k]
-        L.lbl[j] = leaf_loss(sp, cl, i) + sp.lam
-        L.lbr[j] = leaf_loss(sp, cr, m - i) + sp.lam
-        L.lbv[j] = class_sum(sp, cl, sp.mincost)
-    return True
-
-
-cdef int _by_bound(const void* a, const void* b) noexcept nogil:
-    """qsort's order of root columns: by static bound, then by column."""
-    cdef const ColKey* x = <const ColKey*> a
-    cdef const ColKey* y = <const ColKey*> b
-    if x.v != y.v:
-        return -1 if x.v < y.v else 1
-    return (x.u > y.u) - (x.u < y.u)
-
-
-cdef void _peel_order(DEngine* e, int d, int m, const double* cnt, double V) noexcept nogil:
-    """The root of `_solve_peel` at the fit's depth, V its exact optimum of depth
-    d - 1: each column's static bound (e.col_static, as `_root_static` fills it
-    for other roots, for `engine_root_bound`), the least over its thresholds and
-    sides of `leaf_beside_split_bound` (INF for a column without a threshold);
-    and the order its columns are searched in (e.col_order): the least bound
-    first, then by column.  A stopped root's open columns are bounded by these
-    (its trees are those of depth d - 1, worth at least V and so at least its
-    best, and the leaf-beside trees of its splits), so its bound rises as the
-    columns are closed in this order.  Which columns are searched is unchanged,
-    and so is the tree (`_tie_may_win` reads the least split id of the columns
-    left, col_rest)."""
-    cdef DSpace* sp = &e.sp
-    cdef DLevel* L = &e.lv[d]
-    cdef int p = sp.p, u, j, i, t, lo, hi
-    cdef double floor = class_sum(sp, cnt, sp.mincost)
-    cdef double low, b
-    cdef bint nested = sp.min_leaf <= 1
-    cdef double* W = L.wpre
-    for u in range(p):
-        low = INF
-        if _peel_leaves(e, d, u, m, cnt, &lo, &hi):
-            for j in range(lo, hi + 1):
-                t = L.tpos[j]
-                b = leaf_beside_split_bound(L.lbl[j], floor - L.lbv[j], sp.lam, d, V, W[t],
-                                            nested)
-                if b < low:
-                    low = b
-                b = leaf_beside_split_bound(L.lbr[j], L.lbv[j], sp.lam, d, V, W[m] - W[t],
-                                            nested)
-                if b < low:
-                    low = b
-        e.col_keys[u].v = low
-        e.col_keys[u].u = u
-        if e.tid == 0:
-            e.col_static[u] = low
-        if _poll(e):
-            return
-    if e.tid == 0:
-        e.static_done = True
-    qsort(e.col_keys, p, sizeof(ColKey), _by_bound)
-    for i in range(p):
-        e.col_perm[i] = e.col_keys[i].u
-    for i in range(p - 1, -1, -1):
-        e.col_rest[i] = sp.col_start[e.col_perm[i]]
-        if i + 1 < p and e.col_rest[i + 1] < e.col_rest[i]:
-            e.col_rest[i] = e.col_rest[i + 1]
-    e.col_order = e.col_perm
 
 
 cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
