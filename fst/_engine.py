@@ -220,15 +220,15 @@ class EngineSearch:
         # kept from each depth's search to the next (`_depth_memo`): a quarter of
         # the memory limit, MEMO_BYTES without one
         self._memo = None
-        if memo is not None and memo is not False and self._max_leaves:
-            key = _problem_key(space, config)
-            if isinstance(memo, MemoShare) and memo.key == key:
+        if memo and self._max_leaves:
+            key = _problem_key(space, config) if isinstance(memo, MemoShare) else None
+            if key is not None and memo.key == key:
                 self._memo = memo.memo
             else:
                 self._memo = EngineMemo(
                     self._n_threads,
                     self._memory_limit // 4 if self._memory_limit > 0 else MEMO_BYTES)
-                if isinstance(memo, MemoShare):
+                if key is not None:
                     memo.key, memo.memo = key, self._memo
         self._first = min(2, self.max_depth) if deepen else self.max_depth
         self._s = None

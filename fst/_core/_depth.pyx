@@ -202,7 +202,6 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
         else:
             exact[0] = False
         return x.value
-    e.memo.misses += 1
     v = _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
     if e.lim.stop == RUNNING:
         memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),

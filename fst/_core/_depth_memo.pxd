@@ -45,7 +45,6 @@ cdef struct DMemo:
     int64_t bytes       # bytes held (slots and every entry's arrays)
     int64_t max_bytes   # past this, nothing is added
     int64_t hits        # subproblems answered from the store
-    int64_t misses      # subproblems looked up and searched
 
 
 cdef inline DMemo* memo_new(int64_t max_bytes) noexcept nogil:
