@@ -271,3 +271,24 @@ def test_ctrl_c_ends_the_front_with_what_it_proved(monkeypatch):
     assert not f["optimal"][last - 1:].any()
     assert all(t is front.trees_[last - 1] for t in front.trees_[last:])
     assert np.all(f["lower_bound"] <= f["loss"] + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_front_does_not_depend_on_threads_or_row_order(seed):
+    """The same losses, bounds and trees with two threads, and the same losses
+    and bounds with the rows shuffled (each tree re-scored on its own rows)."""
+    X, y, cost, depth, w, ml = _problem("unbounded" if seed % 2 else "continuous", seed)
+    kw = dict(max_leaf_nodes=K, max_depth=depth, min_samples_leaf=ml, cost_matrix=cost,
+              time_limit=None)
+    one = leaves_front(X, y, sample_weight=w, **kw)
+    two = leaves_front(X, y, sample_weight=w, n_jobs=2, **kw)
+    perm = np.random.default_rng(seed).permutation(len(y))
+    moved = leaves_front(X[perm], y[perm], sample_weight=None if w is None else w[perm],
+                         **kw)
+    for other in (two, moved):
+        for key in ("loss", "lower_bound", "tree_leaves", "optimal"):
+            np.testing.assert_allclose(one.front_[key], other.front_[key], atol=1e-12)
+    for a, b in zip(one.trees_, two.trees_):
+        for attr in ("feature", "threshold", "children_left", "children_right"):
+            np.testing.assert_array_equal(getattr(a.tree_, attr), getattr(b.tree_, attr))
+    assert one.lambda_cover_ == pytest.approx(moved.lambda_cover_, abs=1e-12)
