@@ -453,6 +453,10 @@ def walk_tree(space, split_at):
     the global split of the node at heap position pos (the root 0, a node k's
     children 2k + 1 and 2k + 2) holding `rows` (-1: a leaf)."""
     splits, lefts, rights, depths, rows = [], [], [], [], []
+    # a split on a column searched negated (`_plan.binary_flips`) is written on
+    # the raw column: its engine's left side (the raw values above the
+    # threshold) becomes the right child
+    flipped = getattr(space, "flipped_split", None)
     stack = [(0, np.arange(space.n_rows, dtype=np.intp), 0, -1, 0)]
     while stack:
         pos, r, level, parent, is_right = stack.pop()
@@ -470,8 +474,12 @@ def walk_tree(space, split_at):
         col = int(space.split_col[s])
         k = s - int(space.col_start[col])
         go_left = space.row_rank[col][r] <= k
-        stack.append((2 * pos + 2, r[~go_left], level + 1, me, 1))
-        stack.append((2 * pos + 1, r[go_left], level + 1, me, 0))
+        flip = flipped is not None and flipped[s]
+        stack.append((2 * pos + 2, r[~go_left], level + 1, me, 0 if flip else 1))
+        stack.append((2 * pos + 1, r[go_left], level + 1, me, 1 if flip else 0))
+        if flip:
+            # pre-order: the written left child (the engine's right) first
+            stack[-1], stack[-2] = stack[-2], stack[-1]
     return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
             np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
 

@@ -47,11 +47,13 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # search); `general_search`, whether the general search follows the engine
 # there (None: where its row bitsets pay, `general_search_pays`); `pair_sums`,
 # the regressor's engine solving binary nodes from its columns' sums;
-# `engine_memo`, the engine's store of searched nodes under a leaf cap.
+# `engine_memo`, the engine's store of searched nodes under a leaf cap;
+# `flip_binary`, the regressor searching binary columns negated where most rows
+# hold the lower value (`binary_flips`).
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
                   "leaf_budget_probe", "leaf_budget_deepen", "general_search",
-                  "pair_sums", "engine_memo")
+                  "pair_sums", "engine_memo", "flip_binary")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -967,6 +969,28 @@ class RegressionPlan:
             yield "cart", cart
 
 
+def binary_flips(X):
+    """Which columns of a matrix of binary columns the regressor searches
+    negated: on columns of two values each (no NaN), the sums of a node of
+    depth two to four add each row to every pair, triple and quadruple of the
+    columns whose split sends it left (`_squares.solve_sums`), so a column whose
+    lower value most rows hold is searched negated, its split then sending the
+    fewer rows left.  The same trees are valued (a split's two sides exchanged),
+    and the tree is written back on the raw column.  None: no column flipped
+    (a column with NaN or more than two values, or none worth it)."""
+    n = X.shape[0]
+    if n == 0 or X.shape[1] == 0:
+        return None
+    lo, hi = X.min(axis=0), X.max(axis=0)
+    if np.isnan(lo).any() or np.isnan(hi).any():
+        return None
+    at_lo = X == lo
+    if not np.all(at_lo | (X == hi)):
+        return None
+    flip = (lo < hi) & (2 * at_lo.sum(axis=0) > n)
+    return flip if flip.any() else None
+
+
 def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=None):
     """The plan of a FastSmallTreeRegressor fit: X float32 (NaN allowed), y
     float64 with a positive weighted variance, row_weight the sample weights or
@@ -993,8 +1017,19 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     deadline = -1.0
     if params["time_limit"] is not None and started is not None:
         deadline = started + float(params["time_limit"])
+    flipped = binary_flips(X_search) if own.get("flip_binary", True) else None
+    if flipped is not None:
+        X_search = np.array(X_search)
+        X_search[:, flipped] = -X_search[:, flipped]
     ranked = rank_space(X_search, deadline)
     space = engine_space(ranked, np.zeros(n, dtype=np.int32), 3, np.zeros((3, 3)))
+    if flipped is not None:
+        # the tree is searched on the flipped columns and written on the raw ones:
+        # each flipped split's threshold negated (the same midpoint) and its
+        # children exchanged (`walk_tree`)
+        space.flipped_split = flipped[space.split_col]
+        space.thresholds = np.where(space.flipped_split, -space.thresholds,
+                                    space.thresholds)
     space.row_weight = w
     space.target = (y_search - mean) / np.sqrt(n * var)
     space.n_splits = int(column_split_counts(ranked.values).sum())

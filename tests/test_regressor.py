@@ -409,7 +409,8 @@ def test_the_sums_give_the_column_passes_tree(seed):
     with them off (the `pair_sums` test hook) the partitions and column passes
     solve them.  The trees are the same, node for node, at depth 2 to 5 and by
     leaf budget, with weights, repeated targets and min_samples_leaf, serial
-    and threaded."""
+    and threaded, and with the columns most of whose rows hold 0 searched
+    negated or not (`binary_flips`)."""
     rng = np.random.default_rng(17000 + seed)
     n = int(rng.integers(20, 120))
     p = int(rng.integers(4, 10))
@@ -426,12 +427,14 @@ def test_the_sums_give_the_column_passes_tree(seed):
     w = rng.uniform(0.5, 2.0, n) if seed % 2 else None
     ml = [1, 1, 3][seed % 3]
     fits = []
-    for pair_sums, n_jobs in ((True, 1), (False, 1), (True, 2)):
+    for pair_sums, n_jobs, flip in ((True, 1, True), (False, 1, True), (True, 2, True),
+                                    (True, 1, False)):
         reg = FastSmallTreeRegressor(lam, max_depth=depth, min_samples_leaf=ml, n_jobs=n_jobs,
                                      time_limit=None)
         # (the engine alone by leaf budget: on 0/1 columns the general search
-        # would come first)
-        reg._overrides = {"pair_sums": pair_sums, "general_search": False}
+        # would come first; `flip_binary` off: no column searched negated)
+        reg._overrides = {"pair_sums": pair_sums, "general_search": False,
+                          "flip_binary": flip}
         reg.fit(X, y, sample_weight=w)
         assert reg.optimal_, seed
         assert rescore(reg, X, y, lam, w) == pytest.approx(reg.objective_, abs=1e-12)
@@ -442,6 +445,25 @@ def test_the_sums_give_the_column_passes_tree(seed):
         for attr in ("feature", "threshold", "children_left", "children_right", "value"):
             np.testing.assert_array_equal(getattr(fits[0].estimator_.tree_, attr),
                                           getattr(other.estimator_.tree_, attr))
+
+
+def test_the_flipped_columns_are_most_of_these_problems_columns():
+    """The problems above are not vacuous for the flips: on most of them some
+    columns are searched negated; a column with NaN or a third value stops
+    every flip."""
+    from fst._plan import binary_flips
+    flipped = 0
+    for seed in range(30):
+        rng = np.random.default_rng(17000 + seed)
+        n = int(rng.integers(20, 120))
+        p = int(rng.integers(4, 10))
+        X = (rng.random((n, p)) < rng.uniform(0.2, 0.8, p)).astype(np.float32)
+        flipped += binary_flips(X) is not None
+    assert flipped >= 20, flipped
+    X = np.array([[0, 0], [0, 1], [0, 0], [1, 0]], dtype=np.float32)
+    assert binary_flips(X).tolist() == [True, True]
+    assert binary_flips(np.array([[0, 2], [0, 1], [0, 0], [1, 0]], np.float32)) is None
+    assert binary_flips(np.array([[0, np.nan], [0, 1], [0, 0], [1, 0]], np.float32)) is None
 
 
 @pytest.mark.parametrize("deepen", [False, True])
@@ -533,9 +555,14 @@ def test_a_short_sums_root_runs_alone_and_gives_the_deepened_tree(seed, monkeypa
         assert rescore(reg, X, y, lam, w) == pytest.approx(reg.objective_, abs=1e-12)
         fits.append((reg, list(searched), list(works)))
     (alone, alone_depths, alone_work), (deepened, deepened_depths, _) = fits
+    from fst._plan import binary_flips
     live = np.ones(n, bool) if w is None else w > 0
     splits = [j for j in range(p) if len(np.unique(X[live, j])) == 2]
-    a = (X[live][:, splits] <= 0.5).sum(axis=1).astype(np.int64)
+    # a row is added where a split sends it left: the 0s of a column, or its 1s
+    # where the column is searched negated (most rows hold 0: `binary_flips`)
+    flips = binary_flips(X[live].astype(np.float32))
+    left = X[live] <= 0.5 if flips is None else (X[live] <= 0.5) != flips
+    a = left[:, splits].sum(axis=1).astype(np.int64)
     expected = a * (a + 1) // 2
     if depth >= 3:
         expected = expected + a * (a - 1) * (a - 2) // 6
