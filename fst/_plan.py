@@ -969,26 +969,39 @@ class RegressionPlan:
             yield "cart", cart
 
 
-def binary_flips(X):
-    """Which columns of a matrix of binary columns the regressor searches
-    negated: on columns of two values each (no NaN), the sums of a node of
-    depth two to four add each row to every pair, triple and quadruple of the
-    columns whose split sends it left (`_squares.solve_sums`), so a column whose
-    lower value most rows hold is searched negated, its split then sending the
-    fewer rows left.  The same trees are valued (a split's two sides exchanged),
-    and the tree is written back on the raw column.  None: no column flipped
-    (a column with NaN or more than two values, or none worth it)."""
-    n = X.shape[0]
-    if n == 0 or X.shape[1] == 0:
+def binary_flips(ranked):
+    """Which columns of binary columns the regressor searches negated, and
+    negate them in `ranked` (a `rank_space`): on columns of two values each (no
+    NaN), the sums of a node of depth two to four add each row to every pair,
+    triple and quadruple of the columns whose split sends it left
+    (`_squares.solve_sums`), so a column whose lower value most rows hold is
+    searched negated, its split then sending the fewer rows left.  A negated
+    column's ranks are exchanged, its rows' order put the new rank 0 first (each
+    rank's rows still by row index) and its values negated.  The same trees are
+    valued (a split's two sides exchanged), and the tree is written back on the
+    raw column.  None: no column flipped (a column with NaN or more than two
+    values, or none worth it)."""
+    values = ranked.values
+    if any(has_nan or len(v) > 2 for v, has_nan in values):
         return None
-    lo, hi = X.min(axis=0), X.max(axis=0)
-    if np.isnan(lo).any() or np.isnan(hi).any():
+    n = ranked.row_rank.shape[1]
+    two = np.array([j for j, (v, _) in enumerate(values) if len(v) == 2], dtype=np.intp)
+    if not len(two):
         return None
-    at_lo = X == lo
-    if not np.all(at_lo | (X == hi)):
+    low = (ranked.row_rank[two] == 0).sum(axis=1)
+    flip = np.zeros(len(values), dtype=bool)
+    flip[two[2 * low > n]] = True
+    if not flip.any():
         return None
-    flip = (lo < hi) & (2 * at_lo.sum(axis=0) > n)
-    return flip if flip.any() else None
+    for j, c in zip(two, low):
+        if flip[j]:
+            ranked.row_rank[j] = 1 - ranked.row_rank[j]
+            order = ranked.col_order[j].copy()
+            ranked.col_order[j, :n - c] = order[c:]
+            ranked.col_order[j, n - c:] = order[:c]
+            v = values[j][0]
+            values[j] = ((-v[::-1]).astype(v.dtype), False)
+    return flip
 
 
 def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=None):
@@ -1017,11 +1030,8 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     deadline = -1.0
     if params["time_limit"] is not None and started is not None:
         deadline = started + float(params["time_limit"])
-    flipped = binary_flips(X_search) if own.get("flip_binary", True) else None
-    if flipped is not None:
-        X_search = np.array(X_search)
-        X_search[:, flipped] = -X_search[:, flipped]
     ranked = rank_space(X_search, deadline)
+    flipped = binary_flips(ranked) if own.get("flip_binary", True) else None
     space = engine_space(ranked, np.zeros(n, dtype=np.int32), 3, np.zeros((3, 3)))
     if flipped is not None:
         # the tree is searched on the flipped columns and written on the raw ones:

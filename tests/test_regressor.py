@@ -451,19 +451,33 @@ def test_the_flipped_columns_are_most_of_these_problems_columns():
     """The problems above are not vacuous for the flips: on most of them some
     columns are searched negated; a column with NaN or a third value stops
     every flip."""
+    from fst._core._problem import rank_space
     from fst._plan import binary_flips
+
+    def flips(X):
+        return binary_flips(rank_space(np.asarray(X, dtype=np.float32)))
+
     flipped = 0
     for seed in range(30):
         rng = np.random.default_rng(17000 + seed)
         n = int(rng.integers(20, 120))
         p = int(rng.integers(4, 10))
         X = (rng.random((n, p)) < rng.uniform(0.2, 0.8, p)).astype(np.float32)
-        flipped += binary_flips(X) is not None
+        flipped += flips(X) is not None
     assert flipped >= 20, flipped
-    X = np.array([[0, 0], [0, 1], [0, 0], [1, 0]], dtype=np.float32)
-    assert binary_flips(X).tolist() == [True, True]
-    assert binary_flips(np.array([[0, 2], [0, 1], [0, 0], [1, 0]], np.float32)) is None
-    assert binary_flips(np.array([[0, np.nan], [0, 1], [0, 0], [1, 0]], np.float32)) is None
+    X = np.array([[0, 0], [0, 1], [0, 0], [1, 0], [2, 0]], dtype=np.float32)
+    assert flips(X[:4]).tolist() == [True, True]
+    assert flips(X) is None                         # a third value
+    assert flips(np.array([[0, np.nan], [0, 1], [0, 0], [1, 0]])) is None
+    # a flipped column is ranked as its negation would be
+    ranked = rank_space(X[:4])
+    binary_flips(ranked)
+    negated = rank_space(-X[:4])
+    np.testing.assert_array_equal(ranked.row_rank, negated.row_rank)
+    np.testing.assert_array_equal(ranked.col_order, negated.col_order)
+    for (v, nan), (w, nan2) in zip(ranked.values, negated.values):
+        np.testing.assert_array_equal(v, w)
+        assert nan == nan2
 
 
 @pytest.mark.parametrize("deepen", [False, True])
@@ -560,7 +574,8 @@ def test_a_short_sums_root_runs_alone_and_gives_the_deepened_tree(seed, monkeypa
     splits = [j for j in range(p) if len(np.unique(X[live, j])) == 2]
     # a row is added where a split sends it left: the 0s of a column, or its 1s
     # where the column is searched negated (most rows hold 0: `binary_flips`)
-    flips = binary_flips(X[live].astype(np.float32))
+    from fst._core._problem import rank_space
+    flips = binary_flips(rank_space(X[live].astype(np.float32)))
     left = X[live] <= 0.5 if flips is None else (X[live] <= 0.5) != flips
     a = left[:, splits].sum(axis=1).astype(np.int64)
     expected = a * (a + 1) // 2
