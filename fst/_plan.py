@@ -976,8 +976,8 @@ def binary_flips(ranked):
     triple and quadruple of the columns whose split sends it left
     (`_squares.solve_sums`), so a column whose lower value most rows hold is
     searched negated, its split then sending the fewer rows left.  A negated
-    column's ranks are exchanged, its rows' order put the new rank 0 first (each
-    rank's rows still by row index) and its values negated.  The same trees are
+    column's ranks are exchanged, its rows reordered with the new rank 0 first
+    (each rank's rows still by row index) and its values negated.  The same trees are
     valued (a split's two sides exchanged), and the tree is written back on the
     raw column.  None: no column flipped (a column with NaN or more than two
     values, or none worth it)."""
