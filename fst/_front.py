@@ -75,10 +75,9 @@ class LeavesFront:
         None for a regression front.
     """
 
-    def __init__(self, entries, floor, most, log, classes, score, score_name):
+    def __init__(self, entries, floor, most, log, classes, score_name):
         self._most = most            # no tree has more leaves (None: no cap known)
         self.classes_ = classes
-        self._score_of = score
         self._score = score_name
         self.loss_floor_ = float(floor)
         self.trees_ = [e["fit"].clf.estimator_ for e in entries]
@@ -201,8 +200,10 @@ class LeavesFront:
             cur, top = nxt, at
         trees = [(f, a, b, self._certified_at(f, a) and self._certified_at(f, b))
                  for f, a, b in reversed(out)]
-        return RegularizationPath(lo, hi, trees, self.classes_, self._score_of, [],
-                                  self._score)
+        # each tree's training score, as the front measured it
+        scores = {id(e): v for e, v in zip(self.estimators_, self.front_[self._score])}
+        return RegularizationPath(lo, hi, trees, self.classes_,
+                                  lambda est: scores[id(est)], [], self._score)
 
     def __repr__(self):
         f = self.front_
@@ -332,6 +333,7 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
         est._overrides = {"engine_memo": share}
         t0 = time.perf_counter()
         est.fit(X, y, sample_weight=sample_weight)
+        del est._overrides          # the shared store is the front's, not the fit's
         out = _Fit(lam, est)
         log.append((k, out.loss, bool(est.optimal_), time.perf_counter() - t0))
         # at lam = 0 the bound is on the loss itself; no tree of one leaf loses
@@ -381,7 +383,7 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
             NotCertifiedWarning, stacklevel=2)
     return LeavesFront(entries, data.floor, most, log,
                        None if regression else entries[0]["fit"].clf.classes_,
-                       data.score, "r2" if regression else "accuracy")
+                       "r2" if regression else "accuracy")
 
 
 class _Data:

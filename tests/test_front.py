@@ -292,3 +292,17 @@ def test_the_front_does_not_depend_on_threads_or_row_order(seed):
         for attr in ("feature", "threshold", "children_left", "children_right"):
             np.testing.assert_array_equal(getattr(a.tree_, attr), getattr(b.tree_, attr))
     assert one.lambda_cover_ == pytest.approx(moved.lambda_cover_, abs=1e-12)
+
+
+def test_a_front_pickles_and_its_path_reads_the_same_after():
+    import pickle
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    front = leaves_front(X, y, max_leaf_nodes=5)
+    back = pickle.loads(pickle.dumps(front))
+    for key in ("loss", "lower_bound", "accuracy", "optimal"):
+        np.testing.assert_array_equal(back.front_[key], front.front_[key])
+    a, b = front.regularization_path(), back.regularization_path()
+    for key in ("lambda_min", "lambda_max", "loss", "accuracy", "optimal"):
+        np.testing.assert_array_equal(a.pareto_front_[key], b.pareto_front_[key])
+    np.testing.assert_array_equal(back.trees_[2].predict(X), front.trees_[2].predict(X))
