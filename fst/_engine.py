@@ -121,7 +121,8 @@ def _problem_key(space, config):
     on: the ranked columns, the classes and costs (or targets), the weights,
     lam, the rules, min_leaf and the threads (each engine its own store)."""
     h = hashlib.blake2b(digest_size=16)
-    for a in (space.row_rank, space.col_order, space.col_start, space.y, space.cost,
+    # (the rows' order on each column follows from their ranks)
+    for a in (space.row_rank, space.col_start, space.y, space.cost,
               getattr(space, "row_weight", None), getattr(space, "target", None)):
         if a is None:
             h.update(b"none")
@@ -474,12 +475,11 @@ def walk_tree(space, split_at):
         col = int(space.split_col[s])
         k = s - int(space.col_start[col])
         go_left = space.row_rank[col][r] <= k
-        flip = flipped is not None and flipped[s]
-        stack.append((2 * pos + 2, r[~go_left], level + 1, me, 0 if flip else 1))
-        stack.append((2 * pos + 1, r[go_left], level + 1, me, 1 if flip else 0))
-        if flip:
-            # pre-order: the written left child (the engine's right) first
-            stack[-1], stack[-2] = stack[-2], stack[-1]
+        left, right = (2 * pos + 1, r[go_left]), (2 * pos + 2, r[~go_left])
+        if flipped is not None and flipped[s]:
+            left, right = right, left
+        stack.append((*right, level + 1, me, 1))
+        stack.append((*left, level + 1, me, 0))
     return (np.array(splits, dtype=np.intp), np.array(lefts, dtype=np.intp),
             np.array(rights, dtype=np.intp), np.array(depths, dtype=np.intp), rows)
 

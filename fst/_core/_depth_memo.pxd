@@ -145,6 +145,8 @@ cdef inline void memo_put(DMemo* M, uint64_t h, const int32_t* rows, int m, int 
             if value > x.value:
                 x.value = value
             return
+        if M.bytes + tree_size * <int64_t> sizeof(int32_t) > M.max_bytes:
+            return
         x.tree = <int32_t*> malloc(tree_size * sizeof(int32_t))
         if x.tree == NULL:
             return
