@@ -112,7 +112,10 @@ def test_thread_sanitizer_build_runs_the_parallel_search_clean(tmp_path):
     env = dict(os.environ, PYTHONPATH=str(src), LD_PRELOAD=lib,
                TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_signal_unsafe=0")
     env.pop("FST_TSAN", None)
-    run = subprocess.run([os.path.realpath(sys.executable), "-c", SCRIPT], cwd=tmp_path,
+    # sys.executable as it is, not its real path: in a virtual environment the
+    # link is what finds the environment's packages (its real path is the base
+    # interpreter, which may have none of them)
+    run = subprocess.run([sys.executable, "-c", SCRIPT], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=900)
     assert "ThreadSanitizer" not in run.stderr, run.stderr[-5000:]
     assert run.returncode == 0, run.stderr[-3000:]
