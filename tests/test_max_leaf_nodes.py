@@ -19,7 +19,8 @@ from oracle import (continuous_problem, optimal_objective, problem_cost, random_
                     rescore, sample_weights, unbounded_problem)
 
 # The rules the depth-limited engine reads.
-ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget", "peel_leaf")
+ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget", "peel_leaf",
+                "larger_cap")
 
 
 def _problem(kind, seed):
@@ -96,7 +97,7 @@ def test_the_cap_binds_on_these_problems():
 def test_engine_every_rule_combination(combo):
     """The engine's rules (the loss floor, leaf support, the neighbour and
     interval bounds with their per-cap form, the leaf budget, a leaf beside a
-    subtree) each off or on, one engine or three at the root, with or without
+    subtree, a larger cap's bound from the store) each off or on, one engine or three at the root, with or without
     the store of searched nodes: the oracle's optimum under the cap."""
     rules = [name for i, name in enumerate(ENGINE_RULES) if combo >> i & 1]
     n_jobs = 3 if combo >> len(ENGINE_RULES) & 1 else 1
@@ -126,6 +127,47 @@ def test_the_store_of_searched_nodes_changes_no_answer():
                 assert off.search_stats_["memo_hits"] == 0
                 used += on.search_stats_["memo_hits"] > 0
     assert used >= 20, used
+
+
+def test_a_larger_caps_bound_changes_no_answer():
+    """A node's bound proven at a larger leaf cap bounds it at a smaller one
+    (`larger_cap_bound`, read from the store): with it and without it the same
+    tree, objective and bound, serial and threaded; it answers nodes on several
+    of these problems, and none when it is off; a store shared by fits from
+    the largest cap down gives it those fits' nodes too."""
+    from fst._engine import MemoShare
+    used = 0
+    all_but = [r for r in ENGINE_RULES if r != "larger_cap"]
+    for kind in ("random", "continuous", "unbounded"):
+        for seed in range(30):
+            for n_jobs in (1, 2):
+                on = _check(kind, seed, n_jobs=n_jobs)
+                off = _check(kind, seed, {"rules": all_but}, n_jobs)
+                for attr in ("feature", "threshold", "children_left", "children_right",
+                             "value"):
+                    np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
+                                                  getattr(off.estimator_.tree_, attr))
+                assert on.lower_bound_ == off.lower_bound_
+                assert off.search_stats_["memo_larger_cap_hits"] == 0
+                used += on.search_stats_["memo_larger_cap_hits"] > 0
+    assert used >= 6, used
+    shared = 0
+    for seed in range(0, 30, 2):
+        X, y, cost, lam, depth, w, ml, _ = _problem("continuous", seed)
+        y_idx, full = problem_cost(y, cost)
+        share = MemoShare()
+        for k in (6, 5, 4, 3):
+            clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
+                                          max_depth=depth, min_samples_leaf=ml,
+                                          max_leaf_nodes=k, time_limit=None)
+            clf._overrides = {"engine_memo": share}
+            clf.fit(X, y, sample_weight=w)
+            expected = optimal_objective(X, y_idx, full, lam, depth, weights=w,
+                                         min_leaf=ml, max_leaves=k)
+            assert clf.optimal_ and clf.objective_ == pytest.approx(expected, abs=1e-9)
+            assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(expected, abs=1e-9)
+            shared += k < 6 and clf.search_stats_["memo_larger_cap_hits"] > 0
+    assert shared >= 3, shared
 
 
 def test_threads_give_the_serial_tree():

@@ -23,7 +23,7 @@ from oracle import optimal_regression, regression_problem
 # "exchange" is the neighbour bound from each row's worst added error there,
 # "segment" the k-segmentation floor.
 REGRESSION_RULES = ("equivalent", "exchange", "transfer", "leaf_budget", "segment",
-                    "peel_leaf")
+                    "peel_leaf", "larger_cap")
 
 
 def _weights(seed, n):

@@ -662,6 +662,17 @@ cdef inline double capped_interval_bound(const double* left_a, const double* rig
     return low
 
 
+cdef inline double larger_cap_bound(double lb, double lb_larger) noexcept nogil:
+    """R(S, d, x), the least value of S's trees of depth at most d and at most x
+    leaves, does not decrease as the cap x falls: a tree of at most x leaves
+    has at most c >= x, so the trees at cap x are among those at cap c, and a
+    least value over fewer trees is no less.  So a bound (or value) proven on
+    the same rows at the same depth under a larger cap, lb_larger, bounds the
+    node at cap x.  Its rows are the node's own, so it holds under
+    min_samples_leaf too (a tree that obeys it at cap x obeys it at cap c)."""
+    return lb_larger if lb_larger > lb else lb
+
+
 cdef inline double neighbour_bound(double lb_end, double worst_between) noexcept nogil:
     """Rows D crossing between a threshold t and a valued threshold e of the same
     column move from one side to the other: they lower the side they leave by

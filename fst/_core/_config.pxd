@@ -20,7 +20,8 @@ cdef enum:
     RULE_LEAF_BUDGET = 1024  # leaf budget: a budget admits few leaves, so a shallow depth
     RULE_PEEL_LEAF = 2048    # engine: a node capped at one leaf above its depth is its
                              # shallower optimum or a leaf beside a subtree
-    RULE_ALL = 4095
+    RULE_LARGER_CAP = 4096   # engine: a node's bound at a larger leaf cap bounds it
+    RULE_ALL = 8191
 
 # Strategies: each changes the order of the work, how it is done or which
 # incumbents are found, never what a bound may claim.

@@ -49,14 +49,15 @@ from ._limits cimport limits_tick, fst_now, RUNNING, STOP_TIME, STOP_INTERRUPT
 from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
                         fst_shared_set_stop, fst_claim, fst_store_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
-                      RULE_SEGMENT, RULE_PEEL_LEAF)
+                      RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP)
 from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows
 from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound,
                        superset_child_bound, subset_child_bound, one_leaf_lower_bound,
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
-                       leaf_beside_only, leaf_beside_split_bound, LEAF_MANY)
+                       leaf_beside_only, leaf_beside_split_bound, larger_cap_bound,
+                       LEAF_MANY)
 from ._squares cimport segment_bound, by_sums, solve_sums
-from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put
+from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put, memo_larger_cap
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _child_hints, _column_run, _shrink_up,
                               _shrink_down, _positions, _peel_order, _peel_leaves)
@@ -145,6 +146,10 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     exact[0] = True
     if d == 0 or m <= 1 or kc <= 1:
         return leaf
+    if kc < LEAF_CAP_NONE and d < 30 and kc > (1 << d):
+        # a tree of depth d has at most 2^d leaves: the cap does not bind, and
+        # the node is the same subproblem at cap 2^d (one entry in the store)
+        kc = 1 << d
     if kc <= d:
         # a tree of at most kc leaves has depth at most kc - 1: the node's trees
         # are those of the smaller depth, searched there
@@ -190,7 +195,7 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
     bound above B; a node searched now leaves its answer there unless a stop
     cut it short."""
     cdef DLevel* L = &e.lv[d]
-    cdef uint64_t h = memo_hash(ord, m, d, kc)
+    cdef uint64_t h = memo_hash(ord, m, d)
     cdef MemoEntry* x = memo_find(e.memo, h, ord, m, d, kc)
     cdef double v
     if x.hash != 0 and (x.exact or x.value > B + TOL):
@@ -202,6 +207,15 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
         else:
             exact[0] = False
         return x.value
+    if e.sp.rules & RULE_LARGER_CAP:
+        v = larger_cap_bound(x.value if x.hash != 0 else -INF,
+                             memo_larger_cap(e.memo, h, ord, m, d, kc))
+        if v > B + TOL:
+            # proven above the budget at a larger cap, so above it at this one
+            e.memo.hits += 1
+            e.memo.larger_cap_hits += 1
+            exact[0] = False
+            return v
     v = _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
     if e.lim.stop == RUNNING:
         memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),

@@ -22,6 +22,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memcmp
 
 from libc.stdint cimport uint32_t
+from libc.math cimport INFINITY
 
 from ._typedefs cimport int32_t, int64_t, uint64_t
 
@@ -45,6 +46,8 @@ cdef struct DMemo:
     int64_t bytes       # bytes held (slots and every entry's arrays)
     int64_t max_bytes   # past this, nothing is added
     int64_t hits        # subproblems answered from the store
+    int64_t larger_cap_hits  # ... of them, by a bound at a larger cap
+                             # (RULE_LARGER_CAP, `memo_larger_cap`)
 
 
 cdef inline DMemo* memo_new(int64_t max_bytes) noexcept nogil:
@@ -79,15 +82,15 @@ cdef inline void memo_free(DMemo* M) noexcept nogil:
     free(M)
 
 
-cdef inline uint64_t memo_hash(const int32_t* rows, int m, int d, int kc) noexcept nogil:
-    """FNV-1a over the rows, the depth and the cap (never 0: 0 marks an empty
-    slot)."""
+cdef inline uint64_t memo_hash(const int32_t* rows, int m, int d) noexcept nogil:
+    """FNV-1a over the rows and the depth (never 0: 0 marks an empty slot).  The
+    cap is left out, so that the entries of one node at every cap share a hash
+    and lie on one probe run (`memo_larger_cap`)."""
     cdef uint64_t h = 1469598103934665603ULL
     cdef int i
     for i in range(m):
         h = (h ^ <uint64_t> <uint32_t> rows[i]) * 1099511628211ULL
     h = (h ^ <uint64_t> d) * 1099511628211ULL
-    h = (h ^ <uint64_t> kc) * 1099511628211ULL
     return h if h != 0 else 1
 
 
@@ -104,6 +107,26 @@ cdef inline MemoEntry* memo_find(DMemo* M, uint64_t h, const int32_t* rows, int 
         if (x.hash == h and x.m == m and x.d == d and x.kc == kc
                 and memcmp(x.rows, rows, m * sizeof(int32_t)) == 0):
             return x
+        i = (i + 1) & mask
+
+
+cdef inline double memo_larger_cap(DMemo* M, uint64_t h, const int32_t* rows, int m, int d,
+                                   int kc) noexcept nogil:
+    """The greatest value (exact or a bound) the store holds for (rows, d) at a
+    cap above kc, -INFINITY for none.  Every entry of (rows, d) has the hash h
+    and sits on the probe run from h's slot to the first empty slot (linear
+    probing, no deletions), so one walk of that run finds them all."""
+    cdef int64_t mask = M.capacity - 1
+    cdef int64_t i = <int64_t> (h & <uint64_t> mask)
+    cdef MemoEntry* x
+    cdef double v = -INFINITY
+    while True:
+        x = &M.slots[i]
+        if x.hash == 0:
+            return v
+        if (x.hash == h and x.kc > kc and x.value > v and x.m == m and x.d == d
+                and memcmp(x.rows, rows, m * sizeof(int32_t)) == 0):
+            v = x.value
         i = (i + 1) & mask
 
 

@@ -134,6 +134,13 @@ cdef class EngineMemo:
         return sum(int(self.stores[t].hits) for t in range(self.n)
                    if self.stores[t] != NULL)
 
+    @property
+    def larger_cap_hits(self):
+        """Of them, nodes answered by a bound proven at a larger cap."""
+        cdef int t
+        return sum(int(self.stores[t].larger_cap_hits) for t in range(self.n)
+                   if self.stores[t] != NULL)
+
 
 cdef class DepthSearch:
     """One depth-limited search: the problem's arrays, the engine's scratch, the
@@ -221,6 +228,7 @@ cdef class DepthSearch:
     cdef object _reporter       # the progress reporter each engine points to
     cdef EngineMemo _memo       # the stores the engines point to (None: none)
     cdef long long _hits0       # their hits before this search
+    cdef long long _cap_hits0   # ... and those by a larger cap's bound
     cdef double* col_lb         # the root's columns' closed bounds (the engines')
 
     def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
@@ -353,6 +361,7 @@ cdef class DepthSearch:
             # under a leaf cap, each engine's store of the nodes searched
             self._memo = memo
             self._hits0 = memo.hits
+            self._cap_hits0 = memo.larger_cap_hits
             for t in range(min(self.n_workers, memo.n)):
                 self.engines[t].memo = memo.stores[t]
         self.upper_bound = INF
@@ -701,6 +710,8 @@ cdef class DepthSearch:
                 "peel_nodes": sum(int(self.engines[t].peel_nodes)
                                   for t in range(self.n_workers)),
                 "memo_hits": 0 if self._memo is None else self._memo.hits - self._hits0,
+                "memo_larger_cap_hits": (0 if self._memo is None else
+                                         self._memo.larger_cap_hits - self._cap_hits0),
                 "seconds": float(self.seconds),
                 "peak_rss_bytes": int(self.e.lim.peak_rss),
                 "threads": int(self.n_workers),
