@@ -170,9 +170,10 @@ class EngineSearch:
         even depth_cap could not certify (no other search follows), instead of
         leaving the deeper trees to the caller's general search; a depth: to
         that depth at least; pair_sums:
-        under squared error on binary columns, the nodes of depth two and three
-        below the root solved from their column pairs' and triples' sums (off:
-        by the column passes, as on any columns; the same trees);
+        under squared error or at most three classes on binary columns, the
+        nodes of depth two to four solved from their column pairs', triples'
+        and quadruples' sums, a node of depth two under a cap of three leaves
+        too (off: by the column passes, as on any columns; the same trees);
         memo: under a leaf cap, each search keeps the nodes it searched below its
         root (`_depth_memo`; off: every repeat searched again, the same trees),
         kept from each depth's search to the next; a `MemoShare`: also taken

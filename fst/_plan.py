@@ -46,7 +46,8 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # (True: to its deepest; off: none, the deeper trees left to the general
 # search); `general_search`, whether the general search follows the engine
 # there (None: where its row bitsets pay, `general_search_pays`); `pair_sums`,
-# the regressor's engine solving binary nodes from its columns' sums;
+# the engine solving nodes on binary columns from their columns' sums (squared
+# error, or at most three classes);
 # `engine_memo`, the engine's store of searched nodes under a leaf cap;
 # `flip_binary`, the regressor searching binary columns negated where most rows
 # hold the lower value (`binary_flips`).
@@ -656,6 +657,7 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         stage = EngineSearch(space.stage, stage_config,
                              depth_cap=own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH),
                              keep_deepening=own.get("leaf_budget_deepen", False),
+                             pair_sums=own.get("pair_sums", True),
                              last_time_limit=(None if time_limit is None
                                               else time_limit * LEAF_BUDGET_LAST_SHARE))
 
@@ -675,6 +677,7 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
             capped["max_depth"] = None
         search = EngineSearch(space.problem, capped, depth_cap=MAX_ENGINE_DEPTH,
                               deepen=own.get("engine_deepen", True),
+                              pair_sums=own.get("pair_sums", True),
                               memo=own.get("engine_memo", True))
     elif space.engine and max_depth is None:
         # weights the general search cannot count, or continuous columns whose
@@ -691,7 +694,7 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         if time_limit is not None:
             engine_config["time_limit"] = time_limit * (1.0 - DPDT_TIME_SHARE)
         search = EngineSearch(space.problem, engine_config, depth_cap=MAX_ENGINE_DEPTH,
-                              keep_deepening=True)
+                              keep_deepening=True, pair_sums=own.get("pair_sums", True))
     elif space.engine:
         # Under a time limit the engine keeps a share of it for DPDT, whose tree a
         # stopped fit returns when it is better (`FitPlan.fallback_trees`).
@@ -699,7 +702,8 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         if time_limit is not None:
             engine_config["time_limit"] = time_limit * (1.0 - DPDT_TIME_SHARE)
         search = EngineSearch(space.problem, engine_config,
-                              deepen=own.get("engine_deepen", True))
+                              deepen=own.get("engine_deepen", True),
+                              pair_sums=own.get("pair_sums", True))
     else:
         search = Search(space.problem, config)
     return FitPlan(space, search, config, own, params, deadline)

@@ -13,9 +13,10 @@ from ._depth_memo cimport DMemo
 cdef struct SetBest:
     # The best tree (of the depth its table holds) of the rows on given sides of
     # a set of splits (`_squares._sets_best`): its value, root column (-1: the
-    # leaf), leaves and rows.
+    # leaf), leaves and rows, and its leaf's value (lam included).
     double v
     double rows
+    double leaf
     int32_t col
     int32_t leaves
 
@@ -118,6 +119,9 @@ cdef struct DEngine:
                         # sums
     bint quads          # ... and a node of depth four from its column
                         # quadruples' sums
+    uint8_t* sums_right # p (with pairs): the side of each column's split whose
+                        # rows its sums count, 0 the left, 1 the right: the side
+                        # fewer of all rows are on (`_squares._sum_rows`)
     int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
     DMemo* memo         # under a leaf cap, the nodes below the root searched so
                         # far (`_depth_memo`; NULL: none kept)

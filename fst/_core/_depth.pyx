@@ -170,7 +170,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
             e.root_leaf = leaf
             e.root_cnt = cnt
             e.sums_root = True
-        v = solve_sums(e, L, d, ord, m, B, exact)
+        v = solve_sums(e, L, d, ord, m, B, kc, exact)
         if v == INF:
             # stopped in the pass over the rows: the leaf is the tree found
             v = leaf

@@ -12,7 +12,7 @@ from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, limits_gather, fst_now, RUNNING
 from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
-                      RULE_LEAF_BUDGET, RULE_SEGMENT)
+                      RULE_LEAF_BUDGET, RULE_SEGMENT, RULE_LARGER_CAP)
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
@@ -201,12 +201,13 @@ cdef class DepthSearch:
         sum of squares, K = 3), and of the rules only RULE_EQUIVALENT (with a
         floor of 0), RULE_EXCHANGE (the neighbour bound, from each row's
         `squares_row_worst`; no moved-rows skip in the depth-one pass),
-        RULE_TRANSFER, RULE_LEAF_BUDGET and RULE_SEGMENT (the k-segmentation
-        floor) apply: leaf support needs a loss that a row's class bounds.
-        None: classification.
+        RULE_TRANSFER, RULE_LEAF_BUDGET, RULE_SEGMENT (the k-segmentation
+        floor) and RULE_LARGER_CAP apply: leaf support needs a loss that a
+        row's class bounds.  None: classification.
     pair_sums : bool
-        Squared error on binary columns: the nodes of depth two to four solved
-        from their columns' sums (`_squares.solve_sums`).
+        Squared error, or at most three classes, on binary columns: the nodes
+        of depth two to four solved from their columns' sums
+        (`_squares.solve_sums`).
     memo : EngineMemo or None
         Under max_leaves, the stores of the nodes searched below the root,
         kept for the next depth's search (None: none kept; the same trees).
@@ -243,6 +244,7 @@ cdef class DepthSearch:
         cdef cnp.ndarray[int32_t, ndim=1] Y
         cdef cnp.ndarray[double, ndim=2] C
         cdef cnp.ndarray[double, ndim=1] Tg = np.zeros(1)
+        cdef cnp.ndarray SR
         if target is not None:
             # squared error: a row's "class" is its id, its target read from Tg
             Tg = np.ascontiguousarray(target, dtype=np.float64)
@@ -251,7 +253,7 @@ cdef class DepthSearch:
             Y = np.arange(R.shape[1], dtype=np.int32)
             C = np.zeros((3, 3))
             rules &= (RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER | RULE_LEAF_BUDGET
-                      | RULE_SEGMENT)
+                      | RULE_SEGMENT | RULE_LARGER_CAP)
             if Tg.shape[0] == 0:
                 Tg = np.zeros(1)
         else:
@@ -311,15 +313,26 @@ cdef class DepthSearch:
         self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
         self.e.sp.min_leaf = max(min_leaf, 1)
         self.e.sp.target = &Tg[0] if target is not None else NULL
-        if target is not None and n:
-            # binary columns (one split each), not too many for their pairs'
-            # sums: depth-two nodes from them (`_squares.by_sums`)
+        if n and (target is not None or K <= 3):
+            # squared error, or at most three classes (a slot's four sums hold
+            # each class's weight and the rows), on binary columns (one split
+            # each), not too many for their pairs' sums: depth-two nodes from
+            # them (`_squares.by_sums`)
             self.e.pairs = (pair_sums and bool(np.all(np.diff(S) <= 1))
                             and p <= PAIR_MAX_COLUMNS)
             # ... depth-three nodes from their triples', depth-four from their
             # quadruples'
             self.e.triples = self.e.pairs and p <= TRIPLE_MAX_COLUMNS
             self.e.quads = self.e.triples and p <= QUAD_MAX_COLUMNS
+        # each column's sums count the side of its split fewer rows are on
+        # (`_squares._sum_rows`: a row adds to the pairs of the columns that
+        # count it)
+        SR = np.ascontiguousarray(2 * (R <= 0).sum(axis=1) > n if self.e.pairs
+                                  else np.zeros(max(p, 1), bool), dtype=np.uint8)
+        if SR.shape[0] == 0:
+            SR = np.zeros(1, np.uint8)
+        self.e.sums_right = <uint8_t*> cnp.PyArray_DATA(SR)
+        self._keep += (SR,)
         off = C[~np.eye(K, dtype=bool)]
         if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
                 and off[0] > 0):
@@ -392,6 +405,7 @@ cdef class DepthSearch:
                 x.pairs = self.e.pairs
                 x.triples = self.e.triples
                 x.quads = self.e.quads
+                x.sums_right = self.e.sums_right
                 x.final_depth = self.e.final_depth
                 x.work_limit = self.e.work_limit
                 x.col_lb = self.col_lb

@@ -1,5 +1,6 @@
-# The depth-limited engine's squared-error parts that need no column orders:
-# the k-segmentation floor and the nodes solved from their column sums.  Their
+# The depth-limited engine's parts that need no column orders: the
+# k-segmentation floor (squared error) and the nodes solved from their column
+# sums (squared error, or at most three classes, on binary columns).  Their
 # argument is at `_squares`.
 from ._typedefs cimport int32_t
 from ._rowpass cimport DSpace
@@ -9,4 +10,4 @@ cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, in
                           int kmax) noexcept nogil
 cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil
 cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
-                       double B, bint* exact) noexcept nogil
+                       double B, int kc, bint* exact) noexcept nogil

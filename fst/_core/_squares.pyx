@@ -13,9 +13,10 @@ gives the argument; the engine calls them from `_depth._solve` and
 """
 from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memset
+from libc.stdint cimport uint8_t
 
 from ._typedefs cimport int32_t, int64_t, TOL, INF
-from ._rowpass cimport DSpace, squares_loss
+from ._rowpass cimport DSpace, squares_loss, leaf_loss
 from ._bounds cimport segmentation_lower_bound
 from ._depth cimport DEngine, DLevel, SetBest, _heap_size, _wins, POLL_ROWS
 
@@ -127,6 +128,17 @@ cdef inline int64_t _quad_at(int a, int b, int c, int f) noexcept nogil:
     return (<int64_t> f * (f - 1) * (f - 2) * (f - 3)) // 24 + _triple_at(a, b, c)
 
 
+cdef inline double _sums_loss(const DSpace* sp, const double* x) noexcept nogil:
+    """The least loss of one leaf over the rows whose four sums are x: under
+    squared error (weight, weighted target, weighted square, rows) their
+    squared error about the weighted mean; for classes (K <= 3: each class's
+    weight, then rows) the best label's cost (`leaf_loss`, from whole rows
+    without weights, so equal losses are equal to the last bit)."""
+    if sp.target != NULL:
+        return squares_loss(x[0], x[1], x[2])
+    return leaf_loss(sp, x, <int64_t> x[3])
+
+
 cdef inline void _add4(double* q, const double* v) noexcept nogil:
     """Add a row's four sums v (weight, weighted target and square, one) to a
     slot q of a sums' table; v is the caller's own array, so the four adds
@@ -139,14 +151,17 @@ cdef inline void _add4(double* q, const double* v) noexcept nogil:
 
 cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* tot,
                     double* T, double* Q) noexcept nogil:
-    """One pass over the node's rows (`solve_sums`): tot the sums (weight, weighted target and square, rows) of
-    all of them, L.pair of those left of both splits of each column pair a <= b
-    (a = b: of one split), with T (not NULL) T of those left of all three
-    splits of each column triple a < b < c (`_triple_at`), and with Q (not
-    NULL, T too) Q of those left of all four of each quadruple (`_quad_at`).
-    A row adds to the pairs (triples, quadruples) of the columns that send it
-    left.  Polls the limits every POLL_ROWS rows: False when they stopped the
-    search."""
+    """One pass over the node's rows (`solve_sums`): tot the sums (weight,
+    weighted target and square, rows; for classes each class's weight, then
+    rows) of all of them, L.pair of those counted by both splits of each column
+    pair a <= b (a = b: by one split), with T (not NULL) T of those counted by
+    all three splits of each column triple a < b < c (`_triple_at`), and with Q
+    (not NULL, T too) Q of those counted by all four of each quadruple
+    (`_quad_at`).  A split counts the rows on its side e.sums_right[u] (0 its
+    left, 1 its right: the side fewer of all rows are on), and a row adds to
+    the pairs (triples, quadruples) of the columns that count it, so a row
+    adds to fewer of them.  Polls the limits every POLL_ROWS rows: False when
+    they stopped the search."""
     cdef DSpace* sp = &e.sp
     cdef int p = sp.p, n = sp.n
     cdef double* P = L.pair
@@ -167,17 +182,25 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
             return False
         r = ord[i]
         w = 1.0 if sp.w == NULL else sp.w[r]
-        z = sp.target[r]
-        v[0] = w
-        v[1] = w * z
-        v[2] = v[1] * z
+        if sp.target != NULL:
+            z = sp.target[r]
+            v[0] = w
+            v[1] = w * z
+            v[2] = v[1] * z
+        else:
+            # classes: the row's weight on its class (K <= 3)
+            v[0] = 0.0
+            v[1] = 0.0
+            v[2] = 0.0
+            v[sp.y[r]] = w
         v[3] = 1.0
         tot[0] += v[0]
         tot[1] += v[1]
         tot[2] += v[2]
         na = 0
         for g in range(p):
-            if sp.col_start[g + 1] > sp.col_start[g] and sp.rank[<int64_t> g * n + r] <= 0:
+            if (sp.col_start[g + 1] > sp.col_start[g]
+                    and (sp.rank[<int64_t> g * n + r] > 0) == e.sums_right[g]):
                 A[na] = g
                 na += 1
         for a in range(na):
@@ -199,22 +222,23 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     return True
 
 
-cdef inline void _side_sums(const DSpace* sp, const double* P, const double* tot,
-                            int b, int s, double* side) noexcept nogil:
-    """The sums of one side of root split b: the rows left of b (s = 0), or the
-    others."""
+cdef inline void _side_sums(const DSpace* sp, const uint8_t* R, const double* P,
+                            const double* tot, int b, int s, double* side) noexcept nogil:
+    """The sums of one side of root split b (s = 0 its left, 1 its right): the
+    rows b counts (its side R[b], `_sum_rows`), or the others."""
     cdef const double* q = P + 4 * (<int64_t> b * sp.p + b)
     cdef int k
     for k in range(4):
-        side[k] = q[k] if s == 0 else tot[k] - q[k]
+        side[k] = q[k] if s == R[b] else tot[k] - q[k]
 
 
-cdef void _child_pairs(const DSpace* sp, const double* P, const double* T, int b,
-                       int s, double* CP) noexcept nogil:
-    """The pairs' sums CP of one child of root split b, from the node's pairs P
-    and triples T: the left child's pair (u, g) is the node's sums over the rows
-    left of b, u and g (a triple, a pair or one column as the three are distinct
-    or not); the right child's is the node's pair (u, g) less it."""
+cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
+                       const double* T, int b, int s, double* CP) noexcept nogil:
+    """The pairs' sums CP of one child of root split b (s = 0 its left, 1 its
+    right), from the node's pairs P and triples T: the pair (u, g) of the child
+    on the side b counts (R[b]) is the node's sums over the rows counted by b,
+    u and g (a triple, a pair or one column as the three are distinct or not);
+    the other child's is the node's pair (u, g) less it."""
     cdef int p = sp.p
     cdef int u, g, k, lo, mi, hi
     cdef const double* t
@@ -234,7 +258,7 @@ cdef void _child_pairs(const DSpace* sp, const double* P, const double* T, int b
                 hi = g if g > b else b
                 mi = b + u + g - lo - hi
                 t = T + 4 * _triple_at(lo, mi, hi)
-            if s == 0:
+            if s == R[b]:
                 for k in range(4):
                     o[k] = t[k]
             else:
@@ -243,12 +267,13 @@ cdef void _child_pairs(const DSpace* sp, const double* P, const double* T, int b
                     o[k] = q[k] - t[k]
 
 
-cdef void _child_triples(const DSpace* sp, const double* T, const double* Q, int a,
-                         int s, double* CT) noexcept nogil:
-    """The triples' sums CT of one child of root split a, from the node's triples
-    T and quadruples Q: the left child's triple (u, g, h) is the node's sums
-    over the rows left of a, u, g and h (a quadruple, or the triple itself when
-    a is one of them); the right child's is the node's triple less it."""
+cdef void _child_triples(const DSpace* sp, const uint8_t* R, const double* T,
+                         const double* Q, int a, int s, double* CT) noexcept nogil:
+    """The triples' sums CT of one child of root split a (s = 0 its left, 1 its
+    right), from the node's triples T and quadruples Q: the triple (u, g, h) of
+    the child on the side a counts (R[a]) is the node's sums over the rows
+    counted by a, u, g and h (a quadruple, or the triple itself when a is one of
+    them); the other child's is the node's triple less it."""
     cdef int p = sp.p
     cdef int u, g, h, k
     cdef int64_t at
@@ -271,7 +296,7 @@ cdef void _child_triples(const DSpace* sp, const double* T, const double* Q, int
                     t = Q + 4 * _quad_at(u, g, a, h)
                 else:
                     t = Q + 4 * _quad_at(u, g, h, a)
-                if s == 0:
+                if s == R[a]:
                     for k in range(4):
                         o[k] = t[k]
                 else:
@@ -279,16 +304,17 @@ cdef void _child_triples(const DSpace* sp, const double* T, const double* Q, int
                         o[k] = q[k] - t[k]
 
 
-cdef double _one_best(const DSpace* sp, const double* CP, const double* side, int u,
-                      int s, int mlo, int32_t* arg) noexcept nogil:
+cdef double _one_best(const DSpace* sp, const uint8_t* R, const double* CP,
+                      const double* side, int u, int s, int mlo, int32_t* arg) noexcept nogil:
     """The best tree of depth one of the rows on side s of split u within a set
     S (sums `side`; CP the pairs' sums of S, `_child_pairs`): for each other
-    column g the rows left of g are pair(u, g), or single(g) less it on the
-    right side; the leaf, then the first split better by more than TOL in
-    column order (as `_depth_one`).  arg: its column, -1 the leaf."""
+    column g the rows g counts are pair(u, g) on the side u counts, or
+    single(g) less it on the other; the leaf, then the first split better by
+    more than TOL in column order (as `_depth_one`; a split's value does not
+    depend on which of its sides is counted).  arg: its column, -1 the leaf."""
     cdef int p = sp.p
     cdef int g, k
-    cdef double v, best = squares_loss(side[0], side[1], side[2]) + sp.lam
+    cdef double v, best = _sums_loss(sp, side) + sp.lam
     cdef double x[4]
     cdef double y[4]
     arg[0] = -1
@@ -297,12 +323,12 @@ cdef double _one_best(const DSpace* sp, const double* CP, const double* side, in
             continue
         for k in range(4):
             x[k] = CP[4 * (<int64_t> (u if u < g else g) * p + (g if u < g else u)) + k]
-            if s == 1:
+            if s != R[u]:
                 x[k] = CP[4 * (<int64_t> g * p + g) + k] - x[k]
             y[k] = side[k] - x[k]
         if x[3] < mlo or y[3] < mlo:
             continue
-        v = (squares_loss(x[0], x[1], x[2]) + squares_loss(y[0], y[1], y[2])
+        v = (_sums_loss(sp, x) + _sums_loss(sp, y)
              + 2.0 * sp.lam)
         if v < best - TOL:
             best = v
@@ -394,9 +420,62 @@ cdef void _set_best(DEngine* e, SetBest* sets, SetBest* out, const int* cols,
             out.leaves = a.leaves + b.leaves
 
 
+cdef void _set_best_three(DEngine* e, SetBest* sets, SetBest* out, int32_t* sides,
+                          int mlo) noexcept nogil:
+    """The best tree of at most three leaves and depth two of the node (out: its
+    leaf on entry) from the sets of one split's side at depth one: each column
+    u in order, both its sides holding mlo rows or more, is valued as its two
+    sides' best trees when at most one of them splits, else as the better of
+    the left side's tree beside the right leaf and the left leaf beside the
+    right side's tree (the left first on a tie), and taken by `_wins`: the
+    tree `_depth._value_depth_two` gives under a cap of three.  sides[0] and
+    sides[1] get the root's sides' columns (-1: a leaf)."""
+    cdef const DSpace* sp = &e.sp
+    cdef int u, ca, cb, leaves
+    cdef int cols[1]
+    cdef int side[1]
+    cdef SetBest* a
+    cdef SetBest* b
+    cdef double v, vl, vr
+    sides[0] = -1
+    sides[1] = -1
+    for u in range(sp.p):
+        if sp.col_start[u + 1] == sp.col_start[u]:
+            continue
+        cols[0] = u
+        side[0] = 0
+        a = sets + _set_at(cols, side, 1)
+        side[0] = 1
+        b = sets + _set_at(cols, side, 1)
+        if a.rows < mlo or b.rows < mlo:
+            continue
+        e.evals += 1
+        v = a.v + b.v
+        ca = a.col
+        cb = b.col
+        if ca >= 0 and cb >= 0:
+            e.allocations += 1
+            vl = a.v + b.leaf
+            vr = a.leaf + b.v
+            if vl <= vr + TOL:
+                v = vl
+                cb = -1
+            else:
+                v = vr
+                ca = -1
+        leaves = (2 if ca >= 0 else 1) + (2 if cb >= 0 else 1)
+        if _wins(sp, v, leaves, u, out.v, out.leaves, out.col, False):
+            out.v = v
+            out.col = u
+            out.leaves = leaves
+            sides[0] = ca
+            sides[1] = cb
+
+
 cdef inline void _set_leaf(const DSpace* sp, SetBest* out, const double* sums) noexcept nogil:
     """A set's entry before its splits are valued: its leaf."""
-    out.v = squares_loss(sums[0], sums[1], sums[2]) + sp.lam
+    out.v = _sums_loss(sp, sums) + sp.lam
+    out.leaf = out.v
     out.rows = sums[3]
     out.col = -1
     out.leaves = 1
@@ -422,19 +501,19 @@ cdef void _set_tree(const DSpace* sp, SetBest* sets, const int* cols, const int*
         _set_tree(sp, sets, c, t, k + 1, child.col, depth - 1, 2 * pos + 1 + s, tree)
 
 
-cdef inline void _set_one(const DSpace* sp, SetBest* ent, const double* CP,
+cdef inline void _set_one(const DSpace* sp, const uint8_t* R, SetBest* ent, const double* CP,
                           const double* side, int u, int s, int mlo) noexcept nogil:
     """A set's entry at depth one: the set's pairs' sums CP with the side s of
     split u added (its sums `side`): its leaf, then its best split
     (`_one_best`)."""
     cdef int32_t arg
     _set_leaf(sp, ent, side)
-    ent.v = _one_best(sp, CP, side, u, s, mlo, &arg)
+    ent.v = _one_best(sp, R, CP, side, u, s, mlo, &arg)
     ent.col = arg
     ent.leaves = 2 if arg >= 0 else 1
 
 
-cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
+cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
                        bint* stopped) noexcept nogil:
     """R(S, d) of a node S of depth d = 2, 3 or 4 from its sums (tot, L.pair,
     L.triple, L.quad), its tree in L.best.  Every subtree of a tree of S holds
@@ -445,7 +524,9 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
        subtraction, split by split (`_child_pairs`, `_child_triples`), and
        each one's leaf and best split (`_set_one`);
     2. the sets of d - 2 sides down to one, then S itself: each other column's
-       split valued as the sum of its two sides' entries (`_set_best`).
+       split valued as the sum of its two sides' entries (`_set_best`); at
+       depth two under a cap of three leaves (kc = 3), with at most one side
+       split (`_set_best_three`).
     Each node's tree is the one `_takes` gives over its splits in column
     order, each side's depth-one tree the first best as `_depth_one`: the
     canonical tree the partitions and column passes give.  The limits are
@@ -467,6 +548,7 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
     cdef int32_t* A = L.plist
     cdef int i, j, h, na = 0
     cdef int x, y, z, sx, sy, sz, k
+    cdef const uint8_t* R = e.sums_right
     cdef SetBest root
     _set_leaf(sp, &root, tot)
     memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
@@ -485,34 +567,34 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
         x = cols[0] = A[i]
         for sx in range(2):
             sides[0] = sx
-            _side_sums(sp, P, tot, x, sx, t1)
+            _side_sums(sp, R, P, tot, x, sx, t1)
             if d == 2:
-                _set_one(sp, sets + _set_at(cols, sides, 1), P, t1, x, sx, mlo)
+                _set_one(sp, R, sets + _set_at(cols, sides, 1), P, t1, x, sx, mlo)
                 continue
             _set_leaf(sp, sets + _set_at(cols, sides, 1), t1)
-            _child_pairs(sp, P, L.triple, x, sx, CP1)
+            _child_pairs(sp, R, P, L.triple, x, sx, CP1)
             if d == 4:
-                _child_triples(sp, L.triple, L.quad, x, sx, CT1)
+                _child_triples(sp, R, L.triple, L.quad, x, sx, CT1)
             for j in range(i + 1, na):
                 y = cols[1] = A[j]
                 for sy in range(2):
                     sides[1] = sy
-                    _side_sums(sp, CP1, t1, y, sy, t2)
+                    _side_sums(sp, R, CP1, t1, y, sy, t2)
                     if d == 3:
-                        _set_one(sp, sets + _set_base(p, 2) + _set_at(cols, sides, 2), CP1,
+                        _set_one(sp, R, sets + _set_base(p, 2) + _set_at(cols, sides, 2), CP1,
                                  t2, y, sy, mlo)
                         continue
                     if e.poll(e):
                         stopped[0] = True
                         return root.v
                     _set_leaf(sp, sets + _set_base(p, 2) + _set_at(cols, sides, 2), t2)
-                    _child_pairs(sp, CP1, CT1, y, sy, CP2)
+                    _child_pairs(sp, R, CP1, CT1, y, sy, CP2)
                     for h in range(j + 1, na):
                         z = cols[2] = A[h]
                         for sz in range(2):
                             sides[2] = sz
-                            _side_sums(sp, CP2, t2, z, sz, t3)
-                            _set_one(sp, sets + _set_base(p, 3) + _set_at(cols, sides, 3),
+                            _side_sums(sp, R, CP2, t2, z, sz, t3)
+                            _set_one(sp, R, sets + _set_base(p, 3) + _set_at(cols, sides, 3),
                                      CP2, t3, z, sz, mlo)
     # 2. the sets of d - 2 sides down to one, each from the sets one side larger
     for k in range(d - 2, 0, -1):
@@ -533,6 +615,17 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
                         _set_best(e, sets, sets + _set_base(p, 2) + _set_at(cols, sides, 2),
                                   cols, sides, 2, mlo)
     # ... and the node itself
+    if d == 2 and kc == 3:
+        _set_best_three(e, sets, &root, L.best + 1, mlo)
+        if root.col >= 0:
+            L.best[0] = sp.col_start[root.col]
+            L.best[1] = sp.col_start[L.best[1]] if L.best[1] >= 0 else -1
+            L.best[2] = sp.col_start[L.best[2]] if L.best[2] >= 0 else -1
+        else:
+            L.best[1] = -1
+            L.best[2] = -1
+        L.best_leaves = root.leaves
+        return root.v
     _set_best(e, sets, &root, cols, sides, 0, mlo)
     _set_tree(sp, sets, cols, sides, 0, root.col, d, 0, L.best)
     L.best_leaves = root.leaves
@@ -540,7 +633,7 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, const double* tot,
 
 
 cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
-                        double B, bint* exact) noexcept nogil:
+                        double B, int kc, bint* exact) noexcept nogil:
     """R(S, d) of a node solved from its sums (`by_sums`: squared error on binary
     columns, d = 2, 3 or 4, no leaf cap under 2^d leaves): one pass over its
     rows sums them over each column pair, and at depth three or four each
@@ -556,7 +649,7 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
                      L.quad if d >= 4 else NULL):
         exact[0] = False
         return INF
-    best = _sets_best(e, L, d, tot, &stopped)
+    best = _sets_best(e, L, d, kc, tot, &stopped)
     exact[0] = not stopped and best <= B + TOL
     return best
 
@@ -564,9 +657,10 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
 cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil:
     """Whether a node of depth d (the root among them) and leaf cap kc is solved
     from its column pairs' (d = 2), triples' (d = 3) or quadruples' (d = 4)
-    sums (`solve_sums`): squared error on binary columns (`DEngine.pairs`,
-    `DEngine.triples`, `DEngine.quads`) and no cap under the 2^d leaves a tree
-    of depth d can have.  Such a node takes one pass over its rows; the root
+    sums (`solve_sums`): squared error or at most three classes on binary
+    columns (`DEngine.pairs`, `DEngine.triples`, `DEngine.quads`) and no cap
+    under the 2^d leaves a tree of depth d can have, but for a cap of three
+    at depth two.  Such a node takes one pass over its rows; the root
     too, on one thread (`DepthSearch.run`)."""
-    return ((d == 2 and e.pairs and kc >= 4) or (d == 3 and e.triples and kc >= 8)
+    return ((d == 2 and e.pairs and kc >= 3) or (d == 3 and e.triples and kc >= 8)
             or (d == 4 and e.quads and kc >= 16))
