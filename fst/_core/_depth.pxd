@@ -27,6 +27,12 @@ cdef struct DLevel:
     # touched only as far as a node's rows reach.
     int32_t* child      # p x m: the two children's rows sorted per column (left
                         # child's block first, p x m_left, then the right's)
+    bint lazy           # only each child's first column is partitioned yet
+                        # (`_depth._partition`, `_complete`): the node's rows
+    const int32_t* lazy_ord  # (lazy_ord, lazy_m), split at row position lazy_t
+    int lazy_m          # of column lazy_u's order
+    int lazy_u
+    int lazy_t
     int32_t* rk         # p x m: the node's ranks in each column's order
     int32_t* yk         # p x m: the node's classes in each column's order
     double* wk          # p x m: the node's row weights in each column's order

@@ -140,6 +140,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     cdef double leaf = leaf_loss(sp, cnt, m) + sp.lam
     cdef double v, floor
     cdef int k
+    cdef MemoEntry* x
     L.best[0] = -1
     L.best_leaves = 1
     L.seeded = False
@@ -151,6 +152,15 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         # the node is the same subproblem at cap 2^d (one entry in the store)
         kc = 1 << d
     if kc <= d:
+        if d == 2 and e.memo != NULL and d < e.max_depth and e.pairs:
+            # a node solved from its sums left its answer at two leaves
+            x = memo_find(e.memo, memo_hash(ord, m, d), ord, m, d, kc)
+            if x.hash != 0 and x.exact:
+                e.memo.hits += 1
+                memcpy(L.best, x.tree, _heap_size(d) * sizeof(int32_t))
+                L.best_leaves = x.leaves
+                exact[0] = x.value <= B + TOL
+                return x.value
         # a tree of at most kc leaves has depth at most kc - 1: the node's trees
         # are those of the smaller depth, searched there
         return _solve_at(e, d, kc - 1, ord, m, cnt, B, kc, exact)
@@ -163,6 +173,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         if budget_depth(d, k) < d:
             return _solve_shallower(e, d, budget_depth(d, k), ord, m, cnt, B, kc, floor,
                                     k, exact)
+    if e.memo != NULL and 2 <= d < e.max_depth:
+        return _solve_kept(e, d, ord, m, cnt, B, kc, leaf, exact)
     if by_sums(e, d, kc):
         if d == e.max_depth:
             # the root: its leaf and sums for a stop's bound, which is then its
@@ -170,7 +182,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
             e.root_leaf = leaf
             e.root_cnt = cnt
             e.sums_root = True
-        v = solve_sums(e, L, d, ord, m, B, kc, exact)
+        v = solve_sums(e, L, d, ord, m, B, kc, exact, NULL, NULL, NULL)
         if v == INF:
             # stopped in the pass over the rows: the leaf is the tree found
             v = leaf
@@ -182,8 +194,6 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
             L.seeded = True
             v = e.seed_value
         return v
-    if e.memo != NULL and 2 <= d < e.max_depth:
-        return _solve_kept(e, d, ord, m, cnt, B, kc, leaf, exact)
     return _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
 
 
@@ -216,10 +226,40 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
             e.memo.larger_cap_hits += 1
             exact[0] = False
             return v
+    if by_sums(e, d, kc):
+        return _solve_sums_kept(e, d, ord, m, B, kc, leaf, h, exact)
     v = _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
     if e.lim.stop == RUNNING:
         memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),
                  L.best_leaves)
+    return v
+
+
+cdef double _solve_sums_kept(DEngine* e, int d, const int32_t* ord, int m, double B, int kc,
+                             double leaf, uint64_t h, bint* exact) noexcept nogil:
+    """A node below the root solved from its columns' sums (`by_sums`) and kept
+    in the store: its exact answer whatever the budget (the sums value every
+    tree), and at depth two its answers at caps of two, three and four leaves,
+    which the same sets value (`_squares.solve_sums`), all canonical, so a
+    repeat at any of them is answered from the store (at two leaves by
+    `_solve`, before the node is taken for a node of depth one)."""
+    cdef DLevel* L = &e.lv[d]
+    cdef int32_t caps_tree[21]
+    cdef int caps_leaves[3]
+    cdef double caps[3]
+    cdef int c
+    cdef double v = solve_sums(e, L, d, ord, m, B, kc, exact, caps, caps_tree, caps_leaves)
+    if v == INF:
+        # stopped in the pass over the rows: the leaf is the tree found
+        return leaf
+    if e.lim.stop != RUNNING:
+        return v
+    if d != 2:
+        memo_put(e.memo, h, ord, m, d, kc, True, v, L.best, _heap_size(d), L.best_leaves)
+        return v
+    for c in range(3):
+        memo_put(e.memo, h, ord, m, d, c + 2, True, caps[c], caps_tree + 7 * c,
+                 _heap_size(d), caps_leaves[c])
     return v
 
 
@@ -236,6 +276,9 @@ cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const doub
     cdef int32_t a1[2]
     cdef int u
     cdef bint par
+    if not _complete(e, d, ord):
+        exact[0] = False
+        return leaf
     if (sp.rules & RULE_PEEL_LEAF) and d >= 2:
         k = _peel_cap(e, d, cnt, B, kc)
         if leaf_beside_only(d, k):
@@ -614,7 +657,13 @@ cdef double _solve_at(DEngine* e, int d, int d2, const int32_t* ord, int m,
     d's level (a tree in heap order keeps its positions in a deeper heap)."""
     cdef DLevel* L = &e.lv[d]
     cdef DLevel* S = &e.lv[d2]
-    cdef double v = _solve(e, d2, ord, m, cnt, B, kc, exact)
+    cdef double v
+    if not _complete(e, d, ord):
+        exact[0] = False
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        L.best_leaves = 1
+        return leaf_loss(&e.sp, cnt, m) + e.sp.lam
+    v = _solve(e, d2, ord, m, cnt, B, kc, exact)
     memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
     memcpy(L.best, S.best, _heap_size(d2) * sizeof(int32_t))
     L.best_leaves = S.best_leaves
@@ -903,18 +952,37 @@ cdef bint _partition(DEngine* e, DLevel* L, const int32_t* ord, int m, int u,
                      int t) noexcept nogil:
     """The two sides of the node's split at row position t of column u's order,
     each still sorted per column, in L.child: the left side's p x t block, then
-    the right side's p x (m - t).  A large node polls the limits every column:
-    False when they stopped the search (L.child is then incomplete)."""
+    the right side's p x (m - t).  Children of depth two solved from their
+    columns' sums (`by_sums`) read only their first column's order (their rows,
+    and the store's key), so for them only that column is partitioned now and
+    the others when a child needs them (L.lazy, `_complete`).  A large node
+    polls the limits every column: False when they stopped the search (L.child
+    is then incomplete)."""
+    cdef int i
+    cdef const int32_t* ou = ord + <int64_t> u * m
+    for i in range(m):
+        e.side[ou[i]] = 0 if i < t else 1
+    L.lazy = e.pairs and L == &e.lv[3]
+    if L.lazy:
+        L.lazy_ord = ord
+        L.lazy_m = m
+        L.lazy_u = u
+        L.lazy_t = t
+        _partition_columns(e, L, ord, m, t, 0, 1)
+        return True
+    return _partition_columns(e, L, ord, m, t, 0, e.sp.p)
+
+
+cdef bint _partition_columns(DEngine* e, DLevel* L, const int32_t* ord, int m, int t,
+                             int g0, int g1) noexcept nogil:
+    """`_partition` of columns g0 .. g1 - 1, each row's side in e.side."""
     cdef int p = e.sp.p
     cdef int g, i, nl, nr
     cdef int32_t r
     cdef const int32_t* o
-    cdef const int32_t* ou = ord + <int64_t> u * m
     cdef int32_t* dl
     cdef int32_t* dr
-    for i in range(m):
-        e.side[ou[i]] = 0 if i < t else 1
-    for g in range(p):
+    for g in range(g0, g1):
         if m >= POLL_ROWS and _poll(e):
             return False
         o = ord + <int64_t> g * m
@@ -930,6 +998,28 @@ cdef bint _partition(DEngine* e, DLevel* L, const int32_t* ord, int m, int u,
             else:
                 dr[nr] = r
                 nr += 1
+    return True
+
+
+cdef inline bint _complete(DEngine* e, int d, const int32_t* ord) noexcept nogil:
+    """Before a node of depth d reads its rows in other columns' orders than
+    its first: when it is a child of a split its parent partitioned lazily
+    (`_partition`), the parent's other columns partitioned now.  False when
+    the limits stopped that."""
+    cdef DLevel* P
+    cdef const int32_t* ou
+    cdef int i
+    if d + 1 > e.max_depth:
+        return True
+    P = &e.lv[d + 1]
+    if not P.lazy or (ord != P.child and ord != P.child + <int64_t> e.sp.p * P.lazy_t):
+        return True
+    ou = P.lazy_ord + <int64_t> P.lazy_u * P.lazy_m
+    for i in range(P.lazy_m):
+        e.side[ou[i]] = 0 if i < P.lazy_t else 1
+    if not _partition_columns(e, P, P.lazy_ord, P.lazy_m, P.lazy_t, 1, e.sp.p):
+        return False
+    P.lazy = False
     return True
 
 

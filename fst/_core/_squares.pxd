@@ -10,4 +10,5 @@ cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, in
                           int kmax) noexcept nogil
 cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil
 cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
-                       double B, int kc, bint* exact) noexcept nogil
+                       double B, int kc, bint* exact, double* caps, int32_t* caps_tree,
+                       int* caps_leaves) noexcept nogil

@@ -514,7 +514,8 @@ cdef inline void _set_one(const DSpace* sp, const uint8_t* R, SetBest* ent, cons
 
 
 cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
-                       bint* stopped) noexcept nogil:
+                       bint* stopped, double* caps, int32_t* caps_tree,
+                       int* caps_leaves) noexcept nogil:
     """R(S, d) of a node S of depth d = 2, 3 or 4 from its sums (tot, L.pair,
     L.triple, L.quad), its tree in L.best.  Every subtree of a tree of S holds
     the rows of S on given sides of the splits above it, a set of at most
@@ -549,7 +550,8 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
     cdef int i, j, h, na = 0
     cdef int x, y, z, sx, sy, sz, k
     cdef const uint8_t* R = e.sums_right
-    cdef SetBest root
+    cdef SetBest root, two, three
+    cdef int32_t sub[2]
     _set_leaf(sp, &root, tot)
     memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
     L.best_leaves = 1
@@ -614,33 +616,97 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
                         sides[1] = sy
                         _set_best(e, sets, sets + _set_base(p, 2) + _set_at(cols, sides, 2),
                                   cols, sides, 2, mlo)
-    # ... and the node itself
-    if d == 2 and kc == 3:
-        _set_best_three(e, sets, &root, L.best + 1, mlo)
-        if root.col >= 0:
-            L.best[0] = sp.col_start[root.col]
-            L.best[1] = sp.col_start[L.best[1]] if L.best[1] >= 0 else -1
-            L.best[2] = sp.col_start[L.best[2]] if L.best[2] >= 0 else -1
-        else:
-            L.best[1] = -1
-            L.best[2] = -1
-        L.best_leaves = root.leaves
-        return root.v
+    # ... and the node itself; at depth two with `caps` (else NULL) its best
+    # trees of at most two, three and four leaves, all from the same sets
+    if d == 2 and caps != NULL:
+        two = root
+        _set_best_two(e, sets, &two, mlo)
+        caps[0] = two.v
+        memset(caps_tree, -1, _heap_size(2) * sizeof(int32_t))
+        if two.col >= 0:
+            caps_tree[0] = sp.col_start[two.col]
+        caps_leaves[0] = two.leaves
+    if d == 2 and (kc == 3 or caps != NULL):
+        three = root
+        _set_best_three(e, sets, &three, sub, mlo)
+        if kc == 3:
+            _three_tree(sp, &three, sub, L.best)
+            L.best_leaves = three.leaves
+            if caps == NULL:
+                return three.v
+        if caps != NULL:
+            caps[1] = three.v
+            _three_tree(sp, &three, sub, caps_tree + 7)
+            caps_leaves[1] = three.leaves
     _set_best(e, sets, &root, cols, sides, 0, mlo)
+    if d == 2 and caps != NULL:
+        caps[2] = root.v
+        memset(caps_tree + 14, -1, _heap_size(2) * sizeof(int32_t))
+        _set_tree(sp, sets, cols, sides, 0, root.col, d, 0, caps_tree + 14)
+        caps_leaves[2] = root.leaves
+        if kc == 3:
+            return three.v
     _set_tree(sp, sets, cols, sides, 0, root.col, d, 0, L.best)
     L.best_leaves = root.leaves
     return root.v
 
 
+cdef void _set_best_two(DEngine* e, SetBest* sets, SetBest* out, int mlo) noexcept nogil:
+    """The best tree of depth one of the node (out: its leaf on entry) from the
+    sets of one split's side: each column u in order, both its sides holding
+    mlo rows or more, valued as its two sides' leaves; the first better by more
+    than TOL (as `_depth._depth_one`)."""
+    cdef const DSpace* sp = &e.sp
+    cdef int u
+    cdef int cols[1]
+    cdef int side[1]
+    cdef SetBest* a
+    cdef SetBest* b
+    cdef double v
+    for u in range(sp.p):
+        if sp.col_start[u + 1] == sp.col_start[u]:
+            continue
+        cols[0] = u
+        side[0] = 0
+        a = sets + _set_at(cols, side, 1)
+        side[0] = 1
+        b = sets + _set_at(cols, side, 1)
+        if a.rows < mlo or b.rows < mlo:
+            continue
+        v = a.leaf + b.leaf
+        if v < out.v - TOL:
+            out.v = v
+            out.col = u
+            out.leaves = 2
+
+
+cdef void _three_tree(const DSpace* sp, const SetBest* three, const int32_t* sub,
+                      int32_t* tree) noexcept nogil:
+    """The heap-order tree of depth two of `_set_best_three`'s answer: its root
+    column (-1: the leaf) and its sides' columns sub[0], sub[1] (-1: a leaf)."""
+    memset(tree, -1, _heap_size(2) * sizeof(int32_t))
+    if three.col < 0:
+        return
+    tree[0] = sp.col_start[three.col]
+    tree[1] = sp.col_start[sub[0]] if sub[0] >= 0 else -1
+    tree[2] = sp.col_start[sub[1]] if sub[1] >= 0 else -1
+
+
 cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
-                        double B, int kc, bint* exact) noexcept nogil:
+                        double B, int kc, bint* exact, double* caps, int32_t* caps_tree,
+                        int* caps_leaves) noexcept nogil:
     """R(S, d) of a node solved from its sums (`by_sums`: squared error on binary
     columns, d = 2, 3 or 4, no leaf cap under 2^d leaves): one pass over its
     rows sums them over each column pair, and at depth three or four each
     triple, at depth four each quadruple (`_sum_rows`); every tree of depth d
     follows from those sums by subtraction (`_sets_best`), the canonical one.
     Exact; above B + TOL it is returned as the bound.  A stop in the pass
-    returns INF, and the leaf otherwise; either way the node is not exact."""
+    returns INF, and the leaf otherwise; either way the node is not exact.
+    At depth two with `caps` (else NULL) it also gives the node's answers at
+    caps of two, three and four leaves, which the same sets value: their
+    values in caps[0 .. 3), their trees (heap order of depth two, 7 entries
+    each) in caps_tree and their leaves in caps_leaves (unset when
+    stopped)."""
     cdef double tot[4]
     cdef double best
     cdef bint stopped = False
@@ -649,7 +715,8 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
                      L.quad if d >= 4 else NULL):
         exact[0] = False
         return INF
-    best = _sets_best(e, L, d, kc, tot, &stopped)
+    best = _sets_best(e, L, d, kc, tot, &stopped, caps if d == 2 else NULL, caps_tree,
+                      caps_leaves)
     exact[0] = not stopped and best <= B + TOL
     return best
 
