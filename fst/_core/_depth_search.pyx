@@ -672,9 +672,10 @@ cdef class DepthSearch:
     def root_sums_work(self):
         """The slots of the sums' tables the root's one pass adds its rows to when
         the root is solved from its column sums (`_squares.by_sums`), else -1: a
-        row left of the splits of a columns adds to C(a + 1, 2) pairs (a column
-        with itself among them), at depth three or four to C(a, 3) triples, at
-        depth four to C(a, 4) quadruples (`_squares.solve_sums`)."""
+        row counted by a columns' splits (on the side each counts,
+        `DEngine.sums_right`) adds to C(a + 1, 2) pairs (a column with itself
+        among them), at depth three or four to C(a, 3) triples, at depth four to
+        C(a, 4) quadruples (`_squares.solve_sums`)."""
         cdef int D = self.e.max_depth
         cdef int n = self.e.sp.n, p = self.e.sp.p, g, i
         cdef int64_t a, work = 0
@@ -685,7 +686,8 @@ cdef class DepthSearch:
         for i in range(n):
             a = 0
             for g in range(p):
-                if start[g + 1] > start[g] and rank[<int64_t> g * n + i] <= 0:
+                if (start[g + 1] > start[g]
+                        and (rank[<int64_t> g * n + i] > 0) == self.e.sums_right[g]):
                     a += 1
             work += a * (a + 1) // 2
             if D >= 3:
