@@ -3,6 +3,15 @@ STreeD under a node budget, on the same binary columns, side by side.
 
     python benchmarks/run_front.py
     python benchmarks/run_front.py --datasets monk_2,tic-tac-toe --leaves 8 --time-limit 60
+    python benchmarks/run_front.py --cap            # one fit of max_leaf_nodes=K each
+    python benchmarks/run_front.py --datasets coupon_carryout,quantiles-fico_1k
+
+With ``--cap`` each solver makes one fit of at most K leaves instead of the
+front (fst: ``FastSmallTreeClassifier(regularization=0, max_leaf_nodes=K)``).
+A name ``quantiles-<set>`` is a gosdt14 set (or ``sklearn-<set>``) binarised
+here, so that both solvers get the identical 0/1 matrix: ``x <= q`` for q its
+column's quartiles (each distinct cut once; a column of two values is kept as
+its indicator).
 
 fst: ``leaves_front(X, y, max_leaf_nodes=K, time_limit=T)``, one process for
 the whole front (every count k = 1 .. K, each certified by its own search under
@@ -31,10 +40,33 @@ from _proc import peak_rss, run_one  # noqa: E402
 BINARY_SETS = ["monk_1", "monk_2", "monk_3", "tic-tac-toe", "car_evaluation", "coupon_bar"]
 
 
-def one(solver, name, leaves, time_limit):
-    X, y = load_gosdt14(name)
+def quantile_columns(X):
+    """0/1 columns x <= q for q each column's distinct quartiles (NaN rows on
+    the right side); a column of at most two values gives its one cut."""
+    cols = []
+    for j in range(X.shape[1]):
+        x = X[:, j]
+        vals = np.unique(x[~np.isnan(x)])
+        cuts = vals[:1] if len(vals) <= 2 else np.unique(np.nanquantile(x, [0.25, 0.5, 0.75]))
+        for q in cuts:
+            c = np.where(np.isnan(x), 0.0, (x <= q).astype(float))
+            if 0 < c.sum() < len(c):
+                cols.append(c)
+    return np.column_stack(cols)
+
+
+def load(name):
+    """(X, y) of a benchmark set: a gosdt14 set, or one binarised here."""
+    if name.startswith("quantiles-"):
+        X, y = load_gosdt14(name[len("quantiles-"):])
+        return quantile_columns(np.asarray(X, dtype=float)), y
+    return load_gosdt14(name)
+
+
+def one(solver, name, leaves, time_limit, cap=False):
+    X, y = load(name)
     if solver == "fst":
-        from fst import leaves_front
+        from fst import FastSmallTreeClassifier, leaves_front
     else:
         from pystreed import STreeDClassifier
     from sklearn.tree import DecisionTreeClassifier
@@ -42,7 +74,13 @@ def one(solver, name, leaves, time_limit):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        if solver == "fst":
+        if solver == "fst" and cap:
+            clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=leaves,
+                                          time_limit=time_limit).fit(X, y)
+            seconds = time.perf_counter() - t0
+            errors = [int((clf.predict(X) != y).sum())]
+            certified = [bool(clf.optimal_)]
+        elif solver == "fst":
             front = leaves_front(X, y, max_leaf_nodes=leaves, time_limit=time_limit)
             seconds = time.perf_counter() - t0
             errors = [int(round((t.predict(X.astype(np.float32)) != y).sum()))
@@ -64,27 +102,36 @@ def main():
     ap.add_argument("--datasets", default=",".join(BINARY_SETS))
     ap.add_argument("--leaves", type=int, default=8)
     ap.add_argument("--time-limit", type=float, default=60.0)
-    ap.add_argument("--out", default=os.path.join(HERE, "results", "front.jsonl"))
-    ap.add_argument("--one", nargs=4, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--cap", action="store_true",
+                    help="one fit of at most --leaves leaves each, not the front")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--one", nargs=5, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        s, name, k, tl = args.one
-        print(json.dumps(one(s, name, int(k), float(tl))))
+        s, name, k, tl, cap = args.one
+        print(json.dumps(one(s, name, int(k), float(tl), cap == "cap")))
         return
+    if args.out is None:
+        args.out = os.path.join(HERE, "results", "cap.jsonl" if args.cap else "front.jsonl")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     K, T = args.leaves, args.time_limit
+    mode = "cap" if args.cap else "front"
+    if args.cap:
+        cap_table(args, K, T)
+        return
     print(f"| data | fst: errors for k = 1..{K} (certified) | fst s | STreeD: errors for "
           f"k = 2..{K} | STreeD s (summed) | agree |")
     print("|---|---|---|---|---|---|")
     with open(args.out, "w") as fh:
         for name in args.datasets.split(","):
             failed = {"seconds": float("nan"), "errors": [], "certified": []}
-            f = run_one([sys.executable, __file__, "--one", "fst", name, str(K), str(T)],
+            f = run_one([sys.executable, __file__, "--one", "fst", name, str(K), str(T), mode],
                         2 * T + 60, dict(failed, solver="fst", dataset=name))
             fh.write(json.dumps(f) + "\n")
             peers = []
             for k in range(2, K + 1):
-                r = run_one([sys.executable, __file__, "--one", "streed", name, str(k), str(T)],
+                r = run_one([sys.executable, __file__, "--one", "streed", name, str(k), str(T),
+                             mode],
                             2 * T + 60, dict(failed, solver="streed", dataset=name, leaves=k))
                 fh.write(json.dumps(r) + "\n")
                 peers.append(r)
@@ -101,6 +148,34 @@ def main():
                   f"{sum(r['seconds'] for r in peers):.2f} | {'yes' if agree else 'NO'} |",
                   flush=True)
     print("\n(?: not certified)")
+
+
+def cap_table(args, K, T):
+    """One fit of at most K leaves each, side by side, a table row a set."""
+    print(f"| data | rows x columns | fst errors | fst s | STreeD errors | STreeD s | "
+          f"ratio | agree |")
+    print("|---|---|---|---|---|---|---|---|")
+    with open(args.out, "w") as fh:
+        for name in args.datasets.split(","):
+            failed = {"seconds": float("nan"), "errors": [], "certified": []}
+            rows = []
+            for solver in ("fst", "streed"):
+                r = run_one([sys.executable, __file__, "--one", solver, name, str(K), str(T),
+                             "cap"], 2 * T + 60, dict(failed, solver=solver, dataset=name))
+                fh.write(json.dumps(r) + "\n")
+                rows.append(r)
+            f, s = rows
+            shape = "x".join(str(v) for v in load(name)[0].shape)
+
+            def cell(r):
+                return (f"{r['errors'][0]}{'' if r['certified'][0] else '?'}"
+                        if r["errors"] else "x")
+            agree = (not (f["errors"] and s["errors"] and f["certified"][0]
+                          and s["certified"][0]) or f["errors"][0] == s["errors"][0])
+            print(f"| {name} | {shape} | {cell(f)} | {f['seconds']:.2f} | {cell(s)} | "
+                  f"{s['seconds']:.2f} | {f['seconds'] / s['seconds']:.2f} | "
+                  f"{'yes' if agree else 'NO'} |", flush=True)
+    print("\n(?: not certified; ratio: fst's seconds over STreeD's)")
 
 
 if __name__ == "__main__":
