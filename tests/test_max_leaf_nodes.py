@@ -173,7 +173,8 @@ def test_a_larger_caps_bound_changes_no_answer():
 def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
     """On 0/1 columns with at most three classes the engine solves nodes of
     depth two (under a cap of three leaves too) to four from their columns'
-    sums (`_squares.solve_sums`): the brute force's optimum, and node for node
+    sums (`_squares.solve_sums`; a child of a node of depth three from that
+    node's pairs and triples): the brute force's optimum, and node for node
     the tree and bound the column passes give, with weights, costs,
     min_samples_leaf and threads; the sums save most column passes on a
     larger table."""
@@ -211,6 +212,8 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
                                           getattr(off.estimator_.tree_, attr))
         assert on.lower_bound_ == off.lower_bound_
         assert on.search_stats_["column_passes"] < off.search_stats_["column_passes"] / 2
+        # a node of depth three's children take their sums from its own
+        assert on.search_stats_["parent_sums"] > 0 == off.search_stats_["parent_sums"]
 
 
 def test_threads_give_the_serial_tree():

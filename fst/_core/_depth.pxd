@@ -33,6 +33,10 @@ cdef struct DLevel:
     int lazy_m          # of column lazy_u's order
     int lazy_u
     int lazy_t
+    bint tri_ready      # depth three with triples: pair and triple hold the
+    double ptot[4]      # node's sums (`_squares._sum_rows`, ptot its total),
+                        # from which its children's pairs' sums follow
+                        # (`_squares._parent_pairs`); cleared as a node starts
     int32_t* rk         # p x m: the node's ranks in each column's order
     int32_t* yk         # p x m: the node's classes in each column's order
     double* wk          # p x m: the node's row weights in each column's order
@@ -118,6 +122,8 @@ cdef struct DEngine:
     int64_t segment_prunes  # ... and splits proven above their cap by it
     int64_t peel_nodes  # nodes solved as their shallower optimum or a leaf beside a
                         # subtree (RULE_PEEL_LEAF, `_solve_peel`)
+    int64_t parent_sums # nodes of depth two whose sums came from their parent's
+                        # (`_squares._parent_pairs`)
     bint pairs          # squared error on columns of one split each (binary):
                         # a node of depth two is solved from its column pairs'
                         # sums (`_squares.solve_sums`, `by_sums`)

@@ -141,6 +141,9 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     cdef double v, floor
     cdef int k
     cdef MemoEntry* x
+    if d == 3:
+        # a new node of depth three: its sums are not taken yet
+        L.tri_ready = False
     L.best[0] = -1
     L.best_leaves = 1
     L.seeded = False

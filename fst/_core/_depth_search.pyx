@@ -725,6 +725,8 @@ cdef class DepthSearch:
                                       for t in range(self.n_workers)),
                 "peel_nodes": sum(int(self.engines[t].peel_nodes)
                                   for t in range(self.n_workers)),
+                "parent_sums": sum(int(self.engines[t].parent_sums)
+                                   for t in range(self.n_workers)),
                 "memo_hits": 0 if self._memo is None else self._memo.hits - self._hits0,
                 "memo_larger_cap_hits": (0 if self._memo is None else
                                          self._memo.larger_cap_hits - self._cap_hits0),

@@ -711,14 +711,52 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
     cdef double best
     cdef bint stopped = False
     e.nodes += 1
-    if not _sum_rows(e, L, ord, m, tot, L.triple if d >= 3 else NULL,
-                     L.quad if d >= 4 else NULL):
+    if d == 2 and _parent_pairs(e, L, ord, tot, &stopped):
+        if stopped:
+            exact[0] = False
+            return INF
+    elif not _sum_rows(e, L, ord, m, tot, L.triple if d >= 3 else NULL,
+                       L.quad if d >= 4 else NULL):
         exact[0] = False
         return INF
     best = _sets_best(e, L, d, kc, tot, &stopped, caps if d == 2 else NULL, caps_tree,
                       caps_leaves)
     exact[0] = not stopped and best <= B + TOL
     return best
+
+
+cdef bint _parent_pairs(DEngine* e, DLevel* L, const int32_t* ord, double* tot,
+                        bint* stopped) noexcept nogil:
+    """A node of depth two that is a child of the split its parent of depth
+    three is valuing (its rows that split's side in e.lv[3].child, as
+    `_depth._partition` left them): its pairs' sums in L.pair and its total in
+    tot from the parent's pairs and triples (`_child_pairs`, `_side_sums`), in
+    work of the order of p^2, instead of a pass over its rows.  The parent's
+    sums are taken once for all its splits' children (one pass over its rows
+    with the triples, `_sum_rows`).  False (nothing done) for any other node or
+    without triples; stopped[0] set when the limits stopped that pass."""
+    cdef DLevel* P
+    cdef int s
+    if not e.triples or e.max_depth < 3:
+        return False
+    P = &e.lv[3]
+    if P.child == NULL or P.lazy_ord == NULL:
+        return False
+    if ord == P.child:
+        s = 0
+    elif ord == P.child + <int64_t> e.sp.p * P.lazy_t:
+        s = 1
+    else:
+        return False
+    if not P.tri_ready:
+        if not _sum_rows(e, P, P.lazy_ord, P.lazy_m, P.ptot, P.triple, NULL):
+            stopped[0] = True
+            return True
+        P.tri_ready = True
+    _child_pairs(&e.sp, e.sums_right, P.pair, P.triple, P.lazy_u, s, L.pair)
+    _side_sums(&e.sp, e.sums_right, P.pair, P.ptot, P.lazy_u, s, tot)
+    e.parent_sums += 1
+    return True
 
 
 cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil:
