@@ -76,6 +76,15 @@ def _check(kind, seed, overrides=None, n_jobs=1):
     return clf
 
 
+def _assert_same_fit(on, off):
+    """Two fits of one problem give the same tree node for node and the same
+    bound."""
+    for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+        np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
+                                      getattr(off.estimator_.tree_, attr))
+    assert on.lower_bound_ == off.lower_bound_
+
+
 @pytest.mark.parametrize("seed", range(30))
 @pytest.mark.parametrize("kind", ["random", "continuous", "unbounded"])
 def test_max_leaf_nodes_matches_brute_force(kind, seed):
@@ -119,11 +128,7 @@ def test_the_store_of_searched_nodes_changes_no_answer():
             for n_jobs in (1, 2):
                 on = _check(kind, seed, n_jobs=n_jobs)
                 off = _check(kind, seed, {"engine_memo": False}, n_jobs)
-                for attr in ("feature", "threshold", "children_left", "children_right",
-                             "value"):
-                    np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
-                                                  getattr(off.estimator_.tree_, attr))
-                assert on.lower_bound_ == off.lower_bound_
+                _assert_same_fit(on, off)
                 assert off.search_stats_["memo_hits"] == 0
                 used += on.search_stats_["memo_hits"] > 0
     assert used >= 20, used
@@ -143,11 +148,7 @@ def test_a_larger_caps_bound_changes_no_answer():
             for n_jobs in (1, 2):
                 on = _check(kind, seed, n_jobs=n_jobs)
                 off = _check(kind, seed, {"rules": all_but}, n_jobs)
-                for attr in ("feature", "threshold", "children_left", "children_right",
-                             "value"):
-                    np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
-                                                  getattr(off.estimator_.tree_, attr))
-                assert on.lower_bound_ == off.lower_bound_
+                _assert_same_fit(on, off)
                 assert off.search_stats_["memo_larger_cap_hits"] == 0
                 used += on.search_stats_["memo_larger_cap_hits"] > 0
     assert used >= 6, used
@@ -185,11 +186,7 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
         for n_jobs in (1, 2):
             on = _check("random", seed, n_jobs=n_jobs)
             off = _check("random", seed, {"pair_sums": False}, n_jobs)
-            for attr in ("feature", "threshold", "children_left", "children_right",
-                         "value"):
-                np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
-                                              getattr(off.estimator_.tree_, attr))
-            assert on.lower_bound_ == off.lower_bound_
+            _assert_same_fit(on, off)
             seen += on.n_leaves_ >= 3
     assert seen >= 4, seen
     rng = np.random.default_rng(7)
@@ -207,10 +204,7 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
             fits.append(clf.fit(X, y, sample_weight=weights))
         on, off = fits
         assert on.optimal_ and off.optimal_
-        for attr in ("feature", "threshold", "children_left", "children_right", "value"):
-            np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
-                                          getattr(off.estimator_.tree_, attr))
-        assert on.lower_bound_ == off.lower_bound_
+        _assert_same_fit(on, off)
         assert on.search_stats_["column_passes"] < off.search_stats_["column_passes"] / 2
         # a node of depth three's children take their sums from its own
         assert on.search_stats_["parent_sums"] > 0 == off.search_stats_["parent_sums"]

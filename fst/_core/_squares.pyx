@@ -420,6 +420,23 @@ cdef void _set_best(DEngine* e, SetBest* sets, SetBest* out, const int* cols,
             out.leaves = a.leaves + b.leaves
 
 
+cdef inline bint _root_sides(const DSpace* sp, SetBest* sets, int u, int mlo, SetBest** a,
+                             SetBest** b) noexcept nogil:
+    """The entries of column u's two sides among the sets of one split's side
+    (a its left, b its right); False when u has no split or a side holds
+    fewer than mlo rows."""
+    cdef int cols[1]
+    cdef int side[1]
+    if sp.col_start[u + 1] == sp.col_start[u]:
+        return False
+    cols[0] = u
+    side[0] = 0
+    a[0] = sets + _set_at(cols, side, 1)
+    side[0] = 1
+    b[0] = sets + _set_at(cols, side, 1)
+    return a[0].rows >= mlo and b[0].rows >= mlo
+
+
 cdef void _set_best_three(DEngine* e, SetBest* sets, SetBest* out, int32_t* sides,
                           int mlo) noexcept nogil:
     """The best tree of at most three leaves and depth two of the node (out: its
@@ -432,22 +449,13 @@ cdef void _set_best_three(DEngine* e, SetBest* sets, SetBest* out, int32_t* side
     sides[1] get the root's sides' columns (-1: a leaf)."""
     cdef const DSpace* sp = &e.sp
     cdef int u, ca, cb, leaves
-    cdef int cols[1]
-    cdef int side[1]
     cdef SetBest* a
     cdef SetBest* b
     cdef double v, vl, vr
     sides[0] = -1
     sides[1] = -1
     for u in range(sp.p):
-        if sp.col_start[u + 1] == sp.col_start[u]:
-            continue
-        cols[0] = u
-        side[0] = 0
-        a = sets + _set_at(cols, side, 1)
-        side[0] = 1
-        b = sets + _set_at(cols, side, 1)
-        if a.rows < mlo or b.rows < mlo:
+        if not _root_sides(sp, sets, u, mlo, &a, &b):
             continue
         e.evals += 1
         v = a.v + b.v
@@ -658,20 +666,11 @@ cdef void _set_best_two(DEngine* e, SetBest* sets, SetBest* out, int mlo) noexce
     than TOL (as `_depth._depth_one`)."""
     cdef const DSpace* sp = &e.sp
     cdef int u
-    cdef int cols[1]
-    cdef int side[1]
     cdef SetBest* a
     cdef SetBest* b
     cdef double v
     for u in range(sp.p):
-        if sp.col_start[u + 1] == sp.col_start[u]:
-            continue
-        cols[0] = u
-        side[0] = 0
-        a = sets + _set_at(cols, side, 1)
-        side[0] = 1
-        b = sets + _set_at(cols, side, 1)
-        if a.rows < mlo or b.rows < mlo:
+        if not _root_sides(sp, sets, u, mlo, &a, &b):
             continue
         v = a.leaf + b.leaf
         if v < out.v - TOL:
