@@ -28,7 +28,7 @@ cdef struct DLevel:
     int32_t* child      # p x m: the two children's rows sorted per column (left
                         # child's block first, p x m_left, then the right's)
     bint lazy           # only each child's first column is partitioned yet
-                        # (`_depth._partition`, `_complete`): the node's rows
+                        # (`_depth_columns._partition`, `_complete`): the node's rows
     const int32_t* lazy_ord  # (lazy_ord, lazy_m), split at row position lazy_t
     int lazy_m          # of column lazy_u's order
     int lazy_u

@@ -60,7 +60,8 @@ from ._squares cimport segment_bound, by_sums, solve_sums
 from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put, memo_larger_cap
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _child_hints, _column_run, _shrink_up,
-                              _shrink_down, _positions, _peel_order, _peel_leaves)
+                              _shrink_down, _positions, _peel_order, _peel_leaves,
+                              _partition, _complete)
 
 
 # --------------------------------------------------------------- the limits
@@ -949,81 +950,6 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         L.best[0] = split
         L.best[1] = arg[0]
         L.best[2] = arg[1]
-
-
-cdef bint _partition(DEngine* e, DLevel* L, const int32_t* ord, int m, int u,
-                     int t) noexcept nogil:
-    """The two sides of the node's split at row position t of column u's order,
-    each still sorted per column, in L.child: the left side's p x t block, then
-    the right side's p x (m - t).  Children of depth two solved from their
-    columns' sums (`by_sums`) read only their first column's order (their rows,
-    and the store's key), so for them only that column is partitioned now and
-    the others when a child needs them (L.lazy, `_complete`).  A large node
-    polls the limits every column: False when they stopped the search (L.child
-    is then incomplete)."""
-    cdef int i
-    cdef const int32_t* ou = ord + <int64_t> u * m
-    for i in range(m):
-        e.side[ou[i]] = 0 if i < t else 1
-    L.lazy = e.pairs and L == &e.lv[3]
-    if L.lazy:
-        L.lazy_ord = ord
-        L.lazy_m = m
-        L.lazy_u = u
-        L.lazy_t = t
-        _partition_columns(e, L, ord, m, t, 0, 1)
-        return True
-    return _partition_columns(e, L, ord, m, t, 0, e.sp.p)
-
-
-cdef bint _partition_columns(DEngine* e, DLevel* L, const int32_t* ord, int m, int t,
-                             int g0, int g1) noexcept nogil:
-    """`_partition` of columns g0 .. g1 - 1, each row's side in e.side."""
-    cdef int p = e.sp.p
-    cdef int g, i, nl, nr
-    cdef int32_t r
-    cdef const int32_t* o
-    cdef int32_t* dl
-    cdef int32_t* dr
-    for g in range(g0, g1):
-        if m >= POLL_ROWS and _poll(e):
-            return False
-        o = ord + <int64_t> g * m
-        dl = L.child + <int64_t> g * t
-        dr = L.child + <int64_t> p * t + <int64_t> g * (m - t)
-        nl = 0
-        nr = 0
-        for i in range(m):
-            r = o[i]
-            if e.side[r] == 0:
-                dl[nl] = r
-                nl += 1
-            else:
-                dr[nr] = r
-                nr += 1
-    return True
-
-
-cdef inline bint _complete(DEngine* e, int d, const int32_t* ord) noexcept nogil:
-    """Before a node of depth d reads its rows in other columns' orders than
-    its first: when it is a child of a split its parent partitioned lazily
-    (`_partition`), the parent's other columns partitioned now.  False when
-    the limits stopped that."""
-    cdef DLevel* P
-    cdef const int32_t* ou
-    cdef int i
-    if d + 1 > e.max_depth:
-        return True
-    P = &e.lv[d + 1]
-    if not P.lazy or (ord != P.child and ord != P.child + <int64_t> e.sp.p * P.lazy_t):
-        return True
-    ou = P.lazy_ord + <int64_t> P.lazy_u * P.lazy_m
-    for i in range(P.lazy_m):
-        e.side[ou[i]] = 0 if i < P.lazy_t else 1
-    if not _partition_columns(e, P, P.lazy_ord, P.lazy_m, P.lazy_t, 1, e.sp.p):
-        return False
-    P.lazy = False
-    return True
 
 
 cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,

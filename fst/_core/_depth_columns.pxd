@@ -1,7 +1,7 @@
 # A node's columns in the depth-limited engine: gathered orders, depth-one
 # passes, a column's thresholds, positions, the neighbour and interval bounds'
-# helpers, a stopped root's bound, a leaf-beside root's column order
-# (`_depth_columns.pyx`).
+# helpers, a stopped root's bound, a leaf-beside root's column order, a split's
+# partition (`_depth_columns.pyx`).
 from ._typedefs cimport int32_t, int64_t
 from ._rowpass cimport DSpace, leaf_loss, class_sum
 from ._bounds cimport creation_lower_bound, two_leaf_lower_bound
@@ -68,3 +68,6 @@ cdef bint _positions(DEngine* e, DLevel* L, const int32_t* ord, int m, int u) no
 cdef void _peel_order(DEngine* e, int d, int m, const double* cnt, double V) noexcept nogil
 cdef bint _peel_leaves(DEngine* e, int d, int u, int m, const double* cnt, int* lo,
                        int* hi) noexcept nogil
+cdef bint _partition(DEngine* e, DLevel* L, const int32_t* ord, int m, int u,
+                     int t) noexcept nogil
+cdef bint _complete(DEngine* e, int d, const int32_t* ord) noexcept nogil

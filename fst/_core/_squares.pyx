@@ -728,7 +728,7 @@ cdef bint _parent_pairs(DEngine* e, DLevel* L, const int32_t* ord, double* tot,
                         bint* stopped) noexcept nogil:
     """A node of depth two that is a child of the split its parent of depth
     three is valuing (its rows that split's side in e.lv[3].child, as
-    `_depth._partition` left them): its pairs' sums in L.pair and its total in
+    `_depth_columns._partition` left them): its pairs' sums in L.pair and its total in
     tot from the parent's pairs and triples (`_child_pairs`, `_side_sums`), in
     work of the order of p^2, instead of a pass over its rows.  The parent's
     sums are taken once for all its splits' children (one pass over its rows
