@@ -274,6 +274,60 @@ def test_a_stopped_fit_keeps_the_cap():
         assert clf.score(X, y) >= cart.fit(X, y).score(X, y) - 1e-12
 
 
+def test_binary_columns_stopped_after_any_work_keep_a_sound_bound():
+    """On 0/1 columns (the nodes solved from their sums, their answers at every
+    cap kept in the store, their children partitioned lazily and summed from
+    their parent's sums) a fit stopped after any amount of work, serial or
+    threaded, returns a real tree within the cap, its objective re-scored from
+    the data, and a bound at most the brute force's optimum."""
+    stops = 0
+    for seed in range(1, 30, 3):                # the oracle's binary problems
+        X, y, cost, lam, depth, w, ml, k = _problem("random", seed)
+        expected, _, y_idx, full = _expected("random", seed)
+        for work in (1, 3, 10, 30, 100):
+            for n_jobs in (1, 2):
+                clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
+                                              max_depth=depth, min_samples_leaf=ml,
+                                              max_leaf_nodes=k, n_jobs=n_jobs)
+                clf._overrides = {"work_limit": work}     # test hook
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", NotCertifiedWarning)
+                    clf.fit(X, y, sample_weight=w)
+                stops += not clf.optimal_
+                assert clf.n_leaves_ == clf.estimator_.get_n_leaves() <= k
+                assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(clf.objective_,
+                                                                             abs=1e-9)
+                assert clf.objective_ >= expected - 1e-9
+                assert clf.lower_bound_ <= expected + 1e-9
+    assert stops >= 5, stops
+    # a larger table, against its certified optimum
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 2, size=(400, 14)).astype(float)
+    y = (((X[:, 0] == 1) & (X[:, 3] == 0)) | ((X[:, 7] == 1) ^ (X[:, 5] == 0))).astype(int)
+    y[rng.random(400) < 0.2] ^= 1
+    y_idx, full = problem_cost(y, None)
+    stops = 0
+    for k in (5, 6):
+        best = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
+                                       time_limit=None).fit(X, y)
+        assert best.optimal_
+        for work in (1, 10, 100, 1000, 10000):
+            for n_jobs in (1, 2):
+                clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
+                                              n_jobs=n_jobs)
+                clf._overrides = {"work_limit": work}
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", NotCertifiedWarning)
+                    clf.fit(X, y)
+                stops += not clf.optimal_
+                assert clf.n_leaves_ <= k
+                assert rescore(clf, X, y_idx, full, 0.0) == pytest.approx(clf.objective_,
+                                                                          abs=1e-9)
+                assert clf.objective_ >= best.objective_ - 1e-9
+                assert clf.lower_bound_ <= best.objective_ + 1e-9
+    assert stops >= 5, stops
+
+
 def test_zero_regularization_needs_no_depth_cap_under_it():
     X, y, *_ = random_problem(5003)
     with warnings.catch_warnings():
