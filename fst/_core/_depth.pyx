@@ -235,7 +235,7 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
     v = _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
     if e.lim.stop == RUNNING:
         memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),
-                 L.best_leaves)
+                 L.best_leaves, NULL)
     return v
 
 
@@ -252,6 +252,7 @@ cdef double _solve_sums_kept(DEngine* e, int d, const int32_t* ord, int m, doubl
     cdef int caps_leaves[3]
     cdef double caps[3]
     cdef int c
+    cdef const int32_t* held
     cdef double v = solve_sums(e, L, d, ord, m, B, kc, exact, caps, caps_tree, caps_leaves)
     if v == INF:
         # stopped in the pass over the rows: the leaf is the tree found
@@ -259,11 +260,14 @@ cdef double _solve_sums_kept(DEngine* e, int d, const int32_t* ord, int m, doubl
     if e.lim.stop != RUNNING:
         return v
     if d != 2:
-        memo_put(e.memo, h, ord, m, d, kc, True, v, L.best, _heap_size(d), L.best_leaves)
+        memo_put(e.memo, h, ord, m, d, kc, True, v, L.best, _heap_size(d), L.best_leaves,
+                 NULL)
         return v
+    # the three entries share one copy of the rows
+    held = NULL
     for c in range(3):
-        memo_put(e.memo, h, ord, m, d, c + 2, True, caps[c], caps_tree + 7 * c,
-                 _heap_size(d), caps_leaves[c])
+        held = memo_put(e.memo, h, ord, m, d, c + 2, True, caps[c], caps_tree + 7 * c,
+                        _heap_size(d), caps_leaves[c], held)
     return v
 
 

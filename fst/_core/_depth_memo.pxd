@@ -35,7 +35,8 @@ cdef struct MemoEntry:
     int32_t leaves      # exact: its tree's leaves
     bint exact          # value is R(X, d, kc) (tree its canonical tree), else a
     double value        # lower bound proven on it
-    int32_t* rows       # the m rows, first column's order (owned)
+    int32_t* rows       # the m rows, first column's order (owned, unless
+    bint shares_rows    # shares_rows: another entry's of the same rows)
     int32_t* tree       # exact: the tree, heap order of depth d (owned; else NULL)
 
 
@@ -76,7 +77,8 @@ cdef inline void memo_free(DMemo* M) noexcept nogil:
         return
     for i in range(M.capacity):
         if M.slots[i].hash != 0:
-            free(M.slots[i].rows)
+            if not M.slots[i].shares_rows:
+                free(M.slots[i].rows)
             free(M.slots[i].tree)
     free(M.slots)
     free(M)
@@ -153,48 +155,55 @@ cdef inline bint _memo_grow(DMemo* M) noexcept nogil:
     return True
 
 
-cdef inline void memo_put(DMemo* M, uint64_t h, const int32_t* rows, int m, int d, int kc,
-                          bint exact, double value, const int32_t* tree, int tree_size,
-                          int leaves) noexcept nogil:
+cdef inline const int32_t* memo_put(DMemo* M, uint64_t h, const int32_t* rows, int m, int d,
+                                    int kc, bint exact, double value, const int32_t* tree,
+                                    int tree_size, int leaves,
+                                    const int32_t* held_rows) noexcept nogil:
     """Record what a search of (rows, d, kc) proved: its exact answer (value,
     tree of tree_size entries, leaves), or a lower bound (kept where it is
-    above the bound held and the entry is not exact)."""
+    above the bound held and the entry is not exact).  held_rows (else NULL):
+    the store's own copy of the same rows, which a new entry then shares.  The
+    store's copy of the rows when the entry holds them now, else NULL."""
     cdef MemoEntry* x = memo_find(M, h, rows, m, d, kc)
     cdef int64_t need
     if x.hash != 0:
         if x.exact:
-            return
+            return x.rows
         if not exact:
             if value > x.value:
                 x.value = value
-            return
+            return x.rows
         if M.bytes + tree_size * <int64_t> sizeof(int32_t) > M.max_bytes:
-            return
+            return x.rows
         x.tree = <int32_t*> malloc(tree_size * sizeof(int32_t))
         if x.tree == NULL:
-            return
+            return x.rows
         memcpy(x.tree, tree, tree_size * sizeof(int32_t))
         M.bytes += tree_size * sizeof(int32_t)
         x.exact = True
         x.value = value
         x.leaves = leaves
-        return
-    need = (m + (tree_size if exact else 0)) * <int64_t> sizeof(int32_t)
+        return x.rows
+    need = ((0 if held_rows != NULL else m) + (tree_size if exact else 0)) * <int64_t> sizeof(int32_t)
     if M.bytes + need > M.max_bytes:
-        return
+        return NULL
     if 2 * (M.count + 1) > M.capacity:
         if not _memo_grow(M):
-            return
+            return NULL
         x = memo_find(M, h, rows, m, d, kc)
-    x.rows = <int32_t*> malloc(m * sizeof(int32_t))
+    x.shares_rows = held_rows != NULL
+    x.rows = <int32_t*> held_rows if held_rows != NULL else <int32_t*> malloc(m * sizeof(int32_t))
     x.tree = <int32_t*> malloc(tree_size * sizeof(int32_t)) if exact else NULL
     if x.rows == NULL or (exact and x.tree == NULL):
-        free(x.rows)
+        if not x.shares_rows:
+            free(x.rows)
         free(x.tree)
         x.rows = NULL
         x.tree = NULL
-        return
-    memcpy(x.rows, rows, m * sizeof(int32_t))
+        x.shares_rows = False
+        return NULL
+    if not x.shares_rows:
+        memcpy(x.rows, rows, m * sizeof(int32_t))
     if exact:
         memcpy(x.tree, tree, tree_size * sizeof(int32_t))
     x.hash = h
@@ -206,3 +215,4 @@ cdef inline void memo_put(DMemo* M, uint64_t h, const int32_t* rows, int m, int 
     x.leaves = leaves
     M.count += 1
     M.bytes += need
+    return x.rows
