@@ -179,6 +179,8 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
                                     k, exact)
     if e.memo != NULL and 2 <= d < e.max_depth:
         return _solve_kept(e, d, ord, m, cnt, B, kc, leaf, exact)
+    if d == 1 and e.memo != NULL and e.pairs and e.max_depth >= 2:
+        return _solve_one_kept(e, ord, m, B, leaf, exact)
     if by_sums(e, d, kc):
         if d == e.max_depth:
             # the root: its leaf and sums for a stop's bound, which is then its
@@ -236,6 +238,38 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
     if e.lim.stop == RUNNING:
         memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),
                  L.best_leaves, NULL)
+    return v
+
+
+cdef double _solve_one_kept(DEngine* e, const int32_t* ord, int m, double B, double leaf,
+                            bint* exact) noexcept nogil:
+    """A node of depth one under a leaf cap on binary columns: its best tree of
+    at most two leaves is the answer at two leaves of the node of depth two on
+    the same rows, which the store holds, or which its sums give with the
+    answers at three and four leaves (`_solve_sums_kept`, on the scratch of
+    depth two: no node of depth two is open below a node of depth one).
+    Exact as the column passes' (their canonical tree) unless stopped."""
+    cdef DLevel* L = &e.lv[1]
+    cdef DLevel* T = &e.lv[2]
+    cdef uint64_t h = memo_hash(ord, m, 2)
+    cdef MemoEntry* x = memo_find(e.memo, h, ord, m, 2, 2)
+    cdef double v
+    if x.hash != 0 and x.exact:
+        e.memo.hits += 1
+        memcpy(L.best, x.tree, _heap_size(1) * sizeof(int32_t))
+        L.best_leaves = x.leaves
+        exact[0] = True
+        return x.value
+    v = _solve_sums_kept(e, 2, ord, m, B, 2, leaf, h, exact)
+    if e.lim.stop != RUNNING:
+        # stopped: the leaf is the tree found
+        memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
+        L.best_leaves = 1
+        exact[0] = False
+        return leaf
+    memcpy(L.best, T.best, _heap_size(1) * sizeof(int32_t))
+    L.best_leaves = T.best_leaves
+    exact[0] = True
     return v
 
 

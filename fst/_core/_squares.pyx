@@ -654,6 +654,10 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
         caps_leaves[2] = root.leaves
         if kc == 3:
             return three.v
+        if kc == 2:
+            memcpy(L.best, caps_tree, _heap_size(2) * sizeof(int32_t))
+            L.best_leaves = caps_leaves[0]
+            return caps[0]
     _set_tree(sp, sets, cols, sides, 0, root.col, d, 0, L.best)
     L.best_leaves = root.leaves
     return root.v
