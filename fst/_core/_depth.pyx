@@ -142,6 +142,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     cdef double v, floor
     cdef int k
     cdef MemoEntry* x
+    cdef uint64_t h
     if d == 3:
         # a new node of depth three: its sums are not taken yet
         L.tri_ready = False
@@ -157,14 +158,17 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         kc = 1 << d
     if kc <= d:
         if d == 2 and e.memo != NULL and d < e.max_depth and e.pairs:
-            # a node solved from its sums left its answer at two leaves
-            x = memo_find(e.memo, memo_hash(ord, m, d), ord, m, d, kc)
+            # a node solved from its sums left its answer at two leaves; else
+            # its sums give it, with those at three and four leaves
+            h = memo_hash(ord, m, d)
+            x = memo_find(e.memo, h, ord, m, d, kc)
             if x.hash != 0 and x.exact:
                 e.memo.hits += 1
                 memcpy(L.best, x.tree, _heap_size(d) * sizeof(int32_t))
                 L.best_leaves = x.leaves
                 exact[0] = x.value <= B + TOL
                 return x.value
+            return _solve_sums_kept(e, d, ord, m, B, kc, leaf, h, exact)
         # a tree of at most kc leaves has depth at most kc - 1: the node's trees
         # are those of the smaller depth, searched there
         return _solve_at(e, d, kc - 1, ord, m, cnt, B, kc, exact)
