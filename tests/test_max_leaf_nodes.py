@@ -85,6 +85,22 @@ def _assert_same_fit(on, off):
     assert on.lower_bound_ == off.lower_bound_
 
 
+def _same_fits_with_and_without(overrides, stat):
+    """Every problem of every kind, serial and threaded, fitted as it is and
+    with `overrides`: node for node the same fit, `stat` 0 in the second; the
+    number of fits in which the first has it above 0."""
+    used = 0
+    for kind in ("random", "continuous", "unbounded"):
+        for seed in range(30):
+            for n_jobs in (1, 2):
+                on = _check(kind, seed, n_jobs=n_jobs)
+                off = _check(kind, seed, overrides, n_jobs)
+                _assert_same_fit(on, off)
+                assert off.search_stats_[stat] == 0
+                used += on.search_stats_[stat] > 0
+    return used
+
+
 @pytest.mark.parametrize("seed", range(30))
 @pytest.mark.parametrize("kind", ["random", "continuous", "unbounded"])
 def test_max_leaf_nodes_matches_brute_force(kind, seed):
@@ -122,15 +138,7 @@ def test_the_store_of_searched_nodes_changes_no_answer():
     reached by two orders of splits) with what their search proved: the same
     tree, objective and bound as without it, serial and threaded; and it is
     used (nodes answered from it on many of these problems)."""
-    used = 0
-    for kind in ("random", "continuous", "unbounded"):
-        for seed in range(30):
-            for n_jobs in (1, 2):
-                on = _check(kind, seed, n_jobs=n_jobs)
-                off = _check(kind, seed, {"engine_memo": False}, n_jobs)
-                _assert_same_fit(on, off)
-                assert off.search_stats_["memo_hits"] == 0
-                used += on.search_stats_["memo_hits"] > 0
+    used = _same_fits_with_and_without({"engine_memo": False}, "memo_hits")
     assert used >= 20, used
 
 
@@ -141,16 +149,8 @@ def test_a_larger_caps_bound_changes_no_answer():
     of these problems, and none when it is off; a store shared by fits from
     the largest cap down gives it those fits' nodes too."""
     from fst._engine import MemoShare
-    used = 0
-    all_but = [r for r in ENGINE_RULES if r != "larger_cap"]
-    for kind in ("random", "continuous", "unbounded"):
-        for seed in range(30):
-            for n_jobs in (1, 2):
-                on = _check(kind, seed, n_jobs=n_jobs)
-                off = _check(kind, seed, {"rules": all_but}, n_jobs)
-                _assert_same_fit(on, off)
-                assert off.search_stats_["memo_larger_cap_hits"] == 0
-                used += on.search_stats_["memo_larger_cap_hits"] > 0
+    used = _same_fits_with_and_without(
+        {"rules": [r for r in ENGINE_RULES if r != "larger_cap"]}, "memo_larger_cap_hits")
     assert used >= 6, used
     shared = 0
     for seed in range(0, 30, 2):
