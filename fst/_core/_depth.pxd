@@ -259,3 +259,52 @@ cdef inline void _place(int32_t* parent, int d, int at, const int32_t* child) no
         width = 1 << l
         memcpy(parent + (2 * width - 1) + (at - 1) * width, child + (width - 1),
                width * sizeof(int32_t))
+
+
+cdef inline double _cap(const DSpace* sp, double B, double best) noexcept nogil:
+    """What a split must cost at most to be of use: the budget B, or less than the
+    incumbent.  Where every value is a whole number of quanta q (a unit cost and
+    lam a whole number of units), less than best is at most best - q."""
+    cdef double b = best - sp.quantum
+    return B if B < b else b
+
+
+cdef inline double _prune_level(const DSpace* sp, double B, double best) noexcept nogil:
+    """The bound above which a split is pruned: above the budget (B + TOL: the
+    answer must then be a bound above it), or at the incumbent (ties go to the
+    split found first, so only a strictly better one is sought): best - TOL, or
+    best - q + TOL where values are whole quanta (`_cap`)."""
+    cdef double a = B + TOL, b
+    if sp.quantum > 0.0:
+        b = best - sp.quantum + TOL
+    else:
+        b = best - TOL
+    return a if a < b else b
+
+
+cdef inline bint _tie_may_win(const DSpace* sp, const DLevel* L, int32_t split) noexcept nogil:
+    """Whether a split of id `split` or more (its tree has two leaves at least)
+    could tie the node's best and still replace it (`_takes`): not the leaf's;
+    any split when the best has more than two leaves (with sp.ties); else one of
+    a lower id (or the seed's own root split)."""
+    cdef int32_t b = L.best[0]
+    if b < 0:
+        return False
+    if sp.ties and L.best_leaves > 2:
+        return True
+    return split < b or (L.seeded and split == b)
+
+
+cdef inline bint _tie_below(const DSpace* sp, const DLevel* L, int u, const int32_t* rk,
+                            const int32_t* tpos, int lo) noexcept nogil:
+    """Whether thresholds from position lo of column u (of ids from its first)
+    could tie the best and still replace it (`_tie_may_win`)."""
+    return _tie_may_win(sp, L, sp.col_start[u] + rk[tpos[lo] - 1])
+
+
+cdef inline int _split_column(const DSpace* sp, int32_t split) noexcept nogil:
+    """The column of a global split id."""
+    cdef int u = 0
+    while u + 1 < sp.p and sp.col_start[u + 1] <= split:
+        u += 1
+    return u

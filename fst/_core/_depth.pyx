@@ -740,27 +740,6 @@ cdef double _solve_shallower(DEngine* e, int d, int d2, const int32_t* ord, int 
     return v
 
 
-cdef inline double _cap(const DSpace* sp, double B, double best) noexcept nogil:
-    """What a split must cost at most to be of use: the budget B, or less than the
-    incumbent.  Where every value is a whole number of quanta q (a unit cost and
-    lam a whole number of units), less than best is at most best - q."""
-    cdef double b = best - sp.quantum
-    return B if B < b else b
-
-
-cdef inline double _prune_level(const DSpace* sp, double B, double best) noexcept nogil:
-    """The bound above which a split is pruned: above the budget (B + TOL: the
-    answer must then be a bound above it), or at the incumbent (ties go to the
-    split found first, so only a strictly better one is sought): best - TOL, or
-    best - q + TOL where values are whole quanta (`_cap`)."""
-    cdef double a = B + TOL, b
-    if sp.quantum > 0.0:
-        b = best - sp.quantum + TOL
-    else:
-        b = best - TOL
-    return a if a < b else b
-
-
 cdef inline void _cap_and_prune(DEngine* e, int d, bint tie, double B, double best,
                                 double* cap, double* P) noexcept nogil:
     """What a split of a node of depth d must cost at most (cap: its children's
@@ -782,34 +761,6 @@ cdef inline void _cap_and_prune(DEngine* e, int d, bint tie, double B, double be
         P[0] = shared_prune_level(P[0], sb)
         if sb < cap[0]:
             cap[0] = sb     # the children's budgets: a tie is still valued
-
-
-cdef inline bint _tie_may_win(const DSpace* sp, const DLevel* L, int32_t split) noexcept nogil:
-    """Whether a split of id `split` or more (its tree has two leaves at least)
-    could tie the node's best and still replace it (`_takes`): not the leaf's;
-    any split when the best has more than two leaves (with sp.ties); else one of
-    a lower id (or the seed's own root split)."""
-    cdef int32_t b = L.best[0]
-    if b < 0:
-        return False
-    if sp.ties and L.best_leaves > 2:
-        return True
-    return split < b or (L.seeded and split == b)
-
-
-cdef inline bint _tie_below(const DSpace* sp, const DLevel* L, int u, const int32_t* rk,
-                            const int32_t* tpos, int lo) noexcept nogil:
-    """Whether thresholds from position lo of column u (of ids from its first)
-    could tie the best and still replace it (`_tie_may_win`)."""
-    return _tie_may_win(sp, L, sp.col_start[u] + rk[tpos[lo] - 1])
-
-
-cdef inline int _split_column(const DSpace* sp, int32_t split) noexcept nogil:
-    """The column of a global split id."""
-    cdef int u = 0
-    while u + 1 < sp.p and sp.col_start[u + 1] <= split:
-        u += 1
-    return u
 
 
 cdef void _value_split(DEngine* e, int d, int u, const int32_t* ord, int m,
