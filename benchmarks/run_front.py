@@ -124,17 +124,8 @@ def main():
     print("|---|---|---|---|---|---|")
     with open(args.out, "w") as fh:
         for name in args.datasets.split(","):
-            failed = {"seconds": float("nan"), "errors": [], "certified": []}
-            f = run_one([sys.executable, __file__, "--one", "fst", name, str(K), str(T), mode],
-                        2 * T + 60, dict(failed, solver="fst", dataset=name))
-            fh.write(json.dumps(f) + "\n")
-            peers = []
-            for k in range(2, K + 1):
-                r = run_one([sys.executable, __file__, "--one", "streed", name, str(k), str(T),
-                             mode],
-                            2 * T + 60, dict(failed, solver="streed", dataset=name, leaves=k))
-                fh.write(json.dumps(r) + "\n")
-                peers.append(r)
+            f = fit_in_process(fh, "fst", name, K, T, mode)
+            peers = [fit_in_process(fh, "streed", name, k, T, mode) for k in range(2, K + 1)]
             fh.flush()
             ours = ", ".join(f"{e}{'' if c else '?'}" for e, c in zip(f["errors"], f["certified"]))
             theirs = ", ".join(f"{r['errors'][0] if r['errors'] else 'x'}"
@@ -150,6 +141,18 @@ def main():
     print("\n(?: not certified)")
 
 
+def fit_in_process(fh, solver, name, k, time_limit, mode):
+    """One solver's fit (the front to k, or one fit of at most k leaves) in its
+    own process, its record written to fh and returned (a failure's record
+    when it crashed or ran out of time)."""
+    failed = {"seconds": float("nan"), "errors": [], "certified": [], "solver": solver,
+              "dataset": name, "leaves": k}
+    r = run_one([sys.executable, __file__, "--one", solver, name, str(k), str(time_limit),
+                 mode], 2 * time_limit + 60, failed)
+    fh.write(json.dumps(r) + "\n")
+    return r
+
+
 def cap_table(args, K, T):
     """One fit of at most K leaves each, side by side, a table row a set."""
     print(f"| data | rows x columns | fst errors | fst s | STreeD errors | STreeD s | "
@@ -157,14 +160,7 @@ def cap_table(args, K, T):
     print("|---|---|---|---|---|---|---|---|")
     with open(args.out, "w") as fh:
         for name in args.datasets.split(","):
-            failed = {"seconds": float("nan"), "errors": [], "certified": []}
-            rows = []
-            for solver in ("fst", "streed"):
-                r = run_one([sys.executable, __file__, "--one", solver, name, str(K), str(T),
-                             "cap"], 2 * T + 60, dict(failed, solver=solver, dataset=name))
-                fh.write(json.dumps(r) + "\n")
-                rows.append(r)
-            f, s = rows
+            f, s = (fit_in_process(fh, solver, name, K, T, "cap") for solver in ("fst", "streed"))
             shape = "x".join(str(v) for v in load(name)[0].shape)
 
             def cell(r):

@@ -141,8 +141,6 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     cdef double leaf = leaf_loss(sp, cnt, m) + sp.lam
     cdef double v, floor
     cdef int k
-    cdef MemoEntry* x
-    cdef uint64_t h
     if d == 3:
         # a new node of depth three: its sums are not taken yet
         L.tri_ready = False
@@ -158,17 +156,9 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
         kc = 1 << d
     if kc <= d:
         if d == 2 and e.memo != NULL and d < e.max_depth and e.pairs:
-            # a node solved from its sums left its answer at two leaves; else
-            # its sums give it, with those at three and four leaves
-            h = memo_hash(ord, m, d)
-            x = memo_find(e.memo, h, ord, m, d, kc)
-            if x.hash != 0 and x.exact:
-                e.memo.hits += 1
-                memcpy(L.best, x.tree, _heap_size(d) * sizeof(int32_t))
-                L.best_leaves = x.leaves
-                exact[0] = x.value <= B + TOL
-                return x.value
-            return _solve_sums_kept(e, d, ord, m, B, kc, leaf, h, exact)
+            # its answer at two leaves is kept with those at three and four
+            # (`_solve_sums_kept`)
+            return _solve_kept(e, d, ord, m, cnt, B, kc, leaf, exact)
         # a tree of at most kc leaves has depth at most kc - 1: the node's trees
         # are those of the smaller depth, searched there
         return _solve_at(e, d, kc - 1, ord, m, cnt, B, kc, exact)
@@ -184,7 +174,7 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
     if e.memo != NULL and 2 <= d < e.max_depth:
         return _solve_kept(e, d, ord, m, cnt, B, kc, leaf, exact)
     if d == 1 and e.memo != NULL and e.pairs and e.max_depth >= 2:
-        return _solve_one_kept(e, ord, m, B, leaf, exact)
+        return _solve_one_kept(e, ord, m, cnt, B, leaf, exact)
     if by_sums(e, d, kc):
         if d == e.max_depth:
             # the root: its leaf and sums for a stop's bound, which is then its
@@ -245,35 +235,24 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
     return v
 
 
-cdef double _solve_one_kept(DEngine* e, const int32_t* ord, int m, double B, double leaf,
-                            bint* exact) noexcept nogil:
+cdef double _solve_one_kept(DEngine* e, const int32_t* ord, int m, const double* cnt,
+                            double B, double leaf, bint* exact) noexcept nogil:
     """A node of depth one under a leaf cap on binary columns: its best tree of
     at most two leaves is the answer at two leaves of the node of depth two on
-    the same rows, which the store holds, or which its sums give with the
-    answers at three and four leaves (`_solve_sums_kept`, on the scratch of
-    depth two: no node of depth two is open below a node of depth one).
-    Exact as the column passes' (their canonical tree) unless stopped."""
+    the same rows (`_solve_kept`: from the store, or from its sums with the
+    answers at three and four leaves), found on the scratch of depth two, as
+    no node of depth two is open below a node of depth one."""
     cdef DLevel* L = &e.lv[1]
-    cdef DLevel* T = &e.lv[2]
-    cdef uint64_t h = memo_hash(ord, m, 2)
-    cdef MemoEntry* x = memo_find(e.memo, h, ord, m, 2, 2)
-    cdef double v
-    if x.hash != 0 and x.exact:
-        e.memo.hits += 1
-        memcpy(L.best, x.tree, _heap_size(1) * sizeof(int32_t))
-        L.best_leaves = x.leaves
-        exact[0] = True
-        return x.value
-    v = _solve_sums_kept(e, 2, ord, m, B, 2, leaf, h, exact)
+    cdef double v = _solve_kept(e, 2, ord, m, cnt, B, 2, leaf, exact)
+    memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
+    L.best_leaves = 1
     if e.lim.stop != RUNNING:
         # stopped: the leaf is the tree found
-        memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
-        L.best_leaves = 1
         exact[0] = False
         return leaf
-    memcpy(L.best, T.best, _heap_size(1) * sizeof(int32_t))
-    L.best_leaves = T.best_leaves
-    exact[0] = True
+    if exact[0]:
+        memcpy(L.best, e.lv[2].best, _heap_size(1) * sizeof(int32_t))
+        L.best_leaves = e.lv[2].best_leaves
     return v
 
 
@@ -283,8 +262,7 @@ cdef double _solve_sums_kept(DEngine* e, int d, const int32_t* ord, int m, doubl
     in the store: its exact answer whatever the budget (the sums value every
     tree), and at depth two its answers at caps of two, three and four leaves,
     which the same sets value (`_squares.solve_sums`), all canonical, so a
-    repeat at any of them is answered from the store (at two leaves by
-    `_solve`, before the node is taken for a node of depth one)."""
+    repeat at any of them is answered from the store."""
     cdef DLevel* L = &e.lv[d]
     cdef int32_t caps_tree[21]
     cdef int caps_leaves[3]

@@ -534,8 +534,8 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
        each one's leaf and best split (`_set_one`);
     2. the sets of d - 2 sides down to one, then S itself: each other column's
        split valued as the sum of its two sides' entries (`_set_best`); at
-       depth two under a cap of three leaves (kc = 3), with at most one side
-       split (`_set_best_three`).
+       depth two S at caps of two, three and four leaves at once (`_two_caps`,
+       into caps, caps_tree, caps_leaves), the answer the cap kc's.
     Each node's tree is the one `_takes` gives over its splits in column
     order, each side's depth-one tree the first best as `_depth_one`: the
     canonical tree the partitions and column passes give.  The limits are
@@ -556,10 +556,9 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
     cdef int sides[3]
     cdef int32_t* A = L.plist
     cdef int i, j, h, na = 0
-    cdef int x, y, z, sx, sy, sz, k
+    cdef int x, y, z, sx, sy, sz, k, c
     cdef const uint8_t* R = e.sums_right
-    cdef SetBest root, two, three
-    cdef int32_t sub[2]
+    cdef SetBest root
     _set_leaf(sp, &root, tot)
     memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
     L.best_leaves = 1
@@ -624,43 +623,49 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
                         sides[1] = sy
                         _set_best(e, sets, sets + _set_base(p, 2) + _set_at(cols, sides, 2),
                                   cols, sides, 2, mlo)
-    # ... and the node itself; at depth two with `caps` (else NULL) its best
-    # trees of at most two, three and four leaves, all from the same sets
-    if d == 2 and caps != NULL:
-        two = root
-        _set_best_two(e, sets, &two, mlo)
-        caps[0] = two.v
-        memset(caps_tree, -1, _heap_size(2) * sizeof(int32_t))
-        if two.col >= 0:
-            caps_tree[0] = sp.col_start[two.col]
-        caps_leaves[0] = two.leaves
-    if d == 2 and (kc == 3 or caps != NULL):
-        three = root
-        _set_best_three(e, sets, &three, sub, mlo)
-        if kc == 3:
-            _three_tree(sp, &three, sub, L.best)
-            L.best_leaves = three.leaves
-            if caps == NULL:
-                return three.v
-        if caps != NULL:
-            caps[1] = three.v
-            _three_tree(sp, &three, sub, caps_tree + 7)
-            caps_leaves[1] = three.leaves
+    # ... and the node itself; at depth two its best trees of at most two,
+    # three and four leaves, all from the same sets, the cap kc's its answer
+    if d == 2:
+        _two_caps(e, sets, &root, mlo, caps, caps_tree, caps_leaves)
+        c = (kc if kc < 4 else 4) - 2
+        memcpy(L.best, caps_tree + 7 * c, _heap_size(2) * sizeof(int32_t))
+        L.best_leaves = caps_leaves[c]
+        return caps[c]
     _set_best(e, sets, &root, cols, sides, 0, mlo)
-    if d == 2 and caps != NULL:
-        caps[2] = root.v
-        memset(caps_tree + 14, -1, _heap_size(2) * sizeof(int32_t))
-        _set_tree(sp, sets, cols, sides, 0, root.col, d, 0, caps_tree + 14)
-        caps_leaves[2] = root.leaves
-        if kc == 3:
-            return three.v
-        if kc == 2:
-            memcpy(L.best, caps_tree, _heap_size(2) * sizeof(int32_t))
-            L.best_leaves = caps_leaves[0]
-            return caps[0]
     _set_tree(sp, sets, cols, sides, 0, root.col, d, 0, L.best)
     L.best_leaves = root.leaves
     return root.v
+
+
+cdef void _two_caps(DEngine* e, SetBest* sets, const SetBest* leaf, int mlo, double* caps,
+                    int32_t* caps_tree, int* caps_leaves) noexcept nogil:
+    """A node of depth two's best trees of at most two, three and four leaves
+    (values caps[0 .. 3), trees in heap order of depth two, 7 entries each, in
+    caps_tree, leaves in caps_leaves) from the sets of one split's side at
+    depth one (`_set_best_two`, `_set_best_three`, `_set_best`), leaf its own
+    leaf's entry."""
+    cdef const DSpace* sp = &e.sp
+    cdef SetBest two = leaf[0]
+    cdef SetBest three = leaf[0]
+    cdef SetBest four = leaf[0]
+    cdef int32_t sub[2]
+    cdef int cols[3]
+    cdef int sides[3]
+    _set_best_two(e, sets, &two, mlo)
+    caps[0] = two.v
+    memset(caps_tree, -1, _heap_size(2) * sizeof(int32_t))
+    if two.col >= 0:
+        caps_tree[0] = sp.col_start[two.col]
+    caps_leaves[0] = two.leaves
+    _set_best_three(e, sets, &three, sub, mlo)
+    caps[1] = three.v
+    _three_tree(sp, &three, sub, caps_tree + 7)
+    caps_leaves[1] = three.leaves
+    _set_best(e, sets, &four, cols, sides, 0, mlo)
+    caps[2] = four.v
+    memset(caps_tree + 14, -1, _heap_size(2) * sizeof(int32_t))
+    _set_tree(sp, sets, cols, sides, 0, four.col, 2, 0, caps_tree + 14)
+    caps_leaves[2] = four.leaves
 
 
 cdef void _set_best_two(DEngine* e, SetBest* sets, SetBest* out, int mlo) noexcept nogil:
@@ -710,6 +715,9 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
     values in caps[0 .. 3), their trees (heap order of depth two, 7 entries
     each) in caps_tree and their leaves in caps_leaves (unset when
     stopped)."""
+    cdef double own[3]
+    cdef int32_t own_tree[21]
+    cdef int own_leaves[3]
     cdef double tot[4]
     cdef double best
     cdef bint stopped = False
@@ -722,8 +730,11 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
                        L.quad if d >= 4 else NULL):
         exact[0] = False
         return INF
-    best = _sets_best(e, L, d, kc, tot, &stopped, caps if d == 2 else NULL, caps_tree,
-                      caps_leaves)
+    if caps == NULL:
+        caps = own
+        caps_tree = own_tree
+        caps_leaves = own_leaves
+    best = _sets_best(e, L, d, kc, tot, &stopped, caps, caps_tree, caps_leaves)
     exact[0] = not stopped and best <= B + TOL
     return best
 
@@ -767,8 +778,10 @@ cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil:
     from its column pairs' (d = 2), triples' (d = 3) or quadruples' (d = 4)
     sums (`solve_sums`): squared error or at most three classes on binary
     columns (`DEngine.pairs`, `DEngine.triples`, `DEngine.quads`) and no cap
-    under the 2^d leaves a tree of depth d can have, but for a cap of three
-    at depth two.  Such a node takes one pass over its rows; the root
-    too, on one thread (`DepthSearch.run`)."""
-    return ((d == 2 and e.pairs and kc >= 3) or (d == 3 and e.triples and kc >= 8)
+    under the 2^d leaves a tree of depth d can have, but for caps of two and
+    three at depth two (`_depth._solve` takes a node of depth two at a cap of
+    two here only through the store, `_solve_kept`; else to depth one).  Such
+    a node takes one pass over its rows; the root too, on one thread
+    (`DepthSearch.run`)."""
+    return ((d == 2 and e.pairs and kc >= 2) or (d == 3 and e.triples and kc >= 8)
             or (d == 4 and e.quads and kc >= 16))
