@@ -8,8 +8,8 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._core._depth_search import (MAX_ENGINE_DEPTH, MEMO_BYTES, DepthSearch, EngineMemo,
-                                  deeper_trees_lower_bound, leaf_budget_leaves)
+from ._core._depth_search import (MAX_ENGINE_DEPTH, MEMO_BYTES, OBJECTIVE_TOL, DepthSearch,
+                                  EngineMemo, deeper_trees_lower_bound, leaf_budget_leaves)
 from ._core._limits import STATUS_NAMES, clock
 from ._core._columns import PreparationStopped, row_groups
 from ._core._problem import _column_space, rank_space
@@ -30,6 +30,16 @@ MAX_ENGINE_CLASSES = 64
 # without the shallower ones first (`EngineSearch._direct`): a pass of a few
 # tens of millions of additions.
 SUMS_DIRECT_WORK = 1 << 24
+
+# Under a leaf cap, the search of the deepest depth that has not certified within
+# RISE_AFTER of the time left to it (RISE_SECONDS without a time limit, when its
+# progress is shown) goes on by running its root against budgets between the
+# bound proven so far and the incumbent (`EngineSearch._rise`): at most
+# RISE_PASSES of them, each RISE_FRACTION of the way up the gap.
+RISE_AFTER = 0.25
+RISE_SECONDS = 10.0
+RISE_PASSES = 4
+RISE_FRACTION = 0.25
 
 
 def engine_space(ranked, y, n_classes, cost):
@@ -160,7 +170,8 @@ class EngineSearch:
     (K above is then min(K, k)), and regularization may be 0."""
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH,
-                 keep_deepening=False, pair_sums=True, last_time_limit=None, memo=True):
+                 keep_deepening=False, pair_sums=True, last_time_limit=None, memo=True,
+                 rise=True):
         """space: an `engine_space`; config: the search's configuration
         (`fst._core._config.make_config`), of which the engine reads
         regularization, max_depth, rules, n_threads, time_limit, memory_limit and
@@ -182,7 +193,13 @@ class EngineSearch:
         the search that would certify may run to, when that is longer than the
         config's time_limit (that search is the last one the leaf budget needs:
         its seed's budget admits one leaf more than its depth, so its root is
-        that seed or a leaf beside a subtree, RULE_PEEL_LEAF)."""
+        that seed or a leaf beside a subtree, RULE_PEEL_LEAF);
+        rise: under a leaf cap without max_depth, the deepest search, when it
+        has not certified within this share of the time left to it, proves its
+        bound above budgets below its incumbent (`_rise`), so that a stop
+        returns, and the progress shows, a bound above the floor; 0: from its
+        start, with or without a time limit; False: never (the same trees and
+        certificates)."""
         self.space = space
         self.unlimited = config["max_depth"] is None
         self._max_leaves = int(config.get("max_leaves", 0) or 0)
@@ -218,6 +235,9 @@ class EngineSearch:
         self._work_limit = int(config["work_limit"] or 0)
         self._min_leaf = int(config.get("min_leaf", 1))
         self._pair_sums = bool(pair_sums)
+        self._rise_after = None if rise is False or rise is None else float(rise)
+        if rise is True:
+            self._rise_after = RISE_AFTER
         # under a leaf cap, the stores of the nodes searched below the root,
         # kept from each depth's search to the next (`_depth_memo`): a quarter of
         # the memory limit, MEMO_BYTES without one
@@ -234,10 +254,13 @@ class EngineSearch:
                     memo.key, memo.memo = key, self._memo
         self._first = min(2, self.max_depth) if deepen else self.max_depth
         self._s = None
+        self._held = None
+        self._rise_runs = 0
         self._depth = 0
         self._stats = []
         self._reporter = None
         self._report_every = 5.0
+        self._t0 = clock()
 
     def set_reporter(self, reporter, seconds=5.0):
         """Call `reporter((seconds, lower bound, incumbent, root splits valued))`
@@ -287,7 +310,7 @@ class EngineSearch:
 
     def _run(self):
         start = time.perf_counter()
-        t0 = clock()
+        t0 = self._t0 = clock()
         seed = None
         code = 0
         direct = self._direct()
@@ -308,7 +331,10 @@ class EngineSearch:
             if seed is not None:
                 # the optimum of the depth before, certified under the same cap
                 s.seed(*seed, exact=True)
-            code = s.run()
+            if self._rises(depth, s, seed):
+                code = self._rise(s, seed[0], start, limit)
+            else:
+                code = s.run()
             self._stats.append(s.stats())
             self._s, self._depth = s, depth
             if self.unlimited:
@@ -327,6 +353,77 @@ class EngineSearch:
                 # deeper searches are left to the caller's general search
                 break
         return code
+
+    def _rises(self, depth, s, seed):
+        """Whether the search of `depth` may run `_rise`: the deepest under a
+        leaf cap without max_depth, seeded, its root searched split by split
+        (a root solved from its column sums values every tree in one pass, and
+        proves its bound at its end in any case)."""
+        return (self._rise_after is not None and self.unlimited and self._max_leaves > 0
+                and depth == self.max_depth and seed is not None
+                and s.root_sums_work() < 0)
+
+    def _rise(self, s, ub, start, limit):
+        """Run the search `s` (seeded with a tree worth `ub`) as `DepthSearch.run`
+        would, and where it has not certified within its share of the time
+        (`rise`), prove its bound upward: its root searched against budgets A
+        between the bound lb proven so far and the best value found
+        (A = lb + RISE_FRACTION (best - lb)), each run either proving every tree
+        above A (lb then rises to the bound it proves, kept in `_lb`, which the
+        progress shows and a stop returns) or finding the optimum within A.
+        Each run leaves what it proved below the root in the store of searched
+        nodes, which the next reads; the last run, without a budget, gives the
+        answer and the canonical tree exactly as it would alone.  A better tree
+        a stopped run found than the last run's is held (`_held`) and answered
+        at a stop.  Returns the stop code."""
+        seconds = 0.0
+        first = None
+        if self._rise_after > 0:
+            if limit is not None:
+                first = self._rise_after * _left(limit, start)
+            elif self._reporter is not None:
+                first = RISE_SECONDS
+            else:
+                return s.run()
+            s.set_time_limit(first)
+            code = s.run()
+            seconds += s.seconds
+            if code == 0 or (limit is not None and _left(limit, start) <= 0):
+                s.seconds = seconds
+                return code
+            # stopped at its share: keep its tree and its bound
+            self._held = (s.upper_bound, s.tree())
+            ub = min(ub, s.upper_bound)
+            if s.lower_bound > -np.inf:
+                self._raise_lb(s.lower_bound)
+        lb = self._floor if self._lb is None else max(self._lb, self._floor)
+        code = 0
+        for _ in range(RISE_PASSES):
+            budget = lb + RISE_FRACTION * (ub - lb)
+            if not lb + OBJECTIVE_TOL < budget < ub - OBJECTIVE_TOL:
+                break
+            s.set_time_limit(_left(limit, start))
+            code = s.run(budget)
+            seconds += s.seconds
+            self._rise_runs += 1
+            if code != 0 or s.above_budget is None:
+                break
+            lb = max(lb, float(s.above_budget))
+            self._raise_lb(lb)
+            if self._reporter is not None:
+                # the bound risen is shown as it is proven
+                self._reporter((clock() - self._t0, lb, ub, s.stats()["evaluations"]))
+        if code == 0:
+            s.set_time_limit(_left(limit, start))
+            code = s.run()
+            seconds += s.seconds
+        s.seconds = seconds
+        return code
+
+    def _raise_lb(self, lb):
+        """Keep `lb`, a bound on every tree, when it is above the one held."""
+        if self._lb is None or lb > self._lb:
+            self._lb = lb
 
     def budget_leaves(self, value):
         """The most leaves of a tree worth at most `value`: the leaf budget
@@ -371,9 +468,15 @@ class EngineSearch:
         """Whether a search has run (its tree, bounds and statistics exist)."""
         return self._s is not None
 
+    def _held_better(self):
+        """Whether the tree held from a stopped run of `_rise` is better than the
+        last run's (which, stopped, kept its seed)."""
+        return (self._held is not None and not self._s.solved
+                and self._held[0] < self._s.upper_bound - OBJECTIVE_TOL)
+
     @property
     def upper_bound(self):
-        return self._s.upper_bound
+        return self._held[0] if self._held_better() else self._s.upper_bound
 
     @property
     def solved(self):
@@ -426,6 +529,8 @@ class EngineSearch:
                   "seconds")}
         st["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in self._stats)
         st["engine"] = "depth"
+        # the runs of the deepest search against a budget (`_rise`)
+        st["rising_runs"] = self._rise_runs
         st["nodes_created"] = st["nodes"]
         # the deepest search run, and the optimum of each shallower depth it was
         # seeded with
@@ -446,8 +551,13 @@ class EngineSearch:
     def extract(self):
         """(split, left, right, depth, rows) of the best tree found, in pre-order,
         as `Search.extract` returns them."""
-        heap = self._s.tree()
+        heap = self._held[1] if self._held_better() else self._s.tree()
         return walk_tree(self.space, lambda pos, rows: int(heap[pos]) if pos < len(heap) else -1)
+
+
+def _left(limit, start):
+    """The seconds left of `limit` (None: no limit) since `start` (perf_counter)."""
+    return None if limit is None else max(limit - (time.perf_counter() - start), 0.0)
 
 
 def walk_tree(space, split_at):

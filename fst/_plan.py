@@ -49,12 +49,14 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # the engine solving nodes on binary columns from their columns' sums (squared
 # error, or at most three classes);
 # `engine_memo`, the engine's store of searched nodes under a leaf cap;
+# `rising_bound`, its deepest search under a leaf cap proving its bound above
+# budgets below its seed first (`EngineSearch._rise`);
 # `flip_binary`, the regressor searching binary columns negated where most rows
 # hold the lower value (`binary_flips`).
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
                   "leaf_budget_probe", "leaf_budget_deepen", "general_search",
-                  "pair_sums", "engine_memo", "flip_binary")
+                  "pair_sums", "engine_memo", "rising_bound", "flip_binary")
 
 # Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
 # class of the search (`weight_classes`), and the pair stage counts at most 64
@@ -678,7 +680,8 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         search = EngineSearch(space.problem, capped, depth_cap=MAX_ENGINE_DEPTH,
                               deepen=own.get("engine_deepen", True),
                               pair_sums=own.get("pair_sums", True),
-                              memo=own.get("engine_memo", True))
+                              memo=own.get("engine_memo", True),
+                              rise=own.get("rising_bound", True))
     elif space.engine and max_depth is None:
         # weights the general search cannot count, or continuous columns whose
         # row bitsets do not pay (`_search_space`): the engine by leaf budget
@@ -1101,6 +1104,7 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
         search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
                               depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
                               keep_deepening=True, pair_sums=own.get("pair_sums", True),
-                              memo=own.get("engine_memo", True))
+                              memo=own.get("engine_memo", True),
+                              rise=own.get("rising_bound", True))
     return RegressionPlan(space, search, config, params,
                           None if deadline < 0 else deadline)

@@ -104,14 +104,18 @@ def test_these_problems_are_not_vacuous():
 def test_every_rule_combination(combo):
     """The loss floor, the neighbour bound, the interval bounds, the leaf budget,
     the k-segmentation floor and the leaf beside a subtree each off or on, one
-    engine or three at the root: the brute force's optimum (two problems a
+    engine or three at the root, with or without the rising bound under a leaf
+    cap: the brute force's optimum (two problems a
     combination, of different depth caps; every problem in four combinations).  Problem 45, searched to
     depth 9 by leaf budget, takes half a minute without the loss floor: the
     pairing gives it two combinations that hold the floor."""
     rules = [name for i, name in enumerate(REGRESSION_RULES) if combo >> i & 1]
     n_jobs = 3 if combo >> len(REGRESSION_RULES) & 1 else 1
+    # every third combination proves a capped search's bound upward from its
+    # start (`EngineSearch._rise`)
+    rise = 0.0 if combo % 3 == 1 else False
     for seed in (combo % 60, (combo - 32) % 60):
-        _check(seed, {"rules": rules}, n_jobs)
+        _check(seed, {"rules": rules, "rising_bound": rise}, n_jobs)
 
 
 def _partitions(items, k):
@@ -174,6 +178,26 @@ def test_the_segmentation_floor_prunes_and_changes_no_tree():
     for attr in ("feature", "threshold", "value"):
         np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
                                       getattr(off.estimator_.tree_, attr))
+
+
+def test_a_rising_bound_changes_no_answer():
+    """Under a leaf cap without max_depth, the deepest search proving its bound
+    upward from its start (its root run against budgets below its incumbent,
+    `EngineSearch._rise`): the brute force's optimum, the same tree as
+    without it, serial and threaded; used on several problems."""
+    used = 0
+    for seed in range(60):
+        if _problem(seed)[6] is None:
+            continue
+        for n_jobs in (1, 2):
+            on = _check(seed, {"rising_bound": 0.0}, n_jobs)
+            off = _check(seed, {"rising_bound": False}, n_jobs)
+            assert off.search_stats_["rising_runs"] == 0
+            used += on.search_stats_["rising_runs"] > 0
+            for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+                np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
+                                              getattr(off.estimator_.tree_, attr))
+    assert used >= 4, used
 
 
 def test_threads_give_the_serial_tree():

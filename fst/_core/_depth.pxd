@@ -177,6 +177,9 @@ cdef struct DEngine:
     ColKey* col_keys
     const int32_t* col_order
     double* root_best
+    double root_found   # the value of the root's best tree once its splits are
+                        # searched (its answer is a bound under a budget it is
+                        # above: `DepthSearch.run`); NaN before
     double root_leaf
     const double* root_cnt
     bint sums_root      # the root is solved from its sums (`by_sums`)

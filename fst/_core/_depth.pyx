@@ -354,6 +354,8 @@ cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const doub
         if par:
             fst_shared_lower(e.sh, best)
     _columns(e, d, ord, m, cnt, B, kc, INF, False, low, &best, &lbmin)
+    if d == e.max_depth:
+        e.root_found = best
     return _answer(e, best, lbmin, B, exact)
 
 
@@ -504,6 +506,8 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
     if root and d == e.final_depth and exv:
         _peel_order(e, d, m, cnt, V)
     _columns(e, d, ord, m, cnt, B, kc, V, True, _lower(sp, cnt, m, d), &best, &lbmin)
+    if root:
+        e.root_found = best
     # (V bounds the trees of depth d - 1)
     return _answer(e, best, lbmin if lbmin < V else V, B, exact)
 

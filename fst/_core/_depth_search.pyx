@@ -4,6 +4,7 @@ root (one engine, or n engines taking the root's columns on their own threads),
 gathers their answers and reports the tree.  The search itself is `_depth`."""
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
+from libc.math cimport isnan, NAN
 
 import numpy as np
 cimport numpy as cnp
@@ -41,6 +42,8 @@ QUAD_MAX_COLUMNS = 64
 # The bytes of the stores of searched nodes under a leaf cap (`_depth_memo`)
 # without a memory limit, shared by the engines.
 MEMO_BYTES = 1 << 30
+# The tolerance of every comparison of objectives (`_typedefs.TOL`).
+OBJECTIVE_TOL = TOL
 
 
 def leaf_budget_leaves(double budget, double floor, double lam):
@@ -92,13 +95,14 @@ cdef struct EngineWork:
     const int32_t* ord
     const double* cnt
     int depth
+    double budget
     double* value
     bint* exact
 
 
 cdef void _engine_main(void* arg, int t) noexcept nogil:
     cdef EngineWork* w = <EngineWork*> arg
-    w.value[t] = _solve(w.engines[t], w.depth, w.ord, w.engines[t].sp.n, w.cnt, INF,
+    w.value[t] = _solve(w.engines[t], w.depth, w.ord, w.engines[t].sp.n, w.cnt, w.budget,
                         w.engines[t].max_leaves, &w.exact[t])
 
 
@@ -223,6 +227,7 @@ cdef class DepthSearch:
     cdef public double upper_bound
     cdef public double lower_bound
     cdef public bint solved
+    cdef public object above_budget   # a budgeted run's bound (`run`), or None
     cdef public double seconds
     cdef double _time_limit
     cdef object _cnt
@@ -557,13 +562,28 @@ cdef class DepthSearch:
             self.engines[w].seed_leaves = leaves
             self.engines[w].seed_exact = exact
 
-    def run(self):
-        """Search; returns the stop code (RUNNING: certified)."""
+    def set_time_limit(self, time_limit):
+        """The seconds the next `run` may take (None: no limit)."""
+        self._time_limit = -1.0 if time_limit is None else float(time_limit)
+
+    def run(self, double budget=INF):
+        """Search; returns the stop code (RUNNING: certified).
+
+        budget: the root searched against that value alone (its splits valued
+        under the cap min(budget, best), as a node below it is under its own
+        budget).  Searched to the end, it then either finds the optimum within
+        the budget (`above_budget` None) or proves that no tree is worth the
+        budget or less (`above_budget` the bound, above the budget, that it
+        proves of every tree; `lower_bound` too, `upper_bound` inf: the tree
+        held is not answered).  Either way the store of searched nodes keeps
+        what it proved, and the answer is taken from a run without a budget,
+        whose tree is the canonical one."""
         cdef cnp.ndarray[double, ndim=1] cnt = self._cnt
         cdef cnp.ndarray[int32_t, ndim=2] O = self._keep[1]
         cdef const int32_t* ord = &O[0, 0] if O.size else NULL
         cdef double v, t0
-        cdef bint exact = False, serial
+        cdef bint exact = False, serial, hit
+        cdef double above
         cdef int D = self.e.max_depth
         cdef int n = self.e.sp.n
         cdef int t, w = self.n_workers
@@ -593,6 +613,7 @@ cdef class DepthSearch:
         work.ord = ord
         work.cnt = &cnt[0]
         work.depth = D
+        work.budget = budget
         work.value = values
         work.exact = exacts
         self.e.sums_root = False
@@ -601,6 +622,8 @@ cdef class DepthSearch:
             # the engines left idle (a serial root) take no part in the answer
             values[t] = INF
             exacts[t] = True
+        for t in range(w):
+            self.engines[t].root_found = NAN
         with nogil:
             if self.e.sp.p == 0 or n <= 1:
                 values[0] = _solve(&self.e, 0, ord, n, &cnt[0], INF, self.e.max_leaves,
@@ -608,12 +631,33 @@ cdef class DepthSearch:
             elif serial:
                 # one engine, or a root solved from its sums: one pass over the
                 # rows, not shared between threads
-                values[0] = _solve(&self.e, D, ord, n, &cnt[0], INF, self.e.max_leaves,
+                values[0] = _solve(&self.e, D, ord, n, &cnt[0], budget, self.e.max_leaves,
                                    &exacts[0])
             else:
                 fst_run_threads(w, _engine_main, &work)
             limits_rss(&self.e.lim)
+        above = INF
+        hit = False
+        for t in range(w):
+            if budget < INF and not exacts[t] and not isnan(self.engines[t].root_found):
+                # searched to its end against the budget and proven above it:
+                # its answer is that bound, its tree worth root_found
+                if values[t] < above:
+                    above = values[t]
+                values[t] = self.engines[t].root_found
+            elif exacts[t] and values[t] <= budget + TOL:
+                hit = True
         code = self._gather(values, exacts)
+        self.above_budget = None
+        if budget < INF and code == RUNNING:
+            if not hit:
+                # every engine proved its share of the root's splits above the
+                # budget (an idle engine takes no part)
+                self.above_budget = above
+                v = above
+                self.lower_bound = v
+                self.upper_bound = INF
+                self.solved = False
         free(values)
         free(exacts)
         self.seconds = fst_now() - t0
