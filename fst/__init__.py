@@ -5,9 +5,9 @@ from ._dpdt import DPDTClassifier
 from ._front import LeavesFront, leaves_front
 from ._path import RegularizationPath, regularization_path
 from ._regressor import FastSmallTreeRegressor
-from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
+from .exceptions import ConstantTreeWarning, IncompleteMDPWarning, NotCertifiedWarning
 
-__all__ = ["DPDTClassifier", "FastSmallTreeClassifier", "FastSmallTreeClassifierCV",
+__all__ = ["ConstantTreeWarning", "DPDTClassifier", "FastSmallTreeClassifier", "FastSmallTreeClassifierCV",
            "FastSmallTreeRegressor", "FastSmallTreeRegressorCV", "IncompleteMDPWarning",
            "LeavesFront", "NotCertifiedWarning", "RegularizationPath", "leaves_front",
            "regularization_path"]

@@ -1,6 +1,5 @@
 """FastSmallTreeClassifier: the certified sparse decision tree."""
 import numbers
-import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -10,11 +9,11 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._core._columns import PreparationStopped
 from ._core._limits import clock
-from ._export import build_estimator
+from ._export import build_estimator, tree_text
 from ._plan import plan_fit, split_space_bytes
 from ._utils import (RESCORE_TOL, CertificateMixin, NativeClassifierMixin,
                      check_shared_params, fit_params, min_leaf_rows, obeys_min_leaf,
-                     prepare_fit, resolve_memory_limit, shared_constraints)
+                     prepare_fit, resolve_memory_limit, shared_constraints, warn_at_caller)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -243,11 +242,13 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         started = clock()           # the time limit holds for the whole fit
         lam = self._check_params()
         data = prepare_fit(self, X, y, sample_weight)
+        # the columns holding NaN, which `summary` says a split sends right
+        self._nan_columns = np.isnan(data.X).any(axis=0)
         if lam == 0 and self.max_depth is None and self.max_leaf_nodes is None:
-            warnings.warn(
+            warn_at_caller(
                 "regularization=0 without max_depth: every leaf is free, so the search "
                 "is unbounded and may take very long; set max_depth or a positive "
-                "regularization.", UserWarning, stacklevel=2)
+                "regularization.", UserWarning)
         memory_limit = resolve_memory_limit(self.memory_limit, type(self).__name__)
         try:
             plan = plan_fit(data, fit_params(self, regularization=lam),
@@ -275,6 +276,12 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             if plan.depth_certificate is not None and plan.space.max_splits is None:
                 self._take_depth_certificate(plan.depth_certificate)
         self._warn_if_not_certified(plan.space)
+        rows = slice(None) if data.row_weight is None else data.row_weight > 0
+        counts = np.bincount(data.y_idx[rows], minlength=data.n_classes,
+                             weights=None if data.row_weight is None
+                             else data.row_weight[rows])
+        counts = counts[counts > 0]
+        self._warn_if_constant(lam, len(counts) > 1, counts / counts.sum())
         return self
 
     def _stopped_unsearched(self, data, lam, code, started, memory_limit):
@@ -306,12 +313,12 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         self._warn_if_not_certified(None)
 
     def summary(self, feature_names=None):
-        """The fitted tree as text (``sklearn.tree.export_text``) under a header:
+        """The fitted tree as text (as ``sklearn.tree.export_text`` draws it, with
+        the side a missing value goes to said: `fst._export.tree_text`) under a header:
         the status, the objective split into loss and leaves, its lower bound and
         the gap, the leaves and depth. ``feature_names`` default to
         ``feature_names_in_`` when X had column names."""
         check_is_fitted(self, "estimator_")
-        from sklearn.tree import export_text
         names = (getattr(self, "feature_names_in_", None) if feature_names is None
                  else feature_names)
         head = [
@@ -330,8 +337,7 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             f"  tree       {self.n_leaves_} leaves, depth {self.get_depth()}, "
             f"{self.search_stats_.get('seconds', float('nan')):.3g} s",
         ]
-        text = export_text(self.estimator_, feature_names=None if names is None
-                           else [str(n) for n in names], show_weights=False)
+        text = tree_text(self.estimator_, names, getattr(self, "_nan_columns", None))
         return "\n".join(head) + "\n" + text.rstrip("\n")
 
     def __str__(self):
@@ -404,7 +410,7 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         if not getattr(self, "_report_stops", True):
             return
         if space is not None and space.max_splits is not None:
-            warnings.warn(
+            warn_at_caller(
                 f"fst: the {space.n_splits:,} thresholds of X need "
                 f"{split_space_bytes(space.n_splits, space.n_rows) / 1e9:.3g} GB of row "
                 f"bitsets, more than memory_limit leaves room for; searched "
@@ -412,9 +418,9 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
                 f"instead. Returning that search's best tree, not certified (objective "
                 f"{self.objective_:.6g}, lower bound {self.lower_bound_:.6g}); raise "
                 "memory_limit (None: no limit) for the full search.",
-                NotCertifiedWarning, stacklevel=3)
+                NotCertifiedWarning)
         elif not self.optimal_:
-            self._warn_stopped(stacklevel=3)
+            self._warn_stopped()
 
     def _score_objective(self, data, lam, est=None):
         """loss / n + lam * leaves of estimator_ (or est), from its predictions on

@@ -107,6 +107,7 @@ class _PathCV:
             t0 = time.perf_counter()
             best = self._estimator(self.regularization_)
             best.set_params(n_jobs=1 if self.n_jobs is None else self.n_jobs)
+            best._chosen_by_cv = True       # a constant tree's warning says so
             # the caller's X, so the refit records its column names as well
             best.fit(X_in, y, sample_weight=sample_weight)
             self.refit_time_ = time.perf_counter() - t0

@@ -1,7 +1,6 @@
 """DPDTClassifier: Dynamic Programming Decision Trees, the whole front at once."""
 import numbers
 import time
-import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -17,10 +16,10 @@ from ._core._mdp import (COMPLEXITY_LEAVES, COMPLEXITY_TESTS, CRITERION_ENTROPY,
 from ._core._problem import build_space
 from ._core._columns import PreparationStopped
 from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
-from ._export import build_estimator
+from ._export import build_estimator, tree_text
 from ._plot import draw_front
 from ._utils import (NativeClassifierMixin, check_shared_params, prepare_fit,
-                     resolve_memory_limit, shared_constraints)
+                     resolve_memory_limit, shared_constraints, warn_at_caller)
 from .exceptions import IncompleteMDPWarning
 
 __all__ = ["DPDTClassifier"]
@@ -306,6 +305,8 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
         grid = self._alpha_grid()
         check_shared_params(self)
         data = prepare_fit(self, X, y, sample_weight)
+        # the columns holding NaN, which `summary` says a split sends right
+        self._nan_columns = np.isnan(data.X).any(axis=0)
         X, y_idx, row_weight, K = data.X, data.y_idx, data.row_weight, data.n_classes
         # the class weights scale the rows of the loss (as in FastSmallTreeClassifier)
         cost, class_w = data.weighted_cost, data.class_w
@@ -382,11 +383,11 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
                   f"hull={len(points)} trees={len(self.trees_)} seconds={seconds:.3f} "
                   f"status={self.status_}")
         if code != 0:
-            warnings.warn(
+            warn_at_caller(
                 f"DPDT stopped ({self.status_}) after {seconds:.3g} s, before its whole "
                 f"MDP was built: the trees returned solve the part built "
                 f"({stats['states']} states; states not reached are leaves).",
-                IncompleteMDPWarning, stacklevel=2)
+                IncompleteMDPWarning)
         return self
 
     def _select(self, alphas):
@@ -481,11 +482,11 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
     def summary(self, feature_names=None):
         """The front as a table (one row a tree of ``trees_``: its alpha
         interval, training accuracy, expected tests, leaves and depth) and the
-        tree of ``estimator_`` (at ``alpha``) as ``export_text`` draws it.
+        tree of ``estimator_`` (at ``alpha``) as ``export_text`` draws it, with the
+        side a missing value goes to said (`fst._export.tree_text`).
         ``feature_names`` default to ``feature_names_in_`` when X had column
         names."""
         check_is_fitted(self, "estimator_")
-        from sklearn.tree import export_text
         names = (getattr(self, "feature_names_in_", None) if feature_names is None
                  else feature_names)
         f = self.pareto_front_
@@ -499,8 +500,7 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
         lines.append(f"the tree at alpha = {self.alpha:g} (estimator_): "
                      f"{self.estimator_.get_n_leaves()} leaves, depth "
                      f"{self.estimator_.get_depth()}")
-        text = export_text(self.estimator_, feature_names=None if names is None
-                           else [str(n) for n in names])
+        text = tree_text(self.estimator_, names, getattr(self, "_nan_columns", None))
         return "\n".join(lines) + "\n" + text.rstrip("\n")
 
     def __str__(self):

@@ -144,3 +144,48 @@ def build_regressor(space, extracted, y, row_weight, n_features, feature_names=N
     nodes["impurity"] = var
     return native_regressor(nodes, mean.reshape(n_nodes, 1, 1), n_features,
                       int(depth.max()) if n_nodes else 0, feature_names)
+
+
+def tree_text(est, feature_names=None, missing=None, decimals=2):
+    """A fitted native tree drawn as ``sklearn.tree.export_text`` draws it
+    (classes by their label, a regressor's leaves by their value), with what
+    happens to a missing value said: a split of numbers from NaN (threshold
+    +inf) reads ``name is not missing`` / ``name is missing``, and on a column
+    that held NaN in the fit (``missing[j]``; None: unknown) the side NaN goes
+    to reads ``... or missing``."""
+    t = est.tree_
+    names = ([f"feature_{j}" for j in range(t.n_features)] if feature_names is None
+             else [str(n) for n in feature_names])
+    nan_left = getattr(t, "missing_go_to_left", np.zeros(t.node_count, dtype=np.uint8))
+    classes = getattr(est, "classes_", None)
+    lines = []
+
+    def walk(node, depth):
+        indent = ("|   " * depth)[:-3] + "---"
+        if t.children_left[node] == -1:
+            value = t.value[node][0]
+            if classes is None:
+                lines.append(f"{indent} value: [{value[0]:.{decimals}f}]")
+            else:
+                k = int(np.argmax(value))
+                lines.append(f"{indent} class: {classes[k] if t.n_classes[0] != 1 else k}")
+            return
+        j, threshold = int(t.feature[node]), float(t.threshold[node])
+        name = names[j]
+        if np.isposinf(threshold):
+            left, right = f"{name} is not missing", f"{name} is missing"
+        else:
+            left = f"{name} <= {threshold:.{decimals}f}"
+            right = f"{name} >  {threshold:.{decimals}f}"
+            if missing is not None and missing[j]:
+                if nan_left[node]:
+                    left += " or missing"
+                else:
+                    right += " or missing"
+        lines.append(f"{indent} {left}")
+        walk(int(t.children_left[node]), depth + 1)
+        lines.append(f"{indent} {right}")
+        walk(int(t.children_right[node]), depth + 1)
+
+    walk(0, 1)
+    return "\n".join(lines) + "\n"

@@ -27,7 +27,6 @@ between two points where it is.
 """
 import numbers
 import time
-import warnings
 
 import numpy as np
 from sklearn.utils import check_array
@@ -37,7 +36,7 @@ from ._engine import MemoShare
 from ._path import _PATH_TOL, RegularizationPath, _check_lambda, _Fit
 from ._plot import draw_front
 from ._regressor import FastSmallTreeRegressor
-from ._utils import check_row_weights, fit_params, prepare_fit
+from ._utils import check_row_weights, fit_params, prepare_fit, warn_at_caller
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["LeavesFront", "leaves_front"]
@@ -376,11 +375,11 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
         e["lower"] = min(e["lower"], e["fit"].loss)
         e["score"] = data.score(e["fit"].clf)
     if not all(e["lower"] >= e["fit"].loss - _PATH_TOL for e in entries):
-        warnings.warn(
+        warn_at_caller(
             f"the leaves front stopped before proving every count's least loss "
             f"(time_limit={time_limit!r}); see front_['optimal'] and "
             f"front_['lower_bound']. Raise time_limit (None: no limit) to certify them.",
-            NotCertifiedWarning, stacklevel=2)
+            NotCertifiedWarning)
     return LeavesFront(entries, data.floor, most, log,
                        None if regression else entries[0]["fit"].clf.classes_,
                        "r2" if regression else "accuracy")

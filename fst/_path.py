@@ -14,14 +14,13 @@ concave), so lam* is the breakpoint.  A tree's interval is certified when the fi
 at both of its ends were.
 """
 import time
-import warnings
 
 import numpy as np
 
 from ._classifier import FastSmallTreeClassifier
 from ._regressor import FastSmallTreeRegressor
 from ._plot import draw_front
-from ._utils import check_class_weight, check_cost_matrix, fit_params
+from ._utils import check_class_weight, check_cost_matrix, fit_params, warn_at_caller
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["RegularizationPath", "regularization_path"]
@@ -272,11 +271,11 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
             continue
         out.append((f, lo, hi, lo_ok and hi_ok))
     if uncertified:
-        warnings.warn(
+        warn_at_caller(
             f"{len(set(uncertified))} of the path's {len(log)} fits stopped before "
             f"certifying (time_limit={time_limit!r}); the trees whose intervals end "
             f"at them are marked optimal=False in pareto_front_. Raise time_limit "
-            f"(None: no limit) to certify them.", NotCertifiedWarning, stacklevel=2)
+            f"(None: no limit) to certify them.", NotCertifiedWarning)
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     if regression:
         def r2(reg):

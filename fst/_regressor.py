@@ -10,7 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._classifier import _PROGRESS_SECONDS, _progress_printer
 from ._core._columns import PreparationStopped
 from ._core._limits import clock
-from ._export import build_regressor, native_regressor
+from ._export import build_regressor, native_regressor, tree_text
 from ._plan import plan_regression
 from ._utils import (CertificateMixin, NativeTreeMixin, check_no_categorical, check_row_weights,
                      check_shared_params, min_leaf_rows, obeys_min_leaf,
@@ -158,6 +158,8 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_all_finite="allow-nan",
                              order="C", y_numeric=True)
         y = np.asarray(y, dtype=np.float64)
+        # the columns holding NaN, which `summary` says a split sends right
+        self._nan_columns = np.isnan(X).any(axis=0)
         if not np.all(np.isfinite(y)):
             raise ValueError(f"y of {owner} must be finite (no NaN or infinity).")
         w = check_row_weights(sample_weight, X, owner)
@@ -202,7 +204,9 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
 
             self._try_fallbacks(plan.fallback_trees(X, y, w), keep)
             if getattr(self, "_report_stops", True):
-                self._warn_stopped(stacklevel=2)
+                self._warn_stopped()
+        # (a constant target returned above, with its exact single leaf)
+        self._warn_if_constant(lam, True)
         return self
 
     def _single_leaf(self, y, w, value, impurity):
@@ -244,7 +248,7 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
             {"memory_limit": memory_limit, "max_leaves": int(self.max_leaf_nodes or 0),
              "min_leaf": min_leaf_rows(self.min_samples_leaf, int(rows.sum()))})
         if getattr(self, "_report_stops", True):
-            self._warn_stopped(stacklevel=3)
+            self._warn_stopped()
 
     def _record(self, plan, code, X, y, w, lam):
         """The fitted attributes from a finished search: the exported tree, its
@@ -270,11 +274,11 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         return float(loss / self._y_scale + lam * est.get_n_leaves())
 
     def summary(self, feature_names=None):
-        """The fitted tree as text (``sklearn.tree.export_text``) under a header:
+        """The fitted tree as text (as ``sklearn.tree.export_text`` draws it, with
+        the side a missing value goes to said: `fst._export.tree_text`) under a header:
         the status, the objective split into loss (1 - R^2) and leaves, its
         lower bound and the gap, the leaves and depth."""
         check_is_fitted(self, "estimator_")
-        from sklearn.tree import export_text
         names = (getattr(self, "feature_names_in_", None) if feature_names is None
                  else feature_names)
         extras = "".join(f", {k}={getattr(self, k)}" for k, default in
@@ -291,8 +295,7 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
             f"  tree       {self.n_leaves_} leaves, depth {self.get_depth()}, "
             f"{self.search_stats_.get('seconds', float('nan')):.3g} s",
         ]
-        text = export_text(self.estimator_, feature_names=None if names is None
-                           else [str(n) for n in names])
+        text = tree_text(self.estimator_, names, getattr(self, "_nan_columns", None))
         return "\n".join(head) + "\n" + text.rstrip("\n")
 
     def __str__(self):

@@ -3,6 +3,7 @@ declared once, and the preamble of every fit."""
 import numbers
 import os
 import re
+import sys
 import warnings
 from types import SimpleNamespace
 
@@ -13,7 +14,26 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ._core._limits import STATUS_NAMES, process_rss
-from .exceptions import NotCertifiedWarning
+from .exceptions import ConstantTreeWarning, NotCertifiedWarning
+
+# fst's own directory: a warning is attributed to the first caller outside it
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+# Below this share of the rows (weighted) a class is rare enough for a constant
+# tree's warning to suggest class_weight='balanced'.
+RARE_CLASS_SHARE = 0.2
+
+
+def warn_at_caller(message, category):
+    """`warnings.warn`, attributed to the first frame outside fst: the user's
+    line that called fit (or sklearn's, when sklearn called it), however deep
+    in fst the warning was raised."""
+    level = 2
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    warnings.warn(message, category, stacklevel=level)
 
 
 # The parameters the estimators share, with their constraints (sklearn's
@@ -439,11 +459,43 @@ class CertificateMixin:
             "peak_rss_bytes": process_rss(), "n_splits": None, "n_splits_searched": 0,
             **limits}
 
-    def _warn_stopped(self, stacklevel):
+    def _warn_stopped(self):
         """The NotCertifiedWarning of a fit that stopped before its proof."""
-        warnings.warn(
+        warn_at_caller(
             f"fst stopped ({self.status_}) before proving optimality: returning the best "
             f"tree found (objective {self.objective_:.6g}, lower bound "
             f"{self.lower_bound_:.6g}, gap {self.gap_:.3g}). "
-            + HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning,
-            stacklevel=stacklevel + 1)
+            + HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning)
+
+    def _warn_if_constant(self, lam, varies, shares=None):
+        """A ConstantTreeWarning when the certified tree is a single leaf while
+        the target varies (`varies`), saying why and what to try; `shares`, a
+        classifier's classes' shares of the (weighted) rows, adds
+        class_weight='balanced' when one is rare and no class_weight is set.
+        (A certified tree predicts differently in each leaf: leaves that agree
+        cost the same loss as one leaf and more leaves.)  Not for a stopped
+        fit, which says why it stopped, nor for the fits of a path, a front or
+        a cross-validation's folds (`_report_stops`), which choose among sizes."""
+        if not (varies and self.optimal_ and self.n_leaves_ == 1
+                and getattr(self, "_report_stops", True)):
+            return
+        cv = type(self).__name__ + "CV"
+        if getattr(self, "_chosen_by_cv", False):
+            why = (f"cross-validation chose regularization={lam:g}, where the optimal tree "
+                   f"is a single leaf: no tree of more leaves scored better on the "
+                   f"held-out rows. ")
+            todo = "Smaller values among the lambdas may give a tree that splits"
+        elif lam > 0:
+            why = (f"at regularization={lam:g} no split lowers the loss by more than the "
+                   f"{lam:g} each leaf it adds costs. ")
+            todo = (f"Try a smaller regularization, or let {cv} choose it "
+                    f"(fst.leaves_front shows the least loss of each number of leaves)")
+        else:
+            why = "no tree within the limits given loses less than the single leaf. "
+            todo = "A larger max_depth or max_leaf_nodes may split"
+        if (shares is not None and getattr(self, "class_weight", None) is None
+                and min(shares) < RARE_CLASS_SHARE):
+            todo += (f"; the rarest class is {min(shares):.1%} of the rows, and "
+                     f"class_weight='balanced' weighs the classes equally")
+        warn_at_caller(f"fst: the fitted tree is a single leaf, which predicts the same "
+                       f"for every row: {why}{todo}.", ConstantTreeWarning)

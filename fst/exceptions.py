@@ -1,6 +1,6 @@
 """Warnings raised by fst."""
 
-__all__ = ["IncompleteMDPWarning", "NotCertifiedWarning"]
+__all__ = ["ConstantTreeWarning", "IncompleteMDPWarning", "NotCertifiedWarning"]
 
 
 class NotCertifiedWarning(UserWarning):
@@ -8,6 +8,17 @@ class NotCertifiedWarning(UserWarning):
 
     The returned tree is the best one found; ``optimal_`` is False and
     ``lower_bound_`` still bounds the optimum from below.
+    """
+
+
+class ConstantTreeWarning(UserWarning):
+    """The fitted tree predicts the same for every training row (a single leaf,
+    or splits that do not change the prediction) although the target varies.
+
+    At the regularization given, no split lowers the loss by more than it
+    costs; the message says what to try (a smaller regularization, the
+    cross-validated estimator, or ``class_weight='balanced'`` where the classes
+    are imbalanced).
     """
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from fst import FastSmallTreeClassifier
 from fst._core._problem import _pack_rows, build_problem
+from fst.exceptions import ConstantTreeWarning
 from oracle import continuous_problem, optimal_objective, problem_cost, rescore
 
 
@@ -47,6 +48,7 @@ def test_bitset_search_under_max_depth_matches_brute_force(seed):
     clf = _BitsetSearch(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y)
     _check(clf, X, y, cost, lam, max_depth)
 
@@ -80,6 +82,7 @@ def test_beyond_the_engine_s_depths_matches_brute_force(seed):
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y)
     assert clf.search_stats_["engine"] == "general"
     _check(clf, X, y, cost, lam, max_depth)

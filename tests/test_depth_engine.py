@@ -12,7 +12,7 @@ import pytest
 
 from fst import FastSmallTreeClassifier
 from fst._core import _config
-from fst.exceptions import NotCertifiedWarning
+from fst.exceptions import ConstantTreeWarning, NotCertifiedWarning
 from oracle import (continuous_problem, optimal_objective, random_problem, rescore,
                     sample_weights)
 
@@ -63,6 +63,7 @@ def _fit(X, y, cost, lam, depth, rules=_config.ALL_RULES, w=None, **params):
     clf._overrides = {"depth_engine": True, "rules": rules}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y, sample_weight=w)
     return clf
 
@@ -372,6 +373,7 @@ def test_engine_without_deepening_matches_brute_force(combo):
         clf._overrides["engine_deepen"] = False
         with warnings.catch_warnings():
             warnings.simplefilter("error")
+            warnings.simplefilter("ignore", ConstantTreeWarning)
             clf.fit(X, y, sample_weight=w)
         assert clf.optimal_
         assert clf.search_stats_["depth_searched"] == depth

@@ -12,6 +12,7 @@ import pytest
 
 from fst import LeavesFront, NotCertifiedWarning, leaves_front, regularization_path
 from fst._front import _loss_floor
+from fst.exceptions import ConstantTreeWarning
 from oracle import (continuous_problem, optimal_objective, optimal_regression,
                     problem_cost, random_problem, regression_problem, sample_weights,
                     unbounded_problem)
@@ -109,6 +110,7 @@ def test_front_matches_the_oracle_and_its_path_too(kind, seed):
     X, y, cost, depth, w, min_leaf = _problem(kind, seed)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         front = leaves_front(X, y, max_leaf_nodes=K, max_depth=depth,
                              min_samples_leaf=min_leaf, cost_matrix=cost, sample_weight=w,
                              time_limit=None)
@@ -128,6 +130,7 @@ def test_regression_front_matches_the_oracle(seed):
     w = sample_weights(seed, y) if seed % 3 == 1 else None
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         front = leaves_front(X, y, max_leaf_nodes=4, max_depth=depth, sample_weight=w,
                              time_limit=None, task="regression")
     assert front.classes_ is None and front.optimal_

@@ -14,7 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV, regularization_path
 from fst.__main__ import main
 from fst._utils import obeys_min_leaf
-from fst.exceptions import NotCertifiedWarning
+from fst.exceptions import ConstantTreeWarning, NotCertifiedWarning
 from oracle import (continuous_problem, optimal_objective, problem_cost, random_problem,
                     rescore, sample_weights, unbounded_problem)
 
@@ -62,6 +62,7 @@ def _check(kind, seed, overrides=None, n_jobs=1):
     clf._overrides = dict(overrides or {})     # test hook: the search's settings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y, sample_weight=w)
     assert clf.optimal_, (kind, seed)
     assert clf.search_stats_["engine"] == "depth"
@@ -407,6 +408,7 @@ def test_zero_regularization_needs_no_depth_cap_under_it():
     X, y, *_ = random_problem(5003)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=4).fit(X, y)
     assert clf.optimal_ and clf.n_leaves_ <= 4
     assert "max_leaf_nodes=4" in str(clf)

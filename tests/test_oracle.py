@@ -8,6 +8,7 @@ import pytest
 from fst import FastSmallTreeClassifier
 from fst._core import _config
 from fst._core._limits import effective_n_threads
+from fst.exceptions import ConstantTreeWarning
 
 FST_OPENMP = effective_n_threads(2) == 2
 from oracle import (medium_problem, medium_setting, optimal_objective, problem_cost,
@@ -28,6 +29,7 @@ def test_matches_brute_force(seed):
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=max_depth)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y)
     expected, y_idx, full_cost = _brute_force(X, y, cost, lam, max_depth)
     assert clf.optimal_
@@ -75,6 +77,7 @@ def test_class_weight_with_cost_matrix_matches_brute_force(seed):
                                   class_weight=dict(enumerate(weights)))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y)
     expected, y_idx, full_cost = _brute_force(X, y, weights[:, None] * cost, lam, max_depth)
     assert clf.optimal_
@@ -106,6 +109,7 @@ def test_sample_weight_matches_brute_force(seed):
                                   class_weight=class_weight)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y, sample_weight=w)
     y_idx, full_cost = problem_cost(y, cost, class_weight)
     expected = optimal_objective(X, y_idx, full_cost, lam, max_depth, weights=w)

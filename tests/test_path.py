@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier, NotCertifiedWarning, regularization_path
+from fst.exceptions import ConstantTreeWarning
 from oracle import optimal_objective, problem_cost, random_problem, sample_weights
 
 
@@ -21,6 +22,7 @@ def _check_path(X, y, cost, depth, lo, hi, w=None, grid=41):
     y_idx, full = problem_cost(y, cost)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         path = regularization_path(X, y, lambda_min=lo, lambda_max=hi, max_depth=depth,
                                    cost_matrix=cost, sample_weight=w, time_limit=None)
     f = path.pareto_front_

@@ -16,7 +16,7 @@ from sklearn.tree import DecisionTreeRegressor, export_text
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fst import FastSmallTreeRegressor, FastSmallTreeRegressorCV, regularization_path
-from fst.exceptions import NotCertifiedWarning
+from fst.exceptions import ConstantTreeWarning, NotCertifiedWarning
 from oracle import optimal_regression, regression_problem
 
 # The engine's rules that hold under squared error (the others are off there);
@@ -73,6 +73,7 @@ def _check(seed, overrides=None, n_jobs=1):
     reg._overrides = dict(overrides or {})      # test hook: the search's settings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         reg.fit(X, y, sample_weight=w)
     assert reg.optimal_ and reg.status_ == "optimal", seed
     assert reg.objective_ == pytest.approx(expected, abs=1e-9), seed
@@ -416,6 +417,7 @@ def test_binary_columns_match_brute_force(seed):
                                      n_jobs=n_jobs, time_limit=None)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
+            warnings.simplefilter("ignore", ConstantTreeWarning)
             reg.fit(X, y, sample_weight=w)
         assert reg.optimal_, seed
         assert reg.objective_ == pytest.approx(expected, abs=1e-9), seed
@@ -789,6 +791,7 @@ def test_the_general_search_on_binary_columns_matches_brute_force(seed):
         reg._overrides = dict(GENERAL_ROUTES[route], rules=rules)
         with warnings.catch_warnings():
             warnings.simplefilter("error")
+            warnings.simplefilter("ignore", ConstantTreeWarning)
             reg.fit(X, y, sample_weight=w)
         assert reg.optimal_, (seed, route)
         assert reg.objective_ == pytest.approx(expected, abs=1e-9), (seed, route)

@@ -14,6 +14,7 @@ from sklearn.tree import DecisionTreeClassifier, export_graphviz, export_text, p
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV
+from fst.exceptions import ConstantTreeWarning
 
 
 def _expected_failed_checks(estimator):
@@ -167,6 +168,7 @@ def test_dataframe_feature_names_and_string_labels():
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.predict(X)
 
 
@@ -198,6 +200,43 @@ def test_print_shows_the_tree_and_its_certificate(iris_fit):
     # unfitted, print is the estimator's repr
     assert str(FastSmallTreeClassifier(regularization=0.1)) == \
         "FastSmallTreeClassifier(regularization=0.1)"
+
+
+
+def test_print_says_where_a_missing_value_goes():
+    """A split of numbers from NaN prints as "is not missing" / "is missing";
+    on a column that held NaN, the side NaN goes to (right) says "or missing";
+    the other columns print as export_text prints them, and the tree predicts
+    as printed."""
+    from fst import FastSmallTreeRegressor
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 2))
+    miss = rng.random(300) < 0.3
+    X[miss, 0] = np.nan
+    y = (miss | (X[:, 1] > 0.5)).astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.01, max_depth=2).fit(X, y)
+    lines = clf.summary(feature_names=["a", "b"]).splitlines()
+    a_sides = [line for line in lines if line.startswith("|--- a ")]
+    assert len(a_sides) == 2
+    assert a_sides[0].startswith("|--- a <= ") and not a_sides[0].endswith("missing")
+    assert a_sides[1].startswith("|--- a >  ") and a_sides[1].endswith(" or missing")
+    b_sides = [line for line in lines if "--- b " in line]
+    assert b_sides and not any("missing" in line for line in b_sides)
+    assert clf.predict(np.array([[np.nan, -1.0]]))[0] == 1
+    # numbers against NaN alone
+    X = np.where(rng.random((300, 1)) < 0.5, np.nan, rng.normal(size=(300, 1)))
+    clf = FastSmallTreeClassifier(regularization=0.01).fit(X, np.isnan(X[:, 0]).astype(int))
+    assert clf.summary().endswith("|--- feature_0 is not missing\n|   |--- class: 0\n"
+                                  "|--- feature_0 is missing\n|   |--- class: 1")
+    # a regressor, NaN apart
+    X = rng.normal(size=(300, 2))
+    X[rng.random(300) < 0.2, 1] = np.nan
+    target = np.where(np.isnan(X[:, 1]), 5.0, X[:, 0])
+    reg = FastSmallTreeRegressor(regularization=0.01, max_depth=2).fit(X, target)
+    lines = reg.summary().splitlines()
+    assert "|--- feature_1 is not missing" in lines and "|--- feature_1 is missing" in lines
+    assert not any("feature_0" in line and "missing" in line for line in lines)
+    assert reg.predict(np.array([[0.0, np.nan]]))[0] == pytest.approx(5.0)
 
 
 def test_categorical_and_text_columns_are_refused_with_what_to_do():

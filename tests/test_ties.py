@@ -11,7 +11,7 @@ import pytest
 from sklearn.datasets import load_iris
 
 from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV, regularization_path
-from fst.exceptions import NotCertifiedWarning
+from fst.exceptions import ConstantTreeWarning, NotCertifiedWarning
 from oracle import (canonical_tree, fitted_tree, optimal_fewest_leaves, rescore, tie_problem,
                     unbounded_problem)
 
@@ -33,6 +33,7 @@ def _fit(X, y, lam, engine=None, **params):
         clf._overrides = {"depth_engine": engine}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         return clf.fit(X, y)
 
 
@@ -81,6 +82,7 @@ def test_the_path_returns_the_fit_s_tree_at_its_breakpoints(seed):
     X, y, lam = tie_problem(seed)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         path = regularization_path(X, y, lambda_min=lam / 2, lambda_max=4 * lam)
     f = path.pareto_front_
     points = list(f["lambda_min"][1:]) + [0.5 * (a + b) for a, b in

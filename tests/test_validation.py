@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier
+from fst.exceptions import ConstantTreeWarning
 
 X = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
 y = np.array([0, 1, 0, 1])
@@ -124,6 +125,7 @@ def test_zero_regularization_without_depth_warns_but_runs():
     assert clf.optimal_ and clf.objective_ == 0.0
     with warnings.catch_warnings():
         warnings.simplefilter("error")
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         FastSmallTreeClassifier(regularization=0.0, max_depth=2).fit(X, y)
 
 
