@@ -323,8 +323,7 @@ class EngineSearch:
                     and seed is not None and self.unlimited
                     and self._covers(depth, seed[0])):
                 limit = max(limit, self._last_time_limit)
-            left = (None if limit is None
-                    else max(limit - (time.perf_counter() - start), 0.0))
+            left = _left(limit, start)
             s = direct if direct is not None else self._search(depth, left)
             if self._reporter is not None:
                 s.set_reporter(self._progress(depth), self._report_every, t0)
@@ -360,7 +359,7 @@ class EngineSearch:
         (a root solved from its column sums values every tree in one pass, and
         proves its bound at its end in any case)."""
         return (self._rise_after is not None and self.unlimited and self._max_leaves > 0
-                and depth == self.max_depth and seed is not None
+                and depth == self.max_depth and self._deepest(depth) and seed is not None
                 and s.root_sums_work() < 0)
 
     def _rise(self, s, ub, start, limit):
@@ -377,15 +376,13 @@ class EngineSearch:
         a stopped run found than the last run's is held (`_held`) and answered
         at a stop.  Returns the stop code."""
         seconds = 0.0
-        first = None
         if self._rise_after > 0:
             if limit is not None:
-                first = self._rise_after * _left(limit, start)
+                s.set_time_limit(self._rise_after * _left(limit, start))
             elif self._reporter is not None:
-                first = RISE_SECONDS
+                s.set_time_limit(RISE_SECONDS)
             else:
                 return s.run()
-            s.set_time_limit(first)
             code = s.run()
             seconds += s.seconds
             if code == 0 or (limit is not None and _left(limit, start) <= 0):
@@ -421,7 +418,9 @@ class EngineSearch:
         return code
 
     def _raise_lb(self, lb):
-        """Keep `lb`, a bound on every tree, when it is above the one held."""
+        """Keep `lb`, a bound on the trees of the depth searched, as the bound of
+        every tree (`_every_tree_bound`) when it is above the one held."""
+        lb = self._every_tree_bound(lb, self.max_depth)
         if self._lb is None or lb > self._lb:
             self._lb = lb
 
@@ -443,8 +442,7 @@ class EngineSearch:
 
         def report(progress):
             seconds, lower, best, work = progress
-            if depth < min(self._max_leaves or self._most_leaves, self._most_leaves) - 1:
-                lower = min(lower, deeper_trees_lower_bound(self._floor, self._lam, depth))
+            lower = self._every_tree_bound(lower, depth)
             if self._lb is not None and self._lb > lower:
                 lower = self._lb
             self._reporter((seconds, lower, best, work))
@@ -509,16 +507,24 @@ class EngineSearch:
         return min(value, deeper_trees_lower_bound(self._floor, self._lam, depth)), False
 
     def _unlimited_bound(self):
-        """A bound on every tree from the last search run: its bound (or value)
-        holds for the trees of its depth, `deeper_trees_lower_bound` for the
-        deeper ones.  Each depth's such bound holds, so the fit keeps their
-        greatest (`_lb`)."""
+        """A bound on every tree from the last search run (`_every_tree_bound`).
+        Each depth's such bound holds, so the fit keeps their greatest (`_lb`)."""
         lb = self._s.lower_bound
         if lb == -np.inf:
             return None
-        if self._depth >= min(self._max_leaves or self._most_leaves, self._most_leaves) - 1:
-            return lb       # (no tree under the leaf cap, or of the rows, is deeper)
-        return min(lb, deeper_trees_lower_bound(self._floor, self._lam, self._depth))
+        return self._every_tree_bound(lb, self._depth)
+
+    def _deepest(self, depth):
+        """Whether no tree is deeper than `depth`: none under the leaf cap, or of
+        the rows' distinct points, has more leaves than depth + 1."""
+        return depth >= min(self._max_leaves or self._most_leaves, self._most_leaves) - 1
+
+    def _every_tree_bound(self, lb, depth):
+        """A bound on every tree from `lb`, a bound on the trees of `depth`: the
+        deeper ones are worth at least `deeper_trees_lower_bound`."""
+        if self._deepest(depth):
+            return lb
+        return min(lb, deeper_trees_lower_bound(self._floor, self._lam, depth))
 
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in

@@ -201,6 +201,24 @@ def test_a_rising_bound_changes_no_answer():
     assert used >= 4, used
 
 
+def test_no_rising_bound_below_the_depth_the_cap_allows():
+    """A search cut at a depth below the leaf cap's (here three, under a cap of
+    five) proves nothing of the deeper trees, so it runs no budgeted runs and
+    its bound stays at most the optimum."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(80, 3))
+    y = X[:, 0] + np.sin(3 * X[:, 1]) + 0.1 * rng.normal(size=80)
+    best = FastSmallTreeRegressor(0.0, max_leaf_nodes=5, time_limit=None).fit(X, y)
+    assert best.optimal_
+    cut = FastSmallTreeRegressor(0.0, max_leaf_nodes=5, time_limit=None)
+    cut._overrides = {"leaf_budget_depth": 3, "rising_bound": 0.0}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotCertifiedWarning)
+        cut.fit(X, y)
+    assert not cut.optimal_ and cut.search_stats_["rising_runs"] == 0
+    assert cut.lower_bound_ <= best.objective_ + 1e-9
+
+
 def test_threads_give_the_serial_tree():
     for seed in range(0, 60, 6):
         one = _check(seed)
