@@ -276,12 +276,14 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             if plan.depth_certificate is not None and plan.space.max_splits is None:
                 self._take_depth_certificate(plan.depth_certificate)
         self._warn_if_not_certified(plan.space)
-        rows = slice(None) if data.row_weight is None else data.row_weight > 0
-        counts = np.bincount(data.y_idx[rows], minlength=data.n_classes,
-                             weights=None if data.row_weight is None
-                             else data.row_weight[rows])
-        counts = counts[counts > 0]
-        self._warn_if_constant(lam, len(counts) > 1, counts / counts.sum())
+        if self.optimal_ and self.n_leaves_ == 1:
+            # the classes' shares of the rows, for the single leaf's warning
+            rows = slice(None) if data.row_weight is None else data.row_weight > 0
+            counts = np.bincount(data.y_idx[rows], minlength=data.n_classes,
+                                 weights=None if data.row_weight is None
+                                 else data.row_weight[rows])
+            counts = counts[counts > 0]
+            self._warn_if_constant(lam, len(counts) > 1, counts / counts.sum())
         return self
 
     def _stopped_unsearched(self, data, lam, code, started, memory_limit):

@@ -654,8 +654,7 @@ cdef class DepthSearch:
                 # every engine proved its share of the root's splits above the
                 # budget (an idle engine takes no part)
                 self.above_budget = above
-                v = above
-                self.lower_bound = v
+                self.lower_bound = above
                 self.upper_bound = INF
                 self.solved = False
         free(values)
