@@ -91,7 +91,8 @@ class _PathCV:
         folds = list(cv.split(X, y))
         sw = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
         jobs = (delayed(_fold)(self._fitted, self._path_params(), lams, scorer, X, y, sw,
-                               train, test, k, len(folds), self.verbose)
+                               train, test, k, len(folds), self.verbose,
+                               getattr(self, "_deadline", None))
                 for k, (train, test) in enumerate(folds))
         # The fits release the GIL for their search, so threads run the folds side
         # by side without the seconds a process pool takes to start and to copy
@@ -104,17 +105,21 @@ class _PathCV:
         self.regularization_ = float(lams[self.best_index_])
         self.n_splits_ = len(folds)
         if self.refit:
-            t0 = time.perf_counter()
-            best = self._estimator(self.regularization_)
-            best.set_params(n_jobs=1 if self.n_jobs is None else self.n_jobs)
-            best._chosen_by_cv = True       # a constant tree's warning says so
             # the caller's X, so the refit records its column names as well
-            best.fit(X_in, y, sample_weight=sample_weight)
-            self.refit_time_ = time.perf_counter() - t0
-            self.best_estimator_ = best
-            self.estimator_ = best.estimator_
-            self.optimal_ = best.optimal_
+            self._refit(X_in, y, sample_weight)
         return self
+
+    def _refit(self, X, y, sample_weight=None):
+        """Fit the chosen regularization on all rows (``best_estimator_``)."""
+        t0 = time.perf_counter()
+        best = self._estimator(self.regularization_)
+        best.set_params(n_jobs=1 if self.n_jobs is None else self.n_jobs)
+        best._chosen_by_cv = True       # a constant tree's warning says so
+        best.fit(X, y, sample_weight=sample_weight)
+        self.refit_time_ = time.perf_counter() - t0
+        self.best_estimator_ = best
+        self.estimator_ = best.estimator_
+        self.optimal_ = best.optimal_
 
     def _path_params(self):
         """Each fit's parameters (those the fitted estimator takes): the folds
@@ -362,10 +367,13 @@ class _FoldResult:
         self.seconds = 0.0
 
 
-def _fold(estimator, params, lams, scorer, X, y, sw, train, test, k, n_folds, verbose):
+def _fold(estimator, params, lams, scorer, X, y, sw, train, test, k, n_folds, verbose,
+          deadline=None):
     """One fold: the optimum of its training rows at each of lams (`grid_fits`:
     values between two certified fits of the same tree need no fit), each scored
-    on the held-out rows as it is settled; at verbose >= 1 one line each."""
+    on the held-out rows as it is settled; at verbose >= 1 one line each.
+    `deadline`: a time.perf_counter() value by which every fit of the folds
+    stops (the command line's bounded try of deeper trees), or None."""
     t0 = time.perf_counter()
     order = np.argsort(lams, kind="stable")
     Xt, yt = _safe_indexing(X, train), _safe_indexing(y, train)
@@ -389,7 +397,7 @@ def _fold(estimator, params, lams, scorer, X, y, sw, train, test, k, n_folds, ve
 
     _, _, log, _ = grid_fits(Xt, yt, lams[order], params,
                              None if sw is None else sw[train], on_value=settled,
-                             estimator=estimator)
+                             estimator=estimator, deadline=deadline)
     out.n_fits = len(log)
     out.seconds = time.perf_counter() - t0
     return out

@@ -382,7 +382,9 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
             print(f"[dpdt] states={stats['states']} saved={stats['states_saved']} "
                   f"hull={len(points)} trees={len(self.trees_)} seconds={seconds:.3f} "
                   f"status={self.status_}")
-        if code != 0:
+        if code != 0 and getattr(self, "_report_stops", True):
+            # a fallback's DPDT (`_report_stops` False) is quiet: its caller
+            # takes the trees it returns and reports its own stop
             warn_at_caller(
                 f"DPDT stopped ({self.status_}) after {seconds:.3g} s, before its whole "
                 f"MDP was built: the trees returned solve the part built "

@@ -30,6 +30,11 @@ __all__ = ["RegularizationPath", "regularization_path"]
 _PATH_TOL = 1e-9
 
 
+
+class DeadlinePassed(Exception):
+    """A fit of `grid_fits` asked for after its deadline (the value it was for)."""
+
+
 class _Fit:
     """One certified (or stopped) fit of the path: its lam, its tree's line
     (loss, leaves), whether it was certified, and the fitted estimator."""
@@ -291,14 +296,22 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
 
 
 def _fitter(X, y, sample_weight, params, log, uncertified,
-            estimator=FastSmallTreeClassifier):
+            estimator=FastSmallTreeClassifier, deadline=None):
     """fit(lam) -> _Fit: a fit of `estimator` (FastSmallTreeClassifier or
     FastSmallTreeRegressor) at lam, logged as (lam, objective, certified,
     seconds); a stopped fit's lam goes to `uncertified` (the fit does not warn:
-    the caller warns once)."""
+    the caller warns once).  `deadline` (a time.perf_counter() value): every fit
+    stops by then, its time limit cut to the seconds left; a fit asked for
+    after it raises DeadlinePassed."""
 
     def fit(lam):
         clf = estimator(regularization=lam, **params)
+        if deadline is not None:
+            left = deadline - time.perf_counter()
+            if left <= 0:
+                raise DeadlinePassed(lam)
+            limit = clf.time_limit
+            clf.set_params(time_limit=left if limit is None else min(limit, left))
         clf._report_stops = False
         t0 = time.perf_counter()
         clf.fit(X, y, sample_weight=sample_weight)
@@ -312,7 +325,7 @@ def _fitter(X, y, sample_weight, params, log, uncertified,
 
 
 def grid_fits(X, y, lams, params, sample_weight=None, on_value=None,
-              estimator=FastSmallTreeClassifier):
+              estimator=FastSmallTreeClassifier, deadline=None):
     """The optimum at each value of the sorted grid `lams`, with fewer fits where
     the path allows: when the fits at lams[i] < lams[j] are certified and return
     the same line, that tree is optimal on all of [lams[i], lams[j]] (R is at most
@@ -321,9 +334,10 @@ def grid_fits(X, y, lams, params, sample_weight=None, on_value=None,
     follow.  `on_value(i, fit, seconds)` is called as each value's tree is
     settled (seconds: of the fit at lams[i], 0 when it needed none).  Returns
     (one _Fit per value, certified at it; the fit log; the lams of stopped fits).
-    `estimator`: FastSmallTreeClassifier or FastSmallTreeRegressor."""
+    `estimator`: FastSmallTreeClassifier or FastSmallTreeRegressor; `deadline`
+    as for `_fitter`."""
     log, uncertified = [], []
-    fit = _fitter(X, y, sample_weight, params, log, uncertified, estimator)
+    fit = _fitter(X, y, sample_weight, params, log, uncertified, estimator, deadline)
     n = len(lams)
     out = [None] * n
     ok = [False] * n

@@ -9,7 +9,6 @@ general search, `fst._core._solver.Search`, and the depth-limited engine,
 `extract`, `upper_bound`, `lower_bound`, `solved`, `stats`, `set_reporter`.
 """
 import time
-import warnings
 from types import SimpleNamespace
 
 import numpy as np
@@ -25,7 +24,6 @@ from ._engine import (_INTERRUPTED, MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, Engine
                       SquaresGeneralSearch,
                       engine_space, loss_floor)
 from ._utils import min_leaf_rows
-from .exceptions import IncompleteMDPWarning, NotCertifiedWarning
 
 __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_space_bytes",
            "max_splits"]
@@ -326,11 +324,16 @@ class FitPlan:
         lam = self.config["regularization"]
 
         def dpdt_fit(seconds):
-            return DPDTClassifier(
+            dpdt = DPDTClassifier(
                 max_depth=max_depth, complexity="leaves", alphas=[lam], alpha=lam,
                 cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],
                 time_limit=seconds, memory_limit=self.config["memory_limit"] or None,
                 n_jobs=p["n_jobs"])
+            # a DPDT stopped at its own limit still returns real trees: it does
+            # not warn (quiet by attribute, not by catching warnings, which is
+            # not safe where fits run in threads)
+            dpdt._report_stops = False
+            return dpdt
 
         # DPDT's time limit holds for its whole fit, but a DPDT stopped early
         # returns little (its ranking stopped: the leaf): it runs when the
@@ -340,10 +343,7 @@ class FitPlan:
         if seconds < _LEAST_FALLBACK_SECONDS:
             return None
         dpdt = dpdt_fit(seconds)
-        with warnings.catch_warnings():
-            # a DPDT stopped at its own limit still returns real trees
-            warnings.simplefilter("ignore", IncompleteMDPWarning)
-            dpdt.fit(X, y, sample_weight=sample_weight)
+        dpdt.fit(X, y, sample_weight=sample_weight)
         return dpdt.estimator_
 
 
@@ -560,10 +560,10 @@ def time_left_after_trial(make, X, y, sample_weight, seconds):
         return seconds
     rows = np.linspace(0, n - 1, CART_SAMPLE_ROWS).astype(np.intp)
     started = clock()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        make().fit(X[rows], y[rows],
-                   sample_weight=None if sample_weight is None else sample_weight[rows])
+    # the fits made are quiet (`_report_stops`): warnings are not caught here,
+    # which is not safe where fits run in threads
+    make().fit(X[rows], y[rows],
+               sample_weight=None if sample_weight is None else sample_weight[rows])
     spent = clock() - started
     scale = (n * np.log2(n)) / (CART_SAMPLE_ROWS * np.log2(CART_SAMPLE_ROWS))
     if spent * (1.0 + scale) > seconds:
@@ -594,10 +594,8 @@ def _fallback_fit(plan, X, y, sample_weight, seconds):
         cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],
         time_limit=seconds, memory_limit=plan.config["memory_limit"] or None,
         n_jobs=p["n_jobs"])
-    with warnings.catch_warnings():
-        # a stopped fit still returns a real tree
-        warnings.simplefilter("ignore", NotCertifiedWarning)
-        clf.fit(X, y, sample_weight=sample_weight)
+    clf._report_stops = False       # a stopped fit still returns a real tree
+    clf.fit(X, y, sample_weight=sample_weight)
     return clf
 
 

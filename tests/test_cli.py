@@ -138,7 +138,9 @@ def test_cli_refuses_options_that_do_not_go_together(tmp_path, capsys):
     data = _iris_csv(tmp_path)
     cases = [
         ([data, "--cv", "3", "-l", "0.02"], "--regularization does not apply to --cv"),
-        ([data, "--lambdas", "0.1,0.2"], "--lambdas applies to --cv"),
+        ([data, "-l", "0.1", "--lambdas", "0.1,0.2"], "--lambdas applies where"),
+        ([data, "--front", "3", "--lambdas", "0.1,0.2"], "--lambdas applies where"),
+        ([data, "--max-depth", "none", "--dpdt"], "--dpdt needs a depth"),
         ([data, "--cv", "3", "--path", "0.01,0.1"], "cannot go together"),
         ([data, "--dpdt", "-l", "0.02"], "--regularization does not apply to --dpdt"),
         ([data, "--cart-depth", "3"], "--cart-depth applies to --dpdt"),
@@ -209,7 +211,7 @@ def test_cli_regression_from_a_float_target_fit_test_cv_and_path(tmp_path, capsy
     from fst import FastSmallTreeRegressor
     train = _diabetes_csv(tmp_path, range(0, 300))
     test = _diabetes_csv(tmp_path, range(300, 442))
-    assert main([train, "--max-depth", "2", "--test", test]) == 0
+    assert main([train, "--max-depth", "2", "-l", "0.01", "--test", test]) == 0
     out = capsys.readouterr().out
     assert "task        regression" in out
     X, y = load_diabetes(return_X_y=True)
@@ -234,3 +236,105 @@ def test_cli_regression_from_a_float_target_fit_test_cv_and_path(tmp_path, capsy
     assert main([train, "--max-depth", "2", "--task", "classification", "-l", "0.5"]) == 0
     out = capsys.readouterr().out
     assert "task" not in out.split("\n")[1] and "accuracy" in out
+
+
+def test_cli_chooses_the_regularization_by_cross_validation_by_default(capsys):
+    """Without --regularization the command cross-validates: depth <= 3 first,
+    then trees of any depth within a few seconds, the better mean score kept;
+    what it prints is what FastSmallTreeClassifierCV gives on the same folds."""
+    from fst import FastSmallTreeClassifierCV
+    from fst.__main__ import _CV_LAMBDAS
+    from fst.datasets import load_dataset
+    assert main(["--dataset", "monk_2"]) == 0
+    out = capsys.readouterr().out
+    assert "choosing the regularization by 5-fold cross-validation" in out
+    X, y, _ = load_dataset("monk_2")
+    shallow = FastSmallTreeClassifierCV(lambdas=_CV_LAMBDAS, max_depth=3).fit(X, y)
+    deep = FastSmallTreeClassifierCV(lambdas=_CV_LAMBDAS).fit(X, y)
+    assert f"mean accuracy {shallow.best_score_:.4f} over 5 folds, depth <= 3" in out
+    assert f"mean accuracy {deep.best_score_:.4f} over 5 folds, trees of any depth" in out
+    # monk_2's concept needs depth: the deeper trees score clearly higher
+    assert deep.best_score_ > shallow.best_score_ + 0.1
+    best = deep.best_estimator_
+    assert best.optimal_ and best.max_depth is None
+    assert f"regularization={deep.regularization_:g})" in out
+    assert f"tree       {best.n_leaves_} leaves, depth {best.get_depth()}" in out
+    assert f"accuracy    {best.score(X, y):.4f}  (training)" in out
+    assert "[CV " not in out                    # quick work prints no progress
+
+
+def test_cli_keeps_the_shallow_choice_when_deeper_trees_run_out_of_time(
+        monkeypatch, tmp_path, capsys):
+    import fst.__main__ as cli
+    from fst import FastSmallTreeClassifierCV
+    monkeypatch.setattr(cli, "_DEEPER_SECONDS", 1e-6)
+    data = _iris_csv(tmp_path)
+    assert main([data, "--target", "species"]) == 0
+    out = capsys.readouterr().out
+    assert "not every fold's fit certified within 1e-06 s; depth <= 3 kept" in out
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    shallow = FastSmallTreeClassifierCV(lambdas=cli._CV_LAMBDAS, max_depth=3).fit(
+        X, [f"c{c}" for c in y])
+    assert f"regularization={shallow.regularization_:g}, max_depth=3)" in out
+    # a depth or a leaf cap given: no second cross-validation
+    for argv, says in ((["--max-depth", "2"], "depth <= 2"),
+                       (["--max-depth", "none"], "trees of any depth"),
+                       (["--max-leaf-nodes", "3"], "trees of any depth")):
+        assert main([data, "--target", "species"] + argv) == 0
+        out = capsys.readouterr().out
+        assert "trying trees of any depth" not in out and says in out, argv
+
+
+def test_cli_too_few_rows_to_cross_validate_is_an_error(tmp_path, capsys):
+    data = _csv(tmp_path, "tiny.csv", "a,label\n1,x\n2,x\n3,y\n")
+    assert main([data]) == 2
+    assert "give one with --regularization" in capsys.readouterr().err
+    assert main([data, "-l", "0.1"]) == 0
+
+
+def test_cli_one_hot_encodes_text_columns(tmp_path, capsys):
+    rows = ["colour,size,smoker,label"]
+    rng = __import__("numpy").random.RandomState(0)
+    for i in range(60):
+        colour = ["red", "green", "blue"][i % 3]
+        smoker = ["no", "yes"][(i // 3) % 2]
+        label = "pos" if (colour == "blue") != (smoker == "yes") else "neg"
+        size = "NA" if i == 7 else f"{rng.rand():.3f}"
+        rows.append(f"{colour},{size},{'' if i == 5 else smoker},{label}")
+    data = _csv(tmp_path, "mixed.csv", "\n".join(rows) + "\n")
+    test = _csv(tmp_path, "test.csv", "colour,size,smoker,label\n"
+                "purple,0.5,yes,pos\nblue,0.2,no,pos\nred,0.1,yes,pos\n")
+    assert main([data, "-l", "0.01"]) == 2
+    err = capsys.readouterr().err
+    assert "column 'colour' holds 'red', not a number (--one-hot encodes" in err
+    assert main([data, "-l", "0.01", "--one-hot", "--test", test]) == 0
+    out = capsys.readouterr().out
+    assert "60 rows, 5 features (2 text columns one-hot encoded)" in out
+    # three colours: a column each; smoker, of two: one column for 'yes'
+    assert "colour=blue" in out and "smoker=yes" in out and "smoker=no" not in out
+    assert "accuracy    1.0000  (training)" in out
+    assert "(test, 3 rows)" in out     # an unseen colour: 0 in each colour column
+    from fst.__main__ import _load_csv
+    X, y, names, enc = _load_csv(data, one_hot=True)
+    assert names == ["colour=blue", "colour=green", "colour=red", "size", "smoker=yes"]
+    assert X[5, 4] != X[5, 4] and X[7, 3] != X[7, 3]          # missing: NaN
+    assert list(X[0]) [:3] == [0, 0, 1]
+    Xt = enc.transform("t", [["purple", "blue"], ["0.5", "0.2"], ["yes", "no"]])
+    assert list(Xt[0]) == [0, 0, 0, 0.5, 1] and list(Xt[1]) == [1, 0, 0, 0.2, 0]
+    assert main(["--dataset", "monk_2", "--one-hot"]) == 2
+    assert "--one-hot applies to CSV files" in capsys.readouterr().err
+
+
+def test_late_output_holds_quick_lines_and_releases_slow_ones(capsys):
+    import sys
+    import time
+    from fst.__main__ import _LateOutput
+    with _LateOutput(60.0):
+        print("held and dropped")
+    with _LateOutput(0.05):
+        print("first")
+        time.sleep(0.3)
+        sys.stdout.write("second\n")
+    print("after")
+    assert capsys.readouterr().out == "first\nsecond\nafter\n"

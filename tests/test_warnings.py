@@ -122,3 +122,49 @@ def test_a_stopped_refit_of_cross_validation_points_at_the_caller():
         lambdas=[0.001, 0.002], time_limit=0.01).fit(X, y))
     stops = [w for w in caught if w.category is NotCertifiedWarning]
     assert stops and all(w.filename == __file__ for w in stops)
+
+
+def test_the_fits_of_a_stopped_fit_are_quiet():
+    """A stopped fit's fallbacks (a depth-limited fit and DPDT, each stopped
+    at its own share of the time) are quiet by attribute, in threads too: the
+    quiet fits of two threads let nothing through while the caller records."""
+    import threading
+
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+
+    def quiet():
+        clf = FastSmallTreeClassifier(regularization=0.001, time_limit=0.5)
+        clf._report_stops = False
+        return clf
+
+    fits = [quiet(), quiet()]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        threads = [threading.Thread(target=c.fit, args=(X, y)) for c in fits]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        loud = FastSmallTreeClassifier(regularization=0.001, time_limit=0.5).fit(X, y)
+    for clf in fits:
+        assert not clf.optimal_ and clf.status_ == "time_limit"
+        assert clf.score(X, y) >= 0.9         # a fallback's tree, not the leaf
+    assert not loud.optimal_
+    (w,) = caught                             # the loud fit's stop, nothing else
+    assert w.category is NotCertifiedWarning and w.filename == __file__
+
+
+def test_no_fit_changes_the_warning_filters():
+    """The filters are the process's, not a thread's: changed inside a fit that
+    runs in a thread (a fold of a cross-validation), they would let another
+    fold's warnings through or swallow the caller's. Only the command line,
+    which owns its process, records warnings."""
+    import pathlib
+
+    import fst
+    root = pathlib.Path(fst.__file__).parent
+    changing = [p.name for p in root.rglob("*.py") if p.name != "__main__.py"
+                and ("catch_warnings" in p.read_text() or "simplefilter" in p.read_text())]
+    assert changing == []
