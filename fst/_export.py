@@ -12,6 +12,56 @@ from sklearn.tree._tree import NODE_DTYPE, Tree
 
 from ._core._writer import fill_nodes
 
+# The fields of sklearn's node array fst writes; any other field the installed
+# release has is left zero.  Two more fields are known: ``missing_go_to_left``
+# (0: NaN goes right, as fst sends it) and ``split_kind`` (a release with
+# categorical splits: 0 a numeric split, -1 a leaf), written in `node_array`.
+_WRITTEN = ("left_child", "right_child", "feature", "threshold", "impurity",
+            "n_node_samples", "weighted_n_node_samples")
+
+
+def _takes_categories():
+    """Whether the installed sklearn's Tree takes each feature's number of
+    categories (the releases with categorical splits, 1.10 and later:
+    ``Tree(n_features, n_classes, n_outputs, n_categories)``) besides the three
+    arguments of the releases before."""
+    try:
+        Tree(1, np.ones(1, dtype=np.intp), 1)
+    except TypeError:
+        return True
+    return False
+
+
+_TAKES_CATEGORIES = _takes_categories()
+
+
+def new_tree(n_features, n_classes):
+    """An empty sklearn Tree of one output for the installed release: where the
+    Tree takes the features' numbers of categories, -1 for each (a numeric
+    feature: fst splits every feature by threshold)."""
+    n_classes = np.array([n_classes], dtype=np.intp)
+    if _TAKES_CATEGORIES:
+        return Tree(n_features, n_classes, 1, np.full(n_features, -1, dtype=np.intp))
+    return Tree(n_features, n_classes, 1)
+
+
+def node_array(split, left, right, weighted, n_samples, split_col, thresholds,
+               dtype=NODE_DTYPE):
+    """The node array of an extracted tree in `dtype` (the installed sklearn's
+    NODE_DTYPE), filled by field name: the fields of `_WRITTEN` by the compiled
+    writer, ``missing_go_to_left`` and ``split_kind`` where the dtype has them,
+    and every other field zero -- so a field a newer release adds keeps the
+    value of a plain numeric split."""
+    nodes = np.zeros(len(split), dtype=dtype)
+    names = dtype.names
+    missing = (nodes["missing_go_to_left"] if "missing_go_to_left" in names
+               else np.zeros(0, dtype=np.uint8))
+    fill_nodes(split, left, right, weighted, n_samples, split_col, thresholds,
+               *(nodes[name] for name in _WRITTEN), missing)
+    if "split_kind" in names:
+        nodes["split_kind"] = np.where(np.asarray(split) < 0, -1, 0)
+    return nodes
+
 
 def leaf_scores(weighted_counts, cost):
     """Per-node class scores stored as the tree's ``value``.
@@ -66,17 +116,11 @@ def build_estimator(problem, extracted, classes, pc_label, pc_weight, cost_for_s
         per_pc = per_pc[:n_pc] * pc_weight
         weighted[i] = np.bincount(pc_label, weights=per_pc, minlength=K)
         n_samples[i] = len(r)
-    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
-    names = NODE_DTYPE.names
-    missing = (nodes["missing_go_to_left"] if "missing_go_to_left" in names
-               else np.zeros(0, dtype=np.uint8))
-    fill_nodes(split, left, right, weighted, n_samples, problem.split_col,
-               problem.thresholds, nodes["left_child"], nodes["right_child"],
-               nodes["feature"], nodes["threshold"], nodes["impurity"],
-               nodes["n_node_samples"], nodes["weighted_n_node_samples"], missing)
+    nodes = node_array(split, left, right, weighted, n_samples, problem.split_col,
+                       problem.thresholds)
     values = np.ascontiguousarray(
         leaf_scores(weighted, cost_for_scores).reshape(n_nodes, 1, K), dtype=np.float64)
-    tree = Tree(n_features, np.array([K], dtype=np.intp), 1)
+    tree = new_tree(n_features, K)
     tree.__setstate__({
         "max_depth": int(depth.max()) if n_nodes else 0,
         "node_count": n_nodes,
@@ -93,6 +137,8 @@ def _fitted(est, tree, n_features, feature_names):
     """An sklearn tree estimator holding `tree`, with the fitted attributes
     both kinds share."""
     est.tree_ = tree
+    if _TAKES_CATEGORIES:
+        est.is_categorical_ = None      # every feature numeric, as sklearn's own fit says
     est.n_outputs_ = 1
     est.n_features_in_ = n_features
     est.max_features_ = n_features
@@ -104,7 +150,7 @@ def _fitted(est, tree, n_features, feature_names):
 def native_regressor(nodes, values, n_features, max_depth, feature_names=None):
     """A fitted DecisionTreeRegressor from a node array of sklearn's NODE_DTYPE
     and its values (n_nodes, 1, 1)."""
-    tree = Tree(n_features, np.array([1], dtype=np.intp), 1)
+    tree = new_tree(n_features, 1)
     tree.__setstate__({"max_depth": int(max_depth), "node_count": len(nodes),
                        "nodes": nodes, "values": np.ascontiguousarray(values,
                                                                       dtype=np.float64)})
@@ -133,14 +179,8 @@ def build_regressor(space, extracted, y, row_weight, n_features, feature_names=N
         if total > 0:
             mean[i] = (wr * ys[r]).sum() / total
             var[i] = (wr * (ys[r] - mean[i]) ** 2).sum() / total
-    nodes = np.zeros(n_nodes, dtype=NODE_DTYPE)
-    names = NODE_DTYPE.names
-    missing = (nodes["missing_go_to_left"] if "missing_go_to_left" in names
-               else np.zeros(0, dtype=np.uint8))
-    fill_nodes(split, left, right, weighted, n_samples, space.split_col, space.thresholds,
-               nodes["left_child"], nodes["right_child"], nodes["feature"],
-               nodes["threshold"], nodes["impurity"], nodes["n_node_samples"],
-               nodes["weighted_n_node_samples"], missing)
+    nodes = node_array(split, left, right, weighted, n_samples, space.split_col,
+                       space.thresholds)
     nodes["impurity"] = var
     return native_regressor(nodes, mean.reshape(n_nodes, 1, 1), n_features,
                       int(depth.max()) if n_nodes else 0, feature_names)

@@ -3,14 +3,13 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.tree._tree import NODE_DTYPE
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import _PROGRESS_SECONDS, _progress_printer
 from ._core._columns import PreparationStopped
 from ._core._limits import clock
-from ._export import build_regressor, native_regressor, tree_text
+from ._export import build_regressor, native_regressor, node_array, tree_text
 from ._plan import plan_regression
 from ._utils import (CertificateMixin, NativeTreeMixin, check_no_categorical, check_row_weights,
                      check_shared_params, min_leaf_rows, obeys_min_leaf,
@@ -213,13 +212,12 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         """The tree of one leaf over the rows of positive weight, predicting
         `value`, of variance `impurity`."""
         rows = np.ones(len(y), bool) if w is None else w > 0
-        nodes = np.zeros(1, dtype=NODE_DTYPE)
-        nodes["left_child"] = nodes["right_child"] = -1
-        nodes["feature"] = -2
-        nodes["threshold"] = -2.0
+        leaf = np.full(1, -1, dtype=np.intp)
+        weight = float(rows.sum()) if w is None else float(w[rows].sum())
+        nodes = node_array(leaf, leaf, leaf, np.array([[weight]]),
+                           np.array([rows.sum()], dtype=np.intp),
+                           np.zeros(0, dtype=np.int32), np.zeros(0))
         nodes["impurity"] = impurity
-        nodes["n_node_samples"] = int(rows.sum())
-        nodes["weighted_n_node_samples"] = float(rows.sum()) if w is None else w[rows].sum()
         return native_regressor(nodes, np.array([[[float(value)]]]), self.n_features_in_, 0,
                                 getattr(self, "feature_names_in_", None))
 

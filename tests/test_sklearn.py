@@ -272,3 +272,83 @@ def test_dtreeviz_renders_the_native_tree(iris_fit, tmp_path):
     path = tmp_path / "tree.svg"
     viz.view().save(str(path))
     assert path.stat().st_size > 1000
+
+
+def _three_nodes():
+    """A split on column 4 at 0.5 and its two leaves, as the writer takes them."""
+    import numpy as np
+    return (np.array([0, -1, -1], dtype=np.intp), np.array([1, -1, -1], dtype=np.intp),
+            np.array([2, -1, -1], dtype=np.intp), np.array([[6.0, 4.0], [5.0, 1.0],
+                                                             [1.0, 3.0]]),
+            np.array([10, 6, 4], dtype=np.intp), np.array([4], dtype=np.int32),
+            np.array([0.5]))
+
+
+def test_the_writer_fills_a_node_dtype_with_fields_it_does_not_know():
+    """The node array is filled by field name from the installed release's
+    dtype: against the layout of a release with categorical splits (a category
+    bitset, a split kind, in the middle and at the end) the known fields hold
+    what they hold in today's dtype, a split is numeric (kind 0), a leaf kind -1,
+    and every field fst does not know is zero."""
+    import numpy as np
+    from sklearn.tree._tree import NODE_DTYPE
+
+    from fst._export import node_array
+    extended = np.dtype([("left_child", np.intp), ("right_child", np.intp),
+                         ("feature", np.intp), ("threshold", np.float64),
+                         ("left_cat_bitset", (np.uint32, 8)), ("impurity", np.float64),
+                         ("n_node_samples", np.intp),
+                         ("weighted_n_node_samples", np.float64),
+                         ("missing_go_to_left", np.uint8), ("split_kind", np.int8),
+                         ("a_field_to_come", np.float64)], align=True)
+    today = node_array(*_three_nodes())
+    new = node_array(*_three_nodes(), dtype=extended)
+    for name in NODE_DTYPE.names:
+        assert np.array_equal(new[name], today[name]), name
+    assert list(new["feature"]) == [4, -2, -2] and new["threshold"][0] == 0.5
+    assert list(new["split_kind"]) == [0, -1, -1]
+    assert not new["left_cat_bitset"].any() and not new["a_field_to_come"].any()
+    assert not new["missing_go_to_left"].any()          # NaN goes right
+
+
+def test_the_tree_is_made_for_the_installed_release(monkeypatch):
+    """A release whose Tree takes each feature's number of categories gets -1
+    for each (numeric); the installed one is told apart by trying."""
+    import fst._export as export
+    made = []
+
+    class CategoricalTree:
+        def __init__(self, n_features, n_classes, n_outputs, n_categories):
+            made.append((n_features, list(n_classes), n_outputs, list(n_categories)))
+
+    monkeypatch.setattr(export, "Tree", CategoricalTree)
+    assert export._takes_categories()
+    monkeypatch.setattr(export, "_TAKES_CATEGORIES", True)
+    export.new_tree(3, 2)
+    assert made == [(3, [2], 1, [-1, -1, -1])]
+    monkeypatch.undo()
+    assert not export._takes_categories()       # the installed release (< 1.10)
+    tree = export.new_tree(3, 2)
+    assert tree.n_features == 3 and list(tree.n_classes) == [2]
+
+
+def test_a_cpu_without_popcnt_is_named_at_import(tmp_path, monkeypatch):
+    """The core uses POPCNT on x86-64: a CPU whose flags lack it is refused
+    with a reason at import, not killed by an illegal instruction."""
+    import platform
+    import sys
+
+    from fst._core import cpu_lacks_popcnt
+    monkeypatch.setattr(sys, "platform", "linux")
+    monkeypatch.setattr(platform, "machine", lambda: "x86_64")
+    old = tmp_path / "old"
+    old.write_text("processor\t: 0\nflags\t\t: fpu sse sse2 ssse3\n\n"
+                   "processor\t: 1\nflags\t\t: fpu sse sse2 ssse3\n")
+    new = tmp_path / "new"
+    new.write_text("processor\t: 0\nflags\t\t: fpu sse2 popcnt avx2\n")
+    assert cpu_lacks_popcnt(str(old)) and not cpu_lacks_popcnt(str(new))
+    assert not cpu_lacks_popcnt(str(tmp_path / "unreadable"))
+    monkeypatch.setattr(platform, "machine", lambda: "aarch64")
+    assert not cpu_lacks_popcnt(str(old))
+    monkeypatch.undo()
+    assert not cpu_lacks_popcnt()        # this machine runs the suite
