@@ -11,16 +11,13 @@ from ._core._columns import PreparationStopped
 from ._core._limits import clock
 from ._export import build_estimator, tree_text
 from ._plan import plan_fit, split_space_bytes
-from ._utils import (RESCORE_TOL, CertificateMixin, NativeClassifierMixin,
-                     check_shared_params, fit_params, min_leaf_rows, obeys_min_leaf,
-                     prepare_fit, resolve_memory_limit, shared_constraints, warn_at_caller)
+from ._utils import (PROGRESS_SECONDS, RESCORE_TOL, CertificateMixin,
+                     NativeClassifierMixin, check_shared_params, fit_params,
+                     min_leaf_rows, obeys_min_leaf, prepare_fit, progress_printer,
+                     resolve_memory_limit, shared_constraints, warn_at_caller)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
-
-# Seconds between progress lines at verbose >= 2.
-_PROGRESS_SECONDS = 5.0
-
 
 class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifierMixin,
                               BaseEstimator):
@@ -257,7 +254,7 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             self._stopped_unsearched(data, lam, stop.code, started, memory_limit)
             return self
         if self.verbose >= 2:
-            plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
+            plan.search.set_reporter(progress_printer(lam), PROGRESS_SECONDS)
         try:
             code = plan.run(data.X, data.y, sample_weight)
         except PreparationStopped as stop:       # Ctrl-C before a search ran
@@ -271,7 +268,8 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
                   f"seconds={self.search_stats_['seconds']:.3f}")
         if not self.optimal_:
             self._try_fallbacks(
-                plan.fallback_trees(data.X, data.y, sample_weight, self.status_),
+                plan.fallback_trees(data.X, data.y, sample_weight, self.status_,
+                                    FastSmallTreeClassifier),
                 lambda est, name: self._keep_if_better(data, lam, est, name))
             if plan.depth_certificate is not None and plan.space.max_splits is None:
                 self._take_depth_certificate(plan.depth_certificate)
@@ -436,14 +434,3 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         else:
             loss = (data.row_weight * cost).sum() / data.row_weight.sum()
         return float(loss + lam * est.tree_.n_leaves)
-
-
-def _progress_printer(lam):
-    """The progress line of verbose >= 2: time, proven bound, best objective, gap."""
-    def report(progress):
-        seconds, lower, best, expansions = progress
-        gap = best - lower
-        in_lam = f" ({gap / lam:.2f} lambda)" if lam > 0 else ""
-        print(f"[fst] {seconds:8.1f} s  lower bound {lower:.6f}  best {best:.6f}  "
-              f"gap {gap:.6f}{in_lam}  expansions {expansions:,}", flush=True)
-    return report

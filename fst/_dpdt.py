@@ -18,15 +18,12 @@ from ._core._columns import PreparationStopped
 from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
 from ._export import build_estimator, tree_text
 from ._plot import draw_front
-from ._utils import (NativeClassifierMixin, check_shared_params, prepare_fit,
-                     resolve_memory_limit, shared_constraints, warn_at_caller)
+from ._utils import (RESCORE_TOL, NativeClassifierMixin, check_shared_params,
+                     prepare_fit, resolve_memory_limit, shared_constraints,
+                     warn_at_caller)
 from .exceptions import IncompleteMDPWarning
 
 __all__ = ["DPDTClassifier"]
-
-# Agreement required between a hull point's loss and its exported tree re-scored
-# on the training data (the same sums in another order).
-_RESCORE_TOL = 1e-9
 
 
 class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
@@ -441,7 +438,7 @@ class DPDTClassifier(ClassifierMixin, NativeClassifierMixin, BaseEstimator):
         # recorded for it.
         pred = np.searchsorted(self.classes_, est.predict(fit.X, check_input=False))
         loss = (fit.w * fit.cost[fit.y_idx, pred]).sum() / fit.w.sum()
-        if abs(loss - self._hull_loss[i]) > _RESCORE_TOL * max(1.0, fit.cost.max()):
+        if abs(loss - self._hull_loss[i]) > RESCORE_TOL * max(1.0, fit.cost.max()):
             raise RuntimeError(
                 f"fst internal error: a DPDT tree scores {loss!r} but the MDP "
                 f"recorded {self._hull_loss[i]!r}.")

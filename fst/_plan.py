@@ -252,7 +252,7 @@ class FitPlan:
             st["key_check"] = self.search.check_keys()
         return st
 
-    def fallback_trees(self, X, y, sample_weight, status):
+    def fallback_trees(self, X, y, sample_weight, status, estimator):
         """The trees a stopped fit returns when they score better: CART's tree of
         the same depth (a stopped depth-limited search), and after a time stop
         DPDT's (grown in the share of the time limit the search left it; without
@@ -261,7 +261,8 @@ class FitPlan:
         engine by leaf budget stopped short of FALLBACK_DEPTH also gets the
         depth-limited optimum of that depth, searched in the share of the time
         limit the general search left it; where that search certifies, what it
-        proves of every tree is kept in `depth_certificate`."""
+        proves of every tree is kept in `depth_certificate`.  `estimator`: the
+        fitted estimator's class, which makes that depth-limited fit."""
         p = self._params
         if self.config["max_leaves"]:
             # (DPDT's trees do not keep max_leaf_nodes)
@@ -277,7 +278,7 @@ class FitPlan:
                     and not self.search.reached(FALLBACK_DEPTH)):
                 seconds = self.seconds_left(FALLBACK_TIME_SHARE)
                 if seconds >= _LEAST_FALLBACK_SECONDS:
-                    fit = _fallback_fit(self, X, y, sample_weight, seconds)
+                    fit = _fallback_fit(self, estimator, X, y, sample_weight, seconds)
                     if fit.optimal_:
                         bound, covers = self.search.stage.depth_optimum_bound(
                             FALLBACK_DEPTH, fit.objective_)
@@ -581,14 +582,12 @@ def bounded_cart(tree, X, y, sample_weight, seconds):
     return tree.fit(X, y, sample_weight=sample_weight)
 
 
-def _fallback_fit(plan, X, y, sample_weight, seconds):
-    """The fit of the depth-limited optimum of FALLBACK_DEPTH at the fit's
-    lam, in the `seconds` of its time limit kept for it
-    (`FitPlan.fallback_trees`)."""
-    from ._classifier import FastSmallTreeClassifier
-
+def _fallback_fit(plan, estimator, X, y, sample_weight, seconds):
+    """The fit by `estimator` (FastSmallTreeClassifier) of the depth-limited
+    optimum of FALLBACK_DEPTH at the fit's lam, in the `seconds` of its time
+    limit kept for it (`FitPlan.fallback_trees`)."""
     p = plan._params
-    clf = FastSmallTreeClassifier(
+    clf = estimator(
         regularization=plan.config["regularization"], max_depth=FALLBACK_DEPTH,
         min_samples_leaf=plan.config["min_leaf"],
         cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],

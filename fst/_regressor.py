@@ -6,15 +6,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._classifier import _PROGRESS_SECONDS, _progress_printer
 from ._core._columns import PreparationStopped
 from ._core._limits import clock
 from ._export import build_regressor, native_regressor, node_array, tree_text
 from ._plan import plan_regression
-from ._utils import (CertificateMixin, NativeTreeMixin, check_no_categorical, check_row_weights,
-                     check_shared_params, min_leaf_rows, obeys_min_leaf,
-                     resolve_memory_limit,
-                     shared_constraints)
+from ._utils import (PROGRESS_SECONDS, CertificateMixin, NativeTreeMixin,
+                     check_no_categorical, check_row_weights, check_shared_params,
+                     min_leaf_rows, obeys_min_leaf, progress_printer,
+                     resolve_memory_limit, shared_constraints)
 
 __all__ = ["FastSmallTreeRegressor"]
 
@@ -181,7 +180,7 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
             self._stopped_unsearched(X, y, w, lam, stop.code, started, memory_limit)
             return self
         if self.verbose >= 2:
-            plan.search.set_reporter(_progress_printer(lam), _PROGRESS_SECONDS)
+            plan.search.set_reporter(progress_printer(lam), PROGRESS_SECONDS)
         try:
             code = plan.run()
         except PreparationStopped as stop:       # Ctrl-C before a search ran

@@ -372,6 +372,21 @@ class NativeClassifierMixin(NativeTreeMixin):
             return np.log(self.predict_proba(X))
 
 
+# Seconds between progress lines at verbose >= 2.
+PROGRESS_SECONDS = 5.0
+
+
+def progress_printer(lam):
+    """The progress line of verbose >= 2: time, proven bound, best objective, gap."""
+    def report(progress):
+        seconds, lower, best, expansions = progress
+        gap = best - lower
+        in_lam = f" ({gap / lam:.2f} lambda)" if lam > 0 else ""
+        print(f"[fst] {seconds:8.1f} s  lower bound {lower:.6f}  best {best:.6f}  "
+              f"gap {gap:.6f}{in_lam}  expansions {expansions:,}", flush=True)
+    return report
+
+
 # Agreement required between a search's value and its exported tree re-scored on
 # the training data (sums of the same terms in another order).
 RESCORE_TOL = 1e-9

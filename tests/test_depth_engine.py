@@ -503,7 +503,7 @@ def test_engine_progress_lines_at_verbose_two(monkeypatch, capsys):
     incumbent and above the creation bound, and bounds never fall."""
     import fst._classifier as fc
 
-    monkeypatch.setattr(fc, "_PROGRESS_SECONDS", 0.2)
+    monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.2)
     X, y = _hard_continuous()
     clf = FastSmallTreeClassifier(regularization=0.01, max_depth=4, time_limit=1.5, verbose=2)
     clf._overrides = {"depth_engine": True}

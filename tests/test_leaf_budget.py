@@ -309,7 +309,7 @@ def test_progress_lines_bound_every_tree(monkeypatch, capsys):
 
     import fst._classifier as fc
 
-    monkeypatch.setattr(fc, "_PROGRESS_SECONDS", 0.2)
+    monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.2)
     rng = np.random.RandomState(0)
     X = rng.uniform(size=(300, 6))
     y = (X[:, 0] + 0.3 * rng.uniform(size=300) > 0.6).astype(int)

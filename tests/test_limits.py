@@ -167,7 +167,7 @@ def test_verbose_progress_lines(monkeypatch, capsys):
 
     import fst._classifier as fc
 
-    monkeypatch.setattr(fc, "_PROGRESS_SECONDS", 0.2)
+    monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.2)
     X, y = _hard_problem()
     clf = FastSmallTreeClassifier(regularization=0.005, time_limit=1.5, verbose=2)
     with pytest.warns(NotCertifiedWarning):

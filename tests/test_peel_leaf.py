@@ -176,7 +176,7 @@ def test_the_bound_rises_while_the_root_s_columns_close(monkeypatch, capsys):
     import fst._classifier as fc
     from sklearn.datasets import load_breast_cancer
 
-    monkeypatch.setattr(fc, "_PROGRESS_SECONDS", 0.1)
+    monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.1)
     X, y = load_breast_cancer(return_X_y=True)
     clf = FastSmallTreeClassifier(regularization=0.0, max_depth=3, max_leaf_nodes=4,
                                   time_limit=None, verbose=2).fit(X, y)
