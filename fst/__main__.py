@@ -37,7 +37,7 @@ _CV_LAMBDAS = tuple(float(v) for v in np.geomspace(0.001, 0.1, 8))
 
 # Seconds the cross-validation over trees of any depth may take, after the one
 # over shallow trees, when the command does not set the depth.
-_DEEPER_SECONDS = 20.0
+_DEEPER_SECONDS = 10.0
 
 # Seconds of work before its progress lines are printed.
 _PROGRESS_AFTER = 3.0
