@@ -598,6 +598,40 @@ def _fallback_fit(plan, estimator, X, y, sample_weight, seconds):
     return clf
 
 
+def _fit_deadline(params, started):
+    """The `clock` time by which the whole fit ends: its start plus its time
+    limit (None: no time limit, or no start given)."""
+    if params["time_limit"] is None or started is None:
+        return None
+    return started + float(params["time_limit"])
+
+
+def _searches_time_limit(params, deadline):
+    """The searches' time limit: the seconds preparation left before the
+    fit's deadline, or the whole limit where no deadline runs (None: none)."""
+    if params["time_limit"] is None:
+        return None
+    if deadline is None:
+        return float(params["time_limit"])
+    return max(deadline - clock(), 0.0)
+
+
+def _leaf_budget_stage(space, config, time_limit, own, keep_deepening):
+    """The depth-limited engine by leaf budget that runs before the general
+    search without max_depth (`LeafBudgetSearch`): LEAF_BUDGET_TIME_SHARE of
+    the time limit, its last depth LEAF_BUDGET_LAST_SHARE, to depth
+    LEAF_BUDGET_DEPTH (or the `leaf_budget_depth` override)."""
+    stage_config = dict(config)
+    if time_limit is not None:
+        stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
+    return EngineSearch(space, stage_config,
+                        depth_cap=own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH),
+                        keep_deepening=keep_deepening,
+                        pair_sums=own.get("pair_sums", True),
+                        last_time_limit=(None if time_limit is None
+                                         else time_limit * LEAF_BUDGET_LAST_SHARE))
+
+
 def plan_fit(data, params, overrides, memory_limit, started=None):
     """The plan of a FastSmallTreeClassifier fit.
 
@@ -624,20 +658,14 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
             raise ValueError("max_leaf_nodes needs the depth-limited engine")
         engine = True
         max_depth = max_leaves - 1 if max_depth is None else min(max_depth, max_leaves - 1)
-    deadline = None
-    if params["time_limit"] is not None and started is not None:
-        deadline = started + float(params["time_limit"])
+    deadline = _fit_deadline(params, started)
     space = _search_space(data.X, data.y_idx, data.n_classes, data.weighted_cost,
                           data.class_w, data.row_weight, memory_limit, own, engine,
                           leaf_budget=(max_depth is None and params["regularization"] > 0
                                        and own.get("leaf_budget_stage", True)),
                           max_depth=None if max_leaves is not None else max_depth,
                           deadline=-1.0 if deadline is None else deadline)
-    time_limit = None
-    if params["time_limit"] is not None:
-        time_limit = float(params["time_limit"])
-        if deadline is not None:
-            time_limit = max(deadline - clock(), 0.0)
+    time_limit = _searches_time_limit(params, deadline)
     min_leaf = min_leaf_rows(params.get("min_samples_leaf", 1), space.n_rows)
     config = make_config(
         overrides,
@@ -650,15 +678,8 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         # is that of no limit, and only the stop is added.
         ladder_bytes=0 if params["memory_limit"] == "auto" else -1)
     if space.stage is not None:
-        stage_config = dict(config)
-        if time_limit is not None:
-            stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
-        stage = EngineSearch(space.stage, stage_config,
-                             depth_cap=own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH),
-                             keep_deepening=own.get("leaf_budget_deepen", False),
-                             pair_sums=own.get("pair_sums", True),
-                             last_time_limit=(None if time_limit is None
-                                              else time_limit * LEAF_BUDGET_LAST_SHARE))
+        stage = _leaf_budget_stage(space.stage, config, time_limit, own,
+                                   keep_deepening=own.get("leaf_budget_deepen", False))
 
         def general(left):
             return Search(space.problem, dict(config, time_limit=left))
@@ -1031,10 +1052,8 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     ww = np.ones(n) if w is None else w
     mean = float((ww * y_search).sum() / n)
     var = float((ww * (y_search - mean) ** 2).sum() / n)
-    deadline = -1.0
-    if params["time_limit"] is not None and started is not None:
-        deadline = started + float(params["time_limit"])
-    ranked = rank_space(X_search, deadline)
+    deadline = _fit_deadline(params, started)
+    ranked = rank_space(X_search, -1.0 if deadline is None else deadline)
     flipped = binary_flips(ranked) if own.get("flip_binary", True) else None
     space = engine_space(ranked, np.zeros(n, dtype=np.int32), 3, np.zeros((3, 3)))
     if flipped is not None:
@@ -1047,11 +1066,7 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     space.row_weight = w
     space.target = (y_search - mean) / np.sqrt(n * var)
     space.n_splits = int(column_split_counts(ranked.values).sum())
-    time_limit = None
-    if params["time_limit"] is not None:
-        time_limit = float(params["time_limit"])
-        if started is not None:
-            time_limit = max(started + time_limit - clock(), 0.0)
+    time_limit = _searches_time_limit(params, deadline)
     unlimited = (max_depth is None or max_depth > MAX_ENGINE_DEPTH
                  or (max_leaves is not None and max_depth >= max_leaves - 1))
     if unlimited and not (lam > 0 or max_leaves is not None):
@@ -1073,19 +1088,14 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
         # general search's first run: on binary columns the engine's shallow
         # depths come from its column sums at once, and the seed they give
         # makes the general search the faster)
-        stage_config = dict(config)
-        if time_limit is not None:
-            stage_config["time_limit"] = time_limit * LEAF_BUDGET_TIME_SHARE
         # the engine goes to LEAF_BUDGET_DEPTH even where that could not certify:
         # its optima there are the incumbents the general search's root starts
         # from and the trees a stopped fit returns, and its depth the bound it
         # proves for the deeper trees (`deeper_trees_lower_bound`)
-        depth_cap = own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH)
-        stage = EngineSearch(space, stage_config, depth_cap=depth_cap,
-                             keep_deepening=own.get("leaf_budget_deepen", depth_cap),
-                             pair_sums=own.get("pair_sums", True),
-                             last_time_limit=(None if time_limit is None
-                                              else time_limit * LEAF_BUDGET_LAST_SHARE))
+        stage = _leaf_budget_stage(
+            space, config, time_limit, own,
+            keep_deepening=own.get("leaf_budget_deepen",
+                                   own.get("leaf_budget_depth", LEAF_BUDGET_DEPTH)))
 
         def general(left):
             return SquaresGeneralSearch(space, dict(config, time_limit=left), stage)
@@ -1103,5 +1113,4 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
                               keep_deepening=True, pair_sums=own.get("pair_sums", True),
                               memo=own.get("engine_memo", True),
                               rise=own.get("rising_bound", True))
-    return RegressionPlan(space, search, config, params,
-                          None if deadline < 0 else deadline)
+    return RegressionPlan(space, search, config, params, deadline)
