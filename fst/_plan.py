@@ -150,8 +150,49 @@ _FINISHED = next(k for k, v in STATUS_NAMES.items() if v == "optimal")
 _TIME_STOP = next(k for k, v in STATUS_NAMES.items() if v == "time_limit")
 
 
-class FitPlan:
-    """One fit's search and what surrounds it.
+class _Plan:
+    """What the plans of both estimators share: the split space and the search,
+    its configuration, the estimator's parameters, the fit's deadline (a
+    `clock` time, None: no time limit), and the statistics a fit records."""
+
+    def __init__(self, space, search, config, params, deadline=None):
+        self.space = space
+        self.search = search
+        self.config = config
+        self._params = params
+        self._deadline = deadline
+
+    def seconds_left(self, share):
+        """Seconds for a fallback given `share` of the fit's time limit: that
+        share, or what is left before the fit's deadline when less (0: none);
+        None without a time limit."""
+        if self._params["time_limit"] is None:
+            return None
+        seconds = float(self._params["time_limit"]) * share
+        if self._deadline is not None:
+            seconds = min(seconds, self._deadline - clock())
+        return max(seconds, 0.0)
+
+    def _splits_searched(self):
+        """The thresholds the search took (all of the space's unless a subclass
+        says otherwise)."""
+        return int(self.space.n_splits)
+
+    def stats(self):
+        """The search's statistics with the plan's: thresholds of the full space
+        and searched, the memory limit in effect, the rows a leaf holds at least
+        (``min_leaf``: min_samples_leaf in rows), the leaf cap (0: none)."""
+        st = self.search.stats()
+        st["n_splits"] = int(self.space.n_splits)
+        st["n_splits_searched"] = self._splits_searched()
+        st["memory_limit"] = self.config["memory_limit"]
+        st["min_leaf"] = int(self.config["min_leaf"])
+        st["max_leaves"] = int(self.config["max_leaves"])
+        return st
+
+
+class FitPlan(_Plan):
+    """One FastSmallTreeClassifier fit's search and what surrounds it.
 
     Attributes
     ----------
@@ -169,12 +210,8 @@ class FitPlan:
     """
 
     def __init__(self, space, search, config, own, params, deadline=None):
-        self.space = space
-        self.search = search
-        self.config = config
+        super().__init__(space, search, config, params, deadline)
         self._own = own
-        self._params = params
-        self._deadline = deadline
         # DPDT's tree grown while the search ran (`run`), when it was tried
         # there: then it is not tried again at the stop (None: not grown)
         self._dpdt_tried = False
@@ -184,17 +221,6 @@ class FitPlan:
         # that gives every tree and whether that value is the optimum
         # (`EngineSearch.depth_optimum_bound`); None otherwise
         self.depth_certificate = None
-
-    def seconds_left(self, share):
-        """Seconds for a fallback given `share` of the fit's time limit: that
-        share, or what is left before the fit's deadline when less (0: none);
-        None without a time limit."""
-        if self._params["time_limit"] is None:
-            return None
-        seconds = float(self._params["time_limit"]) * share
-        if self._deadline is not None:
-            seconds = min(seconds, self._deadline - clock())
-        return max(seconds, 0.0)
 
     def run(self, X=None, y=None, sample_weight=None):
         """Run the search; returns the stop code (0: certified or finished).
@@ -238,16 +264,14 @@ class FitPlan:
                                    self.config["max_depth"])
         return bound
 
+    def _splits_searched(self):
+        """The bitset search's thresholds: all, or the row quantiles the memory
+        limit leaves room for (`max_splits`)."""
+        return int(self.space.problem.n_splits)
+
     def stats(self):
-        """The search's statistics with the plan's: thresholds of the full space
-        and searched, the memory limit in effect, the rows a leaf holds at least
-        (``min_leaf``: min_samples_leaf in rows), and the key check when asked."""
-        st = self.search.stats()
-        st["n_splits"] = self.space.n_splits
-        st["n_splits_searched"] = int(self.space.problem.n_splits)
-        st["memory_limit"] = self.config["memory_limit"]
-        st["min_leaf"] = int(self.config["min_leaf"])
-        st["max_leaves"] = int(self.config["max_leaves"])
+        """`_Plan.stats`, and the key check when asked."""
+        st = super().stats()
         if self._own.get("check_keys", False):
             st["key_check"] = self.search.check_keys()
         return st
@@ -933,17 +957,10 @@ def weight_classes(y_idx, w, n_classes):
     return label, weight, pc_of_row.reshape(-1).astype(np.intp)
 
 
-class RegressionPlan:
+class RegressionPlan(_Plan):
     """One FastSmallTreeRegressor fit's search (the depth-limited engine under
     squared error) and what surrounds it: the rows it searches (those of
     positive weight), their scaled targets, the fallback tree."""
-
-    def __init__(self, space, search, config, params, deadline=None):
-        self.space = space
-        self.search = search
-        self.config = config
-        self._params = params
-        self._deadline = deadline
 
     def run(self):
         return self.search.run()
@@ -957,15 +974,6 @@ class RegressionPlan:
             lam = self.config["regularization"]
             bound = min(1.0 + lam, loss_floor(self.space) + 2.0 * lam)
         return bound
-
-    def stats(self):
-        st = self.search.stats()
-        st["n_splits"] = int(self.space.n_splits)
-        st["n_splits_searched"] = int(self.space.n_splits)
-        st["memory_limit"] = self.config["memory_limit"]
-        st["min_leaf"] = int(self.config["min_leaf"])
-        st["max_leaves"] = int(self.config["max_leaves"])
-        return st
 
     def fallback_trees(self, X, y, sample_weight):
         """CART's regression tree under the same constraints, which a stopped
@@ -984,12 +992,10 @@ class RegressionPlan:
             max_leaves = engine.budget_leaves(self.search.upper_bound)
             if max_leaves < 2:
                 return
-        seconds = None
-        if self._deadline is not None:
-            seconds = max(self._deadline - clock(), 0.0)
         cart = bounded_cart(DecisionTreeRegressor(
             max_depth=p["max_depth"], min_samples_leaf=self.config["min_leaf"],
-            max_leaf_nodes=max_leaves, random_state=0), X, y, sample_weight, seconds)
+            max_leaf_nodes=max_leaves, random_state=0), X, y, sample_weight,
+            self.seconds_left(1.0))
         if cart is not None:
             yield "cart", cart
 
