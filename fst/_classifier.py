@@ -5,11 +5,10 @@ from types import SimpleNamespace
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted
 
 from ._core._columns import PreparationStopped
 from ._core._limits import clock
-from ._export import build_estimator, tree_text
+from ._export import build_estimator
 from ._plan import plan_fit, split_space_bytes
 from ._utils import (PROGRESS_SECONDS, RESCORE_TOL, CertificateMixin,
                      NativeClassifierMixin, check_shared_params, fit_params,
@@ -311,39 +310,6 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
             {"memory_limit": memory_limit, "max_leaves": int(self.max_leaf_nodes or 0),
              "min_leaf": min_leaf_rows(self.min_samples_leaf, int(rows.sum()))})
         self._warn_if_not_certified(None)
-
-    def summary(self, feature_names=None):
-        """The fitted tree as text (as ``sklearn.tree.export_text`` draws it, with
-        the side a missing value goes to said: `fst._export.tree_text`) under a header:
-        the status, the objective split into loss and leaves, its lower bound and
-        the gap, the leaves and depth. ``feature_names`` default to
-        ``feature_names_in_`` when X had column names."""
-        check_is_fitted(self, "estimator_")
-        names = (getattr(self, "feature_names_in_", None) if feature_names is None
-                 else feature_names)
-        head = [
-            f"FastSmallTreeClassifier(regularization={self.regularization:g}"
-            + ("" if self.max_depth is None else f", max_depth={self.max_depth}")
-            + ("" if self.min_samples_leaf == 1
-               else f", min_samples_leaf={self.min_samples_leaf}")
-            + ("" if self.max_leaf_nodes is None
-               else f", max_leaf_nodes={self.max_leaf_nodes}") + ")",
-            f"  status     {self.status_}"
-            + ("  (certified optimal)" if self.optimal_ else "  (not certified)"),
-            f"  objective  {self.objective_:.6g}  = loss "
-            f"{self.objective_ - self.regularization * self.n_leaves_:.6g} + "
-            f"{self.regularization:g} x {self.n_leaves_} leaves",
-            f"  bound      {self.lower_bound_:.6g}  (gap {self.gap_:.3g})",
-            f"  tree       {self.n_leaves_} leaves, depth {self.get_depth()}, "
-            f"{self.search_stats_.get('seconds', float('nan')):.3g} s",
-        ]
-        text = tree_text(self.estimator_, names, getattr(self, "_nan_columns", None))
-        return "\n".join(head) + "\n" + text.rstrip("\n")
-
-    def __str__(self):
-        if not hasattr(self, "estimator_"):
-            return repr(self)
-        return self.summary()
 
     def _take_depth_certificate(self, cert):
         """What a stopped fit's depth fallback proved (`FitPlan.depth_certificate`):

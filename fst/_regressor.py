@@ -4,11 +4,11 @@ import numbers
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._core._columns import PreparationStopped
 from ._core._limits import clock
-from ._export import build_regressor, native_regressor, node_array, tree_text
+from ._export import build_regressor, native_regressor, node_array
 from ._plan import plan_regression
 from ._utils import (PROGRESS_SECONDS, CertificateMixin, NativeTreeMixin,
                      check_no_categorical, check_row_weights, check_shared_params,
@@ -105,6 +105,8 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         **shared_constraints("max_depth", "min_samples_leaf", "max_leaf_nodes", "time_limit",
                              "memory_limit", "n_jobs", "verbose"),
     }
+
+    _LOSS_NAME = "loss (1 - R^2)"
 
     def __init__(self, regularization=0.01, *, max_depth=None, min_samples_leaf=1,
                  max_leaf_nodes=None, time_limit=60.0, memory_limit="auto", n_jobs=1,
@@ -269,33 +271,3 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         err = (y - est.predict(X, check_input=False)) ** 2
         loss = err.mean() if w is None else (w * err).sum() / w.sum()
         return float(loss / self._y_scale + lam * est.get_n_leaves())
-
-    def summary(self, feature_names=None):
-        """The fitted tree as text (as ``sklearn.tree.export_text`` draws it, with
-        the side a missing value goes to said: `fst._export.tree_text`) under a header:
-        the status, the objective split into loss (1 - R^2) and leaves, its
-        lower bound and the gap, the leaves and depth."""
-        check_is_fitted(self, "estimator_")
-        names = (getattr(self, "feature_names_in_", None) if feature_names is None
-                 else feature_names)
-        extras = "".join(f", {k}={getattr(self, k)}" for k, default in
-                         (("max_depth", None), ("min_samples_leaf", 1),
-                          ("max_leaf_nodes", None)) if getattr(self, k) != default)
-        head = [
-            f"FastSmallTreeRegressor(regularization={self.regularization:g}{extras})",
-            f"  status     {self.status_}"
-            + ("  (certified optimal)" if self.optimal_ else "  (not certified)"),
-            f"  objective  {self.objective_:.6g}  = loss (1 - R^2) "
-            f"{self.objective_ - self.regularization * self.n_leaves_:.6g} + "
-            f"{self.regularization:g} x {self.n_leaves_} leaves",
-            f"  bound      {self.lower_bound_:.6g}  (gap {self.gap_:.3g})",
-            f"  tree       {self.n_leaves_} leaves, depth {self.get_depth()}, "
-            f"{self.search_stats_.get('seconds', float('nan')):.3g} s",
-        ]
-        text = tree_text(self.estimator_, names, getattr(self, "_nan_columns", None))
-        return "\n".join(head) + "\n" + text.rstrip("\n")
-
-    def __str__(self):
-        if not hasattr(self, "estimator_"):
-            return repr(self)
-        return self.summary()

@@ -14,6 +14,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from ._core._limits import STATUS_NAMES, process_rss
+from ._export import tree_text
 from .exceptions import ConstantTreeWarning, NotCertifiedWarning
 
 # fst's own directory: a warning is attributed to the first caller outside it
@@ -406,7 +407,41 @@ HOW_TO_GO_ON = {
 
 class CertificateMixin:
     """The certificate of a certified estimator's fit (``objective_``,
-    ``lower_bound_``, ``gap_``), set one way by every such estimator."""
+    ``lower_bound_``, ``gap_``), set one way by every such estimator, and its
+    printing (`summary`).  ``_LOSS_NAME``: how the summary names the loss."""
+
+    _LOSS_NAME = "loss"
+
+    def summary(self, feature_names=None):
+        """The fitted tree as text (as ``sklearn.tree.export_text`` draws it, with
+        the side a missing value goes to said: `fst._export.tree_text`) under a
+        header: the status, the objective split into loss and leaves, its lower
+        bound and the gap, the leaves and depth. ``feature_names`` default to
+        ``feature_names_in_`` when X had column names."""
+        check_is_fitted(self, "estimator_")
+        names = (getattr(self, "feature_names_in_", None) if feature_names is None
+                 else feature_names)
+        extras = "".join(f", {k}={getattr(self, k)}" for k, default in
+                         (("max_depth", None), ("min_samples_leaf", 1),
+                          ("max_leaf_nodes", None)) if getattr(self, k) != default)
+        head = [
+            f"{type(self).__name__}(regularization={self.regularization:g}{extras})",
+            f"  status     {self.status_}"
+            + ("  (certified optimal)" if self.optimal_ else "  (not certified)"),
+            f"  objective  {self.objective_:.6g}  = {self._LOSS_NAME} "
+            f"{self.objective_ - self.regularization * self.n_leaves_:.6g} + "
+            f"{self.regularization:g} x {self.n_leaves_} leaves",
+            f"  bound      {self.lower_bound_:.6g}  (gap {self.gap_:.3g})",
+            f"  tree       {self.n_leaves_} leaves, depth {self.get_depth()}, "
+            f"{self.search_stats_.get('seconds', float('nan')):.3g} s",
+        ]
+        text = tree_text(self.estimator_, names, getattr(self, "_nan_columns", None))
+        return "\n".join(head) + "\n" + text.rstrip("\n")
+
+    def __str__(self):
+        if not hasattr(self, "estimator_"):
+            return repr(self)
+        return self.summary()
 
     def _set_status(self, code, solved):
         """``status_`` from a finished search's stop code and ``optimal_`` from
