@@ -1035,10 +1035,12 @@ def binary_flips(ranked):
     return flip
 
 
-def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=None):
+def plan_regression(X, y, row_weight, moments, params, overrides, memory_limit,
+                    started=None):
     """The plan of a FastSmallTreeRegressor fit: X float32 (NaN allowed), y
     float64 with a positive weighted variance, row_weight the sample weights or
-    None; params the estimator's validated parameters (``regularization`` and
+    None, moments the targets' weighted (mean, variance) (`weighted_moments`);
+    params the estimator's validated parameters (``regularization`` and
     FIT_PARAMS).  The rows of weight 0 are left out; the targets are centred
     and scaled so that the single leaf loses 1 (``z = (y - mean) / sqrt(n
     var)``, the weights scaled to a mean of one), so a leaf's squared error in
@@ -1055,9 +1057,7 @@ def plan_regression(X, y, row_weight, params, overrides, memory_limit, started=N
     y_search = y if keep is None else y[keep]
     n = X_search.shape[0]
     w = None if row_weight is None else row_weight[keep] * (n / row_weight[keep].sum())
-    ww = np.ones(n) if w is None else w
-    mean = float((ww * y_search).sum() / n)
-    var = float((ww * (y_search - mean) ** 2).sum() / n)
+    mean, var = moments
     deadline = _fit_deadline(params, started)
     ranked = rank_space(X_search, -1.0 if deadline is None else deadline)
     flipped = binary_flips(ranked) if own.get("flip_binary", True) else None

@@ -10,16 +10,14 @@ from ._core._columns import PreparationStopped
 from ._core._limits import clock
 from ._export import build_regressor, native_regressor, node_array
 from ._plan import plan_regression
-from ._utils import (PROGRESS_SECONDS, CertificateMixin, NativeTreeMixin,
-                     check_no_categorical, check_row_weights, check_shared_params,
-                     min_leaf_rows, obeys_min_leaf, progress_printer,
-                     resolve_memory_limit, shared_constraints)
+from ._utils import (PROGRESS_SECONDS, REGRESSION_FIT_PARAMS, CertificateMixin,
+                     NativeTreeMixin, check_no_categorical, check_row_weights,
+                     check_shared_params, fit_params, min_leaf_rows, obeys_min_leaf,
+                     progress_printer, resolve_memory_limit, shared_constraints,
+                     weighted_moments)
 
 __all__ = ["FastSmallTreeRegressor"]
 
-# The parameters of a regressor's fit the plan reads (`plan_regression`).
-_FIT_PARAMS = ("max_depth", "min_samples_leaf", "max_leaf_nodes", "time_limit",
-               "memory_limit", "n_jobs")
 
 class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, BaseEstimator):
     """The provably best sparse regression tree, as a native scikit-learn tree.
@@ -163,21 +161,17 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         if not np.all(np.isfinite(y)):
             raise ValueError(f"y of {owner} must be finite (no NaN or infinity).")
         w = check_row_weights(sample_weight, X, owner)
-        live = np.ones(len(y), bool) if w is None else w > 0
-        ww = np.ones(int(live.sum())) if w is None else w[live]
-        mean = float((ww * y[live]).sum() / ww.sum())
-        var = float((ww * (y[live] - mean) ** 2).sum() / ww.sum())
-        self._y_scale = var
+        mean, var = weighted_moments(y, w)
+        self._y_mean, self._y_scale = mean, var
         if not var > 1e-300 * max(mean * mean, 1.0):
             # a constant target: the single leaf predicts it exactly
             self._fit_constant(X, y, w, lam)
             return self
         memory_limit = resolve_memory_limit(self.memory_limit, owner)
-        params = {k: getattr(self, k) for k in _FIT_PARAMS}
-        params["regularization"] = lam
+        params = fit_params(self, REGRESSION_FIT_PARAMS, regularization=lam)
         try:
-            plan = plan_regression(X, y, w, params, getattr(self, "_overrides", None),
-                                   memory_limit, started)
+            plan = plan_regression(X, y, w, (mean, var), params,
+                                   getattr(self, "_overrides", None), memory_limit, started)
         except PreparationStopped as stop:
             self._stopped_unsearched(X, y, w, lam, stop.code, started, memory_limit)
             return self
@@ -237,9 +231,7 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
         leaf (scaled loss 1), with the bound of every tree of all the rows, min
         of the leaf and two leaves losing at least 0."""
         rows = np.ones(len(y), bool) if w is None else w > 0
-        weights = np.ones(int(rows.sum())) if w is None else w[rows]
-        mean = float((weights * y[rows]).sum() / weights.sum())
-        leaf = self._single_leaf(y, w, mean, self._y_scale)
+        leaf = self._single_leaf(y, w, self._y_mean, self._y_scale)
         bound = min(1.0 + lam, 2.0 * lam)
         self._record_unsearched(
             leaf, code, self._score_objective(X, y, w, lam, leaf), bound,

@@ -73,13 +73,33 @@ def shared_constraints(*names):
     return {k: SHARED_CONSTRAINTS[k] for k in names}
 
 
-def fit_params(source, **changes):
-    """The FIT_PARAMS of an estimator (its attributes) or of a mapping, with
-    `changes` applied: the one place a fit's parameters are forwarded from."""
+# The parameters of a regressor's fit the plan reads (`plan_regression`): the
+# classifier's without its costs.
+REGRESSION_FIT_PARAMS = tuple(k for k in FIT_PARAMS
+                              if k not in ("cost_matrix", "class_weight"))
+
+
+def fit_params(source, names=FIT_PARAMS, **changes):
+    """The fit's parameters `names` (the classifier's FIT_PARAMS, or
+    REGRESSION_FIT_PARAMS) of an estimator (its attributes) or of a mapping,
+    with `changes` applied: the one place a fit's parameters are forwarded
+    from."""
     get = source.get if isinstance(source, dict) else (lambda k: getattr(source, k))
-    out = {k: get(k) for k in FIT_PARAMS}
+    out = {k: get(k) for k in names}
     out.update(changes)
     return out
+
+
+def weighted_moments(y, w):
+    """(mean, variance) of the targets y over the rows of positive weight,
+    weighted by w (None: each row once), the weights scaled to a mean of one as
+    the regressor's search takes them: computed once a fit, here."""
+    keep = slice(None) if w is None else w > 0
+    ys = y[keep]
+    n = len(ys)
+    ws = np.ones(n) if w is None else w[keep] * (n / w[keep].sum())
+    mean = float((ws * ys).sum() / n)
+    return mean, float((ws * (ys - mean) ** 2).sum() / n)
 
 
 def min_leaf_rows(min_samples_leaf, n_rows):
