@@ -8,21 +8,23 @@ general search, `fst._core._solver.Search`, and the depth-limited engine,
 (`fst._core._config.make_config`) and read through one interface: `run`,
 `extract`, `upper_bound`, `lower_bound`, `solved`, `stats`, `set_reporter`.
 """
-import time
 from types import SimpleNamespace
 
 import numpy as np
-from sklearn.base import clone
 from sklearn.tree import DecisionTreeClassifier
 
 from ._core._config import make_config
-from ._core._columns import PreparationStopped
-from ._core._limits import STATUS_NAMES, clock, effective_n_threads, process_rss
+from ._core._limits import clock, effective_n_threads, process_rss
 from ._core._problem import build_problem, column_split_counts, rank_space
 from ._core._solver import Search
-from ._engine import (_INTERRUPTED, MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch,
+from ._engine import (MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch,
                       SquaresGeneralSearch,
                       engine_space, loss_floor)
+from ._fallbacks import (DPDT_TIME_SHARE, FALLBACK_DEPTH, FALLBACK_TIME_SHARE,
+                         LEAST_FALLBACK_SECONDS, bounded_cart, depth_fallback_fit,
+                         time_left_after_trial)
+from ._leaf_budget import (LEAF_BUDGET_DEPTH, LEAF_BUDGET_LAST_SHARE,
+                           LEAF_BUDGET_TIME_SHARE, LeafBudgetSearch)
 from ._utils import min_leaf_rows
 
 __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_space_bytes",
@@ -87,43 +89,6 @@ COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_
                 "nodes_per_thread", "seconds", "peak_rss_bytes", "n_splits",
                 "n_splits_searched", "memory_limit", "min_leaf", "max_leaves")
 
-# The share of a time limit a fit on the engine keeps for DPDT's tree, returned
-# when the search stops with a worse one: of max_depth under a depth cap, of
-# LEAF_BUDGET_DEPTH without one (`FitPlan.fallback_trees`).
-DPDT_TIME_SHARE = 0.1
-
-# A fit without max_depth on continuous columns runs the engine by leaf budget
-# (`LeafBudgetSearch`, after the general search's short first run) for at most
-# this share of its time limit and to this depth at most; the general search
-# has the rest.  Without a leaf cap the engine keeps no store of subproblems,
-# so deeper searches repeat their subtrees' work: past depth four the general
-# search, which stores them, is the faster (measured on small problems whose
-# optimum is deep).
-LEAF_BUDGET_TIME_SHARE = 0.5
-LEAF_BUDGET_DEPTH = 4
-# ... except the search that would certify (its depth holds every tree as good
-# as its seed, whose budget admits one leaf more than that depth: its root is the
-# seed or a leaf beside a subtree), which may run to this share: the general
-# search would have to prove the same small trees' bound, which it does not
-# raise (the leaf budget's bound is the bound both searches reach).
-LEAF_BUDGET_LAST_SHARE = 0.9
-# ... and it keeps this share of a time limit for the depth-limited optimum of
-# depth FALLBACK_DEPTH at lam, returned by a stopped fit when it is better (the
-# engine by leaf budget goes that deep only where it could certify there).
-FALLBACK_TIME_SHARE = 0.1
-FALLBACK_DEPTH = 3
-# ... and it first runs the general search for this much of its work (a count of
-# the words it reads, `Search`'s work limit) and at most this share of the time
-# limit (or these seconds without one): many problems it certifies, it
-# certifies at once there, where the engine would first search to depth 4
-# (compas_processed at lam = 0.05 takes 2e8 of its work).  The work, not the
-# time, ends the first run wherever that is short, so the fit's path does not
-# depend on the machine's speed; a first run that did not certify costs at
-# most this work, since the general search that follows the engine starts
-# anew.
-PROBE_WORK = 1 << 28
-PROBE_SHARE = 0.05
-PROBE_SECONDS = 3.0
 # The regressor's general search (`SquaresGeneralSearch`) runs on binary or
 # binned columns where its store's keys (a bit a row) and its levels' rows (a
 # row a column) stay small: at most this many rows and thresholds
@@ -133,23 +98,6 @@ SQUARES_MAX_SPLITS = 1 << 16
 # ... and rows times columns (a level of its recursion holds the rows sorted on
 # every column: 16 MB at this many)
 SQUARES_MAX_CELLS = 1 << 22
-# A fallback fit with less time than this left before the fit's deadline is not
-# run: the time limit holds for the whole fit.
-_LEAST_FALLBACK_SECONDS = 0.01
-# ... and a general search is not resumed for less than this.
-_LEAST_RESUME_SECONDS = 0.05
-# CART's fallback tree cannot be stopped once started, so it runs only when the
-# time it is predicted to take fits before the deadline: it is timed on this
-# many evenly spaced rows and scaled by n log n (its splitter sorts a node's
-# rows a column at a time, level after level).
-CART_SAMPLE_ROWS = 2048
-
-# The stop codes (`fst._core._limits`): a search that ended by itself, or at its
-# time limit.
-_FINISHED = next(k for k, v in STATUS_NAMES.items() if v == "optimal")
-_TIME_STOP = next(k for k, v in STATUS_NAMES.items() if v == "time_limit")
-
-
 class _Plan:
     """What the plans of both estimators share: the split space and the search,
     its configuration, the estimator's parameters, the fit's deadline (a
@@ -301,8 +249,8 @@ class FitPlan(_Plan):
             if (status == "time_limit" and p["time_limit"] is not None
                     and not self.search.reached(FALLBACK_DEPTH)):
                 seconds = self.seconds_left(FALLBACK_TIME_SHARE)
-                if seconds >= _LEAST_FALLBACK_SECONDS:
-                    fit = _fallback_fit(self, estimator, X, y, sample_weight, seconds)
+                if seconds >= LEAST_FALLBACK_SECONDS:
+                    fit = depth_fallback_fit(self, estimator, X, y, sample_weight, seconds)
                     if fit.optimal_:
                         bound, covers = self.search.stage.depth_optimum_bound(
                             FALLBACK_DEPTH, fit.objective_)
@@ -365,261 +313,11 @@ class FitPlan(_Plan):
         # trial predicts its whole fit ends in the share kept for it
         share = self.seconds_left(DPDT_TIME_SHARE)
         seconds = time_left_after_trial(lambda: dpdt_fit(share), X, y, sample_weight, share)
-        if seconds < _LEAST_FALLBACK_SECONDS:
+        if seconds < LEAST_FALLBACK_SECONDS:
             return None
         dpdt = dpdt_fit(seconds)
         dpdt.fit(X, y, sample_weight=sample_weight)
         return dpdt.estimator_
-
-
-class LeafBudgetSearch:
-    """A fit without max_depth on continuous columns: a short first run of the
-    general search (PROBE_WORK of its work: many easy problems certify in it),
-    then the depth-limited engine by leaf budget (`EngineSearch` without
-    max_depth: the optimum certified once the depth searched holds every tree as
-    good as its incumbent), then, if neither certified, a fresh general search
-    for the time left.  Read through the
-    searches' one interface: the best of their trees
-    (the general search's on ties; they number the splits alike,
-    `_column_space`), the greatest of their bounds (each holds for every tree),
-    certified when any is."""
-
-    def __init__(self, stage, general, time_limit, probe=True, work_limit=0, reserve=None):
-        """stage: the engine's search; general: a callable making the general
-        search for a number of seconds (None: no limit); time_limit: the fit's;
-        probe: whether the general search's short first run comes first;
-        work_limit: the general search's own (its configuration's, 0: none),
-        which its first run's PROBE_WORK does not raise; reserve: the share of
-        the time limit kept from the general search for the fallback trees
-        (None: DPDT's, and the depth-limited tree's where the engine did not
-        reach FALLBACK_DEPTH)."""
-        self.stage = stage
-        self._probe_first = probe
-        self._reserve = reserve
-        self._work_limit = int(work_limit or 0)
-        self.general = None
-        self._probe = None
-        self._ran = []              # the general searches whose run returned
-        self._make_general = general
-        self._time_limit = time_limit
-        self._reporter = None
-        self._seconds = 0.0
-        self._start = time.perf_counter()
-        # called with no argument when the general search stops at its share of
-        # a time limit, before it resumes (`FitPlan.run`: DPDT's tree)
-        self.interlude = None
-
-    def set_reporter(self, reporter, seconds=5.0):
-        self._reporter = (reporter, seconds)
-        self.stage.set_reporter(self._joined(reporter, self.stage), seconds)
-
-    def _joined(self, reporter, search):
-        """`search`'s progress as the fit's: seconds since the fit's searches
-        began, the bound raised to the greatest any search has proved and the
-        best lowered to the least tree any has found (each holds for every
-        tree), so the lines of one fit never lose ground when it passes from one
-        search to the next."""
-        def report(progress):
-            _, lower, best, work = progress
-            for other in self._searches():
-                if other is search:
-                    continue
-                if other.lower_bound is not None and other.lower_bound > lower:
-                    lower = other.lower_bound
-                if other.upper_bound < best:
-                    best = other.upper_bound
-            reporter((time.perf_counter() - self._start, lower, best, work))
-        return report
-
-    def _general(self, seconds):
-        g = self._make_general(seconds)
-        if self._reporter is not None:
-            g.set_reporter(self._joined(self._reporter[0], g), self._reporter[1])
-        return g
-
-    def run(self):
-        """Run the searches in turn; returns the stop code.  Ctrl-C between two
-        searches (in this Python code, where no search polls for it) stops the
-        fit as a search's own interrupt does, with the trees of the searches
-        that ran; before any ran, as a stop in the preparation
-        (`PreparationStopped`)."""
-        try:
-            return self._run()
-        except (KeyboardInterrupt, PreparationStopped):
-            # (the engine's own Ctrl-C before its first depth ran comes as the
-            # latter)
-            self._probe = self._probe if self._probe in self._ran else None
-            self.general = self.general if self.general in self._ran else None
-            if not self._searches():
-                raise PreparationStopped(_INTERRUPTED) from None
-            return _INTERRUPTED
-
-    def _run(self):
-        start = self._start = time.perf_counter()
-        tl = self._time_limit
-        if self._probe_first:
-            self._probe = self._general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE)
-            self._probe.set_work_limit(PROBE_WORK if not self._work_limit
-                                       else min(PROBE_WORK, self._work_limit))
-            code = self._probe.run()
-            self._ran.append(self._probe)
-            self._seconds = time.perf_counter() - start
-            if self._probe.solved or code not in (_FINISHED, _TIME_STOP):
-                return code
-        code = self.stage.run()
-        self._seconds = time.perf_counter() - start
-        if self.stage.solved or code not in (_FINISHED, _TIME_STOP):
-            return code
-        left = None
-        if tl is not None:
-            # shares are kept for DPDT's tree and, when the engine did not go
-            # that deep, the depth-limited tree of FALLBACK_DEPTH
-            # (`FitPlan.fallback_trees`)
-            keep = DPDT_TIME_SHARE
-            if self._reserve is not None:
-                keep = self._reserve
-            elif not self.reached(FALLBACK_DEPTH):
-                keep += FALLBACK_TIME_SHARE
-            left = tl * (1.0 - keep) - (time.perf_counter() - start)
-            if left <= 0:
-                # the engine ended uncertified (at its share, or having searched
-                # as deep as it could certify) with no time left for the general
-                # search: the fit's time limit stopped it
-                return _TIME_STOP
-        # the first run is dropped (its store freed), not resumed: a run resumed
-        # after a stop goes on with the pass its cut interrupted, without that
-        # pass's own switch to the next (`Search.run`), which on some problems
-        # costs far more work than a fresh search
-        self._probe = None
-        self.general = self._general(left)
-        code = self.general.run()
-        self._ran.append(self.general)
-        if code == _TIME_STOP and self.interlude is not None and tl is not None:
-            # stopped at its share: DPDT's tree is grown in the share kept for
-            # it, and the general search resumes for what that left
-            self.interlude()
-            left = tl * (1.0 - keep + DPDT_TIME_SHARE) - (time.perf_counter() - start)
-            if left > _LEAST_RESUME_SECONDS:
-                self.general.set_time_limit(left)
-                code = self.general.run()
-        self._seconds = time.perf_counter() - start
-        return code
-
-    def reached(self, depth):
-        """Whether the engine solved the depth-limited problem of `depth`."""
-        return self.stage.solved_depth >= depth
-
-    def _searches(self):
-        """The searches that ran, the general ones first."""
-        return [g for g in (self.general, self._probe) if g is not None] + (
-            [self.stage] if self.stage.stats_ready else [])
-
-    def _best(self):
-        """The search whose tree is returned: the certified one, else the least
-        upper bound (the first on ties within the tolerance)."""
-        runs = self._searches()
-        for r in runs:
-            if r.solved:
-                return r
-        best = runs[0]
-        for r in runs[1:]:
-            if r.upper_bound < best.upper_bound - 1e-12:
-                best = r
-        return best
-
-    @property
-    def returns_stage(self):
-        """Whether the tree returned is the engine's."""
-        return self._best() is self.stage
-
-    @property
-    def upper_bound(self):
-        return self._best().upper_bound
-
-    @property
-    def solved(self):
-        return any(r.solved for r in self._searches())
-
-    @property
-    def lower_bound(self):
-        best = self._best()
-        if best.solved:
-            return best.lower_bound
-        bounds = [r.lower_bound for r in self._searches() if r.lower_bound is not None]
-        return max(bounds) if bounds else None
-
-    def extract(self):
-        return self._best().extract()
-
-    def stats(self):
-        """The statistics of the general search that ran last (or of the engine
-        when it certified), with the engine's beside them (``leaf_budget``: its
-        depth searched, whether it certified, its nodes), the seconds of all."""
-        runs = self._searches()
-        main = self.stage if self.stage.solved else runs[0]
-        st = main.stats()
-        st["seconds"] = self._seconds
-        if self.stage.stats_ready:
-            e = self.stage.stats()
-            st["leaf_budget"] = {"depth_searched": e["depth_searched"],
-                                 "certified": bool(self.stage.solved), "nodes": e["nodes"]}
-        return st
-
-    def check_keys(self):
-        g = self.general if self.general is not None else self._probe
-        return None if g is None else g.check_keys()
-
-
-def time_left_after_trial(make, X, y, sample_weight, seconds):
-    """The seconds a fallback fit that cannot be stopped once started (`make()`
-    returns it unfitted) has left after a trial that predicts whether it ends
-    within `seconds`: timed on CART_SAMPLE_ROWS evenly spaced rows, its time on
-    all n rows is taken as that time scaled by n log n.  None without a limit;
-    -1.0 when it would not end in time."""
-    n = X.shape[0]
-    if seconds is None:
-        return None
-    if seconds < _LEAST_FALLBACK_SECONDS:
-        return -1.0
-    if n <= CART_SAMPLE_ROWS:
-        return seconds
-    rows = np.linspace(0, n - 1, CART_SAMPLE_ROWS).astype(np.intp)
-    started = clock()
-    # the fits made are quiet (`_report_stops`): warnings are not caught here,
-    # which is not safe where fits run in threads
-    make().fit(X[rows], y[rows],
-               sample_weight=None if sample_weight is None else sample_weight[rows])
-    spent = clock() - started
-    scale = (n * np.log2(n)) / (CART_SAMPLE_ROWS * np.log2(CART_SAMPLE_ROWS))
-    if spent * (1.0 + scale) > seconds:
-        return -1.0
-    return seconds - spent
-
-
-def bounded_cart(tree, X, y, sample_weight, seconds):
-    """`tree` (an unfitted sklearn tree) fitted on (X, y, sample_weight) when
-    it is predicted to end within `seconds` (None: no limit,
-    `time_left_after_trial`), else None."""
-    left = time_left_after_trial(lambda: clone(tree), X, y, sample_weight, seconds)
-    if left is not None and left < 0:
-        return None
-    return tree.fit(X, y, sample_weight=sample_weight)
-
-
-def _fallback_fit(plan, estimator, X, y, sample_weight, seconds):
-    """The fit by `estimator` (FastSmallTreeClassifier) of the depth-limited
-    optimum of FALLBACK_DEPTH at the fit's lam, in the `seconds` of its time
-    limit kept for it (`FitPlan.fallback_trees`)."""
-    p = plan._params
-    clf = estimator(
-        regularization=plan.config["regularization"], max_depth=FALLBACK_DEPTH,
-        min_samples_leaf=plan.config["min_leaf"],
-        cost_matrix=p["cost_matrix"], class_weight=p["class_weight"],
-        time_limit=seconds, memory_limit=plan.config["memory_limit"] or None,
-        n_jobs=p["n_jobs"])
-    clf._report_stops = False       # a stopped fit still returns a real tree
-    clf.fit(X, y, sample_weight=sample_weight)
-    return clf
 
 
 def _fit_deadline(params, started):

@@ -1,6 +1,6 @@
 """Fits without a depth cap on continuous columns: the engine by leaf budget
 (`fst._engine.EngineSearch` without max_depth, run first by
-`fst._plan.LeafBudgetSearch`, or alone where the general search's row bitsets do
+`fst._leaf_budget.LeafBudgetSearch`, or alone where the general search's row bitsets do
 not pay), exact against brute force in every combination of the engine's rules,
 handing over to the general search when it does not certify, and sound when
 stopped; every tree re-scored from the raw data."""
@@ -199,6 +199,7 @@ def test_the_first_run_ends_at_its_work(seed, monkeypatch):
     follows, then a fresh general search without the first run's limit: here a
     first run cut at 2,000 units of work, and the same optimum and tree as the
     fit without a first run."""
+    import fst._leaf_budget as leaf_budget
     import fst._plan as plan
 
     limits = []
@@ -210,7 +211,7 @@ def test_the_first_run_ends_at_its_work(seed, monkeypatch):
             return set_work_limit(self, work)
 
     monkeypatch.setattr(plan, "Search", Spy)
-    monkeypatch.setattr(plan, "PROBE_WORK", 2000)
+    monkeypatch.setattr(leaf_budget, "PROBE_WORK", 2000)
     clf = _fit(seed, leaf_budget_probe=True, leaf_budget_depth=2)
     _check_exact(seed, clf)
     # only the first run is given a work limit (the fresh search has none)
@@ -227,9 +228,9 @@ def test_a_first_run_cut_short_leaves_the_fit_to_the_engine(monkeypatch):
     """A first run whose work limit is below one expansion's work certifies
     only the problems of one expansion; on the others the engine by leaf
     budget runs (its entry in the statistics)."""
-    import fst._plan as plan
+    import fst._leaf_budget as leaf_budget
 
-    monkeypatch.setattr(plan, "PROBE_WORK", 2000)
+    monkeypatch.setattr(leaf_budget, "PROBE_WORK", 2000)
     ran = [("leaf_budget" in _fit(seed, leaf_budget_probe=True).search_stats_)
            for seed in range(40)]
     assert sum(ran) >= 20
@@ -362,12 +363,15 @@ def _hard_problem():
 def _starve_searches(monkeypatch, dpdt_share):
     """The engine by leaf budget left almost no time, no depth-3 fallback, and
     `dpdt_share` of the time limit kept for DPDT's tree."""
+    import fst._leaf_budget as leaf_budget
     import fst._plan as plan
 
     monkeypatch.setattr(plan, "LEAF_BUDGET_TIME_SHARE", 0.001)
     monkeypatch.setattr(plan, "LEAF_BUDGET_LAST_SHARE", 0.001)
-    monkeypatch.setattr(plan, "FALLBACK_TIME_SHARE", 0.0)
-    monkeypatch.setattr(plan, "DPDT_TIME_SHARE", dpdt_share)
+    # the plan's and the leaf-budget search's shares alike
+    for module in (plan, leaf_budget):
+        monkeypatch.setattr(module, "FALLBACK_TIME_SHARE", 0.0)
+        monkeypatch.setattr(module, "DPDT_TIME_SHARE", dpdt_share)
 
 
 def test_a_general_search_stopped_mid_pass_resumes():
@@ -401,7 +405,7 @@ def test_the_certifying_search_may_run_past_the_engine_s_share(monkeypatch):
     each depth's search was given, with whether its seed (the depth before's
     optimum) made it that search."""
     import fst._engine as fe
-    from fst._plan import LEAF_BUDGET_LAST_SHARE, LEAF_BUDGET_TIME_SHARE
+    from fst._leaf_budget import LEAF_BUDGET_LAST_SHARE, LEAF_BUDGET_TIME_SHARE
 
     given = []
     search = fe.EngineSearch._search

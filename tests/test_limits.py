@@ -142,7 +142,7 @@ def test_cart_runs_only_before_the_deadline():
     """CART's fallback cannot be stopped: it runs without a limit, or when its
     time on a sample of the rows, scaled by n log n, fits in what is left."""
     from sklearn.tree import DecisionTreeClassifier
-    from fst._plan import CART_SAMPLE_ROWS, bounded_cart
+    from fst._fallbacks import CART_SAMPLE_ROWS, bounded_cart
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(50_000, 20)).astype(np.float32)
@@ -197,7 +197,7 @@ def test_progress_lines_hold_their_ground_across_the_searches_of_a_fit():
     the least that any search of the fit holds, so the lines never lose ground
     when the general search starts from its own, lower creation bound (measured:
     breast_cancer at 0.02, 0.1 from the engine, 0.08 from the general search)."""
-    from fst._plan import LeafBudgetSearch
+    from fst._leaf_budget import LeafBudgetSearch
 
     class Stub:
         stats_ready, solved = True, False
@@ -232,7 +232,7 @@ def test_a_leaf_budget_fit_out_of_time_after_the_engine_is_a_time_stop():
     import time
 
     from fst._core._limits import STATUS_NAMES
-    from fst._plan import LeafBudgetSearch
+    from fst._leaf_budget import LeafBudgetSearch
 
     class Engine:
         stats_ready, solved, lower_bound, upper_bound = True, False, 0.1, 0.2
@@ -448,10 +448,10 @@ def test_ctrl_c_between_the_searches_of_a_fit_returns_the_best_tree(monkeypatch)
     fit returns the best tree of what ran with status 'interrupted' and a
     warning, never the exception."""
     import fst._engine as engine
-    import fst._plan as plan
+    import fst._leaf_budget as leaf_budget
 
     X, y = _hard_problem()
-    monkeypatch.setattr(plan, "PROBE_WORK", 1 << 20)     # the first run does not certify
+    monkeypatch.setattr(leaf_budget, "PROBE_WORK", 1 << 20)     # the first run does not certify
     _interrupt_after(monkeypatch, engine.EngineSearch, "_search", 1)
     with pytest.warns(NotCertifiedWarning, match="interrupted"):
         clf = FastSmallTreeClassifier(regularization=0.002, time_limit=30).fit(X, y)
