@@ -9,7 +9,8 @@ from sklearn.utils._param_validation import Interval
 from ._core._columns import PreparationStopped
 from ._core._limits import clock
 from ._export import build_estimator
-from ._plan import plan_fit, split_space_bytes
+from ._plan import plan_fit
+from ._spaces import split_space_bytes
 from ._utils import (PROGRESS_SECONDS, RESCORE_TOL, CertificateMixin,
                      NativeClassifierMixin, check_shared_params, fit_params,
                      min_leaf_rows, obeys_min_leaf, prepare_fit, progress_printer,

@@ -572,7 +572,7 @@ def walk_tree(space, split_at):
     the global split of the node at heap position pos (the root 0, a node k's
     children 2k + 1 and 2k + 2) holding `rows` (-1: a leaf)."""
     splits, lefts, rights, depths, rows = [], [], [], [], []
-    # a split on a column searched negated (`_plan.binary_flips`) is written on
+    # a split on a column searched negated (`_spaces.binary_flips`) is written on
     # the raw column: its engine's left side (the raw values above the
     # threshold) becomes the right child
     flipped = getattr(space, "flipped_split", None)

@@ -14,8 +14,8 @@ import numpy as np
 from sklearn.tree import DecisionTreeClassifier
 
 from ._core._config import make_config
-from ._core._limits import clock, effective_n_threads, process_rss
-from ._core._problem import build_problem, column_split_counts, rank_space
+from ._core._limits import clock, effective_n_threads
+from ._core._problem import column_split_counts, rank_space
 from ._core._solver import Search
 from ._engine import (MAX_ENGINE_CLASSES, MAX_ENGINE_DEPTH, EngineSearch,
                       SquaresGeneralSearch,
@@ -25,10 +25,10 @@ from ._fallbacks import (DPDT_TIME_SHARE, FALLBACK_DEPTH, FALLBACK_TIME_SHARE,
                          time_left_after_trial)
 from ._leaf_budget import (LEAF_BUDGET_DEPTH, LEAF_BUDGET_LAST_SHARE,
                            LEAF_BUDGET_TIME_SHARE, LeafBudgetSearch)
+from ._spaces import binary_flips, search_space, squares_general_pays
 from ._utils import min_leaf_rows
 
-__all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_space_bytes",
-           "max_splits"]
+__all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan"]
 
 # Private overrides the plan itself reads (`_overrides` of an estimator); every
 # other key goes to the search's configuration (`make_config`, which rejects
@@ -45,7 +45,7 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan", "split_sp
 # which that engine deepens even where its deepest search could not certify
 # (True: to its deepest; off: none, the deeper trees left to the general
 # search); `general_search`, whether the general search follows the engine
-# there (None: where its row bitsets pay, `general_search_pays`); `pair_sums`,
+# there (None: where its row bitsets pay, `_spaces.general_search_pays`); `pair_sums`,
 # the engine solving nodes on binary columns from their columns' sums (squared
 # error, or at most three classes);
 # `engine_memo`, the engine's store of searched nodes under a leaf cap;
@@ -58,27 +58,6 @@ PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "leaf_budget_probe", "leaf_budget_deepen", "general_search",
                   "pair_sums", "engine_memo", "rising_bound", "flip_binary")
 
-# Distinct (class, sample weight) pairs a weighted fit may have: each becomes a
-# class of the search (`weight_classes`), and the pair stage counts at most 64
-# classes.
-MAX_WEIGHT_CLASSES = 64
-
-# Columns with at least this many thresholds on average are continuous: under
-# max_depth a fit of them goes to the depth-limited engine, whose passes over
-# sorted rows beat the row bitsets there; binary or binned columns (fewer) stay
-# with the bitset search and its pair stage's word-parallel counts.
-CONTINUOUS_MIN_THRESHOLDS = 8
-
-# Without max_depth on continuous columns the general search follows the engine
-# by leaf budget only where its row bitsets, one a threshold, take at most this
-# many bytes a row and column (`general_search_pays`): a bitset holds a bit a
-# row, so this caps the thresholds a column at eight times as many on average.
-# On continuous columns a column has a threshold about every row, so the bitsets
-# grow as the square of the rows, and each expansion of the general search reads
-# every split's; past the cap the fit runs the engine alone, deepening by leaf
-# budget, in memory linear in rows x columns.
-GENERAL_BITS_PER_CELL = 256
-
 # The statistics every search reports in `search_stats_`, whichever runs (each
 # adds its own): the search ('general' or 'depth'), nodes created, expansions
 # (the engine's: root splits valued), the threads and each one's expansions and
@@ -89,15 +68,6 @@ COMMON_STATS = ("engine", "nodes_created", "expansions", "threads", "expansions_
                 "nodes_per_thread", "seconds", "peak_rss_bytes", "n_splits",
                 "n_splits_searched", "memory_limit", "min_leaf", "max_leaves")
 
-# The regressor's general search (`SquaresGeneralSearch`) runs on binary or
-# binned columns where its store's keys (a bit a row) and its levels' rows (a
-# row a column) stay small: at most this many rows and thresholds
-# (`squares_general_pays`) ...
-SQUARES_MAX_ROWS = 1 << 16
-SQUARES_MAX_SPLITS = 1 << 16
-# ... and rows times columns (a level of its recursion holds the rows sorted on
-# every column: 16 MB at this many)
-SQUARES_MAX_CELLS = 1 << 22
 class _Plan:
     """What the plans of both estimators share: the split space and the search,
     its configuration, the estimator's parameters, the fit's deadline (a
@@ -381,7 +351,7 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         engine = True
         max_depth = max_leaves - 1 if max_depth is None else min(max_depth, max_leaves - 1)
     deadline = _fit_deadline(params, started)
-    space = _search_space(data.X, data.y_idx, data.n_classes, data.weighted_cost,
+    space = search_space(data.X, data.y_idx, data.n_classes, data.weighted_cost,
                           data.class_w, data.row_weight, memory_limit, own, engine,
                           leaf_budget=(max_depth is None and params["regularization"] > 0
                                        and own.get("leaf_budget_stage", True)),
@@ -424,7 +394,7 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
                               rise=own.get("rising_bound", True))
     elif space.engine and max_depth is None:
         # weights the general search cannot count, or continuous columns whose
-        # row bitsets do not pay (`_search_space`): the engine by leaf budget
+        # row bitsets do not pay (`_spaces.search_space`): the engine by leaf budget
         # alone, deepening to its deepest search where the budget is not reached
         # (each depth's optimum a better incumbent, each finished depth a higher
         # bound), in the share of the time limit DPDT's tree leaves
@@ -454,170 +424,12 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
 
 def _engine_choice(max_depth, choice):
     """The `depth_engine` override checked: True, False, or None (decided by the
-    split space, `_search_space`)."""
+    split space, `_spaces.search_space`)."""
     if max_depth is None or max_depth > MAX_ENGINE_DEPTH:
         if choice:
             raise ValueError(f"the depth-limited engine needs max_depth <= {MAX_ENGINE_DEPTH}")
         return False
     return None if choice is None else bool(choice)
-
-
-def _search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
-                  own, engine=None, leaf_budget=False, max_depth=None, deadline=-1.0):
-    """The split space of a fit (`build_problem`, or `engine_space` for the
-    depth-limited engine: `engine` True, False or None to decide here), and what
-    the estimator needs to read its results (`FitPlan.space`).
-
-    Under max_depth, continuous columns (at least CONTINUOUS_MIN_THRESHOLDS
-    thresholds a column on average) go to the engine, whose passes over sorted
-    rows beat the row bitsets there, and so does a space whose bitsets would not
-    fit (the engine never drops a threshold); binary or binned columns stay with
-    the bitset search and its pair stage.  Without max_depth (`leaf_budget`),
-    continuous columns whose bitsets all fit get the engine's space too, for the
-    leaf budget's search that runs first (``stage``, else None), and where
-    they would not pay (`general_search_pays`; or not all fit) the engine's space
-    alone, searched by leaf budget without the general search.
-
-    Sample weights: the engine counts each row's weight (class sums of weights),
-    the bitset search one class per distinct (class, weight) pair
-    (`weight_classes`, at most MAX_WEIGHT_CLASSES).  A weighted fit with more
-    pairs runs on the engine alone (``engine_only``): under max_depth as any
-    engine fit, without it by leaf budget to the engine's deepest search.
-
-    Raises PreparationStopped when the fit's deadline (`clock` seconds, < 0:
-    none) passes while the columns are ranked."""
-    X_search = X if row_weight is None else np.ascontiguousarray(X[row_weight > 0])
-    ranked = rank_space(X_search, deadline)
-    n_splits = int(column_split_counts(ranked.values).sum())
-    most = max_splits(n_splits, X_search.shape[0], memory_limit, own.get("split_bytes"))
-    continuous = n_splits >= CONTINUOUS_MIN_THRESHOLDS * max(X_search.shape[1], 1)
-    if row_weight is None:
-        y_rows, w_rows = y_idx, None
-        pairs = (np.arange(n_classes), np.ones(n_classes), y_idx)
-    else:
-        keep = row_weight > 0
-        y_rows, w_rows = y_idx[keep], row_weight[keep]
-        pairs = weight_classes(y_rows, w_rows, n_classes)
-    engine_only = pairs is None
-    # the engine counts at most MAX_ENGINE_CLASSES classes: more go to the bitset
-    # search, under max_depth as without it, and no leaf budget's stage runs
-    engine_counts = n_classes <= MAX_ENGINE_CLASSES
-    if engine_only and not engine_counts:
-        raise ValueError(
-            f"sample_weight has more than {MAX_WEIGHT_CLASSES} distinct (class, weight) "
-            f"pairs and y has {n_classes} classes: the general search takes at most "
-            f"{MAX_WEIGHT_CLASSES} pairs (each is one of its classes) and the "
-            f"depth-limited engine, which counts any weights, at most "
-            f"{MAX_ENGINE_CLASSES} classes. Round or group the weights.")
-    if not engine_counts:
-        if engine:
-            raise ValueError(f"the depth-limited engine counts at most "
-                             f"{MAX_ENGINE_CLASSES} classes; y has {n_classes}")
-        engine = False
-    if leaf_budget and continuous and engine_counts and not engine_only:
-        follows = own.get("general_search")
-        if follows is None:
-            follows = most is None and general_search_pays(n_splits, *X_search.shape)
-        if not follows:
-            # the engine by leaf budget alone: no bitsets
-            engine = True
-    if engine_only:
-        if max_depth is not None and (engine is False or max_depth > MAX_ENGINE_DEPTH):
-            raise ValueError(
-                f"sample_weight has more than {MAX_WEIGHT_CLASSES} distinct (class, "
-                f"weight) pairs: only the depth-limited engine (max_depth <= "
-                f"{MAX_ENGINE_DEPTH}) counts any weights; the general search takes "
-                f"at most {MAX_WEIGHT_CLASSES} pairs (each is one of its classes). "
-                "Round or group the weights, or lower max_depth.")
-        engine = True
-    if engine is None:
-        engine = continuous or most is not None
-    if engine:
-        most = None        # the engine keeps every threshold
-
-    def engine_problem():
-        # rows ranked and sorted per column, each row's own weight: no bitsets
-        pr = engine_space(ranked, y_rows, n_classes, weighted_cost)
-        pr.row_weight = None
-        if w_rows is not None:
-            # a row of weight w and class c costs w * weighted_cost[c, j] / sum(w):
-            # the space divides by its row count, so the weights are scaled to
-            # a mean of one
-            pr.row_weight = w_rows * (len(w_rows) / w_rows.sum())
-        return pr, (np.arange(n_classes), weights, w_rows)
-
-    stage = stage_classes = None
-    if engine:
-        problem, classes = engine_problem()
-    else:
-        pc_label, pc_w, pc_of_row = pairs
-        pc_weight = pc_w * weights[pc_label]
-        if row_weight is None:
-            cost_search = weighted_cost
-        else:
-            # A row of weight w and class c costs w * weighted_cost[c, j] / sum(w);
-            # the spaces divide by their row count, so the scale is applied here.
-            scale = len(w_rows) / w_rows.sum()
-            cost_search = (pc_w * scale)[:, None] * weighted_cost[np.ix_(pc_label, pc_label)]
-        # The splits' row bitsets are filled by the search as it reads them
-        # (`split_row`), or all first with the `eager_bits` override.
-        problem = build_problem(ranked, pc_of_row, len(pc_label), cost_search, most,
-                                fill=bool(own.get("eager_bits", False)), deadline=deadline)
-        classes = (pc_label, pc_weight, None)
-        if leaf_budget and continuous and most is None and engine_counts:
-            stage, stage_classes = engine_problem()
-            if not np.array_equal(stage.col_start, problem.col_start):
-                raise RuntimeError("fst internal error: the engine's and the general "
-                                   "search's splits are numbered differently")
-    return SimpleNamespace(problem=problem, classes=classes, n_splits=n_splits,
-                           max_splits=most, n_rows=X_search.shape[0], engine=bool(engine),
-                           stage=stage, stage_classes=stage_classes,
-                           engine_only=engine_only)
-
-
-def general_search_pays(n_splits, n_rows, n_cols):
-    """Whether the general search follows the engine by leaf budget on a space of
-    n_splits thresholds over n_rows rows and n_cols columns: its row bitsets take
-    at most GENERAL_BITS_PER_CELL bytes a row and column."""
-    return split_space_bytes(n_splits, n_rows) <= GENERAL_BITS_PER_CELL * n_rows * max(n_cols, 1)
-
-
-def squares_general_pays(n_rows, n_splits, n_cols):
-    """Whether the regressor's general search runs beside its engine by leaf
-    budget: on binary or binned columns (fewer than CONTINUOUS_MIN_THRESHOLDS
-    thresholds a column on average), of at most SQUARES_MAX_ROWS rows,
-    SQUARES_MAX_SPLITS thresholds and SQUARES_MAX_CELLS rows times columns.
-    On continuous columns its children's bounds (two leaves' price; the
-    k-segmentation floor, tried) prune too little against a threshold at
-    nearly every row, and the engine alone, whose sorted passes bound the
-    thresholds between two valued ones, certifies sooner and ends a stopped
-    fit with the better tree."""
-    return (n_splits < CONTINUOUS_MIN_THRESHOLDS * max(n_cols, 1)
-            and n_rows <= SQUARES_MAX_ROWS and n_splits <= SQUARES_MAX_SPLITS
-            and n_rows * n_cols <= SQUARES_MAX_CELLS)
-
-
-def split_space_bytes(n_splits, n_rows):
-    """Bytes of the row bitsets of n_splits thresholds over n_rows rows."""
-    return int(n_splits) * ((int(n_rows) + 63) // 64) * 8
-
-
-def max_splits(n_splits, n_rows, memory_limit, split_bytes=None):
-    """None when the row bitsets of all n_splits thresholds fit, else how many fit.
-
-    They fit when they take at most half of what memory_limit (bytes of the
-    process, 0: none) leaves above the memory the process already holds; the
-    other half is for the search's store.  `split_bytes` (a test hook) replaces
-    that share by a fixed number of bytes."""
-    if split_bytes is None:
-        if memory_limit <= 0:
-            return None
-        rss = process_rss()
-        split_bytes = (memory_limit - max(rss, 0)) // 2
-    per_split = split_space_bytes(1, n_rows)
-    if split_space_bytes(n_splits, n_rows) <= split_bytes or per_split == 0:
-        return None
-    return max(int(split_bytes) // per_split, 0)
 
 
 def creation_bound(problem, lam, max_depth):
@@ -634,25 +446,6 @@ def creation_bound(problem, lam, max_depth):
     floor = float(counts @ problem.mincost) + float(np.sum(problem.row_excess))
     floor = float(np.nextafter(floor, -np.inf))   # a rounding may not raise it
     return min(leaf, floor + 2.0 * lam)
-
-
-def weight_classes(y_idx, w, n_classes):
-    """The classes of a weighted search: one per distinct (class, weight) pair of
-    the rows, in that order, plus one without rows for each class no row of
-    positive weight has (so every label can still be predicted).  A leaf's loss
-    is linear in its rows' weights, so counting rows per pair and costing pair
-    (c, w) predicted as pair (c', w') at w * cost[c, c'] gives the weighted loss
-    exactly, and every bound of the search (all stated for a nonnegative cost
-    matrix) holds.  Returns (label of each pair, weight of each pair, pair of
-    each row), or None when there are more than MAX_WEIGHT_CLASSES."""
-    pairs, pc_of_row = np.unique(np.column_stack([y_idx.astype(np.float64), w]),
-                                 axis=0, return_inverse=True)
-    missing = np.setdiff1d(np.arange(n_classes), pairs[:, 0].astype(np.intp))
-    if len(pairs) + len(missing) > MAX_WEIGHT_CLASSES:
-        return None
-    label = np.concatenate([pairs[:, 0].astype(np.intp), missing])
-    weight = np.concatenate([pairs[:, 1], np.zeros(len(missing))])
-    return label, weight, pc_of_row.reshape(-1).astype(np.intp)
 
 
 class RegressionPlan(_Plan):
@@ -696,41 +489,6 @@ class RegressionPlan(_Plan):
             self.seconds_left(1.0))
         if cart is not None:
             yield "cart", cart
-
-
-def binary_flips(ranked):
-    """Which columns of binary columns the regressor searches negated, and
-    negate them in `ranked` (a `rank_space`): on columns of two values each (no
-    NaN), the sums of a node of depth two to four add each row to every pair,
-    triple and quadruple of the columns whose split sends it left
-    (`_squares.solve_sums`), so a column whose lower value most rows hold is
-    searched negated, its split then sending the fewer rows left.  A negated
-    column's ranks are exchanged, its rows reordered with the new rank 0 first
-    (each rank's rows still by row index) and its values negated.  The same trees are
-    valued (a split's two sides exchanged), and the tree is written back on the
-    raw column.  None: no column flipped (a column with NaN or more than two
-    values, or none worth it)."""
-    values = ranked.values
-    if any(has_nan or len(v) > 2 for v, has_nan in values):
-        return None
-    n = ranked.row_rank.shape[1]
-    two = np.array([j for j, (v, _) in enumerate(values) if len(v) == 2], dtype=np.intp)
-    if not len(two):
-        return None
-    low = (ranked.row_rank[two] == 0).sum(axis=1)
-    flip = np.zeros(len(values), dtype=bool)
-    flip[two[2 * low > n]] = True
-    if not flip.any():
-        return None
-    for j, c in zip(two, low):
-        if flip[j]:
-            ranked.row_rank[j] = 1 - ranked.row_rank[j]
-            order = ranked.col_order[j].copy()
-            ranked.col_order[j, :n - c] = order[c:]
-            ranked.col_order[j, n - c:] = order[:c]
-            v = values[j][0]
-            values[j] = ((-v[::-1]).astype(v.dtype), False)
-    return flip
 
 
 def plan_regression(X, y, row_weight, moments, params, overrides, memory_limit,

@@ -91,7 +91,7 @@ def _check_sound(seed, clf):
 @pytest.mark.parametrize("seed", range(40))
 def test_the_engine_alone_certifies_the_unbounded_optimum(seed):
     """Where the general search does not follow the engine (its row bitsets do
-    not pay, `fst._plan.general_search_pays`; here the `general_search` override
+    not pay, `fst._spaces.general_search_pays`; here the `general_search` override
     off), the engine deepens by leaf budget alone until it certifies: the exact
     optimum, and the tree of the fit the general search may finish (one tie
     rule); sound where it stops at its work limit."""
@@ -113,21 +113,21 @@ def test_the_general_search_follows_where_its_row_bitsets_pay(monkeypatch):
     GENERAL_BITS_PER_CELL bytes a row and column (eight times as many thresholds
     a column on average); past that, or with the override off, the engine runs
     alone.  6,000 rows of three continuous columns are past it."""
-    import fst._plan as plan
+    import fst._spaces as spaces
 
-    cap = plan.GENERAL_BITS_PER_CELL
-    assert plan.general_search_pays(8 * cap, 64, 1)
-    assert not plan.general_search_pays(8 * cap + 1, 64, 1)
-    assert plan.general_search_pays(3 * 8 * cap, 64, 3)
+    cap = spaces.GENERAL_BITS_PER_CELL
+    assert spaces.general_search_pays(8 * cap, 64, 1)
+    assert not spaces.general_search_pays(8 * cap + 1, 64, 1)
+    assert spaces.general_search_pays(3 * 8 * cap, 64, 3)
     routes = {}
     for bits in (0, 10**9):
-        monkeypatch.setattr(plan, "GENERAL_BITS_PER_CELL", bits)
+        monkeypatch.setattr(spaces, "GENERAL_BITS_PER_CELL", bits)
         routes[bits] = [("leaf_budget" in _fit(seed).search_stats_) for seed in range(8)]
     assert not any(routes[0]) and all(routes[10**9])
     rng = np.random.default_rng(0)
     X = rng.normal(size=(6_000, 3))
     y = ((X[:, 0] > 0) ^ (rng.random(6_000) < 0.1)).astype(int)
-    monkeypatch.setattr(plan, "GENERAL_BITS_PER_CELL", cap)
+    monkeypatch.setattr(spaces, "GENERAL_BITS_PER_CELL", cap)
     clf = FastSmallTreeClassifier(regularization=0.05).fit(X, y)
     assert "leaf_budget" not in clf.search_stats_ and clf.search_stats_["engine"] == "depth"
     assert clf.optimal_

@@ -496,7 +496,7 @@ def test_the_flipped_columns_are_most_of_these_problems_columns():
     columns are searched negated; a column with NaN or a third value stops
     every flip."""
     from fst._core._problem import rank_space
-    from fst._plan import binary_flips
+    from fst._spaces import binary_flips
 
     def flips(X):
         return binary_flips(rank_space(np.asarray(X, dtype=np.float32)))
@@ -613,7 +613,7 @@ def test_a_short_sums_root_runs_alone_and_gives_the_deepened_tree(seed, monkeypa
         assert rescore(reg, X, y, lam, w) == pytest.approx(reg.objective_, abs=1e-12)
         fits.append((reg, list(searched), list(works)))
     (alone, alone_depths, alone_work), (deepened, deepened_depths, _) = fits
-    from fst._plan import binary_flips
+    from fst._spaces import binary_flips
     live = np.ones(n, bool) if w is None else w > 0
     splits = [j for j in range(p) if len(np.unique(X[live, j])) == 2]
     # a row is added where a split sends it left: the 0s of a column, or its 1s
@@ -767,8 +767,8 @@ def test_a_stopped_general_search_keeps_a_valid_bound(route):
 
 def test_the_general_search_runs_where_its_levels_and_keys_stay_small():
     """Binary or binned columns only, and bounded rows, thresholds and cells."""
-    from fst._plan import (SQUARES_MAX_CELLS, SQUARES_MAX_ROWS, SQUARES_MAX_SPLITS,
-                           squares_general_pays)
+    from fst._spaces import (SQUARES_MAX_CELLS, SQUARES_MAX_ROWS, SQUARES_MAX_SPLITS,
+                             squares_general_pays)
     assert squares_general_pays(442, 46, 46)
     assert squares_general_pays(5000, 7 * 50, 50)
     assert not squares_general_pays(442, 8 * 10, 10)          # continuous

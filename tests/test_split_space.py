@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fst import FastSmallTreeClassifier, NotCertifiedWarning
-from fst._plan import max_splits as _max_splits, split_space_bytes as _split_space_bytes
+from fst._spaces import max_splits as _max_splits, split_space_bytes as _split_space_bytes
 from fst._core._columns import row_groups
 from fst._core._problem import (_kept_gaps, _pack_rows, _quota, build_problem,
                                 column_split_counts as _split_counts, rank_space)
