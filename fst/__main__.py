@@ -361,7 +361,6 @@ def _main(argv):
     args = _parser().parse_args(argv)
     _check_options(args)
     csv_path = args.file or args.csv
-    encoding = None
     if csv_path:
         X, y, names, encoding = _load_csv(csv_path, args.target, args.sep, args.one_hot)
         source = csv_path
@@ -374,6 +373,8 @@ def _main(argv):
         X, y, names = load_dataset(dataset)
         names = list(names)
         source = f"bundled data set {dataset}"
+        # a --test file holds the same numeric columns
+        encoding = _Encoding(source, names, [[] for _ in names], one_hot=False)
     time_limit = args.time_limit
     task, stated = _task(args, y)
     if task == "regression":
@@ -397,8 +398,6 @@ def _main(argv):
         return _front(args, X, y, time_limit, task)
     regression = task == "regression"
     if args.test:       # read first: a bad file is refused before the fit
-        if encoding is None:
-            raise CommandError("--test applies to CSV files")
         _, columns_t, yt = _read_csv(args.test, args.target, args.sep)
         Xt = encoding.transform(args.test, columns_t)
         if regression:
@@ -407,6 +406,13 @@ def _main(argv):
             except ValueError:
                 raise CommandError(f"{args.test}: the labels must be numbers for "
                                    "regression") from None
+        elif np.issubdtype(np.asarray(y).dtype, np.number):
+            # a bundled data set's classes are numbers, a file's labels text
+            try:
+                yt = np.asarray(yt, dtype=np.float64).astype(np.asarray(y).dtype)
+            except ValueError:
+                raise CommandError(f"{args.test}: the labels must be the training "
+                                   "data's classes (numbers)") from None
     score_name = "R^2     " if regression else "accuracy"
     cross_validate = args.regularization is None
     if cross_validate:

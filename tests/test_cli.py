@@ -338,3 +338,19 @@ def test_late_output_holds_quick_lines_and_releases_slow_ones(capsys):
         sys.stdout.write("second\n")
     print("after")
     assert capsys.readouterr().out == "first\nsecond\nafter\n"
+
+
+def test_cli_scores_a_bundled_data_set_on_a_test_file(tmp_path, capsys):
+    """A --test file beside a bundled data set: the same numeric columns, its
+    labels read as the data set's classes."""
+    from fst import FastSmallTreeClassifier
+    from fst.datasets import load_dataset
+    X, y, names = load_dataset("car_evaluation")
+    rows = range(0, len(y), 7)
+    text = [",".join(list(names) + ["label"])]
+    text += [",".join([f"{v:g}" for v in X[i]] + [str(y[i])]) for i in rows]
+    test = _csv(tmp_path, "car_test.csv", "\n".join(text) + "\n")
+    assert main(["--dataset", "car_evaluation", "-l", "0.02", "--test", test]) == 0
+    clf = FastSmallTreeClassifier(regularization=0.02).fit(X, y)
+    score = clf.score(X[list(rows)], y[list(rows)])
+    assert f"accuracy    {score:.4f}  (test, {len(rows)} rows)" in capsys.readouterr().out
