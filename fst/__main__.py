@@ -259,9 +259,11 @@ def _parser():
                              "(for regression of the training R^2); without it, the "
                              "price is chosen by 5-fold cross-validation")
     parser.add_argument("--max-depth", type=_max_depth, default=None, metavar="D",
-                        help="the deepest a leaf may be, or 'none' (default: none, "
-                             "but 3 where the regularization is chosen by "
-                             "cross-validation and --max-leaf-nodes is not given)")
+                        help="the deepest a leaf may be, or 'none' (default: none; "
+                             "where cross-validation chooses the regularization "
+                             "and no size is given, depth 3, then any depth "
+                             "where that certifies within "
+                             f"{_DEEPER_SECONDS:g} s and scores higher)")
     parser.add_argument("--min-samples-leaf", type=_min_samples_leaf, default=1,
                         metavar="N",
                         help="rows every leaf holds at least: a whole number, or a "
