@@ -115,6 +115,11 @@ class _Encoding:
             else:
                 self.names.extend(f"{name}={c}" for c in self._kept(cats))
 
+    @classmethod
+    def numeric(cls, names):
+        """The encoding of columns that are all numeric (a bundled data set's)."""
+        return cls(None, names, [[] for _ in names], one_hot=False)
+
     @staticmethod
     def _kept(cats):
         return cats[1:] if len(cats) == 2 else cats
@@ -375,8 +380,7 @@ def _main(argv):
         X, y, names = load_dataset(dataset)
         names = list(names)
         source = f"bundled data set {dataset}"
-        # a --test file holds the same numeric columns
-        encoding = _Encoding(source, names, [[] for _ in names], one_hot=False)
+        encoding = _Encoding.numeric(names)     # a --test file's columns
     time_limit = args.time_limit
     task, stated = _task(args, y)
     if task == "regression":
@@ -391,7 +395,7 @@ def _main(argv):
         return _dpdt(args, X, y, names, source, time_limit)
     print(f"fst {__version__}: {source}, {X.shape[0]} rows, {X.shape[1]} features"
           + (f" ({len(encoding.categories)} text columns one-hot encoded)"
-             if encoding is not None and encoding.categories else ""), flush=True)
+             if encoding.categories else ""), flush=True)
     if stated:
         print(stated, flush=True)
     if args.path:
@@ -400,32 +404,15 @@ def _main(argv):
         return _front(args, X, y, time_limit, task)
     regression = task == "regression"
     if args.test:       # read first: a bad file is refused before the fit
-        _, columns_t, yt = _read_csv(args.test, args.target, args.sep)
-        Xt = encoding.transform(args.test, columns_t)
-        if regression:
-            try:
-                yt = np.asarray(yt, dtype=np.float64)
-            except ValueError:
-                raise CommandError(f"{args.test}: the labels must be numbers for "
-                                   "regression") from None
-        elif np.issubdtype(np.asarray(y).dtype, np.number):
-            # a bundled data set's classes are numbers, a file's labels text
-            try:
-                yt = np.asarray(yt, dtype=np.float64).astype(np.asarray(y).dtype)
-            except ValueError:
-                raise CommandError(f"{args.test}: the labels must be the training "
-                                   "data's classes (numbers)") from None
+        Xt, yt = _load_test(args, encoding, y, regression)
     score_name = "R^2     " if regression else "accuracy"
     cross_validate = args.regularization is None
-    if cross_validate:
-        # the regularization chosen by cross-validation, among trees of depth 3 or
-        # less unless the command sets a size: the depth-limited search certifies
-        # each fold's path in seconds, where an unlimited one at the grid's small
-        # values can take minutes on a noisy table
-        depth_default = 3 if args.max_leaf_nodes is None else None
-    else:
-        depth_default = None
-    max_depth = _depth(args.max_depth, depth_default)
+    # the regularization chosen by cross-validation, among trees of depth 3 or
+    # less unless the command sets a size: the depth-limited search certifies
+    # each fold's path in seconds, where an unlimited one at the grid's small
+    # values can take minutes on a noisy table
+    max_depth = _depth(args.max_depth,
+                       3 if cross_validate and args.max_leaf_nodes is None else None)
     t0 = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -475,6 +462,28 @@ def _main(argv):
         print(f"saved       {args.save}")
     _print_warnings(caught)
     return 0
+
+
+def _load_test(args, encoding, y, regression):
+    """(X, y) of the --test file, encoded as the training data was, its labels
+    read as the training labels are (numbers for regression, and for a bundled
+    data set's numeric classes)."""
+    _, columns, yt = _read_csv(args.test, args.target, args.sep)
+    Xt = encoding.transform(args.test, columns)
+    if regression:
+        try:
+            return Xt, np.asarray(yt, dtype=np.float64)
+        except ValueError:
+            raise CommandError(f"{args.test}: the labels must be numbers for "
+                               "regression") from None
+    if np.issubdtype(np.asarray(y).dtype, np.number):
+        # a bundled data set's classes are numbers, a file's labels text
+        try:
+            return Xt, np.asarray(yt, dtype=np.float64).astype(np.asarray(y).dtype)
+        except ValueError:
+            raise CommandError(f"{args.test}: the labels must be the training "
+                               "data's classes (numbers)") from None
+    return Xt, yt
 
 
 def _cv_line(model, score_name, folds):

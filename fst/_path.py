@@ -30,7 +30,6 @@ __all__ = ["RegularizationPath", "regularization_path"]
 _PATH_TOL = 1e-9
 
 
-
 class DeadlinePassed(Exception):
     """A fit of `grid_fits` asked for after its deadline (the value it was for)."""
 
