@@ -33,7 +33,7 @@ from sklearn.utils import check_array
 
 from ._classifier import FastSmallTreeClassifier
 from ._engine import MemoShare
-from ._path import _PATH_TOL, RegularizationPath, _check_lambda, _Fit
+from ._path import _PATH_TOL, RegularizationPath, _check_lambda, _Fit, check_task
 from ._plot import draw_front
 from ._regressor import FastSmallTreeRegressor
 from ._utils import check_row_weights, fit_params, prepare_fit, warn_at_caller
@@ -290,23 +290,8 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
     >>> front.optimal_
     True
     """
-    if task not in ("classification", "regression"):
-        raise ValueError(f"task must be 'classification' or 'regression'; got {task!r}.")
-    regression = task == "regression"
-    if regression and (cost_matrix is not None or class_weight is not None):
-        raise ValueError("cost_matrix and class_weight do not apply to task='regression'.")
-    if (not isinstance(max_leaf_nodes, numbers.Integral) or isinstance(max_leaf_nodes, bool)
-            or max_leaf_nodes < 1):
-        raise ValueError(f"max_leaf_nodes must be an integer >= 1. Got {max_leaf_nodes!r}.")
-    K = int(max_leaf_nodes)
-    if time_limit is not None:
-        try:
-            time_limit = float(time_limit)
-        except (TypeError, ValueError):
-            time_limit = np.nan
-        if not time_limit > 0 or not np.isfinite(time_limit):
-            raise ValueError(f"time_limit must be a positive number of seconds or None. "
-                             f"Got {time_limit!r}.")
+    regression, K, time_limit = _check_front_args(task, cost_matrix, class_weight,
+                                                  max_leaf_nodes, time_limit)
     started = time.perf_counter()
     params = fit_params(dict(max_depth=max_depth, min_samples_leaf=min_samples_leaf,
                              max_leaf_nodes=None, cost_matrix=cost_matrix,
@@ -341,39 +326,8 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
         return out, lower
 
     most = None if max_depth is None else 2 ** int(max_depth)
-    entries = []
-    interrupted = False
-    for k in range(1, K + 1):
-        prev = entries[-1] if entries else None
-        if interrupted:
-            # Ctrl-C ends the front: the larger counts keep the last tree
-            entries.append(dict(prev, lower=data.floor))
-            continue
-        if prev is not None and (
-                (prev["lower"] >= prev["fit"].loss - _PATH_TOL
-                 and prev["fit"].loss <= data.floor + _PATH_TOL)
-                or (most is not None and k > most)):
-            # no tree does better than the floor, or has more leaves than 2^d
-            entries.append(dict(prev))
-            continue
-        left = None
-        if time_limit is not None:
-            left = time_limit - (time.perf_counter() - started)
-            if left <= 0 and prev is not None:
-                entries.append(dict(prev, lower=data.floor))
-                continue
-            left = max(left, 1e-3) / (K - k + 1)
-        f, lower = fit(k, left)
-        interrupted = f.clf.status_ == "interrupted"
-        if prev is not None and prev["fit"].loss < f.loss - _PATH_TOL:
-            f = prev["fit"]         # a stopped search: the smaller count's tree is better
-        entries.append({"fit": f, "lower": max(lower, data.floor)})
-    # a bound of k bounds every smaller count; no count's bound is above its tree
-    for k in range(K - 2, -1, -1):
-        entries[k]["lower"] = max(entries[k]["lower"], entries[k + 1]["lower"])
-    for e in entries:
-        e["lower"] = min(e["lower"], e["fit"].loss)
-        e["score"] = data.score(e["fit"].clf)
+    entries = _front_counts(fit, K, most, data.floor, time_limit, started)
+    _tighten(entries, data)
     if not all(e["lower"] >= e["fit"].loss - _PATH_TOL for e in entries):
         warn_at_caller(
             f"the leaves front stopped before proving every count's least loss "
@@ -383,6 +337,70 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
     return LeavesFront(entries, data.floor, most, log,
                        None if regression else entries[0]["fit"].clf.classes_,
                        "r2" if regression else "accuracy")
+
+
+def _check_front_args(task, cost_matrix, class_weight, max_leaf_nodes, time_limit):
+    """`leaves_front`'s own arguments checked: whether it is a regression, the
+    largest count K and the time limit as a float (or None)."""
+    regression = check_task(task, cost_matrix, class_weight)
+    if (not isinstance(max_leaf_nodes, numbers.Integral) or isinstance(max_leaf_nodes, bool)
+            or max_leaf_nodes < 1):
+        raise ValueError(f"max_leaf_nodes must be an integer >= 1. Got {max_leaf_nodes!r}.")
+    if time_limit is not None:
+        try:
+            time_limit = float(time_limit)
+        except (TypeError, ValueError):
+            time_limit = np.nan
+        if not time_limit > 0 or not np.isfinite(time_limit):
+            raise ValueError(f"time_limit must be a positive number of seconds or None. "
+                             f"Got {time_limit!r}.")
+    return regression, int(max_leaf_nodes), time_limit
+
+
+def _front_counts(fit, K, most, floor, time_limit, started):
+    """The front's entries for the counts 1 to K, each {"fit": _Fit, "lower":
+    its bound}: `fit(k, seconds)` searches count k with an equal share of the
+    time left; a count needs no search once the count before reached the
+    floor (proven) or past `most` (2^max_depth) leaves, and after Ctrl-C or the
+    time limit it keeps the count before's tree with the floor as its bound."""
+    entries = []
+    interrupted = False
+    for k in range(1, K + 1):
+        prev = entries[-1] if entries else None
+        if interrupted:
+            # Ctrl-C ends the front: the larger counts keep the last tree
+            entries.append(dict(prev, lower=floor))
+            continue
+        if prev is not None and (
+                (prev["lower"] >= prev["fit"].loss - _PATH_TOL
+                 and prev["fit"].loss <= floor + _PATH_TOL)
+                or (most is not None and k > most)):
+            # no tree does better than the floor, or has more leaves than 2^d
+            entries.append(dict(prev))
+            continue
+        left = None
+        if time_limit is not None:
+            left = time_limit - (time.perf_counter() - started)
+            if left <= 0 and prev is not None:
+                entries.append(dict(prev, lower=floor))
+                continue
+            left = max(left, 1e-3) / (K - k + 1)
+        f, lower = fit(k, left)
+        interrupted = f.clf.status_ == "interrupted"
+        if prev is not None and prev["fit"].loss < f.loss - _PATH_TOL:
+            f = prev["fit"]         # a stopped search: the smaller count's tree is better
+        entries.append({"fit": f, "lower": max(lower, floor)})
+    return entries
+
+
+def _tighten(entries, data):
+    """Each count's bound raised to the larger counts' (a bound of k bounds
+    every smaller count) and lowered to its tree's loss; its training score."""
+    for k in range(len(entries) - 2, -1, -1):
+        entries[k]["lower"] = max(entries[k]["lower"], entries[k + 1]["lower"])
+    for e in entries:
+        e["lower"] = min(e["lower"], e["fit"].loss)
+        e["score"] = data.score(e["fit"].clf)
 
 
 class _Data:

@@ -223,11 +223,7 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     >>> path.pareto_front_["n_leaves"].tolist()
     [1, 2, 3, 4]
     """
-    if task not in ("classification", "regression"):
-        raise ValueError(f"task must be 'classification' or 'regression'; got {task!r}.")
-    regression = task == "regression"
-    if regression and (cost_matrix is not None or class_weight is not None):
-        raise ValueError("cost_matrix and class_weight do not apply to task='regression'.")
+    regression = check_task(task, cost_matrix, class_weight)
     lambda_min = _check_lambda(lambda_min, "lambda_min")
     if lambda_min == 0 and max_depth is None and max_leaf_nodes is None:
         raise ValueError(
@@ -262,18 +258,7 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     trees = [low]
     cuts = []
     _explore(low, high, fit, trees, cuts)
-    # each tree's interval and certificate (the fits at both of its ends)
-    ends = [(lambda_min, low.optimal)] + cuts + [(lambda_max, high.optimal)]
-    out = []
-    for i, f in enumerate(trees):
-        (lo, lo_ok), (hi, hi_ok) = ends[i], ends[i + 1]
-        if hi - lo <= _PATH_TOL and i + 1 < len(trees):
-            # a tree optimal on no more than a point (two trees of equal loss,
-            # tied at lam = lo): the simpler next one takes its end, as at any
-            # end two trees share
-            ends[i + 1] = (lo, lo_ok and hi_ok)
-            continue
-        out.append((f, lo, hi, lo_ok and hi_ok))
+    out = _intervals(trees, [(lambda_min, low.optimal)] + cuts + [(lambda_max, high.optimal)])
     if uncertified:
         warn_at_caller(
             f"{len(set(uncertified))} of the path's {len(log)} fits stopped before "
@@ -292,6 +277,35 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
         return float(np.mean(right) if w is None else (w * right).sum() / w.sum())
 
     return RegularizationPath(lambda_min, lambda_max, out, low.clf.classes_, accuracy, log)
+
+
+def check_task(task, cost_matrix, class_weight):
+    """Whether `task` (a path's or a front's) is 'regression', where
+    cost_matrix and class_weight do not apply; a ValueError for any other task
+    than 'classification'."""
+    if task not in ("classification", "regression"):
+        raise ValueError(f"task must be 'classification' or 'regression'; got {task!r}.")
+    regression = task == "regression"
+    if regression and (cost_matrix is not None or class_weight is not None):
+        raise ValueError("cost_matrix and class_weight do not apply to task='regression'.")
+    return regression
+
+
+def _intervals(trees, ends):
+    """(fit, lo, hi, certified) for each tree of the path: its interval between
+    its two ends (lam, certified), the first tree's end at lambda_min and the
+    last's at lambda_max, certified when the fits at both ends are."""
+    out = []
+    for i, f in enumerate(trees):
+        (lo, lo_ok), (hi, hi_ok) = ends[i], ends[i + 1]
+        if hi - lo <= _PATH_TOL and i + 1 < len(trees):
+            # a tree optimal on no more than a point (two trees of equal loss,
+            # tied at lam = lo): the simpler next one takes its end, as at any
+            # end two trees share
+            ends[i + 1] = (lo, lo_ok and hi_ok)
+            continue
+        out.append((f, lo, hi, lo_ok and hi_ok))
+    return out
 
 
 def _fitter(X, y, sample_weight, params, log, uncertified,

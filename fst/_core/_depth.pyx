@@ -927,6 +927,29 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         L.best[2] = arg[1]
 
 
+cdef bint _segment_prune(DEngine* e, int d, const int32_t** rows, const int* mm, int ck,
+                         double cap, double* lb0) noexcept nogil:
+    """Squared error (RULE_SEGMENT): each child of a split of a node of depth
+    d raised to its k-segmentation floor over the leaves its depth and cap ck
+    allow (`segment_bound`); True when the two floors exceed the cap, the split
+    then proven above it without a search."""
+    cdef DLevel* L = &e.lv[d]
+    cdef int j, k
+    cdef double v
+    for j in range(2):
+        k = 1 << (d - 1)
+        if ck < k:
+            k = ck
+        v = segment_bound(&e.sp, L.seg, rows[j], mm[j], k)
+        e.segment_bounds += 1
+        if v > lb0[j]:
+            lb0[j] = v
+    if lb0[0] + lb0[1] > cap + TOL:
+        e.segment_prunes += 1
+        return True
+    return False
+
+
 cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
                         const double* cnt, int32_t split, int t, double cap, int kc,
                         double* best, double* vs, const double* hint,
@@ -979,27 +1002,16 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
             lb0[0] = hint[0]
         if hint[1] > lb0[1]:
             lb0[1] = hint[1]
-    if (sp.rules & RULE_SEGMENT) and sp.target != NULL and d >= 3:
-        # squared error: each child's k-segmentation floor over the leaves its
-        # depth and cap allow; a split whose two floors exceed the cap is proven
-        # above it without a search
-        for j in range(2):
-            k = 1 << (d - 1)
-            if ck < k:
-                k = ck
-            v1 = segment_bound(sp, L.seg, rows[j], mm[j], k)
-            e.segment_bounds += 1
-            if v1 > lb0[j]:
-                lb0[j] = v1
-        if lb0[0] + lb0[1] > cap + TOL:
-            e.segment_prunes += 1
-            vs[0] = lb0[0]
-            vs[1] = lb0[1]
-            vs[2] = lb0[0] + lb0[1]
-            if kb != NULL:
-                _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
-                            leaf_loss(sp, cr, mr) + sp.lam)
-            return False
+    if (sp.rules & RULE_SEGMENT) and sp.target != NULL and d >= 3 and _segment_prune(
+            e, d, rows, mm, ck, cap, lb0):
+        # proven above the cap by the children's segmentation floors alone
+        vs[0] = lb0[0]
+        vs[1] = lb0[1]
+        vs[2] = lb0[0] + lb0[1]
+        if kb != NULL:
+            _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
+                        leaf_loss(sp, cr, mr) + sp.lam)
+        return False
     first = 1 if ml >= mr else 0
     second = 1 - first
     # the smaller child first: it costs less, and its value often rules the

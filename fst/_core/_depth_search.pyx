@@ -6,6 +6,8 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport isnan, NAN
 
+from typing import NamedTuple
+
 import numpy as np
 cimport numpy as cnp
 
@@ -146,6 +148,57 @@ cdef class EngineMemo:
                    if self.stores[t] != NULL)
 
 
+class _EngineArrays(NamedTuple):
+    """The engine's problem as contiguous arrays (`_engine_arrays`)."""
+    rank: np.ndarray        # int32 (p, n)
+    col_order: np.ndarray   # int32 (p, n)
+    col_start: np.ndarray   # int32 (p + 1,)
+    y: np.ndarray           # int32 (n,): each row's class, or its id (squared error)
+    cost: np.ndarray        # float64 (K, K) (squared error: zeros (3, 3))
+    weight: np.ndarray      # float64 (n,), or ones(1) without row weights
+    target: np.ndarray      # float64 (n,), or zeros(1) in classification
+    counts: np.ndarray      # the root's counts (squared error: its three sums)
+
+
+def _engine_arrays(rank, col_order, col_start, y, cost, weight, target):
+    """`DepthSearch`'s arguments as the engine reads them (`_EngineArrays`),
+    checked: under squared error (target given) a row's "class" is its id and
+    its target is read from `target`, so y and cost are not read."""
+    R = np.ascontiguousarray(rank, dtype=np.int32)
+    O = np.ascontiguousarray(col_order, dtype=np.int32)
+    S = np.ascontiguousarray(col_start, dtype=np.int32)
+    n = R.shape[1]
+    Tg = np.zeros(1)
+    if target is not None:
+        Tg = np.ascontiguousarray(target, dtype=np.float64)
+        if Tg.ndim != 1 or Tg.shape[0] != n or not np.all(np.isfinite(Tg)):
+            raise ValueError("the engine's targets must be finite, one a row")
+        Y = np.arange(n, dtype=np.int32)
+        C = np.zeros((3, 3))
+        if Tg.shape[0] == 0:
+            Tg = np.zeros(1)
+    else:
+        Y = np.ascontiguousarray(y, dtype=np.int32)
+        C = np.ascontiguousarray(cost, dtype=np.float64)
+    K = C.shape[0]
+    if weight is None:
+        Wt = np.ones(1)
+        cnt = np.bincount(Y, minlength=K).astype(np.float64) if n else np.zeros(K)
+    else:
+        Wt = np.ascontiguousarray(weight, dtype=np.float64)
+        if Wt.shape[0] != n or not np.all(np.isfinite(Wt)) or np.any(Wt < 0):
+            raise ValueError("the engine's weights must be finite and >= 0, one a row")
+        if n == 0:
+            Wt = np.ones(1)
+        cnt = (np.bincount(Y, weights=Wt, minlength=K).astype(np.float64) if n
+               else np.zeros(K))
+    if target is not None:
+        tw = Wt[:n] if weight is not None else np.ones(n)
+        tz = Tg[:n]
+        cnt = np.array([tw.sum(), (tw * tz).sum(), (tw * tz * tz).sum()])
+    return _EngineArrays(R, O, S, Y, C, Wt, Tg, cnt)
+
+
 cdef class DepthSearch:
     """One depth-limited search: the problem's arrays, the engine's scratch, the
     result.
@@ -242,32 +295,10 @@ cdef class DepthSearch:
                   final_depth=None, long long work_limit=0, weight=None, int min_leaf=1,
                   int max_leaves=0, target=None, bint pair_sums=True,
                   EngineMemo memo=None):
-        cdef int p, n, K, d, t
-        cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
-        cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
-        cdef cnp.ndarray[int32_t, ndim=1] S = np.ascontiguousarray(col_start, dtype=np.int32)
-        cdef cnp.ndarray[int32_t, ndim=1] Y
-        cdef cnp.ndarray[double, ndim=2] C
-        cdef cnp.ndarray[double, ndim=1] Tg = np.zeros(1)
-        cdef cnp.ndarray SR
-        if target is not None:
-            # squared error: a row's "class" is its id, its target read from Tg
-            Tg = np.ascontiguousarray(target, dtype=np.float64)
-            if Tg.ndim != 1 or Tg.shape[0] != R.shape[1] or not np.all(np.isfinite(Tg)):
-                raise ValueError("the engine's targets must be finite, one a row")
-            Y = np.arange(R.shape[1], dtype=np.int32)
-            C = np.zeros((3, 3))
-            rules &= (RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER | RULE_LEAF_BUDGET
-                      | RULE_SEGMENT | RULE_LARGER_CAP)
-            if Tg.shape[0] == 0:
-                Tg = np.zeros(1)
-        else:
-            Y = np.ascontiguousarray(y, dtype=np.int32)
-            C = np.ascontiguousarray(cost, dtype=np.float64)
-        cdef cnp.ndarray[double, ndim=1] mx = np.ascontiguousarray(C.max(axis=1))
-        cdef cnp.ndarray[double, ndim=1] mn = np.ascontiguousarray(C.min(axis=1))
-        p, n = R.shape[0], R.shape[1]
-        K = C.shape[0]
+        cdef int p, n, K, t
+        arrays = _engine_arrays(rank, col_order, col_start, y, cost, weight, target)
+        p, n = arrays.rank.shape[0], arrays.rank.shape[1]
+        K = arrays.cost.shape[0]
         if K > 64:
             raise ValueError("the depth-limited engine handles at most 64 classes")
         if not 0 <= max_depth <= MAX_ENGINE_DEPTH:
@@ -278,74 +309,13 @@ cdef class DepthSearch:
                              f"got max_depth={max_depth}")
         memset(&self.e, 0, sizeof(DEngine))
         self.e.max_leaves = max_leaves if max_leaves > 0 else LEAF_CAP_NONE
-        cdef cnp.ndarray[double, ndim=1] Wt
-        if weight is None:
-            Wt = np.ones(1)
-            self._cnt = (np.bincount(Y, minlength=K).astype(np.float64) if n
-                         else np.zeros(K))
-        else:
-            Wt = np.ascontiguousarray(weight, dtype=np.float64)
-            if Wt.shape[0] != n or not np.all(np.isfinite(Wt)) or np.any(Wt < 0):
-                raise ValueError("the engine's weights must be finite and >= 0, one a row")
-            if n == 0:
-                Wt = np.ones(1)
-            self._cnt = (np.bincount(Y, weights=Wt, minlength=K).astype(np.float64) if n
-                         else np.zeros(K))
+        self._cnt = arrays.counts
         if target is not None:
-            tw = Wt[:n] if weight is not None else np.ones(n)
-            tz = Tg[:n]
-            self._cnt = np.array([tw.sum(), (tw * tz).sum(), (tw * tz * tz).sum()])
-        self._keep = (R, O, S, Y, C, mx, mn, Wt, Tg)
-        self.e.sp.n = n
-        self.e.sp.p = p
-        self.e.sp.K = K
-        self.e.sp.rank = &R[0, 0] if n and p else NULL
-        self.e.sp.col_start = &S[0]
-        self.e.sp.y = &Y[0] if n else NULL
-        self.e.sp.w = &Wt[0] if weight is not None and n else NULL
-        self.e.sp.cost = &C[0, 0]
-        self.e.sp.maxcost = &mx[0]
-        self.e.sp.mincost = &mn[0]
-        self.e.sp.pmax = float((mx - mn).max()) if K else 0.0
-        if self.e.sp.w != NULL:
-            self.e.sp.pmax *= float(Wt.max())
-        self.e.sp.lam = lam
-        self.e.sp.rules = rules
-        # the tie rule (`_depth._takes`): fewest leaves first when lam > 0; at
-        # lam = 0, the exact depth-limited problem, the canonical split order
-        # alone (the leaf first), a search that values fewer ties
-        self.e.sp.ties = lam > 0
-        self.e.sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
-        self.e.sp.min_leaf = max(min_leaf, 1)
-        self.e.sp.target = &Tg[0] if target is not None else NULL
-        if n and (target is not None or K <= 3):
-            # squared error, or at most three classes (a slot's four sums hold
-            # each class's weight and the rows), on binary columns (one split
-            # each), not too many for their pairs' sums: depth-two nodes from
-            # them (`_squares.by_sums`)
-            self.e.pairs = (pair_sums and bool(np.all(np.diff(S) <= 1))
-                            and p <= PAIR_MAX_COLUMNS)
-            # ... depth-three nodes from their triples', depth-four from their
-            # quadruples'
-            self.e.triples = self.e.pairs and p <= TRIPLE_MAX_COLUMNS
-            self.e.quads = self.e.triples and p <= QUAD_MAX_COLUMNS
-        # each column's sums count the side of its split fewer rows are on
-        # (`_squares._sum_rows`: a row adds to the pairs of the columns that
-        # count it)
-        SR = np.ascontiguousarray(2 * (R <= 0).sum(axis=1) > n if self.e.pairs
-                                  else np.zeros(max(p, 1), bool), dtype=np.uint8)
-        if SR.shape[0] == 0:
-            SR = np.zeros(1, np.uint8)
-        self.e.sums_right = <uint8_t*> cnp.PyArray_DATA(SR)
-        self._keep += (SR,)
-        off = C[~np.eye(K, dtype=bool)]
-        if (weight is None and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
-                and off[0] > 0):
-            self.e.sp.unit = float(off[0])
-            # every objective is a whole number of units when lam is one
-            ratio = lam / self.e.sp.unit
-            if abs(ratio - round(ratio)) <= 1e-9 * max(1.0, ratio):
-                self.e.sp.quantum = self.e.sp.unit
+            # of the rules, those that hold under squared error
+            rules &= (RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER | RULE_LEAF_BUDGET
+                      | RULE_SEGMENT | RULE_LARGER_CAP)
+        self._fill_space(arrays, lam, rules, min_leaf, weight is not None,
+                         target is not None, pair_sums)
         self.e.max_depth = max_depth
         self.e.final_depth = max_depth if final_depth is None else int(final_depth)
         if self.e.final_depth < max_depth:
@@ -359,22 +329,7 @@ cdef class DepthSearch:
             self.e.n_threads = 1
         self._time_limit = -1.0 if time_limit is None else float(time_limit)
         self.e.lim.memory_limit = memory_limit
-        self.e.side = <uint8_t*> calloc(max(n, 1), 1)
-        self.e.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
-        self.e.seed_value = INF
-        self.e.poll = engine_poll
-        self.e.seed_tree = <int32_t*> malloc(_heap_size(max_depth) * sizeof(int32_t))
-        self.e.lv = <DLevel*> calloc(max_depth + 1, sizeof(DLevel))
-        self.col_lb = <double*> calloc(max(p, 1), sizeof(double))
-        self.e.col_lb = self.col_lb
-        self.e.col_static = <double*> calloc(max(p, 1), sizeof(double))
-        if (self.e.side == NULL or self.e.pos == NULL or self.e.lv == NULL
-                or self.e.seed_tree == NULL or self.col_lb == NULL
-                or self.e.col_static == NULL or not _alloc_order(&self.e, p)):
-            raise MemoryError()
-        for d in range(max_depth + 1):
-            self._alloc_level(&self.e.lv[d], d, n, p, K)
-        self._make_engines(n, p, K)
+        self._alloc_engine(n, p, K)
         if memo is not None and max_leaves > 0:
             # under a leaf cap, each engine's store of the nodes searched
             self._memo = memo
@@ -385,6 +340,92 @@ cdef class DepthSearch:
         self.upper_bound = INF
         self.lower_bound = -INF
         self.solved = False
+
+    cdef _fill_space(self, arrays, double lam, int rules, int min_leaf, bint weighted,
+                     bint squared, bint pair_sums):
+        """The engine's problem (`DSpace`) from `_engine_arrays`, kept alive by
+        the search; the sums' switches (`pairs`, `triples`, `quads`) and the
+        side each column's sums count."""
+        cdef int p = arrays.rank.shape[0]
+        cdef int n = arrays.rank.shape[1]
+        cdef int K = arrays.cost.shape[0]
+        cdef DSpace* sp = &self.e.sp
+        cdef cnp.ndarray SR
+        C = arrays.cost
+        mx = np.ascontiguousarray(C.max(axis=1))
+        mn = np.ascontiguousarray(C.min(axis=1))
+        self._keep = arrays + (mx, mn)
+        sp.n = n
+        sp.p = p
+        sp.K = K
+        sp.rank = <const int32_t*> cnp.PyArray_DATA(arrays.rank) if n and p else NULL
+        sp.col_start = <const int32_t*> cnp.PyArray_DATA(arrays.col_start)
+        sp.y = <const int32_t*> cnp.PyArray_DATA(arrays.y) if n else NULL
+        sp.w = <const double*> cnp.PyArray_DATA(arrays.weight) if weighted and n else NULL
+        sp.cost = <const double*> cnp.PyArray_DATA(C)
+        sp.maxcost = <const double*> cnp.PyArray_DATA(mx)
+        sp.mincost = <const double*> cnp.PyArray_DATA(mn)
+        sp.pmax = float((mx - mn).max()) if K else 0.0
+        if sp.w != NULL:
+            sp.pmax *= float(arrays.weight.max())
+        sp.lam = lam
+        sp.rules = rules
+        # the tie rule (`_depth._takes`): fewest leaves first when lam > 0; at
+        # lam = 0, the exact depth-limited problem, the canonical split order
+        # alone (the leaf first), a search that values fewer ties
+        sp.ties = lam > 0
+        sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
+        sp.min_leaf = max(min_leaf, 1)
+        sp.target = <const double*> cnp.PyArray_DATA(arrays.target) if squared else NULL
+        if n and (squared or K <= 3):
+            # squared error, or at most three classes (a slot's four sums hold
+            # each class's weight and the rows), on binary columns (one split
+            # each), not too many for their pairs' sums: depth-two nodes from
+            # them (`_squares.by_sums`)
+            self.e.pairs = (pair_sums and bool(np.all(np.diff(arrays.col_start) <= 1))
+                            and p <= PAIR_MAX_COLUMNS)
+            # ... depth-three nodes from their triples', depth-four from their
+            # quadruples'
+            self.e.triples = self.e.pairs and p <= TRIPLE_MAX_COLUMNS
+            self.e.quads = self.e.triples and p <= QUAD_MAX_COLUMNS
+        # each column's sums count the side of its split fewer rows are on
+        # (`_squares._sum_rows`: a row adds to the pairs of the columns that
+        # count it)
+        SR = np.ascontiguousarray(2 * (arrays.rank <= 0).sum(axis=1) > n if self.e.pairs
+                                  else np.zeros(max(p, 1), bool), dtype=np.uint8)
+        if SR.shape[0] == 0:
+            SR = np.zeros(1, np.uint8)
+        self.e.sums_right = <uint8_t*> cnp.PyArray_DATA(SR)
+        self._keep += (SR,)
+        off = C[~np.eye(K, dtype=bool)]
+        if (not weighted and K > 1 and np.all(np.diag(C) == 0) and np.all(off == off[0])
+                and off[0] > 0):
+            sp.unit = float(off[0])
+            # every objective is a whole number of units when lam is one
+            ratio = lam / sp.unit
+            if abs(ratio - round(ratio)) <= 1e-9 * max(1.0, ratio):
+                sp.quantum = sp.unit
+
+    cdef _alloc_engine(self, int n, int p, int K):
+        """The main engine's scratch (its levels, side, positions, seed, the
+        root's column bounds) and the engines of a parallel root."""
+        cdef int d
+        self.e.side = <uint8_t*> calloc(max(n, 1), 1)
+        self.e.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
+        self.e.seed_value = INF
+        self.e.poll = engine_poll
+        self.e.seed_tree = <int32_t*> malloc(_heap_size(self.e.max_depth) * sizeof(int32_t))
+        self.e.lv = <DLevel*> calloc(self.e.max_depth + 1, sizeof(DLevel))
+        self.col_lb = <double*> calloc(max(p, 1), sizeof(double))
+        self.e.col_lb = self.col_lb
+        self.e.col_static = <double*> calloc(max(p, 1), sizeof(double))
+        if (self.e.side == NULL or self.e.pos == NULL or self.e.lv == NULL
+                or self.e.seed_tree == NULL or self.col_lb == NULL
+                or self.e.col_static == NULL or not _alloc_order(&self.e, p)):
+            raise MemoryError()
+        for d in range(self.e.max_depth + 1):
+            self._alloc_level(&self.e.lv[d], d, n, p, K)
+        self._make_engines(n, p, K)
 
     cdef _make_engines(self, int n, int p, int K):
         """Engines 1 .. n_workers - 1 of a parallel root: the same problem, their

@@ -157,17 +157,13 @@ cdef void _report(SSearch* s, double now) noexcept:
     bound on every tree at any moment of its search)."""
     cdef Node* r
     cdef SLevel* L = &s.lv[0]
-    cdef double lo = INF, lb
-    cdef int j
+    cdef double lo, lb
     if s.root < 0:
         return
     r = &s.memo.nodes[s.root]
     lb = r.lb
     if not r.solved and L.cands != NULL and L.nc > 0:
-        for j in range(L.nc):
-            if L.cands[j].lbl + L.cands[j].lbr < lo:
-                lo = L.cands[j].lbl + L.cands[j].lbr
-        lo = squares_node_bound(r.ub, lo)
+        lo = squares_node_bound(r.ub, _splits_least(L, L.nc))
         if lo > lb:
             lb = lo
     try:
@@ -643,6 +639,47 @@ cdef int _search_child(SSearch* s, int d, int m, SCand* cd, bint right, node_t n
     return nd.solved
 
 
+cdef double _value_at_once(SSearch* s, SLevel* L, Node* nd, int nc,
+                           int32_t* split2) noexcept nogil:
+    """The node's splits valued at once, as their candidates stand: a split
+    whose children are both exact (their leaves, or solved in the store) is
+    done and may be the node's incumbent; each split's key for the search's
+    order (`_by_key`).  Returns the best two-leaf tree's value, its split in
+    split2[0] (-1: none)."""
+    cdef double best2 = INF, v
+    cdef SCand* cd
+    cdef int j
+    split2[0] = -1
+    for j in range(nc):
+        cd = &L.cands[j]
+        v = cd.lossl + cd.lossr + 2.0 * s.lam
+        if v < best2 - TOL or (v <= best2 + TOL and cd.split < split2[0]):
+            best2 = v
+            split2[0] = cd.split
+        if _exact(s, cd.lbl, cd.lossl) and _exact(s, cd.lbr, cd.lossr):
+            cd.done = 1
+            v = cd.lbl + cd.lbr
+            if _wins(v, 2.0, cd.split, nd):
+                nd.ub = v
+                nd.best_split = cd.split
+                nd.pot = 2.0
+        L.keys[j].bound = cd.lbl + cd.lbr
+        L.keys[j].greedy = cd.lossl + cd.lossr
+        L.keys[j].split = cd.split
+        L.keys[j].idx = j
+    return best2
+
+
+cdef inline double _splits_least(const SLevel* L, int nc) noexcept nogil:
+    """The least of the node's splits' bounds (each its children's sum)."""
+    cdef double lo = INF
+    cdef int j
+    for j in range(nc):
+        if L.cands[j].lbl + L.cands[j].lbr < lo:
+            lo = L.cands[j].lbl + L.cands[j].lbr
+    return lo
+
+
 cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogil:
     """Search the node nid, whose m rows are level d's (sorted per column, its
     key at L.key), until it is solved or its bound reaches cap (or the search
@@ -651,7 +688,7 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
     cdef SLevel* L = &s.lv[d]
     cdef Node* nd = &s.memo.nodes[nid]
     cdef int nc, i, j
-    cdef double zlo, zhi, v, Q, lo, leaves, best2
+    cdef double zlo, zhi, v, Q, leaves, best2
     cdef double lb2[2]
     cdef int32_t split2
     cdef SCand* cd
@@ -666,31 +703,8 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
           else _candidates(s, L, m, zlo, zhi))
     L.nc = nc
     nd = &s.memo.nodes[nid]
-    # the splits valued at once: both children leaves
-    best2 = INF
-    split2 = -1
-    for j in range(nc):
-        cd = &L.cands[j]
-        v = cd.lossl + cd.lossr + 2.0 * s.lam
-        if v < best2 - TOL or (v <= best2 + TOL and cd.split < split2):
-            best2 = v
-            split2 = cd.split
-        if _exact(s, cd.lbl, cd.lossl) and _exact(s, cd.lbr, cd.lossr):
-            cd.done = 1
-            v = cd.lbl + cd.lbr
-            if _wins(v, 2.0, cd.split, nd):
-                nd.ub = v
-                nd.best_split = cd.split
-                nd.pot = 2.0
-        L.keys[j].bound = cd.lbl + cd.lbr
-        L.keys[j].greedy = cd.lossl + cd.lossr
-        L.keys[j].split = cd.split
-        L.keys[j].idx = j
-    lo = INF
-    for j in range(nc):
-        if L.cands[j].lbl + L.cands[j].lbr < lo:
-            lo = L.cands[j].lbl + L.cands[j].lbr
-    raise_bound(nd, squares_node_bound(nd.ub, lo))
+    best2 = _value_at_once(s, L, nd, nc, &split2)
+    raise_bound(nd, squares_node_bound(nd.ub, _splits_least(L, nc)))
     if split2 >= 0 and _wins(best2, 2.0, split2, nd):
         # the best two-leaf tree is a real tree (its children leaves, or their
         # stored trees, which are no worse)
@@ -755,11 +769,7 @@ cdef void _solve(SSearch* s, int d, node_t nid, int m, double cap) noexcept nogi
     nd = &s.memo.nodes[nid]
     # the bound the splits and the incumbent leave, whether or not the loop ran
     # to its end (a split never searched keeps its children's bounds)
-    lo = INF
-    for j in range(nc):
-        if L.cands[j].lbl + L.cands[j].lbr < lo:
-            lo = L.cands[j].lbl + L.cands[j].lbr
-    raise_bound(nd, squares_node_bound(nd.ub, lo))
+    raise_bound(nd, squares_node_bound(nd.ub, _splits_least(L, nc)))
     lower_to_incumbent(nd)
     settle(nd)
 
