@@ -8,12 +8,14 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ._core._depth_search import (MAX_ENGINE_DEPTH, MEMO_BYTES, OBJECTIVE_TOL, DepthSearch,
-                                  EngineMemo, deeper_trees_lower_bound, leaf_budget_leaves)
+from ._core._config import TOL
+from ._core._depth_search import (MAX_ENGINE_DEPTH, MEMO_BYTES, DepthSearch, EngineMemo,
+                                  deeper_trees_lower_bound, leaf_budget_leaves)
 from ._core._limits import STATUS_NAMES, clock
 from ._core._columns import PreparationStopped, row_groups
 from ._core._problem import _column_space, rank_space
 from ._core._squares_search import SquaresSearch
+from ._utils import floor_below, group_loss_floor
 
 __all__ = ["EngineSearch", "MemoShare", "SquaresGeneralSearch", "engine_space", "loss_floor",
            "MAX_ENGINE_DEPTH", "MAX_ENGINE_CLASSES"]
@@ -95,20 +97,11 @@ def loss_floor(space, group=None):
     if group is None:
         group = _row_groups(space)
     w = getattr(space, "row_weight", None)
+    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
     target = getattr(space, "target", None)
     if target is not None:
-        w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-        sums = np.zeros((int(group.max()) + 1, 3))
-        for k, v in enumerate((w, w * target, w * target * target)):
-            np.add.at(sums[:, k], group, v)
-        live = sums[:, 0] > 0
-        floor = float(np.maximum(sums[live, 2] - sums[live, 1] ** 2 / sums[live, 0],
-                                 0.0).sum())
-        return max(floor * (1.0 - 1e-9) - 1e-12, 0.0)
-    counts = np.zeros((int(group.max()) + 1, space.n_classes))
-    np.add.at(counts, (group, space.y), 1.0 if w is None else w)
-    floor = float((counts @ space.cost).min(axis=1).sum())
-    return max(floor * (1.0 - 1e-12), 0.0)
+        return floor_below(group_loss_floor(group, w, target=np.asarray(target)))
+    return floor_below(group_loss_floor(group, w, y_idx=space.y, cost=space.cost))
 
 
 class MemoShare:
@@ -397,7 +390,7 @@ class EngineSearch:
         code = 0
         for _ in range(RISE_PASSES):
             budget = lb + RISE_FRACTION * (ub - lb)
-            if not lb + OBJECTIVE_TOL < budget < ub - OBJECTIVE_TOL:
+            if not lb + TOL < budget < ub - TOL:
                 break
             s.set_time_limit(_left(limit, start))
             code = s.run(budget)
@@ -470,7 +463,7 @@ class EngineSearch:
         """Whether the tree held from a stopped run of `_rise` is better than the
         last run's (which, stopped, kept its seed)."""
         return (self._held is not None and not self._s.solved
-                and self._held[0] < self._s.upper_bound - OBJECTIVE_TOL)
+                and self._held[0] < self._s.upper_bound - TOL)
 
     @property
     def upper_bound(self):
@@ -653,7 +646,7 @@ class SquaresGeneralSearch:
         """Whether the tree returned is the seed's (the engine's): the root found
         none better."""
         return (self._stage is not None and not self._s.root_solved
-                and not self._s.upper_bound < self._stage.upper_bound - 1e-12)
+                and not self._s.upper_bound < self._stage.upper_bound - TOL)
 
     @property
     def solved(self):

@@ -36,7 +36,8 @@ from ._engine import MemoShare
 from ._path import _PATH_TOL, RegularizationPath, _check_lambda, _Fit, check_task
 from ._plot import draw_front
 from ._regressor import FastSmallTreeRegressor
-from ._utils import check_row_weights, fit_params, prepare_fit, warn_at_caller
+from ._utils import (check_row_weights, fit_params, floor_below, group_loss_floor,
+                     prepare_fit, warn_at_caller)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["LeavesFront", "leaves_front"]
@@ -321,8 +322,9 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
         out = _Fit(lam, est)
         log.append((k, out.loss, bool(est.optimal_), time.perf_counter() - t0))
         # at lam = 0 the bound is on the loss itself; no tree of one leaf loses
-        # less than the single leaf's least loss
-        lower = data.leaf * (1.0 - 1e-12) if k == 1 else float(est.lower_bound_)
+        # less than the single leaf's least loss (its tree's loss, to within a
+        # rounding: `_tighten` takes the lesser)
+        lower = data.leaf if k == 1 else float(est.lower_bound_)
         return out, lower
 
     most = None if max_depth is None else 2 ** int(max_depth)
@@ -454,16 +456,10 @@ def _loss_floor(X32, w, y_idx=None, cost=None, target=None):
     nan = np.isnan(X32)
     key = np.hstack([np.where(nan, 0.0, X32).astype(np.float64), nan.astype(np.float64)])
     group = np.unique(key, axis=0, return_inverse=True)[1].reshape(-1)
-    live = w > 0
     if target is not None:
-        ws = np.bincount(group, weights=w, minlength=group.max() + 1)
-        mean_g = np.bincount(group, weights=w * target) / np.where(ws > 0, ws, 1.0)
-        within = float((w[live] * (target[live] - mean_g[group[live]]) ** 2).sum())
+        live = w > 0
         mean = (w[live] * target[live]).sum() / w[live].sum()
         total = float((w[live] * (target[live] - mean) ** 2).sum())
-        floor = within / total if total > 0 else 0.0
-    else:
-        counts = np.zeros((int(group.max()) + 1, cost.shape[0]))
-        np.add.at(counts, (group, y_idx), w)
-        floor = float((counts @ cost).min(axis=1).sum() / w.sum())
-    return max(floor * (1.0 - 1e-9) - 1e-12, 0.0)
+        within = group_loss_floor(group, w, target=target)
+        return floor_below(within / total if total > 0 else 0.0)
+    return floor_below(group_loss_floor(group, w, y_idx=y_idx, cost=cost) / w.sum())

@@ -4,6 +4,7 @@ general search for the time left, read as one search (`fst._plan` builds it)."""
 import time
 
 from ._core._columns import PreparationStopped
+from ._core._config import TOL
 from ._core._limits import STATUS_NAMES
 from ._engine import _INTERRUPTED
 from ._fallbacks import DPDT_TIME_SHARE, FALLBACK_DEPTH, FALLBACK_TIME_SHARE
@@ -195,7 +196,7 @@ class LeafBudgetSearch:
                 return r
         best = runs[0]
         for r in runs[1:]:
-            if r.upper_bound < best.upper_bound - 1e-12:
+            if r.upper_bound < best.upper_bound - TOL:
                 best = r
         return best
 

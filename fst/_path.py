@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from ._classifier import FastSmallTreeClassifier
+from ._core._config import TOL
 from ._regressor import FastSmallTreeRegressor
 from ._plot import draw_front
 from ._utils import check_class_weight, check_cost_matrix, fit_params, warn_at_caller
@@ -25,9 +26,10 @@ from .exceptions import NotCertifiedWarning
 
 __all__ = ["RegularizationPath", "regularization_path"]
 
-# Two objectives closer than this are equal on the path (the search's own
-# tolerance is 1e-10; a breakpoint is exact to within this over the slopes).
-_PATH_TOL = 1e-9
+# Two objectives closer than this are equal on the path: each fit's objective is
+# within a few of the search's TOL of the optimum, and a breakpoint is exact to
+# within this over the slopes.
+_PATH_TOL = 10 * TOL
 
 
 class DeadlinePassed(Exception):

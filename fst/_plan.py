@@ -26,7 +26,7 @@ from ._fallbacks import (DPDT_TIME_SHARE, FALLBACK_DEPTH, FALLBACK_TIME_SHARE,
 from ._leaf_budget import (LEAF_BUDGET_DEPTH, LEAF_BUDGET_LAST_SHARE,
                            LEAF_BUDGET_TIME_SHARE, LeafBudgetSearch)
 from ._spaces import binary_flips, search_space, squares_general_pays
-from ._utils import min_leaf_rows
+from ._utils import floor_below, min_leaf_rows
 
 __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan"]
 
@@ -443,8 +443,7 @@ def creation_bound(problem, lam, max_depth):
     leaf = float((counts @ problem.cost).min()) + lam
     if max_depth == 0 or problem.n_rows <= 1:
         return leaf
-    floor = float(counts @ problem.mincost) + float(np.sum(problem.row_excess))
-    floor = float(np.nextafter(floor, -np.inf))   # a rounding may not raise it
+    floor = floor_below(float(counts @ problem.mincost) + float(np.sum(problem.row_excess)))
     return min(leaf, floor + 2.0 * lam)
 
 

@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ._core._config import TOL
 from ._core._limits import STATUS_NAMES, process_rss
 from ._export import tree_text
 from .exceptions import ConstantTreeWarning, NotCertifiedWarning
@@ -409,8 +410,39 @@ def progress_printer(lam):
 
 
 # Agreement required between a search's value and its exported tree re-scored on
-# the training data (sums of the same terms in another order).
-RESCORE_TOL = 1e-9
+# the training data: sums of the same terms in another order, each within TOL
+# of the other's objective when the search's comparisons chain (threshold
+# exchange along a column: docs/how_it_works.md, "Invariants and the
+# tolerance"), so a few TOL apart.
+RESCORE_TOL = 10 * TOL
+
+
+def floor_below(x):
+    """x taken a little low (by a relative 1e-9 and 1e-12), never below 0: the
+    one margin of every loss floor and bound computed in Python from sums that
+    the search's own, in another order, could exceed by a rounding."""
+    return max(x * (1.0 - 1e-9) - 1e-12, 0.0)
+
+
+def group_loss_floor(group, w, y_idx=None, cost=None, target=None):
+    """The equivalent-points floor: rows with identical features (the same
+    `group`) reach the same leaf of every tree, so each group costs at least
+    its cheapest label (`cost[k, j]` of a unit weight of class `y_idx` labelled
+    j), or under squared error (`target` given) its weighted squared error
+    about its own weighted mean.  The sum over the groups, unscaled and exact
+    up to rounding (callers scale it and take it `floor_below`).  w: each row's
+    weight (> 0 rows only count)."""
+    group = np.asarray(group).reshape(-1)
+    n_groups = int(group.max()) + 1 if group.size else 0
+    if target is not None:
+        ws = np.bincount(group, weights=w, minlength=n_groups)
+        mean = np.bincount(group, weights=w * target, minlength=n_groups) / np.where(
+            ws > 0, ws, 1.0)
+        live = w > 0
+        return float((w[live] * (target[live] - mean[group[live]]) ** 2).sum())
+    counts = np.zeros((n_groups, cost.shape[0]))
+    np.add.at(counts, (group, y_idx), w)
+    return float((counts @ cost).min(axis=1).sum()) if n_groups else 0.0
 
 # What a NotCertifiedWarning suggests, by the stop.
 HOW_TO_GO_ON = {
@@ -501,7 +533,7 @@ class CertificateMixin:
     def _adopt_if_better(self, est, objective, name):
         """Return `est` (a fallback tree of `objective`) instead when it is
         better; ``search_stats_['incumbent']`` names it."""
-        if objective < self.objective_ - 1e-12:
+        if objective < self.objective_ - TOL:
             self.estimator_ = est
             self.n_leaves_ = int(est.tree_.n_leaves)
             self.objective_ = objective

@@ -11,6 +11,21 @@ strategy bits.
 #   the same certified optimum (the oracle tests run the extremes).
 """
 
+from ._typedefs cimport TOL as TOL_C
+from ._ties cimport tie_key as _tie_key
+
+# The tolerance of every comparison of objectives (`_typedefs.TOL`): two
+# objectives within it are equal, and the tie rule decides between them.
+TOL = TOL_C
+
+
+def tie_key(leaves, split, count_leaves):
+    """fst's tie rule as a key (`_ties.tie_key`): among trees whose objectives
+    are within TOL, the least key (fewest leaves when `count_leaves`, then the
+    lowest root split id, -1 for the leaf) is the tree fst returns."""
+    return _tie_key(leaves, split, count_leaves)
+
+
 RULES = {"equivalent": RULE_EQUIVALENT, "support": RULE_SUPPORT, "segment": RULE_SEGMENT,
          "superset": RULE_SUPERSET, "exchange": RULE_EXCHANGE, "transfer": RULE_TRANSFER,
          "pairs": RULE_PAIRS, "capacity": RULE_CAPACITY, "worth": RULE_WORTH,

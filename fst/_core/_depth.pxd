@@ -4,6 +4,7 @@
 from libc.string cimport memcpy
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL
+from ._ties cimport tie_wins
 from ._limits cimport Limits
 from ._context cimport fst_shared_t
 from ._rowpass cimport DSpace
@@ -222,19 +223,11 @@ cdef double _solve(DEngine* e, int d, const int32_t* ord, int m, const double* c
 
 cdef inline bint _wins(const DSpace* sp, double v, int leaves, int32_t split, double best,
                        int best_leaves, int32_t best_split, bint seeded) noexcept nogil:
-    """The tie rule between a tree rooted at `split` (value v, `leaves` leaves)
-    and a node's best (best_split, -1 for the leaf; `seeded`: the root's seed
-    not yet valued, `_takes`): better by more than TOL; or within TOL with
-    fewer leaves (with sp.ties; without, leaves are not compared), or as many
-    and a lower root split (the leaf is kept against an equal split, and the
-    seed gives way to its own root split valued here)."""
-    if v < best - TOL:
-        return True
-    if v > best + TOL or best_split < 0:
-        return False
-    if sp.ties and leaves != best_leaves:
-        return leaves < best_leaves
-    return split < best_split or (seeded and split == best_split)
+    """fst's tie rule (`_ties.tie_wins`) between a tree rooted at `split` (value
+    v, `leaves` leaves) and a node's best (best_split, -1 for the leaf;
+    `seeded`: the root's seed not yet valued, `_takes`), leaves counted with
+    sp.ties."""
+    return tie_wins(v, leaves, split, best, best_leaves, best_split, sp.ties, seeded)
 
 
 cdef inline bint _takes(const DSpace* sp, DLevel* L, double v, int leaves, double best,

@@ -44,8 +44,6 @@ QUAD_MAX_COLUMNS = 64
 # The bytes of the stores of searched nodes under a leaf cap (`_depth_memo`)
 # without a memory limit, shared by the engines.
 MEMO_BYTES = 1 << 30
-# The tolerance of every comparison of objectives (`_typedefs.TOL`).
-OBJECTIVE_TOL = TOL
 
 
 def leaf_budget_leaves(double budget, double floor, double lam):
@@ -744,11 +742,11 @@ cdef class DepthSearch:
         return code
 
     cdef int64_t _tie_key(self, DEngine* x):
-        """(leaves, root split id, still the seed) of an engine's tree as one
-        number (the leaf: one leaf, id -1): among equal answers the least is the
-        serial search's (`_takes`); an engine that kept the seed unvalued gives
-        way to the one that valued its root split (its subtrees are this
-        depth's)."""
+        """An engine's tree's `_ties.tie_key` (leaves counted with sp.ties, root
+        split id; the leaf: one leaf, id -1) packed in one number, with whether
+        it is still the seed: among equal answers the least is the serial
+        search's (`_takes`); an engine that kept the seed unvalued gives way to
+        the one that valued its root split (its subtrees are this depth's)."""
         cdef DLevel* L = &x.lv[x.max_depth]
         return (((<int64_t> L.best_leaves << 40) if x.sp.ties else 0)
                 + ((<int64_t> L.best[0] + 1) << 1) + (1 if L.seeded else 0))

@@ -35,6 +35,7 @@ from ._problem import distinct_columns
 from ._limits cimport (RUNNING, STOP_INTERRUPT, fst_now, fst_process_rss, limits_start,
                        limits_gather)
 from ._config cimport STRATEGY_CLASS_PREFIX, config_from_dict
+from ._ties cimport tie_key
 from ._context cimport (Ctx, Stats, fst_shared_t, fst_shared_set_stop,
                         fst_shared_incumbent, fst_load_double)
 from ._schedule cimport schedule_run
@@ -453,8 +454,8 @@ cdef class Search:
                 if one is None:
                     return          # a memory stop: the recorded tree
                 # (at lam = 0 leaves are not compared: `_choose`)
-                if one[0] > 0 and (best is None or (one[:2] < best[0][:2] if self.c.cfg.lam > 0
-                                                    else one[1] < best[0][1])):
+                if one[0] > 0 and (best is None or tie_key(one[0], one[1], self.c.cfg.lam > 0)
+                                   < tie_key(best[0][0], best[0][1], self.c.cfg.lam > 0)):
                     best = (one, t)
             if best is not None:
                 (_, self.canon_root, self.canon_left, self.canon_right), self.main = best
@@ -532,7 +533,8 @@ cdef class Search:
                 stack.append([rid, None, 0, (0, -2, -1, -1)])
                 continue
             leaves = memo[lid][0] + memo[rid][0]
-            if not best[0] or leaves < best[0]:
+            if not best[0] or tie_key(leaves, s, leaves_count) < tie_key(best[0], best[1],
+                                                                      leaves_count):
                 f[3] = (leaves, s, lid, rid)
             f[2] += 1
         return root[3]

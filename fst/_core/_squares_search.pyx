@@ -26,6 +26,7 @@ import numpy as np
 cimport numpy as cnp
 
 from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t, TOL, INF
+from ._ties cimport tie_wins
 from ._bitset cimport bs_hash, bs_rows, bs_set, bs_andnot
 from ._memo cimport Memo, Node, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._limits cimport (Limits, limits_start, limits_tick, fst_now,
@@ -314,17 +315,9 @@ cdef node_t _new_node(SSearch* s, const word_t* key, uint64_t h, const int32_t* 
 
 
 cdef inline bint _wins(double v, double leaves, int32_t split, const Node* nd) noexcept nogil:
-    """The tie rule: a tree of value v, `leaves` leaves and root `split` replaces
-    the node's incumbent when better by more than TOL, or within TOL with fewer
-    leaves, or as many and a lower root split (the leaf is kept against an
-    equal split: it has the fewest)."""
-    if v < nd.ub - TOL:
-        return True
-    if v > nd.ub + TOL or nd.best_split < 0:
-        return False
-    if leaves != nd.pot:
-        return leaves < nd.pot
-    return split < nd.best_split
+    """fst's tie rule (`_ties.tie_wins`, leaves counted: lam > 0 here): a tree of
+    value v, `leaves` leaves and root `split` against the node's incumbent."""
+    return tie_wins(v, <int> leaves, split, nd.ub, <int> nd.pot, nd.best_split, True, False)
 
 
 cdef int _candidates(SSearch* s, SLevel* L, int m, double zlo, double zhi) noexcept nogil:
@@ -653,7 +646,7 @@ cdef double _value_at_once(SSearch* s, SLevel* L, Node* nd, int nc,
     for j in range(nc):
         cd = &L.cands[j]
         v = cd.lossl + cd.lossr + 2.0 * s.lam
-        if v < best2 - TOL or (v <= best2 + TOL and cd.split < split2[0]):
+        if tie_wins(v, 2, cd.split, best2, 2, split2[0], True, False):
             best2 = v
             split2[0] = cd.split
         if _exact(s, cd.lbl, cd.lossl) and _exact(s, cd.lbr, cd.lossr):
