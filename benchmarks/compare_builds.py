@@ -17,7 +17,15 @@ that both see the same machine.  Suites:
 * ``quantbnb``: the twelve quantbnb training sets at ``max_depth`` 2 and 3,
   penalties 0.01 and 0;
 * ``dpdt``: DPDTClassifier on the twelve quantbnb sets at depth 3 (and at depth
-  5 with the greedy tail from depth 3), its whole front and every tree compared.
+  5 with the greedy tail from depth 3), its whole front and every tree compared;
+* ``regression``: FastSmallTreeRegressor on diabetes and 500 rows of
+  ``make_friedman1``, raw (continuous) and binarised at quartiles (binary
+  columns), at ``max_depth`` 2 and 3 (penalties 0 and 0.01), without it
+  (penalties 0.05 and 0.02) and under ``max_leaf_nodes=5`` at penalty 0;
+* ``front``: ``leaves_front`` to six leaves on monk_1, monk_2, monk_3,
+  car_evaluation and iris, to five on 125 rows of continuous synthetic data, and
+  the regressor's to four on diabetes: every count's tree, loss, bound and
+  certificate.
 
 A problem that does not certify is stopped by a work limit (the search's
 machine-free clock, ``--work-limit``), not by time, so that both builds stop at the
@@ -43,16 +51,22 @@ TESTS = os.path.join(HERE, "..", "tests")
 UNSTABLE = {"seconds", "peak_rss_bytes", "threads", "memory_limit"}
 # work limits (the search's clock: about 2e9 a second on the bitset search) at which
 # an uncertified problem is stopped
-WORK_LIMIT = {"gosdt14": 5e10, "quantbnb": 2e9, "oracle": 1e9, "dpdt": 0}
+WORK_LIMIT = {"gosdt14": 5e10, "quantbnb": 2e9, "oracle": 1e9, "dpdt": 0,
+              "regression": 1e6, "front": 0}
+REGRESSION_SETS = ["diabetes", "friedman1", "diabetes-binary", "friedman1-binary"]
+REGRESSION_SETTINGS = [(2, None, 0.0), (2, None, 0.01), (3, None, 0.0), (3, None, 0.01),
+                       (None, None, 0.05), (None, None, 0.02), (None, 5, 0.0)]
+FRONT_SETS = ["monk_1", "monk_2", "monk_3", "car_evaluation", "iris", "continuous125",
+              "diabetes"]
 QUANTBNB_NAMES = ["bank", "bidding", "fault", "htru", "magic", "occupancy", "page",
                   "raisin", "rice", "room", "segment", "wilt"]
 
 
-def _fit_record(X, y, params, overrides, fit_kw=None):
+def _fit_record(X, y, params, overrides, fit_kw=None, regressor=False):
     """Fit with `params` and the private overrides; the record to compare."""
-    from fst import FastSmallTreeClassifier
+    from fst import FastSmallTreeClassifier, FastSmallTreeRegressor
 
-    clf = FastSmallTreeClassifier(**params)
+    clf = (FastSmallTreeRegressor if regressor else FastSmallTreeClassifier)(**params)
     clf._overrides = dict(overrides)
     _legacy_hooks(clf, overrides)
     t0 = time.perf_counter()
@@ -112,6 +126,62 @@ def _oracle_problems():
         yield f"continuous-{seed}-bitset", X, y, p, {"depth_engine": False}, None
 
 
+def _regression_data(name):
+    """diabetes or 500 rows of make_friedman1, raw or ("-binary") one 0/1
+    column a quartile of each column."""
+    from sklearn.datasets import load_diabetes, make_friedman1
+
+    base = name.replace("-binary", "")
+    if base == "diabetes":
+        X, y = load_diabetes(return_X_y=True)
+    else:
+        X, y = make_friedman1(n_samples=500, noise=1.0, random_state=0)
+    if name.endswith("-binary"):
+        cols = [X[:, j] <= q for j in range(X.shape[1])
+                for q in np.unique(np.quantile(X[:, j], [0.25, 0.5, 0.75]))]
+        X = np.column_stack(cols).astype(float)
+    return X, y
+
+
+def _front_record(name):
+    """leaves_front on one set: every count's tree, loss, bound and certificate."""
+    from fst import leaves_front
+
+    kw = {}
+    if name == "iris":
+        from sklearn.datasets import load_iris
+        X, y = load_iris(return_X_y=True)
+        K = 6
+    elif name == "continuous125":
+        from sklearn.datasets import make_classification
+        X, y = make_classification(2000, n_features=8, n_informative=5, n_redundant=1,
+                                   flip_y=0.05, class_sep=0.8, random_state=0)
+        keep = np.random.default_rng(0).permutation(len(y))[:125]
+        X, y, K = X[keep], y[keep], 5
+    elif name == "diabetes":
+        X, y = _regression_data("diabetes")
+        K, kw = 4, {"task": "regression"}
+    else:
+        sys.path.insert(0, HERE)
+        from _data import load_gosdt14
+        X, y = load_gosdt14(name)
+        K = 6
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        front = leaves_front(X, y, max_leaf_nodes=K, time_limit=None, **kw)
+    seconds = time.perf_counter() - t0
+    digest = hashlib.sha1()
+    for est in front.trees_:
+        _tree_digest(est, digest)
+    f = front.front_
+    loss = [float(v) for v in f["loss"]]
+    bound = [float(v) for v in f["lower_bound"]]
+    return {"objective": loss, "lower_bound": bound, "optimal": bool(front.optimal_),
+            "status": "optimal" if front.optimal_ else "stopped",
+            "tree": digest.hexdigest(), "stats": {}, "seconds": seconds}
+
+
 def _tree_digest(est, digest):
     t = est.tree_
     for a in (t.feature, t.threshold, t.children_left, t.children_right, t.value):
@@ -164,6 +234,19 @@ def _worker(suite, spec, work_limit):
         r = _dpdt_record(X, y, params)
         r["problem"] = spec
         return [r]
+    if suite == "regression":
+        name, depth, cap, lam = spec.split(":")
+        X, y = _regression_data(name)
+        params = dict(regularization=float(lam),
+                      max_depth=None if depth == "none" else int(depth),
+                      max_leaf_nodes=None if cap == "none" else int(cap))
+        r = _fit_record(X, y, params, {"work_limit": int(work_limit)}, regressor=True)
+        r["problem"] = spec
+        return [r]
+    if suite == "front":
+        r = _front_record(spec)
+        r["problem"] = spec
+        return [r]
     if suite == "gosdt14":
         from _data import load_gosdt14
 
@@ -199,6 +282,13 @@ def _tasks(suites):
                 for depth in (2, 3):
                     for name in QUANTBNB_NAMES:
                         yield suite, f"{name}:{depth}:{lam}"
+        elif suite == "regression":
+            for name in REGRESSION_SETS:
+                for depth, cap, lam in REGRESSION_SETTINGS:
+                    yield suite, f"{name}:{depth or 'none'}:{cap or 'none'}:{lam}"
+        elif suite == "front":
+            for name in FRONT_SETS:
+                yield suite, name
         elif suite == "dpdt":
             for depth in (3, 5):
                 for name in QUANTBNB_NAMES:
