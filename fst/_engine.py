@@ -4,7 +4,9 @@ estimator reads (`run`, `extract`, `upper_bound`, `lower_bound`, `solved`,
 `stats`)."""
 import hashlib
 import time
+from dataclasses import dataclass
 from types import SimpleNamespace
+from typing import Optional
 
 import numpy as np
 
@@ -17,7 +19,7 @@ from ._core._problem import _column_space, rank_space
 from ._core._squares_search import SquaresSearch
 from ._utils import floor_below, group_loss_floor
 
-__all__ = ["EngineSearch", "MemoShare", "SquaresGeneralSearch", "engine_space", "loss_floor",
+__all__ = ["EngineSearch", "EngineSpace", "MemoShare", "SquaresGeneralSearch", "engine_space", "loss_floor",
            "MAX_ENGINE_DEPTH", "MAX_ENGINE_CLASSES"]
 
 # The stop code of Ctrl-C (`fst._core._limits.STATUS_NAMES`).
@@ -44,29 +46,58 @@ RISE_PASSES = 4
 RISE_FRACTION = 0.25
 
 
+@dataclass(frozen=True)
+class EngineSpace:
+    """The split space of the engine (and of the squares search): per column
+    the rows' value ranks and the rows sorted by rank, the thresholds and the
+    split numbering of `build_problem`, with the rows' classes and costs (or
+    targets) and weights.  Made by `engine_space`; a changed copy by
+    `dataclasses.replace`.  Memory O(rows x columns)."""
+    row_rank: np.ndarray        # (p, n) int32: each row's value rank on each column
+    col_order: np.ndarray       # (p, n) int32: the rows by rank (ties by row index)
+    thresholds: np.ndarray      # float64 midpoints, +inf for "finite left, NaN right"
+    split_col: np.ndarray       # each split's column
+    col_start: np.ndarray       # (p + 1,): split k of column j is col_start[j] + k
+    n_splits: int
+    n_ranks: np.ndarray         # each column's distinct ranks
+    n_rows: int
+    n_features: int
+    n_classes: int
+    y: np.ndarray               # (n,) int32: each row's class
+    cost: np.ndarray            # (K, K): cost of class k labelled j, divided by n
+    mincost: np.ndarray         # (K,): each class's least cost
+    # equivalent rows are not grouped: no excess above the floor is counted (the
+    # creation bound of a stopped fit stays valid, only less tight)
+    row_excess: np.ndarray
+    # each row's weight, scaled to a mean of one (None: each weighs 1)
+    row_weight: Optional[np.ndarray] = None
+    # squared error: each row's scaled target (None: classification)
+    target: Optional[np.ndarray] = None
+    # each split searched on its column negated (`_spaces.binary_flips`; None:
+    # none), its threshold already negated: its tree is written on the raw
+    # column with its children exchanged (`walk_tree`)
+    flipped_split: Optional[np.ndarray] = None
+
+
 def engine_space(ranked, y, n_classes, cost):
-    """The split space of the engine on the rows whose columns are ranked in
-    `ranked` (`fst._core._problem.rank_space`, or the float32 X to rank): per
-    column the rows' value ranks and the rows sorted by rank, the thresholds
-    (float32 midpoints, +inf for "finite left, NaN right"), the split columns
-    and starts, as `build_problem` numbers them; y the class of each row; cost
-    (n_classes, n_classes) not yet divided by n. Memory O(rows x columns)."""
+    """The `EngineSpace` of the rows whose columns are ranked in `ranked`
+    (`fst._core._problem.rank_space`, or the float32 X to rank): per column the
+    rows' value ranks and the rows sorted by rank, the thresholds (float32
+    midpoints, +inf for "finite left, NaN right"), the split columns and starts,
+    as `build_problem` numbers them; y the class of each row; cost (n_classes,
+    n_classes) not yet divided by n, without row weights (`replace` adds them)."""
     if isinstance(ranked, np.ndarray):
         ranked = rank_space(ranked)
     p, n = ranked.row_rank.shape
-    pr = SimpleNamespace()
-    _column_space(pr, ranked, None)
-    pr.n_ranks = ranked.n_ranks
-    pr.n_rows = n
-    pr.n_features = p
-    pr.n_classes = int(n_classes)
-    pr.y = np.ascontiguousarray(np.asarray(y, dtype=np.int32))
-    pr.cost = np.ascontiguousarray(np.asarray(cost, dtype=np.float64) / max(n, 1))
-    pr.mincost = pr.cost.min(axis=1)
-    # equivalent rows are not grouped: no excess above the floor is counted (the
-    # creation bound of a stopped fit stays valid, only less tight)
-    pr.row_excess = np.zeros(0)
-    return pr
+    cols = SimpleNamespace()
+    _column_space(cols, ranked, None)
+    cost = np.ascontiguousarray(np.asarray(cost, dtype=np.float64) / max(n, 1))
+    return EngineSpace(
+        row_rank=cols.row_rank, col_order=cols.col_order, thresholds=cols.thresholds,
+        split_col=cols.split_col, col_start=cols.col_start, n_splits=int(cols.n_splits),
+        n_ranks=ranked.n_ranks, n_rows=n, n_features=p, n_classes=int(n_classes),
+        y=np.ascontiguousarray(np.asarray(y, dtype=np.int32)), cost=cost,
+        mincost=cost.min(axis=1), row_excess=np.zeros(0))
 
 
 def _row_groups(space):
@@ -96,11 +127,9 @@ def loss_floor(space, group=None):
         return 0.0
     if group is None:
         group = _row_groups(space)
-    w = getattr(space, "row_weight", None)
-    w = np.ones(n) if w is None else np.asarray(w, dtype=np.float64)
-    target = getattr(space, "target", None)
-    if target is not None:
-        return floor_below(group_loss_floor(group, w, target=np.asarray(target)))
+    w = np.ones(n) if space.row_weight is None else np.asarray(space.row_weight, dtype=np.float64)
+    if space.target is not None:
+        return floor_below(group_loss_floor(group, w, target=np.asarray(space.target)))
     return floor_below(group_loss_floor(group, w, y_idx=space.y, cost=space.cost))
 
 
@@ -126,7 +155,7 @@ def _problem_key(space, config):
     h = hashlib.blake2b(digest_size=16)
     # (the rows' order on each column follows from their ranks)
     for a in (space.row_rank, space.col_start, space.y, space.cost,
-              getattr(space, "row_weight", None), getattr(space, "target", None)):
+              space.row_weight, space.target):
         if a is None:
             h.update(b"none")
         else:
@@ -218,8 +247,8 @@ class EngineSearch:
         self._lb = None
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
                       space.cost, float(config["regularization"]))
-        self._weight = getattr(space, "row_weight", None)
-        self._target = getattr(space, "target", None)
+        self._weight = space.row_weight
+        self._target = space.target
         self._rules = int(config["rules"])
         self._time_limit = config["time_limit"]
         self._last_time_limit = last_time_limit
@@ -568,7 +597,7 @@ def walk_tree(space, split_at):
     # a split on a column searched negated (`_spaces.binary_flips`) is written on
     # the raw column: its engine's left side (the raw values above the
     # threshold) becomes the right child
-    flipped = getattr(space, "flipped_split", None)
+    flipped = space.flipped_split
     stack = [(0, np.arange(space.n_rows, dtype=np.intp), 0, -1, 0)]
     while stack:
         pos, r, level, parent, is_right = stack.pop()
@@ -612,7 +641,7 @@ class SquaresGeneralSearch:
             self._stage = stage
         self._s = SquaresSearch(
             space.row_rank, space.col_order, space.col_start, space.target,
-            getattr(space, "row_weight", None), _row_groups(space),
+            space.row_weight, _row_groups(space),
             float(config["regularization"]), int(config["rules"]),
             min_leaf=int(config.get("min_leaf", 1)), time_limit=config["time_limit"],
             memory_limit=int(config["memory_limit"] or 0),

@@ -8,6 +8,7 @@ general search, `fst._core._solver.Search`, and the depth-limited engine,
 (`fst._core._config.make_config`) and read through one interface: `run`,
 `extract`, `upper_bound`, `lower_bound`, `solved`, `stats`, `set_reporter`.
 """
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -450,7 +451,13 @@ def creation_bound(problem, lam, max_depth):
 class RegressionPlan(_Plan):
     """One FastSmallTreeRegressor fit's search (the depth-limited engine under
     squared error) and what surrounds it: the rows it searches (those of
-    positive weight), their scaled targets, the fallback tree."""
+    positive weight), their scaled targets, the fallback tree.  `engine`: the
+    depth-limited engine's search (the search itself, or the first of the
+    searches run by leaf budget)."""
+
+    def __init__(self, space, search, config, params, deadline=None, engine=None):
+        super().__init__(space, search, config, params, deadline)
+        self.engine = search if engine is None else engine
 
     def run(self):
         return self.search.run()
@@ -475,7 +482,7 @@ class RegressionPlan(_Plan):
 
         p = self._params
         max_leaves = p["max_leaf_nodes"]
-        engine = getattr(self.search, "stage", self.search)
+        engine = self.engine
         if max_leaves is None and engine.unlimited:
             if not (engine.stats_ready and np.isfinite(self.search.upper_bound)):
                 return
@@ -517,16 +524,16 @@ def plan_regression(X, y, row_weight, moments, params, overrides, memory_limit,
     ranked = rank_space(X_search, -1.0 if deadline is None else deadline)
     flipped = binary_flips(ranked) if own.get("flip_binary", True) else None
     space = engine_space(ranked, np.zeros(n, dtype=np.int32), 3, np.zeros((3, 3)))
+    space = replace(space, row_weight=w, target=(y_search - mean) / np.sqrt(n * var),
+                    n_splits=int(column_split_counts(ranked.values).sum()))
     if flipped is not None:
         # the tree is searched on the flipped columns and written on the raw ones:
         # each flipped split's threshold negated (the same midpoint) and its
         # children exchanged (`walk_tree`)
-        space.flipped_split = flipped[space.split_col]
-        space.thresholds = np.where(space.flipped_split, -space.thresholds,
-                                    space.thresholds)
-    space.row_weight = w
-    space.target = (y_search - mean) / np.sqrt(n * var)
-    space.n_splits = int(column_split_counts(ranked.values).sum())
+        split_flipped = flipped[space.split_col]
+        space = replace(space, flipped_split=split_flipped,
+                        thresholds=np.where(split_flipped, -space.thresholds,
+                                            space.thresholds))
     time_limit = _searches_time_limit(params, deadline)
     unlimited = (max_depth is None or max_depth > MAX_ENGINE_DEPTH
                  or (max_leaves is not None and max_depth >= max_leaves - 1))
@@ -564,6 +571,7 @@ def plan_regression(X, y, row_weight, moments, params, overrides, memory_limit,
         search = LeafBudgetSearch(stage, general, time_limit,
                                   probe=own.get("leaf_budget_probe", False),
                                   work_limit=config["work_limit"], reserve=DPDT_TIME_SHARE)
+        return RegressionPlan(space, search, config, params, deadline, engine=stage)
     else:
         # the engine alone: under max_depth or max_leaf_nodes, or without them
         # on continuous columns (or where the general search's store would not

@@ -3,6 +3,7 @@ row bitsets (as many thresholds as the memory limit leaves room for), the
 depth-limited engine's sorted columns, the classes of a weighted fit, the
 regressor's flipped binary columns, and where each search pays.  The planner
 (`fst._plan`) chooses among them."""
+from dataclasses import replace
 from types import SimpleNamespace
 
 import numpy as np
@@ -122,12 +123,11 @@ def search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory
     def engine_problem():
         # rows ranked and sorted per column, each row's own weight: no bitsets
         pr = engine_space(ranked, y_rows, n_classes, weighted_cost)
-        pr.row_weight = None
         if w_rows is not None:
             # a row of weight w and class c costs w * weighted_cost[c, j] / sum(w):
             # the space divides by its row count, so the weights are scaled to
             # a mean of one
-            pr.row_weight = w_rows * (len(w_rows) / w_rows.sum())
+            pr = replace(pr, row_weight=w_rows * (len(w_rows) / w_rows.sum()))
         return pr, (np.arange(n_classes), weights, w_rows)
 
     stage = stage_classes = None
