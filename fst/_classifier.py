@@ -6,15 +6,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 
-from ._core._columns import PreparationStopped
 from ._core._limits import clock
 from ._export import build_estimator
 from ._plan import plan_fit
 from ._spaces import split_space_bytes
-from ._utils import (PROGRESS_SECONDS, RESCORE_TOL, CertificateMixin,
-                     NativeClassifierMixin, check_shared_params, fit_params,
-                     min_leaf_rows, obeys_min_leaf, prepare_fit, progress_printer,
-                     resolve_memory_limit, shared_constraints, warn_at_caller)
+from ._utils import (RESCORE_TOL, CertificateMixin, NativeClassifierMixin,
+                     check_shared_params, fit_params, min_leaf_rows, obeys_min_leaf,
+                     prepare_fit, resolve_memory_limit, shared_constraints, warn_at_caller)
 from .exceptions import NotCertifiedWarning
 
 __all__ = ["FastSmallTreeClassifier"]
@@ -247,25 +245,15 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
                 "is unbounded and may take very long; set max_depth or a positive "
                 "regularization.", UserWarning)
         memory_limit = resolve_memory_limit(self.memory_limit, type(self).__name__)
-        try:
-            plan = plan_fit(data, fit_params(self, regularization=lam),
-                            getattr(self, "_overrides", None), memory_limit, started)
-        except PreparationStopped as stop:
-            self._stopped_unsearched(data, lam, stop.code, started, memory_limit)
+        plan = self._plan_and_search(
+            lam,
+            lambda: plan_fit(data, fit_params(self, regularization=lam),
+                             getattr(self, "_overrides", None), memory_limit, started),
+            lambda plan: plan.run(data.X, data.y, sample_weight),
+            lambda plan, code: self._record(plan, code, data, lam),
+            lambda code: self._stopped_unsearched(data, lam, code, started, memory_limit))
+        if plan is None:
             return self
-        if self.verbose >= 2:
-            plan.search.set_reporter(progress_printer(lam), PROGRESS_SECONDS)
-        try:
-            code = plan.run(data.X, data.y, sample_weight)
-        except PreparationStopped as stop:       # Ctrl-C before a search ran
-            self._stopped_unsearched(data, lam, stop.code, started, memory_limit)
-            return self
-        self._record(plan, code, data, lam)
-        if self.verbose:
-            print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
-                  f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
-                  f"nodes={self.search_stats_['nodes_created']} "
-                  f"seconds={self.search_stats_['seconds']:.3f}")
         if not self.optimal_:
             self._try_fallbacks(
                 plan.fallback_trees(data.X, data.y, sample_weight, self.status_,

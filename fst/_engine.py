@@ -246,16 +246,15 @@ class EngineSearch:
         self._certified = False
         self._lb = None
         self._args = (space.row_rank, space.col_order, space.col_start, space.y,
-                      space.cost, float(config["regularization"]))
+                      space.cost)
+        self._config = config
         self._weight = space.row_weight
         self._target = space.target
-        self._rules = int(config["rules"])
         self._time_limit = config["time_limit"]
         self._last_time_limit = last_time_limit
         self._memory_limit = int(config["memory_limit"] or 0)
         self._n_threads = int(config["n_threads"])
         self._work_limit = int(config["work_limit"] or 0)
-        self._min_leaf = int(config.get("min_leaf", 1))
         self._pair_sums = bool(pair_sums)
         self._rise_after = None if rise is False or rise is None else float(rise)
         if rise is True:
@@ -296,11 +295,10 @@ class EngineSearch:
         if self._work_limit > 0:
             work = max(self._work_limit - sum(r["nodes"] + r["evaluations"]
                                               for r in self._stats), 1)
-        return DepthSearch(*self._args, depth, self._rules, time_limit,
-                           self._memory_limit, self._n_threads,
+        return DepthSearch(*self._args, dict(self._config, time_limit=time_limit,
+                                             work_limit=work), depth,
                            final_depth=depth if self.unlimited else self.max_depth,
-                           work_limit=work, weight=self._weight, min_leaf=self._min_leaf,
-                           max_leaves=self._max_leaves, target=self._target,
+                           weight=self._weight, target=self._target,
                            pair_sums=self._pair_sums, memo=self._memo)
 
     def _direct(self):
@@ -639,13 +637,8 @@ class SquaresGeneralSearch:
         if (stage is not None and stage.stats_ready
                 and np.isfinite(stage.upper_bound)):
             self._stage = stage
-        self._s = SquaresSearch(
-            space.row_rank, space.col_order, space.col_start, space.target,
-            space.row_weight, _row_groups(space),
-            float(config["regularization"]), int(config["rules"]),
-            min_leaf=int(config.get("min_leaf", 1)), time_limit=config["time_limit"],
-            memory_limit=int(config["memory_limit"] or 0),
-            work_limit=int(config["work_limit"] or 0))
+        self._s = SquaresSearch(space.row_rank, space.col_order, space.col_start,
+                                space.target, space.row_weight, _row_groups(space), config)
         self._work_limit = int(config["work_limit"] or 0)
         if self._stage is not None:
             self._s.seed(self._stage.upper_bound)

@@ -6,15 +6,13 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import validate_data
 
-from ._core._columns import PreparationStopped
 from ._core._limits import clock
 from ._export import build_regressor, native_regressor, node_array
 from ._plan import plan_regression
-from ._utils import (PROGRESS_SECONDS, REGRESSION_FIT_PARAMS, CertificateMixin,
-                     NativeTreeMixin, check_no_categorical, check_row_weights,
-                     check_shared_params, fit_params, min_leaf_rows, obeys_min_leaf,
-                     progress_printer, resolve_memory_limit, shared_constraints,
-                     weighted_moments)
+from ._utils import (REGRESSION_FIT_PARAMS, CertificateMixin, NativeTreeMixin,
+                     check_no_categorical, check_row_weights, check_shared_params,
+                     fit_params, min_leaf_rows, obeys_min_leaf, resolve_memory_limit,
+                     shared_constraints, weighted_moments)
 
 __all__ = ["FastSmallTreeRegressor"]
 
@@ -169,24 +167,15 @@ class FastSmallTreeRegressor(RegressorMixin, CertificateMixin, NativeTreeMixin, 
             return self
         memory_limit = resolve_memory_limit(self.memory_limit, owner)
         params = fit_params(self, REGRESSION_FIT_PARAMS, regularization=lam)
-        try:
-            plan = plan_regression(X, y, w, (mean, var), params,
-                                   getattr(self, "_overrides", None), memory_limit, started)
-        except PreparationStopped as stop:
-            self._stopped_unsearched(X, y, w, lam, stop.code, started, memory_limit)
+        plan = self._plan_and_search(
+            lam,
+            lambda: plan_regression(X, y, w, (mean, var), params,
+                                    getattr(self, "_overrides", None), memory_limit, started),
+            lambda plan: plan.run(),
+            lambda plan, code: self._record(plan, code, X, y, w, lam),
+            lambda code: self._stopped_unsearched(X, y, w, lam, code, started, memory_limit))
+        if plan is None:
             return self
-        if self.verbose >= 2:
-            plan.search.set_reporter(progress_printer(lam), PROGRESS_SECONDS)
-        try:
-            code = plan.run()
-        except PreparationStopped as stop:       # Ctrl-C before a search ran
-            self._stopped_unsearched(X, y, w, lam, stop.code, started, memory_limit)
-            return self
-        self._record(plan, code, X, y, w, lam)
-        if self.verbose:
-            print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
-                  f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
-                  f"seconds={self.search_stats_['seconds']:.3f}")
         if not self.optimal_:
             rows = slice(None) if w is None else w > 0
 

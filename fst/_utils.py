@@ -13,6 +13,7 @@ from sklearn.utils._param_validation import Interval, RealNotInt, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
+from ._core._columns import PreparationStopped
 from ._core._config import TOL
 from ._core._limits import STATUS_NAMES, process_rss
 from ._export import tree_text
@@ -494,6 +495,32 @@ class CertificateMixin:
         if not hasattr(self, "estimator_"):
             return repr(self)
         return self.summary()
+
+    def _plan_and_search(self, lam, make_plan, run, record, stopped):
+        """The steps of a fit that both estimators take in this order: its plan
+        (`make_plan()`), the progress lines at verbose >= 2, its search
+        (`run(plan)`, which returns the stop code), the fitted attributes
+        (`record(plan, code)`, the estimator's own) and, at verbose >= 1, the
+        result's line.  A limit that stops the fit before any search ran (while
+        the columns are ranked, or Ctrl-C before the first search:
+        `PreparationStopped`) calls `stopped(code)` instead, which records the
+        single leaf, and the plan returned is then None."""
+        try:
+            plan = make_plan()
+            if self.verbose >= 2:
+                plan.search.set_reporter(progress_printer(lam), PROGRESS_SECONDS)
+            code = run(plan)
+        except PreparationStopped as stop:
+            stopped(stop.code)
+            return None
+        record(plan, code)
+        if self.verbose:
+            nodes = self.search_stats_.get("nodes_created")
+            print(f"[fst] status={self.status_} objective={self.objective_:.6f} "
+                  f"lower_bound={self.lower_bound_:.6f} leaves={self.n_leaves_} "
+                  + ("" if nodes is None else f"nodes={nodes} ")
+                  + f"seconds={self.search_stats_['seconds']:.3f}")
+        return plan
 
     def _set_status(self, code, solved):
         """``status_`` from a finished search's stop code and ``optimal_`` from

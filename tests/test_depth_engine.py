@@ -397,28 +397,30 @@ def test_a_seed_is_the_root_s_best_until_a_split_beats_it():
     from fst._core._depth_search import DepthSearch
 
     space = _engine_problem()
-    args = (space.row_rank, space.col_order, space.col_start, space.y, space.cost, 0.01)
-    exact = DepthSearch(*args, 3, _config.ALL_RULES)
+    args = (space.row_rank, space.col_order, space.col_start, space.y, space.cost)
+    config = _config.make_config(regularization=0.01)
+    stop_at_once = dict(config, time_limit=0.0)
+    exact = DepthSearch(*args, config, 3)
     exact.run()
     assert exact.solved
     optimum, tree = exact.upper_bound, exact.tree()
     # stopped at once: nothing found in that time beats the optimum, so the seed
     # (the optimum's own tree) is what a stopped root returns
-    stopped = DepthSearch(*args, 3, _config.ALL_RULES, 0.0)
+    stopped = DepthSearch(*args, stop_at_once, 3)
     stopped.seed(optimum, tree)
     stopped.run()
     assert not stopped.solved
     assert stopped.upper_bound == optimum
     assert np.array_equal(stopped.tree(), tree)
     # the optimum as the seed: certified, with the same value
-    seeded = DepthSearch(*args, 3, _config.ALL_RULES)
+    seeded = DepthSearch(*args, config, 3)
     seeded.seed(optimum, tree)
     seeded.run()
     assert seeded.solved and seeded.upper_bound == optimum
     # a shallower heap is a prefix of a deeper one
-    shallow = DepthSearch(*args, 2, _config.ALL_RULES)
+    shallow = DepthSearch(*args, config, 2)
     shallow.run()
-    deeper = DepthSearch(*args, 3, _config.ALL_RULES, 0.0)
+    deeper = DepthSearch(*args, stop_at_once, 3)
     deeper.seed(shallow.upper_bound, shallow.tree())
     deeper.run()
     assert deeper.upper_bound <= shallow.upper_bound
@@ -501,7 +503,7 @@ def test_engine_progress_lines_at_verbose_two(monkeypatch, capsys):
     """verbose=2 prints the engine's progress (bound, incumbent, gap) while it
     runs, in the general search's format: each line's bound is at most its
     incumbent and above the creation bound, and bounds never fall."""
-    import fst._classifier as fc
+    import fst._utils as fc
 
     monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.2)
     X, y = _hard_continuous()

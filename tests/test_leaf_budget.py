@@ -308,7 +308,7 @@ def test_progress_lines_bound_every_tree(monkeypatch, capsys):
     to the deeper trees'), so no line's bound exceeds the fit's final one."""
     import re
 
-    import fst._classifier as fc
+    import fst._utils as fc
 
     monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.2)
     rng = np.random.RandomState(0)

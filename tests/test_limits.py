@@ -165,7 +165,7 @@ def test_verbose_progress_lines(monkeypatch, capsys):
     is no better than the final result."""
     import re
 
-    import fst._classifier as fc
+    import fst._utils as fc
 
     monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.2)
     X, y = _hard_problem()

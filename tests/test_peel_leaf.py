@@ -173,7 +173,7 @@ def test_the_bound_rises_while_the_root_s_columns_close(monkeypatch, capsys):
     above the optimum, and reaches it."""
     import re
 
-    import fst._classifier as fc
+    import fst._utils as fc
     from sklearn.datasets import load_breast_cancer
 
     monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.1)

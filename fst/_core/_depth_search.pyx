@@ -14,7 +14,7 @@ cimport numpy as cnp
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, limits_gather, fst_now, RUNNING
-from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
+from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
                       RULE_LEAF_BUDGET, RULE_SEGMENT, RULE_LARGER_CAP)
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
@@ -214,40 +214,30 @@ cdef class DepthSearch:
         Class of each row, in [0, K).
     cost : float64 array (K, K)
         Cost of a row of class k labelled j, already divided by n.
-    weight : float64 array (n,) or None
-        Each row's weight (finite, >= 0): a row of weight w costs w times its
-        class's cost, and the class counts become class sums of weights.  None:
-        each row weighs 1.
-    lam : float
-        Price of a leaf.
+    config : dict
+        The search's configuration (`fst._core._config.make_config`), the same
+        object every core search takes; the engine reads regularization (the
+        price of a leaf), rules (the RULE_* bits it applies), n_threads,
+        time_limit (None: none), memory_limit (0: none), work_limit (> 0: stop
+        as at the time limit after this many nodes and root valuations, a
+        deterministic stop for tests), min_leaf (rows each leaf holds at least:
+        a split is a threshold with that many rows on each side) and max_leaves
+        (> 0: the trees have at most this many leaves, max_leaf_nodes, and
+        max_depth is below it; 0: any number).  Threads: at depth two or more,
+        engines that each value the root splits of the columns they take
+        (`_solve`), sharing the best root value; at depth one, the threads of
+        the depth-one pass's columns.  The result does not depend on them.
     max_depth : int
-    rules : int
-        RULE_* bits (the engine reads RULE_EQUIVALENT, RULE_EXCHANGE and
-        RULE_TRANSFER).
-    time_limit : float or None
-    memory_limit : int (0: none)
-    n_threads : int
-        Threads: at depth two or more, engines that each value the root splits
-        of the columns they take (`_solve`), sharing the best root value; at
-        depth one, the threads of the depth-one pass's columns.  The result does
-        not depend on it.
+        The depth this search searches (its config's max_depth is the fit's).
     final_depth : int or None
         The depth the fit asked for (None: max_depth).  A stopped search's
         `lower_bound` holds for trees of that depth: at it, the least bound over
         the root's columns, closed or open (`engine_root_bound`); at a shallower
         depth, which seeds the next, from the root's leaf and creation bounds.
-    work_limit : int
-        > 0: stop as at the time limit after this many nodes and root
-        valuations (a deterministic stop, for tests).
-    weight : array or None
-        Each row's weight (None: each weighs 1).
-    min_leaf : int
-        Rows each leaf holds at least (min_samples_leaf): a split is a threshold
-        with that many rows on each side.
-    max_leaves : int
-        > 0: the trees have at most this many leaves (max_leaf_nodes), and
-        max_depth is below it (a tree of k leaves has depth at most k - 1).
-        0: any number.
+    weight : float64 array (n,) or None
+        Each row's weight (finite, >= 0): a row of weight w costs w times its
+        class's cost, and the class counts become class sums of weights.  None:
+        each row weighs 1.
     target : float64 array (n,) or None
         Squared error (the regressor): each row's target, a leaf's loss the
         weighted squared error about its weighted mean (already scaled: the
@@ -288,12 +278,17 @@ cdef class DepthSearch:
     cdef long long _cap_hits0   # ... and those by a larger cap's bound
     cdef double* col_lb         # the root's columns' closed bounds (the engines')
 
-    def __cinit__(self, rank, col_order, col_start, y, cost, double lam, int max_depth,
-                  int rules, time_limit=None, long long memory_limit=0, int n_threads=1,
-                  final_depth=None, long long work_limit=0, weight=None, int min_leaf=1,
-                  int max_leaves=0, target=None, bint pair_sums=True,
+    def __cinit__(self, rank, col_order, col_start, y, cost, dict config, int max_depth,
+                  final_depth=None, weight=None, target=None, bint pair_sums=True,
                   EngineMemo memo=None):
         cdef int p, n, K, t
+        cdef Config cfg
+        config_from_dict(&cfg, config)
+        cdef double lam = cfg.lam
+        cdef int rules = cfg.rules
+        cdef int n_threads = cfg.n_threads
+        cdef int min_leaf = cfg.min_leaf
+        cdef int max_leaves = int(config.get("max_leaves", 0) or 0)
         arrays = _engine_arrays(rank, col_order, col_start, y, cost, weight, target)
         p, n = arrays.rank.shape[0], arrays.rank.shape[1]
         K = arrays.cost.shape[0]
@@ -318,15 +313,15 @@ cdef class DepthSearch:
         self.e.final_depth = max_depth if final_depth is None else int(final_depth)
         if self.e.final_depth < max_depth:
             raise ValueError("final_depth is below max_depth")
-        self.e.work_limit = work_limit
+        self.e.work_limit = cfg.work_limit
         self.e.n_threads = max(n_threads, 1)
         self.n_workers = 1
         self.main = 0
         if n_threads > 1 and max_depth >= 2 and p > 1:
             self.n_workers = min(n_threads, p)
             self.e.n_threads = 1
-        self._time_limit = -1.0 if time_limit is None else float(time_limit)
-        self.e.lim.memory_limit = memory_limit
+        self._time_limit = cfg.time_limit
+        self.e.lim.memory_limit = cfg.memory_limit
         self._alloc_engine(n, p, K)
         if memo is not None and max_leaves > 0:
             # under a leaf cap, each engine's store of the nodes searched

@@ -31,7 +31,7 @@ from ._bitset cimport bs_hash, bs_rows, bs_set, bs_andnot
 from ._memo cimport Memo, Node, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._limits cimport (Limits, limits_start, limits_tick, fst_now,
                        RUNNING, STOP_TIME, STOP_MEMORY)
-from ._config cimport (RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
+from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
                        RULE_LEAF_BUDGET)
 from ._rowpass cimport squares_loss
 from ._bounds cimport (settle, raise_bound, lower_to_incumbent, two_leaf_lower_bound,
@@ -784,17 +784,16 @@ cdef class SquaresSearch:
     group : int32 array (n,)
         Each row's group of rows with identical features (the equivalent-points
         floor, RULE_EQUIVALENT).
-    lam : float > 0
-    rules : int
-        RULE_SUPPORT (`squares_side_dominated`), RULE_EQUIVALENT, RULE_EXCHANGE,
+    config : dict
+        The search's configuration (`fst._core._config.make_config`), as every
+        core search takes it: regularization (> 0), rules, min_leaf,
+        time_limit, memory_limit and work_limit (the cells its passes read, a
+        row and a column each).  Of the rules, RULE_SUPPORT
+        (`squares_side_dominated`), RULE_EQUIVALENT, RULE_EXCHANGE,
         RULE_TRANSFER and RULE_LEAF_BUDGET (`two_leaf_closure_bound`) apply.
         The k-segmentation floor does not: on the binary and binned columns
         this search takes, a floor of the targets alone costs a sort and a
         programme per node and prunes less than it costs.
-    min_leaf : int
-    time_limit, memory_limit, work_limit
-        As the engine's (work: the cells its passes read, a row and a column
-        each).
     """
     cdef SSearch s
     cdef object _keep
@@ -803,9 +802,10 @@ cdef class SquaresSearch:
     cdef double _time_limit
     cdef double _seconds
 
-    def __cinit__(self, rank, col_order, col_start, target, weight, group, double lam,
-                  int rules, int min_leaf=1, time_limit=None, long long memory_limit=0,
-                  long long work_limit=0):
+    def __cinit__(self, rank, col_order, col_start, target, weight, group, dict config):
+        cdef Config cfg
+        config_from_dict(&cfg, config)
+        cdef double lam = cfg.lam
         cdef cnp.ndarray[int32_t, ndim=2] R = np.ascontiguousarray(rank, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=2] O = np.ascontiguousarray(col_order, dtype=np.int32)
         cdef cnp.ndarray[int32_t, ndim=1] S = np.ascontiguousarray(col_start, dtype=np.int32)
@@ -870,12 +870,12 @@ cdef class SquaresSearch:
         self.s.colsum = <double*> cnp.PyArray_DATA(cs)
         self.s.colbits = <const word_t*> cnp.PyArray_DATA(cb)
         self.s.lam = lam
-        self.s.rules = rules & (RULE_SUPPORT | RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER
+        self.s.rules = cfg.rules & (RULE_SUPPORT | RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER
                                 | RULE_LEAF_BUDGET)
-        self.s.min_leaf = max(min_leaf, 1)
+        self.s.min_leaf = cfg.min_leaf
         self.s.max_cands = max(min(int(S[p]), <int64_t> p * (n - 1)), 1)
-        self.s.work_limit = work_limit
-        self.s.lim.memory_limit = memory_limit
+        self.s.work_limit = cfg.work_limit
+        self.s.lim.memory_limit = cfg.memory_limit
         # a path is at most n deep; deeper than (1 + lam) / lam it costs more
         # than the single leaf
         self.s.max_levels = min(n, int((1.0 + lam) / lam) + 2) + 1
@@ -884,8 +884,8 @@ cdef class SquaresSearch:
         if (self.s.lv == NULL or self.s.side == NULL
                 or memo_init(&self.s.memo, self.s.nw, 1 << 12) != 0):
             raise MemoryError()
-        self.s.memo.memory_limit = memory_limit
-        self._time_limit = -1.0 if time_limit is None else float(time_limit)
+        self.s.memo.memory_limit = cfg.memory_limit
+        self._time_limit = cfg.time_limit
         self.seed_value = INF
         self._seconds = 0.0
 
