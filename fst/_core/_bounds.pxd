@@ -131,6 +131,13 @@ cdef inline void settle_at_incumbent(Node* nd) noexcept nogil:
 # ---------------------------------------------------------- node creation
 
 
+cdef inline bint too_few_to_split(int64_t m, int min_leaf) noexcept nogil:
+    """min_samples_leaf: a split leaves at least min_leaf rows on each side, so
+    a set of fewer than 2 min_leaf rows has no split, and its only tree is the
+    leaf (not a rule that can be switched off: the constraint itself)."""
+    return m < 2 * <int64_t> min_leaf
+
+
 cdef inline bint floor_settles_leaf(double loss, double floor, double lam) noexcept nogil:
     """Equivalent points (RULE_EQUIVALENT): rows with identical features are never
     separated, so every tree with a split loses at least the floor m(X) and costs

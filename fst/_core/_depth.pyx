@@ -45,7 +45,7 @@ from libc.string cimport memcpy, memset
 from libc.math cimport NAN
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, uint64_t, TOL, INF
-from ._limits cimport limits_tick, fst_now, RUNNING, STOP_TIME, STOP_INTERRUPT
+from ._limits cimport limits_poll, fst_now, RUNNING, STOP_INTERRUPT
 from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
                         fst_shared_set_stop, fst_claim, fst_store_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
@@ -77,12 +77,8 @@ cdef inline bint _poll(DEngine* e) noexcept nogil:
         e.lim.stop = fst_shared_stop(e.sh)    # another engine's stop ends this one
         return True
     now = fst_now()
-    if e.lim.deadline >= 0 and now > e.lim.deadline:
-        return _stop(e, STOP_TIME)
-    if e.work_limit > 0 and e.nodes + e.evals >= e.work_limit:
-        return _stop(e, STOP_TIME)
     # Ctrl-C reaches Python's main thread, which runs engine 0
-    code = limits_tick(&e.lim, now, e.tid == 0)
+    code = limits_poll(&e.lim, now, e.nodes + e.evals, e.work_limit, e.tid == 0)
     if code > RUNNING:
         return _stop(e, code)
     if (code == RUNNING and e.reporter != NULL and e.tid == 0 and e.root_best != NULL

@@ -33,7 +33,24 @@ cdef inline int limits_gather(int code, Limits* into, const Limits* one) noexcep
     return code
 
 
+cdef int limits_tick(Limits* lim, double now, bint signals) noexcept nogil
+
+
+cdef inline int limits_poll(Limits* lim, double now, int64_t work, int64_t work_limit,
+                            bint signals) noexcept nogil:
+    """A search's poll at `now` (`fst_now()`), the engine's and the squares
+    search's alike: past the deadline, or at `work_limit` of the search's own
+    machine-free work (> 0; a deterministic stop, reported as the time limit),
+    STOP_TIME; else what `limits_tick` calls for every 0.1 s (memory, and Ctrl-C
+    where `signals`), -1 between its looks, when the caller's own periodic
+    work (a progress line) waits too."""
+    if lim.deadline >= 0 and now > lim.deadline:
+        return STOP_TIME
+    if work_limit > 0 and work >= work_limit:
+        return STOP_TIME
+    return limits_tick(lim, now, signals)
+
+
 cdef void limits_start(Limits* lim, double time_limit, int64_t memory_limit) noexcept nogil
 cdef long long limits_rss(Limits* lim) noexcept nogil
 cdef bint limits_interrupted() noexcept nogil
-cdef int limits_tick(Limits* lim, double now, bint signals) noexcept nogil

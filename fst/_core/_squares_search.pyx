@@ -18,7 +18,14 @@ argument; every bound it writes is a function of `_bounds`.
 The rows of each recursion level are kept sorted per column (p x n a level,
 allocated as the search first reaches it), so a deep node's pass costs its own
 rows, not all of them.  Memory: the store's nodes (a key of n / 64 words each)
-and the levels."""
+and the levels.
+
+The search recurses, one C frame a level (`_solve` -> `_search_child`), where
+the classifier's general search runs an explicit frame stack: a path of the
+search is a tree's path, and a leaf costs lam while the single leaf loses 1,
+so no tree better than the single leaf is deeper than (1 + lam) / lam; the
+levels are capped there, at n, and at STACK_LEVELS (`max_levels`; a deeper
+path stops the search as a memory stop, with the best tree found)."""
 from libc.stdlib cimport malloc, calloc, free, qsort
 from libc.string cimport memcpy, memset
 
@@ -29,18 +36,24 @@ from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint8_t, uint64_t, TOL
 from ._ties cimport tie_wins
 from ._bitset cimport bs_hash, bs_rows, bs_set, bs_andnot
 from ._memo cimport Memo, Node, memo_init, memo_free, memo_find, memo_insert, memo_bytes
-from ._limits cimport (Limits, limits_start, limits_tick, fst_now,
-                       RUNNING, STOP_TIME, STOP_MEMORY)
+from ._limits cimport (Limits, limits_start, limits_poll, fst_now,
+                       RUNNING, STOP_MEMORY)
 from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
                        RULE_LEAF_BUDGET)
 from ._rowpass cimport squares_loss
-from ._bounds cimport (settle, raise_bound, lower_to_incumbent, two_leaf_lower_bound,
+from ._bounds cimport (settle, settle_leaf, too_few_to_split, raise_bound, lower_to_incumbent, two_leaf_lower_bound,
                        creation_lower_bound, floor_settles_leaf, subset_child_bound,
                        superset_child_bound, squares_row_worst, squares_node_bound,
                        two_leaf_closure_bound, floor_f32,
                        squares_side_dominated)
 
 cnp.import_array()
+
+# The deepest recursion of the search (`_solve`, a few hundred bytes of C stack a
+# level): about 1.5 MB at most, within any thread's stack (Python's threads on
+# macOS get 16 MB, Linux's the process's stack limit, usually 8 MB).  Only
+# lam below about 2.5e-4 on more than this many rows allows deeper paths.
+STACK_LEVELS = 4096
 
 
 cdef struct SCand:
@@ -138,11 +151,7 @@ cdef bint _poll(SSearch* s) noexcept nogil:
     if s.lim.stop != RUNNING:
         return True
     now = fst_now()
-    if s.lim.deadline >= 0 and now > s.lim.deadline:
-        return _stop(s, STOP_TIME)
-    if s.work_limit > 0 and s.work >= s.work_limit:
-        return _stop(s, STOP_TIME)
-    code = limits_tick(&s.lim, now, True)
+    code = limits_poll(&s.lim, now, s.work, s.work_limit, True)
     if code > RUNNING:
         return _stop(s, code)
     if code == RUNNING and s.reporter != NULL and now >= s.next_report:
@@ -296,16 +305,15 @@ cdef node_t _new_node(SSearch* s, const word_t* key, uint64_t h, const int32_t* 
     nd.g3 = -INF
     nd.floor = 0.0
     nd.solved = 0
-    if m < 2 * s.min_leaf:
-        # no split leaves min_leaf rows on each side: the leaf is the only tree
-        nd.lb = nd.leaf
+    if too_few_to_split(m, s.min_leaf):
+        settle_leaf(nd)
     elif s.rules & RULE_EQUIVALENT:
         # the equivalent-points floor: its groups' squared errors, summed
         floor = _shares(s, rows, m)
         floor = _floor_low(floor, floor)
         nd.floor = floor_f32(floor)
         if floor_settles_leaf(loss, floor, s.lam):
-            nd.lb = nd.leaf
+            settle_leaf(nd)
         else:
             nd.lb = creation_lower_bound(nd.leaf, floor, s.lam)
     else:
@@ -877,8 +885,9 @@ cdef class SquaresSearch:
         self.s.work_limit = cfg.work_limit
         self.s.lim.memory_limit = cfg.memory_limit
         # a path is at most n deep; deeper than (1 + lam) / lam it costs more
-        # than the single leaf
-        self.s.max_levels = min(n, int((1.0 + lam) / lam) + 2) + 1
+        # than the single leaf; and at most STACK_LEVELS deep, the C stack the
+        # recursion may take (a deeper path stops the search as a memory stop)
+        self.s.max_levels = min(n, int((1.0 + lam) / lam) + 2, STACK_LEVELS) + 1
         self.s.lv = <SLevel*> calloc(self.s.max_levels, sizeof(SLevel))
         self.s.side = <uint8_t*> calloc(n, 1)
         if (self.s.lv == NULL or self.s.side == NULL
