@@ -19,8 +19,8 @@ from ._core._problem import _column_space, rank_space
 from ._core._squares_search import SquaresSearch
 from ._utils import floor_below, group_loss_floor
 
-__all__ = ["EngineSearch", "EngineSpace", "MemoShare", "SquaresGeneralSearch", "engine_space", "loss_floor",
-           "MAX_ENGINE_DEPTH", "MAX_ENGINE_CLASSES"]
+__all__ = ["EngineSearch", "EngineSpace", "MemoShare", "SquaresGeneralSearch", "engine_space",
+           "loss_floor", "MAX_ENGINE_DEPTH", "MAX_ENGINE_CLASSES"]
 
 # The stop code of Ctrl-C (`fst._core._limits.STATUS_NAMES`).
 _INTERRUPTED = next(k for k, v in STATUS_NAMES.items() if v == "interrupted")
@@ -127,7 +127,8 @@ def loss_floor(space, group=None):
         return 0.0
     if group is None:
         group = _row_groups(space)
-    w = np.ones(n) if space.row_weight is None else np.asarray(space.row_weight, dtype=np.float64)
+    w = (np.ones(n) if space.row_weight is None
+         else np.asarray(space.row_weight, dtype=np.float64))
     if space.target is not None:
         return floor_below(group_loss_floor(group, w, target=np.asarray(space.target)))
     return floor_below(group_loss_floor(group, w, y_idx=space.y, cost=space.cost))

@@ -14,8 +14,9 @@ cimport numpy as cnp
 from ._typedefs cimport int32_t, int64_t, uint8_t, TOL, INF
 from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, limits_gather, fst_now, RUNNING
-from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
-                      RULE_LEAF_BUDGET, RULE_SEGMENT, RULE_LARGER_CAP)
+from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT,
+                      RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET, RULE_SEGMENT,
+                      RULE_LARGER_CAP)
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t

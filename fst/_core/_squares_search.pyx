@@ -38,14 +38,14 @@ from ._bitset cimport bs_hash, bs_rows, bs_set, bs_andnot
 from ._memo cimport Memo, Node, memo_init, memo_free, memo_find, memo_insert, memo_bytes
 from ._limits cimport (Limits, limits_start, limits_poll, fst_now,
                        RUNNING, STOP_MEMORY)
-from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER,
-                       RULE_LEAF_BUDGET)
+from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT,
+                       RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET)
 from ._rowpass cimport squares_loss
-from ._bounds cimport (settle, settle_leaf, too_few_to_split, raise_bound, lower_to_incumbent, two_leaf_lower_bound,
-                       creation_lower_bound, floor_settles_leaf, subset_child_bound,
-                       superset_child_bound, squares_row_worst, squares_node_bound,
-                       two_leaf_closure_bound, floor_f32,
-                       squares_side_dominated)
+from ._bounds cimport (settle, settle_leaf, too_few_to_split, raise_bound,
+                       lower_to_incumbent, two_leaf_lower_bound, creation_lower_bound,
+                       floor_settles_leaf, subset_child_bound, superset_child_bound,
+                       squares_row_worst, squares_node_bound, two_leaf_closure_bound,
+                       floor_f32, squares_side_dominated)
 
 cnp.import_array()
 
