@@ -550,7 +550,8 @@ class EngineSearch:
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in
               ("nodes", "evaluations", "column_passes", "leaf_budget_depths",
-                  "leaf_allocations", "segment_bounds", "segment_prunes", "peel_nodes",
+                  "leaf_allocations", "segment_bounds", "segment_prunes", "halves",
+                  "peel_nodes",
                   "parent_sums",
                   "memo_hits", "memo_larger_cap_hits",
                   "seconds")}

@@ -20,7 +20,7 @@ from oracle import (continuous_problem, optimal_objective, problem_cost, random_
 
 # The rules the depth-limited engine reads.
 ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget", "peel_leaf",
-                "larger_cap")
+                "larger_cap", "halves")
 
 
 def _problem(kind, seed):
@@ -123,7 +123,8 @@ def test_the_cap_binds_on_these_problems():
 def test_engine_every_rule_combination(combo):
     """The engine's rules (the loss floor, leaf support, the neighbour and
     interval bounds with their per-cap form, the leaf budget, a leaf beside a
-    subtree, a larger cap's bound from the store) each off or on, one engine or
+    subtree, a larger cap's bound from the store, the allocation halves) each
+    off or on, one engine or
     three at the root, with or without the store of searched nodes, with or
     without the rising bound: the oracle's optimum under the cap."""
     rules = [name for i, name in enumerate(ENGINE_RULES) if combo >> i & 1]
@@ -146,6 +147,16 @@ def test_the_store_of_searched_nodes_changes_no_answer():
     used (nodes answered from it on many of these problems)."""
     used = _same_fits_with_and_without({"engine_memo": False}, "memo_hits")
     assert used >= 20, used
+
+
+def test_the_allocation_halves_change_no_answer():
+    """Under a leaf cap one side of a split holds at most half the leaves
+    (`allocation_halves_bound`): with the rule and without it the same tree,
+    objective and bound, serial and threaded; it bounds splits or cuts a
+    child's budget on several of these problems, and on none when off."""
+    used = _same_fits_with_and_without(
+        {"rules": [r for r in ENGINE_RULES if r != "halves"]}, "halves")
+    assert used >= 6, used
 
 
 def test_a_larger_caps_bound_changes_no_answer():

@@ -121,6 +121,8 @@ cdef struct DEngine:
     int64_t allocations # leaf allocations valued under a leaf cap (`_value_capped`)
     int64_t segment_bounds  # children bounded by their k-segmentation floor
     int64_t segment_prunes  # ... and splits proven above their cap by it
+    int64_t halves      # splits under a leaf cap whose bound or child's budget
+                        # `allocation_halves_bound` tightened (RULE_HALVES)
     int64_t peel_nodes  # nodes solved as their shallower optimum or a leaf beside a
                         # subtree (RULE_PEEL_LEAF, `_solve_peel`)
     int64_t parent_sums # nodes of depth two whose sums came from their parent's
