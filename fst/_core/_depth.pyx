@@ -56,10 +56,10 @@ from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
                        leaf_beside_only, leaf_beside_split_bound, larger_cap_bound,
                        allocation_halves_bound, allocation_halves_budget, LEAF_MANY)
-from ._squares cimport segment_bound, by_sums, solve_sums
+from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
 from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put, memo_larger_cap
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
-                              _depth_one, _child_hints, _column_run, _shrink_up,
+                              _depth_one, _child_hints, _column_run, _shrink_up, _half_bounds,
                               _shrink_down, _positions, _peel_order, _peel_leaves,
                               _partition, _complete)
 
@@ -923,29 +923,6 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         L.best[2] = arg[1]
 
 
-cdef bint _segment_prune(DEngine* e, int d, const int32_t** rows, const int* mm, int ck,
-                         double cap, double* lb0) noexcept nogil:
-    """Squared error (RULE_SEGMENT): each child of a split of a node of depth
-    d raised to its k-segmentation floor over the leaves its depth and cap ck
-    allow (`segment_bound`); True when the two floors exceed the cap, the split
-    then proven above it without a search."""
-    cdef DLevel* L = &e.lv[d]
-    cdef int j, k
-    cdef double v
-    for j in range(2):
-        k = 1 << (d - 1)
-        if ck < k:
-            k = ck
-        v = segment_bound(&e.sp, L.seg, rows[j], mm[j], k)
-        e.segment_bounds += 1
-        if v > lb0[j]:
-            lb0[j] = v
-    if lb0[0] + lb0[1] > cap + TOL:
-        e.segment_prunes += 1
-        return True
-    return False
-
-
 cdef bint _halves(DEngine* e, int d, int kc, const int32_t** rows, const int* mm,
                   const double** cc, double* half) noexcept nogil:
     """RULE_HALVES for a split of a node of depth d under a leaf cap kc: each
@@ -971,15 +948,6 @@ cdef bint _halves(DEngine* e, int d, int kc, const int32_t** rows, const int* mm
         if e.lim.stop != RUNNING:
             return False
     return True
-
-
-cdef inline void _half_bounds(double* kb, int kc, const double* half) noexcept nogil:
-    """Each child's value at h = kc // 2 leaves (`_halves`) kept among its
-    bounds at every cap (`_cap_bounds` completes the rest)."""
-    cdef int h = kc // 2, side
-    for side in range(2):
-        if half[side] > kb[side * (kc - 1) + h - 1]:
-            kb[side * (kc - 1) + h - 1] = half[side]
 
 
 cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
@@ -1035,7 +1003,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
             lb0[0] = hint[0]
         if hint[1] > lb0[1]:
             lb0[1] = hint[1]
-    if (sp.rules & RULE_SEGMENT) and sp.target != NULL and d >= 3 and _segment_prune(
+    if (sp.rules & RULE_SEGMENT) and sp.target != NULL and d >= 3 and segment_prune(
             e, d, rows, mm, ck, cap, lb0):
         # proven above the cap by the children's segmentation floors alone
         vs[0] = lb0[0]

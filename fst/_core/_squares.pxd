@@ -8,6 +8,8 @@ from ._depth cimport DEngine, DLevel
 
 cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, int m,
                           int kmax) noexcept nogil
+cdef bint segment_prune(DEngine* e, int d, const int32_t** rows, const int* mm, int ck,
+                       double cap, double* lb0) noexcept nogil
 cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil
 cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
                        double B, int kc, bint* exact, double* caps, int32_t* caps_tree,

@@ -116,6 +116,29 @@ cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, in
 
 # ---------------------------------------------------------- the sums' solvers
 
+cdef bint segment_prune(DEngine* e, int d, const int32_t** rows, const int* mm, int ck,
+                       double cap, double* lb0) noexcept nogil:
+    """Squared error (RULE_SEGMENT): each child of a split of a node of depth
+    d raised to its k-segmentation floor over the leaves its depth and cap ck
+    allow (`segment_bound`); True when the two floors exceed the cap, the split
+    then proven above it without a search."""
+    cdef DLevel* L = &e.lv[d]
+    cdef int j, k
+    cdef double v
+    for j in range(2):
+        k = 1 << (d - 1)
+        if ck < k:
+            k = ck
+        v = segment_bound(&e.sp, L.seg, rows[j], mm[j], k)
+        e.segment_bounds += 1
+        if v > lb0[j]:
+            lb0[j] = v
+    if lb0[0] + lb0[1] > cap + TOL:
+        e.segment_prunes += 1
+        return True
+    return False
+
+
 cdef inline int64_t _triple_at(int a, int b, int c) noexcept nogil:
     """The slot of the column triple a < b < c in a dense table of all of them
     (the combinatorial number system: C(c, 3) + C(b, 2) + a)."""
