@@ -979,7 +979,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef int mm[2]
     cdef double lb0[2]
     cdef double half[2]
-    cdef double v1, v2, bud
+    cdef double v1, v2, bud, hb
     cdef bint ex1, halves
     cdef int ck = kc - 1 if kc < LEAF_CAP_NONE else kc
     for k in range(K):
@@ -1018,12 +1018,13 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     halves = _halves(e, d, kc, rows, mm, cc, half)
     if e.lim.stop != RUNNING:
         return False
-    if halves and allocation_halves_bound(half[0], lb0[0], half[1], lb0[1]) > cap + TOL:
+    hb = allocation_halves_bound(half[0], lb0[0], half[1], lb0[1]) if halves else -INF
+    if hb > cap + TOL:
         # one side holds at most half the leaves, and neither way is within the cap
         e.halves += 1
         vs[0] = lb0[0]
         vs[1] = lb0[1]
-        vs[2] = allocation_halves_bound(half[0], lb0[0], half[1], lb0[1])
+        vs[2] = hb
         if kb != NULL:
             _half_bounds(kb, kc, half)
             _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
@@ -1047,9 +1048,11 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         vs[j] = v2
         if not ex1 or (k == 0 and v2 > bud + TOL):
             vs[2] = vs[0] + vs[1]
-            if halves and allocation_halves_bound(half[0], vs[0], half[1], vs[1]) > vs[2]:
+            if halves:
                 # (above the cap: each term is, by the budget the child exceeded)
-                vs[2] = allocation_halves_bound(half[0], vs[0], half[1], vs[1])
+                hb = allocation_halves_bound(half[0], vs[0], half[1], vs[1])
+                if hb > vs[2]:
+                    vs[2] = hb
             if kb != NULL:
                 if halves:
                     _half_bounds(kb, kc, half)
