@@ -13,6 +13,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._classifier import FastSmallTreeClassifier
 from ._path import grid_fits
+from ._selection import front_grid
 from ._regressor import FastSmallTreeRegressor
 from ._utils import (NativeClassifierMixin, NativeTreeMixin, check_no_categorical,
                      check_shared_params, fit_params)
@@ -155,11 +156,16 @@ class FastSmallTreeClassifierCV(_PathCV, ClassifierMixin, NativeClassifierMixin,
     """FastSmallTreeClassifier with its regularization chosen by cross-validation.
 
     Each fold follows the regularization path of its training rows along
-    ``lambdas``: the optimal objective is concave and piecewise linear in the
-    regularization, so when the certified fits at two values return the same
-    tree, that tree is optimal at every value between them and those need no
-    fit. Each value's tree is scored on the fold's held-out rows, and the value
-    of best mean score is refitted on all rows. The folds are joblib jobs: under
+    ``lambdas``. Without ``max_depth`` it fits the least value, then grows a
+    leaves front for at most half that fit's seconds and reads from it every
+    value it covers (as `regularization_path` does: a front certified to K
+    leaves values every tree of at most K leaves, and the fit at the least
+    value bounds every larger tree at every larger value). For the rest, the
+    optimal objective is concave and piecewise linear in the regularization,
+    so when the certified fits at two values return the same tree, that tree
+    is optimal at every value between them and those need no fit. Each value's
+    tree is scored on the fold's held-out rows, and the value of best mean
+    score is refitted on all rows. The folds are joblib jobs: under
     ``with joblib.parallel_backend("dask"):`` they run on a dask.distributed
     cluster, which is the way to spread a search past one machine.
 
@@ -190,7 +196,8 @@ class FastSmallTreeClassifierCV(_PathCV, ClassifierMixin, NativeClassifierMixin,
     verbose : int, default=0
         At 1 or more, one line per fold and value of ``lambdas`` as its tree is
         settled: the value, the held-out score, the leaves, whether the tree is
-        certified, and the seconds of its fit (or that the path needed none).
+        certified, and the seconds of its fit (or that it was read from the
+        leaves front, or that the path needed none).
 
     Attributes
     ----------
@@ -200,15 +207,18 @@ class FastSmallTreeClassifierCV(_PathCV, ClassifierMixin, NativeClassifierMixin,
     best_index_ : int
     cv_results_ : dict of ndarray
         As GridSearchCV's: ``mean_fit_time``, ``std_fit_time``,
-        ``mean_score_time``, ``std_score_time`` (seconds; a value between two
-        certified fits of the same tree has fit time 0), ``param_regularization``,
+        ``mean_score_time``, ``std_score_time`` (seconds; a value read from the
+        leaves front, or between two certified fits of the same tree, has fit
+        time 0), ``param_regularization``,
         ``params``, ``split{k}_test_score``, ``mean_test_score``,
         ``std_test_score``, ``rank_test_score``; besides, ``optimal`` (every
         fold's tree certified at that value), ``n_leaves`` (mean leaves of the
-        folds' trees) and ``mean_path_time`` (seconds of a fold's whole path).
+        folds' trees) and ``mean_path_time`` (seconds of a fold's whole path,
+        its front's counts included).
     n_fits_ : int
-        Fits run over all folds (at most folds x len(lambdas): a value between
-        two certified fits of the same tree needs none).
+        Fits run over all folds, each count of a fold's front one fit (a value
+        read from the front, or between two certified fits of the same tree,
+        needs none of its own).
     best_estimator_ : FastSmallTreeClassifier
         The refit on all rows.
     estimator_ : DecisionTreeClassifier
@@ -266,7 +276,8 @@ class FastSmallTreeRegressorCV(_PathCV, RegressorMixin, NativeTreeMixin, BaseEst
 
     As :class:`FastSmallTreeClassifierCV`, for the regressor: each fold follows
     the certified regularization path of its training rows along ``lambdas``
-    (values between two certified fits of the same tree need no fit), each
+    (without ``max_depth`` read from a leaves front after a fit at the least
+    value; values between two certified fits of the same tree need no fit), each
     value's tree is scored on the fold's held-out rows, and the value of best
     mean score is refitted on all rows. The regularization is in units of the
     training R^2 (see :class:`FastSmallTreeRegressor`).
@@ -369,8 +380,9 @@ class _FoldResult:
 
 def _fold(estimator, params, lams, scorer, X, y, sw, train, test, k, n_folds, verbose,
           deadline=None):
-    """One fold: the optimum of its training rows at each of lams (`grid_fits`:
-    values between two certified fits of the same tree need no fit), each scored
+    """One fold: the optimum of its training rows at each of lams (`front_grid`,
+    or `grid_fits` under max_depth: values read from a leaves front, or between
+    two certified fits of the same tree, need no fit), each scored
     on the held-out rows as it is settled; at verbose >= 1 one line each.
     `deadline`: a time.perf_counter() value by which every fit of the folds
     stops (the command line's bounded try of deeper trees), or None."""
@@ -390,15 +402,24 @@ def _fold(estimator, params, lams, scorer, X, y, sw, train, test, k, n_folds, ve
         out.leaves[i] = fit.leaves
         if verbose:
             how = "certified" if fit.optimal else f"not certified ({fit.clf.status_})"
-            fitted = f"fit {seconds:.2f}s" if seconds else "no fit: same tree both sides"
+            fitted = (f"fit {seconds:.2f}s" if seconds
+                      else "no fit: read from the leaves front" if fit.from_front
+                      else "no fit: same tree both sides")
             print(f"[CV {k + 1}/{n_folds}] regularization={lams[i]:.6g}; "
                   f"score={out.scores[i]:.4f} leaves={fit.leaves} {how}, {fitted}",
                   flush=True)
 
-    _, _, log, _ = grid_fits(Xt, yt, lams[order], params,
-                             None if sw is None else sw[train], on_value=settled,
-                             estimator=estimator, deadline=deadline)
-    out.n_fits = len(log)
+    args = (Xt, yt, lams[order], params, None if sw is None else sw[train])
+    if params.get("max_depth") is None:
+        _, _, log, _, counts = front_grid(*args, on_value=settled, estimator=estimator,
+                                          deadline=deadline,
+                                          regression=estimator is FastSmallTreeRegressor)
+    else:
+        # under max_depth each fit is the depth-limited engine's, which values
+        # every lam faster than a front's leaf caps do
+        (_, _, log, _), counts = grid_fits(*args, on_value=settled, estimator=estimator,
+                                           deadline=deadline), []
+    out.n_fits = len(log) + len(counts)
     out.seconds = time.perf_counter() - t0
     return out
 

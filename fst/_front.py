@@ -83,6 +83,7 @@ class LeavesFront:
         self.trees_ = [e["fit"].clf.estimator_ for e in entries]
         self.estimators_ = [e["fit"].clf for e in entries]
         self._fits = [e["fit"] for e in entries]
+        self._log = log
         self.front_ = {
             "n_leaves": np.arange(1, len(entries) + 1, dtype=np.intp),
             "loss": np.array([e["fit"].loss for e in entries], dtype=float),
@@ -163,47 +164,13 @@ class LeavesFront:
               else _check_lambda(lambda_max, "lambda_max"))
         if hi < lo:
             raise ValueError(f"lambda_max={hi!r} is below lambda_min={lo!r}.")
-        # the distinct lines, fewest leaves first
-        lines = {}
-        for fit in self._fits:
-            if fit.leaves not in lines or fit.loss < lines[fit.leaves].loss - _PATH_TOL:
-                lines[fit.leaves] = fit
-        lines = [lines[j] for j in sorted(lines)]
-
-        def best_at(lam):
-            value = min(f.at(lam) for f in lines)
-            return next(f for f in lines if f.at(lam) <= value + _PATH_TOL)
-
-        # walk the lower envelope from hi down to lo: the next tree takes over
-        # where the line of more leaves crossing the current one highest does
-        out = []
-        cur, top = best_at(hi), hi
-        while True:
-            nxt, at = None, lo
-            for f in lines:
-                if f.leaves > cur.leaves:
-                    cross = (cur.loss - f.loss) / (f.leaves - cur.leaves)
-                    if cross > at + _PATH_TOL or (nxt is not None and cross >= at - _PATH_TOL
-                                                  and f.leaves > nxt.leaves):
-                        nxt, at = f, cross
-            if nxt is None:
-                out.append((cur, lo, top))
-                break
-            if at >= top - _PATH_TOL:
-                # cur is optimal at top alone: kept there only at lambda_max
-                # (below, the simpler tree before it holds that point)
-                if not out:
-                    out.append((cur, top, top))
-                cur = nxt
-                continue
-            out.append((cur, at, top))
-            cur, top = nxt, at
+        out = envelope(self._fits, lo, hi)
         trees = [(f, a, b, self._certified_at(f, a) and self._certified_at(f, b))
-                 for f, a, b in reversed(out)]
+                 for f, a, b in out]
         # each tree's training score, as the front measured it
         scores = {id(e): v for e, v in zip(self.estimators_, self.front_[self._score])}
         return RegularizationPath(lo, hi, trees, self.classes_,
-                                  lambda est: scores[id(est)], [], self._score)
+                                  lambda est: scores[id(est)], [], self._score, self._log)
 
     def __repr__(self):
         f = self.front_
@@ -234,6 +201,49 @@ class LeavesFront:
                           certified=f["optimal"],
                           ylabel="training R²" if self._score == "r2"
                           else "training accuracy")
+
+
+def envelope(fits, lo, hi):
+    """The lower envelope over [lo, hi] of the lines of `fits` (`_Fit`, each
+    loss + lam * leaves): (fit, a, b) for each tree optimal among them on [a, b],
+    from lo up.  Among equal lines the first of `fits` is kept; at a crossing the
+    simpler tree holds the point, and a tree optimal at no more than one point
+    is kept only at hi."""
+    lines = {}
+    for fit in fits:
+        if fit.leaves not in lines or fit.loss < lines[fit.leaves].loss - _PATH_TOL:
+            lines[fit.leaves] = fit
+    lines = [lines[j] for j in sorted(lines)]
+
+    def best_at(lam):
+        value = min(f.at(lam) for f in lines)
+        return next(f for f in lines if f.at(lam) <= value + _PATH_TOL)
+
+    # walk the lower envelope from hi down to lo: the next tree takes over
+    # where the line of more leaves crossing the current one highest does
+    out = []
+    cur, top = best_at(hi), hi
+    while True:
+        nxt, at = None, lo
+        for f in lines:
+            if f.leaves > cur.leaves:
+                cross = (cur.loss - f.loss) / (f.leaves - cur.leaves)
+                if cross > at + _PATH_TOL or (nxt is not None and cross >= at - _PATH_TOL
+                                              and f.leaves > nxt.leaves):
+                    nxt, at = f, cross
+        if nxt is None:
+            out.append((cur, lo, top))
+            break
+        if at >= top - _PATH_TOL:
+            # cur is optimal at top alone: kept there only at hi (below, the
+            # simpler tree before it holds that point)
+            if not out:
+                out.append((cur, top, top))
+            cur = nxt
+            continue
+        out.append((cur, at, top))
+        cur, top = nxt, at
+    return out[::-1]
 
 
 def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
@@ -301,30 +311,14 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
     estimator = FastSmallTreeRegressor if regression else FastSmallTreeClassifier
     if regression:
         del params["cost_matrix"], params["class_weight"]
-    data = _prepare(estimator(regularization=0.0, **params), X, y, sample_weight, regression)
+    counts = _Counts(estimator, params, X, y, sample_weight, regression)
+    data = counts.data
     log = []
-    # the counts' searches share the engine's store of searched nodes: a node
-    # below the root is the subproblem (rows, depth left, leaf cap) whatever the
-    # root's cap, so each count answers from the nodes of the counts before
-    share = MemoShare()
 
     def fit(k, seconds):
-        # the single leaf: any lam above its loss makes it the optimum (a split
-        # pays two leaves)
-        lam = 0.0 if k > 1 else 2.0 * data.leaf + 1.0
-        est = estimator(regularization=lam, **dict(
-            params, max_leaf_nodes=k if k > 1 else None, time_limit=seconds))
-        est._report_stops = False
-        est._overrides = {"engine_memo": share}
         t0 = time.perf_counter()
-        est.fit(X, y, sample_weight=sample_weight)
-        del est._overrides          # the shared store is the front's, not the fit's
-        out = _Fit(lam, est)
-        log.append((k, out.loss, bool(est.optimal_), time.perf_counter() - t0))
-        # at lam = 0 the bound is on the loss itself; no tree of one leaf loses
-        # less than the single leaf's least loss (its tree's loss, to within a
-        # rounding: `_tighten` takes the lesser)
-        lower = data.leaf if k == 1 else float(est.lower_bound_)
+        out, lower = counts(k, seconds)
+        log.append((k, out.loss, bool(out.clf.optimal_), time.perf_counter() - t0))
         return out, lower
 
     most = None if max_depth is None else 2 ** int(max_depth)
@@ -339,6 +333,43 @@ def leaves_front(X, y, *, max_leaf_nodes=8, max_depth=None, min_samples_leaf=1,
     return LeavesFront(entries, data.floor, most, log,
                        None if regression else entries[0]["fit"].clf.classes_,
                        "r2" if regression else "accuracy")
+
+
+class _Counts:
+    """The searches of a front's counts on one data set: ``counts(k, seconds)``
+    fits `estimator` at regularization 0 under ``max_leaf_nodes=k`` (the single
+    leaf for k = 1) for at most `seconds` (None: no limit) and returns its
+    `_Fit` and the proven bound on the least loss of a tree of at most k
+    leaves.  The counts share one store of the engine's searched nodes: a node
+    below the root is the subproblem (rows, depth left, leaf cap) whatever the
+    root's cap, so each count answers from the nodes of the counts before.
+    ``data`` holds the single leaf's loss, the floor and the training score
+    (`_prepare`)."""
+
+    def __init__(self, estimator, params, X, y, sample_weight, regression):
+        self._estimator = estimator
+        self._params = params
+        self._Xy = (X, y, sample_weight)
+        self.data = _prepare(estimator(regularization=0.0, **params), X, y,
+                             sample_weight, regression)
+        self._share = MemoShare()
+
+    def __call__(self, k, seconds):
+        X, y, sample_weight = self._Xy
+        # the single leaf: any lam above its loss makes it the optimum (a split
+        # pays two leaves)
+        lam = 0.0 if k > 1 else 2.0 * self.data.leaf + 1.0
+        est = self._estimator(regularization=lam, **dict(
+            self._params, max_leaf_nodes=k if k > 1 else None, time_limit=seconds))
+        est._report_stops = False
+        est._overrides = {"engine_memo": self._share}
+        est.fit(X, y, sample_weight=sample_weight)
+        del est._overrides          # the shared store is the front's, not the fit's
+        # at lam = 0 the bound is on the loss itself; no tree of one leaf loses
+        # less than the single leaf's least loss (its tree's loss, to within a
+        # rounding: `_tighten` takes the lesser)
+        lower = self.data.leaf if k == 1 else float(est.lower_bound_)
+        return _Fit(lam, est), lower
 
 
 def _check_front_args(task, cost_matrix, class_weight, max_leaf_nodes, time_limit):

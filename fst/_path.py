@@ -38,7 +38,11 @@ class DeadlinePassed(Exception):
 
 class _Fit:
     """One certified (or stopped) fit of the path: its lam, its tree's line
-    (loss, leaves), whether it was certified, and the fitted estimator."""
+    (loss, leaves), whether it was certified, and the fitted estimator;
+    ``from_front``: a count of a leaves front read at lam
+    (`fst._selection`)."""
+
+    from_front = False
 
     def __init__(self, lam, clf):
         self.lam = lam
@@ -73,8 +77,14 @@ class RegularizationPath:
         proven optimal on the whole interval). ``pandas.DataFrame(pareto_front_)``
         gives a table.
     fits_ : dict of ndarray
-        Every fit the path ran, in order: ``lambda``, ``objective``, ``optimal``,
-        ``seconds``.
+        Every fit the path ran at a value of lam, in order: ``lambda``,
+        ``objective``, ``optimal``, ``seconds``.
+    front_fits_ : dict of ndarray
+        The searches of the leaves front the path read its trees from, one a
+        count, in order: ``max_leaf_nodes``, ``loss``, ``optimal``, ``seconds``
+        (empty when no front was grown: under ``max_depth``).  A tree read
+        from the front is the fit of that count's search (``estimators_``:
+        regularization 0 under ``max_leaf_nodes``).
     lambda_min, lambda_max : float
         The range searched.
     classes_ : ndarray or None
@@ -82,7 +92,7 @@ class RegularizationPath:
     """
 
     def __init__(self, lambda_min, lambda_max, trees, classes, accuracy, log,
-                 score_name="accuracy"):
+                 score_name="accuracy", counts=()):
         self.lambda_min = lambda_min
         self.lambda_max = lambda_max
         self.classes_ = classes
@@ -106,6 +116,12 @@ class RegularizationPath:
             "objective": np.array([r[1] for r in log], dtype=float),
             "optimal": np.array([r[2] for r in log], dtype=bool),
             "seconds": np.array([r[3] for r in log], dtype=float),
+        }
+        self.front_fits_ = {
+            "max_leaf_nodes": np.array([r[0] for r in counts], dtype=np.intp),
+            "loss": np.array([r[1] for r in counts], dtype=float),
+            "optimal": np.array([r[2] for r in counts], dtype=bool),
+            "seconds": np.array([r[3] for r in counts], dtype=float),
         }
 
     @property
@@ -181,8 +197,18 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     either a third tree is better there (and both halves are explored), or that
     point is the breakpoint between the two. With
     every fit certified, the path is exact: each tree is proven optimal on its
-    whole interval, and no tree is missing between two breakpoints. It takes
-    about two fits a tree.
+    whole interval, and no tree is missing between two breakpoints.
+
+    Without ``max_depth``, after the fit at ``lambda_min`` the path grows a
+    leaves front (`leaves_front`'s searches, one count after another) for at
+    most half that fit's seconds (at most ``time_limit``): where
+    its counts are certified, every tree of at most their leaves is valued at
+    every lam, and the fit at ``lambda_min`` bounds every larger tree above it
+    (a tree of more leaves gains no ground as lam rises), so from the least
+    lam the front covers up to ``lambda_max`` the path is read from the front
+    with no fit; usually that is the whole range once the front reaches the
+    leaves of ``lambda_min``'s tree. Below it, the path fits as above, about
+    two fits a tree.
 
     Parameters
     ----------
@@ -241,8 +267,8 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
         del params["cost_matrix"], params["class_weight"]
     log = []
     uncertified = []
-    fit = _fitter(X, y, sample_weight, params, log, uncertified,
-                  FastSmallTreeRegressor if regression else FastSmallTreeClassifier)
+    estimator = FastSmallTreeRegressor if regression else FastSmallTreeClassifier
+    fit = _fitter(X, y, sample_weight, params, log, uncertified, estimator)
 
     low = fit(lambda_min)
     if lambda_max is None:
@@ -254,13 +280,24 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
         lambda_max = _check_lambda(lambda_max, "lambda_max")
         if lambda_max < lambda_min:
             raise ValueError(f"lambda_max={lambda_max!r} is below lambda_min={lambda_min!r}.")
-    high = fit(lambda_max) if lambda_max > lambda_min else low
+    out, counts = None, []
+    if max_depth is None and lambda_max > lambda_min:
+        # above the least lam a leaves front covers, its trees need no fit
+        # (`fst._selection`; imported here, as it reads this module)
+        from ._selection import _Growth, _growth_seconds, front_path
 
-    # breakpoints: (lam, certified) between consecutive trees, found left to right
-    trees = [low]
-    cuts = []
-    _explore(low, high, fit, trees, cuts)
-    out = _intervals(trees, [(lambda_min, low.optimal)] + cuts + [(lambda_max, high.optimal)])
+        growth = _Growth(estimator, params, X, y, sample_weight, regression, None)
+        out = front_path(low, lambda_max, fit, growth,
+                         _growth_seconds(log[0][3], time_limit))
+        counts = growth.log
+    if out is None:
+        high = fit(lambda_max) if lambda_max > lambda_min else low
+        # breakpoints: (lam, certified) between consecutive trees, found left to right
+        trees = [low]
+        cuts = []
+        _explore(low, high, fit, trees, cuts)
+        out = _intervals(trees, [(lambda_min, low.optimal)] + cuts
+                         + [(lambda_max, high.optimal)])
     if uncertified:
         warn_at_caller(
             f"{len(set(uncertified))} of the path's {len(log)} fits stopped before "
@@ -272,13 +309,15 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
         def r2(reg):
             return float(reg.score(X, y, sample_weight=w))
 
-        return RegularizationPath(lambda_min, lambda_max, out, None, r2, log, "r2")
+        return RegularizationPath(lambda_min, lambda_max, out, None, r2, log, "r2",
+                                  counts)
 
     def accuracy(clf):
         right = clf.predict(X) == np.asarray(y)
         return float(np.mean(right) if w is None else (w * right).sum() / w.sum())
 
-    return RegularizationPath(lambda_min, lambda_max, out, low.clf.classes_, accuracy, log)
+    return RegularizationPath(lambda_min, lambda_max, out, low.clf.classes_, accuracy, log,
+                              counts=counts)
 
 
 def check_task(task, cost_matrix, class_weight):
@@ -366,20 +405,26 @@ def grid_fits(X, y, lams, params, sample_weight=None, on_value=None,
     if n > 1:
         settle(n - 1, fit(float(lams[-1])), True)
 
-    def fill(i, j):
-        if j - i <= 1:
-            return
-        if _same(out[i], out[j]) and out[i].optimal and out[j].optimal:
-            for k in range(i + 1, j):
-                settle(k, out[i], False)
-            return
-        m = (i + j) // 2
-        settle(m, fit(float(lams[m])), True)
-        fill(i, m)
-        fill(m, j)
-
-    fill(0, n - 1)
+    fill_between(0, n - 1, out, lams, fit, settle)
     return out, ok, log, uncertified
+
+
+def fill_between(i, j, out, lams, fit, settle):
+    """Settle the values of `lams` strictly between i and j, whose fits `out[i]`
+    and `out[j]` are settled: all of them by out[i]'s tree when the two are
+    certified and return the same line (R is at most that line everywhere,
+    equals it at both ends, and is concave), else the middle value fitted
+    (`fit(lam)`; `settle(k, fit, fitted)`) and both halves in turn."""
+    if j - i <= 1:
+        return
+    if _same(out[i], out[j]) and out[i].optimal and out[j].optimal:
+        for k in range(i + 1, j):
+            settle(k, out[i], False)
+        return
+    m = (i + j) // 2
+    settle(m, fit(float(lams[m])), True)
+    fill_between(i, m, out, lams, fit, settle)
+    fill_between(m, j, out, lams, fit, settle)
 
 
 def _explore(a, b, fit, trees, cuts):
