@@ -379,7 +379,7 @@ def _fitter(X, y, sample_weight, params, log, uncertified,
 
 
 def grid_fits(X, y, lams, params, sample_weight=None, on_value=None,
-              estimator=FastSmallTreeClassifier, deadline=None):
+              estimator=FastSmallTreeClassifier, deadline=None, front=None):
     """The optimum at each value of the sorted grid `lams`, with fewer fits where
     the path allows: when the fits at lams[i] < lams[j] are certified and return
     the same line, that tree is optimal on all of [lams[i], lams[j]] (R is at most
@@ -389,7 +389,10 @@ def grid_fits(X, y, lams, params, sample_weight=None, on_value=None,
     settled (seconds: of the fit at lams[i], 0 when it needed none).  Returns
     (one _Fit per value, certified at it; the fit log; the lams of stopped fits).
     `estimator`: FastSmallTreeClassifier or FastSmallTreeRegressor; `deadline`
-    as for `_fitter`."""
+    as for `_fitter`; `front`: None, or `front(low, seconds)` called after the
+    fit at the least value (`low`, which took `seconds`), returning a
+    `fst._selection.FrontCover` whose covered values are settled from it
+    before any other fit."""
     log, uncertified = [], []
     fit = _fitter(X, y, sample_weight, params, log, uncertified, estimator, deadline)
     n = len(lams)
@@ -402,10 +405,16 @@ def grid_fits(X, y, lams, params, sample_weight=None, on_value=None,
             on_value(i, f, log[-1][3] if fitted else 0.0)
 
     settle(0, fit(float(lams[0])), True)
-    if n > 1:
+    if n > 1 and front is not None:
+        cover = front(out[0], log[-1][3])
+        for i in range(1, n):
+            if cover.K and cover.covers(float(lams[i])):
+                settle(i, cover.at(float(lams[i])), False)
+    if n > 1 and out[-1] is None:
         settle(n - 1, fit(float(lams[-1])), True)
-
-    fill_between(0, n - 1, out, lams, fit, settle)
+    settled = [i for i in range(n) if out[i] is not None]
+    for i, j in zip(settled, settled[1:]):
+        fill_between(i, j, out, lams, fit, settle)
     return out, ok, log, uncertified
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from ._classifier import FastSmallTreeClassifier
 from ._front import _Counts, envelope
-from ._path import _PATH_TOL, _explore, _fitter, _intervals, _same, fill_between
+from ._path import _PATH_TOL, _explore, _intervals, _same, grid_fits
 
 __all__ = ["FrontCover", "front_grid", "front_path"]
 
@@ -86,6 +86,11 @@ class FrontCover:
         return min((f for f in self.counts if f.at(lam) <= value + _PATH_TOL),
                    key=lambda f: f.leaves)
 
+    def at(self, lam):
+        """The best count read at lam as a fit there, certified where the front
+        covers lam."""
+        return _at(self.best(lam), lam, self.covers(lam))
+
     def beyond(self, lam):
         """A lower bound at lam on every tree of more than K leaves."""
         if self.closed:
@@ -117,12 +122,21 @@ class _Growth:
         self._cap = params.get("max_leaf_nodes")
         depth = params.get("max_depth")
         self._most = None if depth is None else 2 ** int(depth)
-        self._counts = _Counts(estimator, front_params, X, y, sample_weight, regression)
+        # the front's data (its floor) is prepared when first needed
+        self._make_counts = lambda: _Counts(estimator, front_params, X, y, sample_weight,
+                                            regression)
+        self._made = None
         self._deadline = deadline
         self.fits = []
         self.anchors = []
         self.log = []
         self.stopped = False
+
+    @property
+    def _counts(self):
+        if self._made is None:
+            self._made = self._make_counts()
+        return self._made
 
     @property
     def floor(self):
@@ -170,42 +184,23 @@ def _growth_seconds(anchor_seconds, time_limit):
 
 def front_grid(X, y, lams, params, sample_weight=None, on_value=None,
                estimator=FastSmallTreeClassifier, deadline=None, regression=False):
-    """As `grid_fits` (the optimum at each value of the sorted grid `lams`), from
-    a front where it covers: the least value is fitted first (its bound anchors
-    the front's cover), the front is grown to cover the others
+    """`grid_fits` (the optimum at each value of the sorted grid `lams`) read
+    from a front where it covers: after the fit at the least value, whose bound
+    anchors the front's cover, the front is grown to cover the others
     (`_growth_seconds`), and the values it does not cover are fitted between
-    their settled neighbours as `grid_fits` does.  A value the front settles
-    has fit seconds 0.  Returns `grid_fits`'s four and the front's log, one
-    (count, loss, certified, seconds) a count searched."""
-    log, uncertified = [], []
-    fit = _fitter(X, y, sample_weight, params, log, uncertified, estimator, deadline)
-    n = len(lams)
-    out = [None] * n
-    ok = [False] * n
-
-    def settle(i, f, fitted):
-        out[i], ok[i] = f, f.optimal
-        if on_value is not None:
-            on_value(i, f, log[-1][3] if fitted else 0.0)
-
-    settle(0, fit(float(lams[0])), True)
-    if n == 1:
-        return out, ok, log, uncertified, []
+    their settled neighbours.  A value the front settles has fit seconds 0.
+    Returns `grid_fits`'s four and the front's log, one (count, loss,
+    certified, seconds) a count searched."""
     growth = _Growth(estimator, params, X, y, sample_weight, regression, deadline)
-    growth.anchors.append((out[0].lam, float(out[0].clf.lower_bound_)))
-    growth.grow([float(v) for v in lams[1:]],
-                _growth_seconds(log[-1][3], params.get("time_limit")))
-    cover = growth.cover()
-    if cover.K:
-        for i in range(1, n):
-            if cover.covers(float(lams[i])):
-                settle(i, _at(cover.best(float(lams[i])), lams[i], True), False)
-    if out[-1] is None:
-        settle(n - 1, fit(float(lams[-1])), True)
-    settled = [i for i in range(n) if out[i] is not None]
-    for i, j in zip(settled, settled[1:]):
-        fill_between(i, j, out, lams, fit, settle)
-    return out, ok, log, uncertified, growth.log
+
+    def front(low, seconds):
+        growth.anchors.append((low.lam, float(low.clf.lower_bound_)))
+        growth.grow([float(v) for v in lams[1:]],
+                    _growth_seconds(seconds, params.get("time_limit")))
+        return growth.cover()
+
+    return grid_fits(X, y, lams, params, sample_weight, on_value, estimator, deadline,
+                     front) + (growth.log,)
 
 
 def front_path(low, lambda_max, fit, growth, seconds):
@@ -230,6 +225,7 @@ def front_path(low, lambda_max, fit, growth, seconds):
     if c <= low.lam + _PATH_TOL:
         return above
     trees, cuts = [low], []
+    # c is the least lam covered: the front's tree there is certified
     _explore(low, _at(cover.best(c), c, True), fit, trees, cuts)
     below = _intervals(trees, [(low.lam, low.optimal)] + cuts + [(c, True)])
     (f, lo, _, ok), (g, _, hi, ok_above) = below[-1], above[0]
