@@ -157,10 +157,11 @@ class FastSmallTreeClassifierCV(_PathCV, ClassifierMixin, NativeClassifierMixin,
 
     Each fold follows the regularization path of its training rows along
     ``lambdas``. Without ``max_depth`` it fits the least value, then grows a
-    leaves front for at most half that fit's seconds and reads from it every
-    value it covers (as `regularization_path` does: a front certified to K
-    leaves values every tree of at most K leaves, and the fit at the least
-    value bounds every larger tree at every larger value). For the rest, the
+    leaves front for at most half that fit's seconds (a tenth where it did not
+    certify) and reads from it every value it covers (as
+    `regularization_path` does: a front certified to K leaves values every
+    tree of at most K leaves, and the fit at the least value bounds every
+    larger tree at every larger value). For the rest, the
     optimal objective is concave and piecewise linear in the regularization,
     so when the certified fits at two values return the same tree, that tree
     is optimal at every value between them and those need no fit. Each value's

@@ -201,7 +201,8 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
 
     Without ``max_depth``, after the fit at ``lambda_min`` the path grows a
     leaves front (`leaves_front`'s searches, one count after another) for at
-    most half that fit's seconds (at most ``time_limit``): where
+    most half that fit's seconds (a tenth where it did not certify; at most
+    ``time_limit``): where
     its counts are certified, every tree of at most their leaves is valued at
     every lam, and the fit at ``lambda_min`` bounds every larger tree above it
     (a tree of more leaves gains no ground as lam rises), so from the least
@@ -288,7 +289,7 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
 
         growth = _Growth(estimator, params, X, y, sample_weight, regression, None)
         out = front_path(low, lambda_max, fit, growth,
-                         _growth_seconds(log[0][3], time_limit))
+                         _growth_seconds(low, log[0][3], time_limit))
         counts = growth.log
     if out is None:
         high = fit(lambda_max) if lambda_max > lambda_min else low
