@@ -197,3 +197,24 @@ def test_a_front_stopped_early_leaves_the_rest_of_the_path_to_fits(monkeypatch, 
                 ref.objective_, abs=1e-9)
         if task == "classification":
             assert _loss(tree, X, y) == pytest.approx(f["loss"][i], abs=1e-9)
+
+
+def test_the_regressor_cv_from_fronts_matches_a_grid_search(capsys):
+    from sklearn.model_selection import KFold
+
+    from fst import FastSmallTreeRegressorCV
+
+    rng = np.random.default_rng(7)
+    X = rng.integers(0, 4, size=(150, 3)).astype(float)
+    y = X[:, 0] * (X[:, 1] > 1) + 0.4 * rng.normal(size=150)
+    lams = [0.005, 0.02, 0.08]
+    cv = FastSmallTreeRegressorCV(lams, cv=KFold(3), time_limit=None, verbose=1).fit(X, y)
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.startswith("[CV ")]
+    assert len(lines) == 3 * len(lams)
+    assert any("read from the leaves front" in line for line in lines)
+    gs = GridSearchCV(FastSmallTreeRegressor(time_limit=None), {"regularization": lams},
+                      cv=KFold(3)).fit(X, y)
+    assert cv.cv_results_["optimal"].all()
+    np.testing.assert_allclose(cv.cv_results_["mean_test_score"],
+                               gs.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
+    assert cv.regularization_ == gs.best_params_["regularization"]
