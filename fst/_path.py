@@ -84,7 +84,8 @@ class RegularizationPath:
         count, in order: ``max_leaf_nodes``, ``loss``, ``optimal``, ``seconds``
         (empty when no front was grown: under ``max_depth``).  A tree read
         from the front is the fit of that count's search (``estimators_``:
-        regularization 0 under ``max_leaf_nodes``).
+        regularization 0 under ``max_leaf_nodes``; the single leaf's, a
+        regularization above its loss).
     lambda_min, lambda_max : float
         The range searched.
     classes_ : ndarray or None
