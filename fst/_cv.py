@@ -157,7 +157,7 @@ class FastSmallTreeClassifierCV(_PathCV, ClassifierMixin, NativeClassifierMixin,
 
     Each fold follows the regularization path of its training rows along
     ``lambdas``. Without ``max_depth`` it fits the least value, then grows a
-    leaves front for at most half that fit's seconds (a tenth where it did not
+    leaves front for at most half that fit's seconds (none where it did not
     certify) and reads from it every value it covers (as
     `regularization_path` does: a front certified to K leaves values every
     tree of at most K leaves, and the fit at the least value bounds every

@@ -125,16 +125,42 @@ def test_the_regression_path_read_from_the_front():
             assert loss + lam * tree.get_n_leaves() == pytest.approx(reg.objective_, abs=1e-9)
 
 
-def test_a_stopped_anchor_certifies_only_what_its_bound_proves():
+def test_a_stopped_least_lam_grows_no_front_and_certifies_what_the_fits_do():
     X, y = _data(400, seed=6, levels=12)
+    lams = np.array([0.001, 0.01, 0.05, 0.2])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotCertifiedWarning)
-        out, ok, _, _, _ = front_grid(X, y, np.array([0.001, 0.01, 0.05, 0.2]),
-                                      {"time_limit": 0.05, "n_jobs": 1})
-    for lam, f, good in zip([0.001, 0.01, 0.05, 0.2], out, ok):
+        out, ok, log, _, counts = front_grid(X, y, lams, {"time_limit": 0.05, "n_jobs": 1})
+    assert not ok[0]                    # the least lam stopped: no front
+    assert counts == []
+    assert not any(f.from_front for f in out)
+    for lam, f, good in zip(lams, out, ok):
         if good:
             value = _loss(f.clf, X, y) + lam * f.clf.estimator_.get_n_leaves()
             assert value == pytest.approx(_independent(X, y, lam), abs=1e-9)
+
+
+def test_a_stopped_fit_s_bound_covers_from_where_it_proves():
+    # FrontCover reads a stopped fit's bound as it reads a certified one's: a
+    # front certified to K leaves and a bound b at lam_a prove the front's best
+    # tree wherever its value is at most b + (K + 1) (lam - lam_a); checked here
+    # on a real front against independent fits
+    X, y = _data(seed=2)
+    from fst._front import _Counts
+
+    counts = _Counts(FastSmallTreeClassifier, {"time_limit": None, "n_jobs": 1}, X, y,
+                     None, False)
+    fits = [counts(k, None)[0] for k in range(1, 4)]
+    lam_a = 0.004
+    exact = _independent(X, y, lam_a)
+    for gap in (0.0, 0.01, 0.03):
+        cover = FrontCover(fits, counts.data.floor, False, [(lam_a, exact - gap)])
+        c = cover.cover()
+        for lam in np.linspace(0.004, 0.3, 25):
+            if cover.covers(lam):
+                assert lam >= c - 1e-12
+                assert cover.best(lam).at(lam) == pytest.approx(
+                    _independent(X, y, lam), abs=1e-9)
 
 
 class _Line:
