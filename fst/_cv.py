@@ -158,13 +158,13 @@ class FastSmallTreeClassifierCV(_PathCV, ClassifierMixin, NativeClassifierMixin,
     Each fold follows the regularization path of its training rows along
     ``lambdas``. Without ``max_depth`` it fits the least value, then grows a
     leaves front for at most half that fit's seconds (none where it did not
-    certify) and reads from it every value it covers (as
-    `regularization_path` does: a front certified to K leaves values every
-    tree of at most K leaves, and the fit at the least value bounds every
-    larger tree at every larger value). For the rest, the
-    optimal objective is concave and piecewise linear in the regularization,
-    so when the certified fits at two values return the same tree, that tree
-    is optimal at every value between them and those need no fit. Each value's
+    certify or took under half a second) and reads from it every value it
+    covers (as `regularization_path` does: a front certified to K leaves
+    values every tree of at most K leaves, and the fit at the least value
+    bounds every larger tree at every larger value). For the rest, the optimal
+    objective is concave and piecewise linear in the regularization, so when
+    the certified fits at two values return the same tree, that tree is
+    optimal at every value between them and those need no fit. Each value's
     tree is scored on the fold's held-out rows, and the value of best mean
     score is refitted on all rows. The folds are joblib jobs: under
     ``with joblib.parallel_backend("dask"):`` they run on a dask.distributed

@@ -202,8 +202,8 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
 
     Without ``max_depth``, after the fit at ``lambda_min`` the path grows a
     leaves front (`leaves_front`'s searches, one count after another) for at
-    most half that fit's seconds (none where it did not certify; at most
-    ``time_limit``): where
+    most half that fit's seconds (none where it did not certify or took under
+    half a second; at most ``time_limit``): where
     its counts are certified, every tree of at most their leaves is valued at
     every lam, and the fit at ``lambda_min`` bounds every larger tree above it
     (a tree of more leaves gains no ground as lam rises), so from the least

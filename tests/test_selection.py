@@ -16,6 +16,15 @@ from fst._selection import FrontCover, front_grid
 LAMS = np.array([0.006, 0.012, 0.025, 0.05, 0.1, 0.2])
 
 
+@pytest.fixture(autouse=True)
+def _front_after_any_fit(monkeypatch):
+    """A front after any fit at the least lam: these problems' fits take
+    milliseconds, below FRONT_AFTER_SECONDS, where no front is grown."""
+    from fst import _selection
+
+    monkeypatch.setattr(_selection, "FRONT_AFTER_SECONDS", 0.0)
+
+
 def _data(n=150, seed=0, levels=5):
     """Ordinal columns (few thresholds each) and a noisy label: the fits
     without max_depth certify in a moment."""
@@ -244,3 +253,16 @@ def test_the_regressor_cv_from_fronts_matches_a_grid_search(capsys):
     np.testing.assert_allclose(cv.cv_results_["mean_test_score"],
                                gs.cv_results_["mean_test_score"], rtol=0, atol=1e-12)
     assert cv.regularization_ == gs.best_params_["regularization"]
+
+
+def test_no_front_after_a_quick_fit(monkeypatch):
+    from fst import _selection
+
+    monkeypatch.setattr(_selection, "FRONT_AFTER_SECONDS", 3600.0)
+    X, y = _data(seed=1)
+    out, ok, log, _, counts = front_grid(X, y, LAMS, {"time_limit": None, "n_jobs": 1})
+    assert counts == [] and all(ok)
+    assert not any(f.from_front for f in out)
+    path = regularization_path(X, y, lambda_min=0.006, lambda_max=0.2, time_limit=None)
+    assert path.front_fits_["max_leaf_nodes"].size == 0
+    assert path.optimal_
