@@ -266,3 +266,12 @@ def test_no_front_after_a_quick_fit(monkeypatch):
     path = regularization_path(X, y, lambda_min=0.006, lambda_max=0.2, time_limit=None)
     assert path.front_fits_["max_leaf_nodes"].size == 0
     assert path.optimal_
+
+
+def test_the_cv_from_fronts_in_threads_gives_the_one_job_result():
+    X, y = _data(200, seed=8)
+    one = FastSmallTreeClassifierCV(LAMS, cv=4, n_jobs=1, time_limit=None).fit(X, y)
+    many = FastSmallTreeClassifierCV(LAMS, cv=4, n_jobs=-1, time_limit=None).fit(X, y)
+    for key in ("mean_test_score", "rank_test_score", "n_leaves", "optimal"):
+        np.testing.assert_array_equal(many.cv_results_[key], one.cv_results_[key])
+    assert np.array_equal(many.predict(X), one.predict(X))
