@@ -120,7 +120,7 @@ class FrontCover:
             return 0.0
         K = self.K
         loss = np.array([f.loss for f in self.counts])
-        k = np.arange(1, K + 1)
+        k = np.array([f.leaves for f in self.counts])      # each at most K
         return float(min(max(a, ((loss - b + (K + 1) * a) / (K + 1 - k)).min())
                          for a, b in self.anchors))
 

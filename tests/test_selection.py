@@ -184,7 +184,8 @@ class _Line:
 @pytest.mark.parametrize("anchors", [[], [(0.01, 0.2)], [(0.01, 0.2), (0.05, 0.31)],
                                      [(0.02, -np.inf)]])
 def test_the_cover_is_the_least_lam_covered(anchors):
-    lines = [_Line(0.5, 1), _Line(0.3, 2), _Line(0.22, 3), _Line(0.18, 4)]
+    # (the count of four leaves found no better tree than one of three)
+    lines = [_Line(0.5, 1), _Line(0.3, 2), _Line(0.22, 3), _Line(0.2, 3), _Line(0.18, 5)]
     cover = FrontCover(lines, 0.05, False, anchors)
     c = cover.cover()
     grid = np.linspace(0, 0.5, 2001)
@@ -194,7 +195,7 @@ def test_the_cover_is_the_least_lam_covered(anchors):
     assert not covered[grid < c - 1e-9].any()
     # each anchor's bound only holds from its own lam
     if anchors == [(0.01, 0.2)]:
-        assert cover.beyond(0.005) == pytest.approx(0.05 + 5 * 0.005)
+        assert cover.beyond(0.005) == pytest.approx(0.05 + 6 * 0.005)
     assert FrontCover(lines, 0.05, True, anchors).cover() == 0.0
 
 
