@@ -17,13 +17,15 @@ import warnings
 import numpy as np
 
 from _data import PENALTIES, gosdt14_names, load_gosdt14
-from fst import FastSmallTreeClassifier, NotCertifiedWarning, regularization_path
+from fst import (ConstantTreeWarning, FastSmallTreeClassifier, NotCertifiedWarning,
+                 regularization_path)
 
 
 def one(name, time_limit):
     X, y = load_gosdt14(name)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", NotCertifiedWarning)
+        warnings.simplefilter("ignore", ConstantTreeWarning)
         t0 = time.perf_counter()
         path = regularization_path(X, y, lambda_min=min(PENALTIES),
                                    lambda_max=max(PENALTIES), time_limit=time_limit)
