@@ -276,3 +276,22 @@ def test_the_cv_from_fronts_in_threads_gives_the_one_job_result():
     for key in ("mean_test_score", "rank_test_score", "n_leaves", "optimal"):
         np.testing.assert_array_equal(many.cv_results_[key], one.cv_results_[key])
     assert np.array_equal(many.predict(X), one.predict(X))
+
+
+def test_under_a_leaf_cap_the_front_closes_at_the_cap():
+    # at lam = 0 under max_leaf_nodes=4, the first fit is the cap's optimum; the
+    # front to four leaves holds every tree there is, and covers every lam
+    X, y = _data(seed=3)
+    path = regularization_path(X, y, lambda_min=0.0, lambda_max=0.2, max_leaf_nodes=4,
+                               time_limit=None)
+    assert path.optimal_
+    assert path.fits_["lambda"].tolist() == [0.0]
+    assert path.front_fits_["max_leaf_nodes"].tolist() == [1, 2, 3, 4]
+    f = path.pareto_front_
+    for i, tree in enumerate(path.trees_):
+        assert tree.get_n_leaves() <= 4
+        for lam in (f["lambda_min"][i], f["lambda_max"][i]):
+            ref = FastSmallTreeClassifier(regularization=lam, max_leaf_nodes=4,
+                                          time_limit=None).fit(X, y)
+            assert _loss(tree, X, y) + lam * tree.get_n_leaves() == pytest.approx(
+                ref.objective_, abs=1e-9)
