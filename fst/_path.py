@@ -286,12 +286,10 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     if max_depth is None and lambda_max > lambda_min:
         # above the least lam a leaves front covers, its trees need no fit
         # (`fst._selection`; imported here, as it reads this module)
-        from ._selection import _Growth, _growth_seconds, front_path
+        from ._selection import front_path
 
-        growth = _Growth(estimator, params, X, y, sample_weight, regression, None)
-        out = front_path(low, lambda_max, fit, growth,
-                         _growth_seconds(low, log[0][3], time_limit))
-        counts = growth.log
+        out, counts = front_path(low, log[0][3], lambda_max, fit, estimator, params, X, y,
+                                 sample_weight, regression)
     if out is None:
         high = fit(lambda_max) if lambda_max > lambda_min else low
         # breakpoints: (lam, certified) between consecutive trees, found left to right
@@ -410,8 +408,9 @@ def grid_fits(X, y, lams, params, sample_weight=None, on_value=None,
     if n > 1 and front is not None:
         cover = front(out[0], log[-1][3])
         for i in range(1, n):
-            if cover.K and cover.covers(float(lams[i])):
-                settle(i, cover.at(float(lams[i])), False)
+            f = cover.at(float(lams[i])) if cover.K else None
+            if f is not None and f.optimal:          # the front covers lams[i]
+                settle(i, f, False)
     if n > 1 and out[-1] is None:
         settle(n - 1, fit(float(lams[-1])), True)
     settled = [i for i in range(n) if out[i] is not None]

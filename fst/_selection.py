@@ -32,6 +32,7 @@ not cover are fitted as `grid_fits` and `_explore` fit them, the front's tree
 at the least value it covers serving as a certified fit there."""
 import copy
 import time
+from functools import cached_property
 
 import numpy as np
 
@@ -134,21 +135,19 @@ class _Growth:
         self._cap = params.get("max_leaf_nodes")
         depth = params.get("max_depth")
         self._most = None if depth is None else 2 ** int(depth)
-        # the front's data (its floor) is prepared when first needed
-        self._make_counts = lambda: _Counts(estimator, front_params, X, y, sample_weight,
-                                            regression)
-        self._made = None
+        self._data = (estimator, front_params, X, y, sample_weight, regression)
         self._deadline = deadline
+        self._time_limit = params.get("time_limit")
         self.fits = []
         self.anchors = []
         self.log = []
         self.stopped = False
 
-    @property
+    @cached_property
     def _counts(self):
-        if self._made is None:
-            self._made = self._make_counts()
-        return self._made
+        """The counts' searches, their data (the floor) prepared when first
+        needed."""
+        return _Counts(*self._data)
 
     @property
     def floor(self):
@@ -161,6 +160,14 @@ class _Growth:
             or (self._most is not None and K >= self._most)
             or self.fits[-1].loss <= self.floor + _PATH_TOL)
         return FrontCover(self.fits, self.floor, closed, self.anchors)
+
+    def after(self, low, lams, seconds):
+        """The cover after the fit at the least lam, `low` (a `_Fit` that took
+        `seconds`): its bound taken as an anchor, the front grown to cover
+        `lams` for `_growth_seconds`."""
+        self.anchors.append((low.lam, float(low.clf.lower_bound_)))
+        self.grow(lams, _growth_seconds(low, seconds, self._time_limit))
+        return self.cover()
 
     def grow(self, lams, seconds):
         """Search counts until the front covers every value of `lams`, a count
@@ -212,27 +219,31 @@ def front_grid(X, y, lams, params, sample_weight=None, on_value=None,
     growth = _Growth(estimator, params, X, y, sample_weight, regression, deadline)
 
     def front(low, seconds):
-        growth.anchors.append((low.lam, float(low.clf.lower_bound_)))
-        growth.grow([float(v) for v in lams[1:]],
-                    _growth_seconds(low, seconds, params.get("time_limit")))
-        return growth.cover()
+        return growth.after(low, [float(v) for v in lams[1:]], seconds)
 
     return grid_fits(X, y, lams, params, sample_weight, on_value, estimator, deadline,
                      front) + (growth.log,)
 
 
-def front_path(low, lambda_max, fit, growth, seconds):
+def front_path(low, seconds, lambda_max, fit, estimator, params, X, y, sample_weight,
+               regression):
     """The path's trees on [low.lam, lambda_max] from a front where it covers:
-    `low` is the fit at lambda_min, whose bound anchors the cover; `growth` (a
-    `_Growth`) is grown for at most `seconds` to cover lambda_min.  Above the
-    least lam c it covers, the trees are the front's lines' lower envelope,
-    each certified; below c, `_explore` fits between `low` and the front's tree
-    at c, as `regularization_path` does between its two ends.  Returns (fit,
-    lo, hi, certified) for each tree from lambda_min up, or None where the
-    front covers no lam of the range (the caller then fits lambda_max)."""
-    growth.anchors.append((low.lam, float(low.clf.lower_bound_)))
-    growth.grow([low.lam], seconds)
-    cover = growth.cover()
+    `low` is the fit at lambda_min (which took `seconds`), whose bound anchors
+    the cover; the front (`estimator` under `params` on the data) is grown to
+    cover lambda_min (`_Growth.after`).  Above the least lam c it covers, the
+    trees are the front's lines' lower envelope, each certified; below c,
+    `_explore` fits (`fit(lam)`) between `low` and the front's tree at c, as
+    `regularization_path` does between its two ends.  Returns (trees, the
+    front's log): (fit, lo, hi, certified) for each tree from lambda_min up,
+    or None where the front covers no lam of the range (the caller then fits
+    lambda_max)."""
+    growth = _Growth(estimator, params, X, y, sample_weight, regression, None)
+    cover = growth.after(low, [low.lam], seconds)
+    return _front_trees(cover, low, lambda_max, fit), growth.log
+
+
+def _front_trees(cover, low, lambda_max, fit):
+    """`front_path`'s trees from the grown front's `cover`."""
     if not cover.K:
         return None
     c = max(cover.cover(), low.lam)
