@@ -700,6 +700,20 @@ cdef inline double allocation_halves_budget(double cap, double most_other, doubl
     return cap - most_other
 
 
+cdef inline double allocation_bound(double lb_left, double lb_right) noexcept nogil:
+    """Allocations (RULE_ALLOCATIONS): under a leaf cap kc a split is worth the
+    least over its allocations (a, kc - a), 1 <= a < kc, of R(L, a) + R(R, kc - a),
+    R(S, x) the least value of S's trees of at most x leaves: a tree of at most
+    kc leaves rooted at the split has a subtree of some a leaves on the left
+    and at most kc - a on the right.  So one allocation is worth at least the
+    sum of its two sides' bounds at their caps (lb_left at a, lb_right at
+    kc - a; each from a search at that cap or a larger one, `larger_cap_bound`),
+    and the split at least the least of those sums over its allocations.  The
+    rows are the split's own, so it holds under min_samples_leaf and for any
+    loss."""
+    return lb_left + lb_right
+
+
 cdef inline double larger_cap_bound(double lb, double lb_larger) noexcept nogil:
     """R(S, d, x), the least value of S's trees of depth at most d and at most x
     leaves, does not decrease as the cap x falls: a tree of at most x leaves

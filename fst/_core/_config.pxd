@@ -23,7 +23,9 @@ cdef enum:
     RULE_LARGER_CAP = 4096   # engine: a node's bound at a larger leaf cap bounds it
     RULE_HALVES = 8192       # engine: under a leaf cap, one side of a split holds at most
                              # half the leaves (`allocation_halves_bound`)
-    RULE_ALL = 16383
+    RULE_ALLOCATIONS = 16384 # engine: under a leaf cap, a split valued allocation by
+                             # allocation of its leaves (`allocation_bound`)
+    RULE_ALL = 32767
 
 # Strategies: each changes the order of the work, how it is done or which
 # incumbents are found, never what a bound may claim.

@@ -118,11 +118,14 @@ cdef struct DEngine:
     int64_t sweeps      # column passes of the depth-one valuations
     int64_t shallower   # nodes searched at a depth their leaf budget gives
                         # (RULE_LEAF_BUDGET, `_solve_shallower`)
-    int64_t allocations # leaf allocations valued under a leaf cap (`_value_capped`)
+    int64_t allocations # leaf allocations valued under a leaf cap (`_value_capped`,
+                        # `_value_allocations`)
     int64_t segment_bounds  # children bounded by their k-segmentation floor
     int64_t segment_prunes  # ... and splits proven above their cap by it
     int64_t halves      # splits under a leaf cap whose bound or child's budget
                         # `allocation_halves_bound` tightened (RULE_HALVES)
+    int64_t by_allocation  # splits under a leaf cap valued allocation by
+                           # allocation (RULE_ALLOCATIONS, `_value_allocations`)
     int64_t peel_nodes  # nodes solved as their shallower optimum or a leaf beside a
                         # subtree (RULE_PEEL_LEAF, `_solve_peel`)
     int64_t parent_sums # nodes of depth two whose sums came from their parent's

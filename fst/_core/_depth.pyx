@@ -49,13 +49,15 @@ from ._limits cimport limits_poll, fst_now, RUNNING, STOP_INTERRUPT
 from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
                         fst_shared_set_stop, fst_claim, fst_store_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
-                      RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP, RULE_HALVES)
+                      RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP, RULE_HALVES,
+                      RULE_ALLOCATIONS)
 from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows
 from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound,
                        superset_child_bound, subset_child_bound, one_leaf_lower_bound,
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
                        leaf_beside_only, leaf_beside_split_bound, larger_cap_bound,
-                       allocation_halves_bound, allocation_halves_budget, LEAF_MANY)
+                       allocation_halves_bound, allocation_halves_budget, allocation_bound,
+                       LEAF_MANY)
 from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
 from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put, memo_larger_cap
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
@@ -925,7 +927,8 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
 
 cdef bint _halves(DEngine* e, int d, int kc, const int32_t** rows, const int* mm,
                   const double** cc, double* half) noexcept nogil:
-    """RULE_HALVES for a split of a node of depth d under a leaf cap kc: each
+    """RULE_HALVES for a split of a node of depth d under a leaf cap kc that
+    `_value_allocations` does not value: each
     child's value at h = kc // 2 leaves into half (exact), where that is cheap
     and below kc - 1: h = 1, the child's leaf, or h = 2 with the children of
     depth two or more searched by their columns (not from their sums), their
@@ -960,7 +963,9 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     most kc - 1 leaves.  vs gets the two children's values or bounds and the
     split's value or bound (vs[2]); True when the split is valued exactly.  When
     the two optima hold more than kc leaves together, the split's value is the best allocation
-    of the kc leaves between them (`_value_capped`).  kb (NULL: not kept) gets
+    of the kc leaves between them (`_value_capped`).  Under RULE_ALLOCATIONS a
+    binding cap values the split allocation by allocation instead
+    (`_value_allocations`).  kb (NULL: not kept) gets
     the children's bounds at every cap below kc (`_cap_bounds`)."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
@@ -1015,6 +1020,13 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         return False
     first = 1 if ml >= mr else 0
     second = 1 - first
+    if ((sp.rules & RULE_ALLOCATIONS) and kc <= CAP_BOUNDS_MAX and d < 30
+            and kc < (1 << d)):
+        # the cap binds: the split is the best of its allocations, each valued
+        # side by side (`allocation_bound`)
+        return _value_allocations(e, d, rows, mm, cc, lb0, first, cap,
+                                  hint[2] if hint != NULL else 0.0, kc, split, best,
+                                  vs, kb)
     halves = _halves(e, d, kc, rows, mm, cc, half)
     if e.lim.stop != RUNNING:
         return False
@@ -1088,6 +1100,111 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         L.best[0] = split
         _place(L.best, d, 1 + first, L.cand)
         _place(L.best, d, 1 + second, C.best)
+    return True
+
+
+cdef inline void _raise_caps(double* lbs, int x, double v) noexcept nogil:
+    """A side's value or bound v at cap x bounds it at every cap x' <= x
+    (`larger_cap_bound`): lbs[x' - 1] its bounds."""
+    cdef int i
+    for i in range(x):
+        lbs[i] = larger_cap_bound(lbs[i], v)
+
+
+cdef bint _value_allocations(DEngine* e, int d, const int32_t** rows, const int* mm,
+                             const double** cc, const double* lb0, int first, double cap,
+                             double widen, int kc, int32_t split, double* best,
+                             double* vs, double* kb) noexcept nogil:
+    """A split of a node of depth d under a binding leaf cap kc (RULE_ALLOCATIONS),
+    valued allocation by allocation: its value is the least over a = 1 .. kc - 1
+    of R(left, a) + R(right, kc - a).  Each allocation is dropped when its two
+    sides' bounds are above the cap (`allocation_bound`), else its side of fewer
+    leaves (the cheaper search) is searched first, within the cap less the
+    other side's bound, and the other within the cap less that value; every
+    value or bound found at a cap bounds the side at each smaller cap.  The
+    budgets are widened by `widen` (the neighbour bound's reach, `_child_hints`).
+    True with the node's best improved as `_takes` allows when an allocation is
+    within the cap (vs[2] its value; the allocations are met in the order of
+    `_value_capped`, a ascending, and replace the best found only as it does,
+    so the tree is the same); else False, vs[2] the least bound of the
+    allocations.  vs[0], vs[1] get each side's bound at kc - 1 leaves, kb (NULL:
+    not kept) its bounds at every cap."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* C = &e.lv[d - 1]
+    cdef int h = _heap_size(d - 1)
+    cdef int32_t* got[2]
+    cdef double lbs[2 * CAP_BOUNDS_MAX]
+    cdef int cap_of[2]
+    cdef int a, s1, s2, side, x, lv1, got_leaves = 0
+    cdef double x1, x2, capa, bud, low = INF, found = INF, leaf
+    cdef bint ex
+    got[0] = L.alt + 2 * h
+    got[1] = L.alt + 3 * h
+    e.by_allocation += 1
+    for side in range(2):
+        leaf = leaf_loss(sp, cc[side], mm[side]) + sp.lam
+        lbs[side * CAP_BOUNDS_MAX] = leaf
+        for x in range(1, kc - 1):
+            lbs[side * CAP_BOUNDS_MAX + x] = lb0[side]
+    for a in range(1, kc):
+        e.allocations += 1
+        capa = cap if cap < found else found
+        cap_of[0] = a
+        cap_of[1] = kc - a
+        x1 = allocation_bound(lbs[a - 1], lbs[CAP_BOUNDS_MAX + kc - a - 1])
+        if x1 > capa + TOL:
+            if x1 < low:
+                low = x1
+            continue
+        s1 = 0 if a < kc - a else (1 if a > kc - a else first)
+        s2 = 1 - s1
+        bud = capa - lbs[s2 * CAP_BOUNDS_MAX + cap_of[s2] - 1] + widen
+        x1 = _solve(e, d - 1, rows[s1], mm[s1], cc[s1], bud, cap_of[s1], &ex)
+        if e.lim.stop != RUNNING:
+            return False
+        _raise_caps(lbs + s1 * CAP_BOUNDS_MAX, cap_of[s1], x1)
+        if not ex or x1 > bud + TOL:
+            x1 = allocation_bound(x1, lbs[s2 * CAP_BOUNDS_MAX + cap_of[s2] - 1])
+            if x1 < low:
+                low = x1
+            continue
+        memcpy(L.cand, C.best, h * sizeof(int32_t))
+        lv1 = C.best_leaves
+        bud = capa - x1 + widen
+        x2 = _solve(e, d - 1, rows[s2], mm[s2], cc[s2], bud, cap_of[s2], &ex)
+        if e.lim.stop != RUNNING:
+            return False
+        _raise_caps(lbs + s2 * CAP_BOUNDS_MAX, cap_of[s2], x2)
+        if not ex or x1 + x2 > capa + TOL:
+            if x1 + x2 < low:
+                low = x1 + x2
+            continue
+        if (found == INF or x1 + x2 < found - TOL
+                or (sp.ties and x1 + x2 <= found + TOL and lv1 + C.best_leaves < got_leaves)):
+            found = x1 + x2
+            got_leaves = lv1 + C.best_leaves
+            memcpy(got[s1], L.cand, h * sizeof(int32_t))
+            memcpy(got[s2], C.best, h * sizeof(int32_t))
+    vs[0] = lbs[kc - 2]
+    vs[1] = lbs[CAP_BOUNDS_MAX + kc - 2]
+    if kb != NULL:
+        for side in range(2):
+            for x in range(kc - 1):
+                if lbs[side * CAP_BOUNDS_MAX + x] > kb[side * (kc - 1) + x]:
+                    kb[side * (kc - 1) + x] = lbs[side * CAP_BOUNDS_MAX + x]
+        _cap_bounds(kb, kc, vs, lbs[0], lbs[CAP_BOUNDS_MAX])
+    if found == INF:
+        vs[2] = low
+        return False
+    vs[2] = found
+    if _takes(sp, L, found, got_leaves, best[0], split):
+        best[0] = found
+        _took(L, got_leaves)
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        L.best[0] = split
+        _place(L.best, d, 1, got[0])
+        _place(L.best, d, 2, got[1])
     return True
 
 
