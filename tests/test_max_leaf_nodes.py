@@ -237,7 +237,7 @@ def test_a_rising_bound_is_sound_and_rises_at_a_stop():
                                    time_limit=None).fit(X, y)
     assert best.optimal_ and best.objective_ > 0.1
     higher = stops = 0
-    for work in (300, 3000, 20000, 25000, 30000, 40000, 50000):
+    for work in (300, 6000, 10000, 15000, 20000, 25000, 30000, 40000):
         for n_jobs in (1, 2):
             bounds = {}
             for rise in (0.0, False):

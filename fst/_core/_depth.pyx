@@ -517,7 +517,11 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     each threshold's leaves and left floor from one pass over the column
     (`_peel_leaves`), then the leaf on the left from the largest leaf down, and
     on the right likewise, so that each subtree searched holds the rows of the
-    one before."""
+    one before.  A leaf loses no more as it shrinks, so each subtree is searched
+    within the cap less the scan's last (least) leaf: a bound it proves above
+    that budget rules out the rest of the scan at once (`superset_child_bound`),
+    where a budget of the cap less its own leaf would rule out only the
+    thresholds whose leaf loses as much."""
     cdef DLevel* L = &e.lv[d]
     cdef int j, lo, hi
     cdef double run
@@ -533,24 +537,24 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
             L.pv[2 * j] = NAN
     run = -INF
     for j in range(hi, lo - 1, -1):
-        _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 0, &run, best, lbmin)
+        _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 0, L.lbl[lo], &run, best, lbmin)
         if e.lim.stop != RUNNING:
             return
     run = -INF
     for j in range(lo, hi + 1):
-        _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 1, &run, best, lbmin)
+        _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 1, L.lbr[hi], &run, best, lbmin)
         if e.lim.stop != RUNNING:
             return
 
 
 cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
                       const double* cnt, double B, int kc, double V, int j, int side,
-                      double* run, double* best, double* lbmin) noexcept nogil:
+                      double far, double* run, double* best, double* lbmin) noexcept nogil:
     """The split at column u's threshold j (`_peel_column`) with its `side` (0:
     left) a leaf: bounded, else its other side searched at depth d - 1 with at
-    most d leaves within what the leaf leaves of the cap; run holds the largest
-    value or bound of the subtrees searched before it in this scan (each a
-    subset of this one's rows)."""
+    most d leaves within what the scan's least leaf (far) leaves of the cap; run
+    holds the largest value or bound of the subtrees searched before it in this
+    scan (each a subset of this one's rows)."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef DLevel* C = &e.lv[d - 1]
@@ -600,7 +604,7 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         add_rows(sp, cc, yk, wk, t, m)
     else:
         add_rows(sp, cc, yk, wk, 0, t)
-    bud = cap - leafv
+    bud = cap - (far if far < leafv else leafv)
     v = _solve(e, d - 1, L.child + (<int64_t> sp.p * t if side == 0 else 0), mr, cc, bud,
                kc - 1, &ex)
     if e.lim.stop != RUNNING:
