@@ -550,8 +550,7 @@ class EngineSearch:
     def stats(self):
         st = {k: sum(r[k] for r in self._stats) for k in
               ("nodes", "evaluations", "column_passes", "leaf_budget_depths",
-                  "leaf_allocations", "segment_bounds", "segment_prunes", "halves",
-                  "by_allocation",
+                  "leaf_allocations", "segment_bounds", "segment_prunes", "by_allocation",
                   "peel_nodes",
                   "parent_sums",
                   "memo_hits", "memo_larger_cap_hits",

@@ -20,7 +20,7 @@ from oracle import (continuous_problem, optimal_objective, problem_cost, random_
 
 # The rules the depth-limited engine reads.
 ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget", "peel_leaf",
-                "larger_cap", "halves", "allocations")
+                "larger_cap", "allocations")
 
 
 def _problem(kind, seed):
@@ -123,8 +123,8 @@ def test_the_cap_binds_on_these_problems():
 def test_engine_every_rule_combination(combo):
     """The engine's rules (the loss floor, leaf support, the neighbour and
     interval bounds with their per-cap form, the leaf budget, a leaf beside a
-    subtree, a larger cap's bound from the store, the allocation halves, the
-    splits valued allocation by allocation) each off or on, one engine or
+    subtree, a larger cap's bound from the store, the splits valued
+    allocation by allocation) each off or on, one engine or
     three at the root, with or without the store of searched nodes, with or
     without the rising bound: the oracle's optimum under the cap."""
     rules = [name for i, name in enumerate(ENGINE_RULES) if combo >> i & 1]
@@ -151,17 +151,6 @@ def test_the_store_of_searched_nodes_changes_no_answer():
 
 def _engine_rules_without(*names):
     return {"rules": [r for r in ENGINE_RULES if r not in names]}
-
-
-def test_the_allocation_halves_change_no_answer():
-    """Under a leaf cap one side of a split holds at most half the leaves
-    (`allocation_halves_bound`; it values the splits the allocations rule
-    does not, so that rule is off here): with the rule and without it the same
-    tree, objective and bound, serial and threaded; it bounds splits or cuts a
-    child's budget on several of these problems, and on none when off."""
-    used = _same_fits_with_and_without(_engine_rules_without("halves", "allocations"),
-                                       "halves", _engine_rules_without("allocations"))
-    assert used >= 6, used
 
 
 def test_splits_valued_allocation_by_allocation_change_no_answer():

@@ -23,7 +23,7 @@ from oracle import optimal_regression, regression_problem
 # "exchange" is the neighbour bound from each row's worst added error there,
 # "segment" the k-segmentation floor.
 REGRESSION_RULES = ("equivalent", "exchange", "transfer", "leaf_budget", "segment",
-                    "peel_leaf", "larger_cap", "halves", "allocations")
+                    "peel_leaf", "larger_cap", "allocations")
 
 
 def _weights(seed, n):
@@ -104,9 +104,8 @@ def test_these_problems_are_not_vacuous():
                                    for c in range(1 << (len(REGRESSION_RULES) + 1))])
 def test_every_rule_combination(combo):
     """The loss floor, the neighbour bound, the interval bounds, the leaf budget,
-    the k-segmentation floor, the leaf beside a subtree, a larger cap's bound,
-    the allocation halves and the splits valued allocation by allocation each
-    off or on, one
+    the k-segmentation floor, the leaf beside a subtree, a larger cap's bound
+    and the splits valued allocation by allocation each off or on, one
     engine or three at the root, with or without the rising bound under a leaf
     cap: the brute force's optimum (two problems a
     combination, of different depth caps; every problem in four combinations).  Problem 45, searched to

@@ -669,37 +669,6 @@ cdef inline double capped_interval_bound(const double* left_a, const double* rig
     return low
 
 
-cdef inline double allocation_halves_bound(double half_l, double most_l, double half_r,
-                                          double most_r) noexcept nogil:
-    """Allocation halves (RULE_HALVES): under a leaf cap kc a split is worth the
-    least over its allocations (x, kc - x) of R(L, x) + R(R, kc - x).  With
-    h = floor(kc / 2), every allocation gives one side at most h leaves: either
-    x <= h, or kc - x <= kc - h - 1 <= h.  A side of at most h leaves is worth at
-    least its value at cap h (half_l, half_r: values or bounds), the other, of
-    at most kc - 1, at least its value at kc - 1 (most_l, most_r), since R does
-    not increase with the cap (more leaves, more trees).  So the split is worth
-    at least min(half_l + most_r, most_l + half_r), above the sum of the two
-    values at kc - 1 whenever a side's best tree needs more than h leaves.  The
-    rows are the split's own at every cap, so it holds under min_samples_leaf
-    and for any loss."""
-    cdef double a = half_l + most_r
-    cdef double b = most_l + half_r
-    return a if a < b else b
-
-
-cdef inline double allocation_halves_budget(double cap, double most_other, double half_other,
-                                            double half_own) noexcept nogil:
-    """The budget of one child's search at kc - 1 leaves under
-    `allocation_halves_bound`: the split is within `cap` only if one of its two
-    terms is; when the term that gives this child at most h leaves is above
-    the cap (most_other + half_own > cap), only the other remains, which needs
-    this child's value within cap - half_other (no more than cap - most_other,
-    as half_other >= most_other)."""
-    if most_other + half_own > cap + TOL:
-        return cap - half_other
-    return cap - most_other
-
-
 cdef inline double allocation_bound(double lb_left, double lb_right) noexcept nogil:
     """Allocations (RULE_ALLOCATIONS): under a leaf cap kc a split is worth the
     least over its allocations (a, kc - a), 1 <= a < kc, of R(L, a) + R(R, kc - a),

@@ -21,11 +21,9 @@ cdef enum:
     RULE_PEEL_LEAF = 2048    # engine: a node capped at one leaf above its depth is its
                              # shallower optimum or a leaf beside a subtree
     RULE_LARGER_CAP = 4096   # engine: a node's bound at a larger leaf cap bounds it
-    RULE_HALVES = 8192       # engine: under a leaf cap, one side of a split holds at most
-                             # half the leaves (`allocation_halves_bound`)
-    RULE_ALLOCATIONS = 16384 # engine: under a leaf cap, a split valued allocation by
+    RULE_ALLOCATIONS = 8192  # engine: under a leaf cap, a split valued allocation by
                              # allocation of its leaves (`allocation_bound`)
-    RULE_ALL = 32767
+    RULE_ALL = 16383
 
 # Strategies: each changes the order of the work, how it is done or which
 # incumbents are found, never what a bound may claim.

@@ -31,7 +31,7 @@ RULES = {"equivalent": RULE_EQUIVALENT, "support": RULE_SUPPORT, "segment": RULE
          "pairs": RULE_PAIRS, "capacity": RULE_CAPACITY, "worth": RULE_WORTH,
          "peel3": RULE_PEEL3, "leaf_budget": RULE_LEAF_BUDGET,
          "peel_leaf": RULE_PEEL_LEAF, "larger_cap": RULE_LARGER_CAP,
-         "halves": RULE_HALVES, "allocations": RULE_ALLOCATIONS}
+         "allocations": RULE_ALLOCATIONS}
 STRATEGIES = {"greedy": STRATEGY_GREEDY, "compact": STRATEGY_COMPACT,
               "class_prefix": STRATEGY_CLASS_PREFIX}
 ALL_RULES = RULE_ALL

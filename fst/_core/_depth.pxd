@@ -122,8 +122,6 @@ cdef struct DEngine:
                         # `_value_allocations`)
     int64_t segment_bounds  # children bounded by their k-segmentation floor
     int64_t segment_prunes  # ... and splits proven above their cap by it
-    int64_t halves      # splits under a leaf cap whose bound or child's budget
-                        # `allocation_halves_bound` tightened (RULE_HALVES)
     int64_t by_allocation  # splits under a leaf cap valued allocation by
                            # allocation (RULE_ALLOCATIONS, `_value_allocations`)
     int64_t peel_nodes  # nodes solved as their shallower optimum or a leaf beside a

@@ -49,19 +49,17 @@ from ._limits cimport limits_poll, fst_now, RUNNING, STOP_INTERRUPT
 from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
                         fst_shared_set_stop, fst_claim, fst_store_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
-                      RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP, RULE_HALVES,
-                      RULE_ALLOCATIONS)
+                      RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP, RULE_ALLOCATIONS)
 from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows
 from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound,
                        superset_child_bound, subset_child_bound, one_leaf_lower_bound,
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
                        leaf_beside_only, leaf_beside_split_bound, larger_cap_bound,
-                       allocation_halves_bound, allocation_halves_budget, allocation_bound,
-                       LEAF_MANY)
+                       allocation_bound, LEAF_MANY)
 from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
 from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put, memo_larger_cap
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
-                              _depth_one, _child_hints, _column_run, _shrink_up, _half_bounds,
+                              _depth_one, _child_hints, _column_run, _shrink_up,
                               _shrink_down, _positions, _peel_order, _peel_leaves,
                               _partition, _complete)
 
@@ -929,34 +927,6 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         L.best[2] = arg[1]
 
 
-cdef bint _halves(DEngine* e, int d, int kc, const int32_t** rows, const int* mm,
-                  const double** cc, double* half) noexcept nogil:
-    """RULE_HALVES for a split of a node of depth d under a leaf cap kc that
-    `_value_allocations` does not value: each
-    child's value at h = kc // 2 leaves into half (exact), where that is cheap
-    and below kc - 1: h = 1, the child's leaf, or h = 2 with the children of
-    depth two or more searched by their columns (not from their sums), their
-    best tree of depth one (`_solve` at two leaves).  False where the rule does
-    not apply (or the search stopped)."""
-    cdef int h = kc // 2, j
-    cdef bint ex
-    if not (e.sp.rules & RULE_HALVES) or kc >= LEAF_CAP_NONE or h + 1 >= kc:
-        return False
-    if h == 1:
-        for j in range(2):
-            half[j] = leaf_loss(&e.sp, cc[j], mm[j]) + e.sp.lam
-        return True
-    if h != 2 or d - 1 < 2 or by_sums(e, d - 1, kc - 1):
-        # (children solved from their columns' sums value every cap at once:
-        # their budgets save nothing there, and the depth-one values cost a look-up)
-        return False
-    for j in range(2):
-        half[j] = _solve(e, d - 1, rows[j], mm[j], cc[j], INF, 2, &ex)
-        if e.lim.stop != RUNNING:
-            return False
-    return True
-
-
 cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
                         const double* cnt, int32_t split, int t, double cap, int kc,
                         double* best, double* vs, const double* hint,
@@ -987,9 +957,8 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef const double* cc[2]
     cdef int mm[2]
     cdef double lb0[2]
-    cdef double half[2]
-    cdef double v1, v2, bud, hb
-    cdef bint ex1, halves
+    cdef double v1, v2, bud
+    cdef bint ex1
     cdef int ck = kc - 1 if kc < LEAF_CAP_NONE else kc
     for k in range(K):
         cl[k] = 0
@@ -1031,31 +1000,12 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         return _value_allocations(e, d, rows, mm, cc, lb0, first, cap,
                                   hint[2] if hint != NULL else 0.0, kc, split, best,
                                   vs, kb)
-    halves = _halves(e, d, kc, rows, mm, cc, half)
-    if e.lim.stop != RUNNING:
-        return False
-    hb = allocation_halves_bound(half[0], lb0[0], half[1], lb0[1]) if halves else -INF
-    if hb > cap + TOL:
-        # one side holds at most half the leaves, and neither way is within the cap
-        e.halves += 1
-        vs[0] = lb0[0]
-        vs[1] = lb0[1]
-        vs[2] = hb
-        if kb != NULL:
-            _half_bounds(kb, kc, half)
-            _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
-                        leaf_loss(sp, cr, mr) + sp.lam)
-        return False
     # the smaller child first: it costs less, and its value often rules the
     # larger one out
     vs[second] = lb0[second]
     for k in range(2):
         j = first if k == 0 else second
         bud = cap - (lb0[second] if k == 0 else v1)
-        if halves:
-            bud = allocation_halves_budget(cap, vs[1 - j], half[1 - j], half[j])
-            if bud < cap - vs[1 - j] - TOL:
-                e.halves += 1
         if hint != NULL:
             bud += hint[2]
         v2 = _solve(e, d - 1, rows[j], mm[j], cc[j], bud, ck, &ex1)
@@ -1064,14 +1014,7 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
         vs[j] = v2
         if not ex1 or (k == 0 and v2 > bud + TOL):
             vs[2] = vs[0] + vs[1]
-            if halves:
-                # (above the cap: each term is, by the budget the child exceeded)
-                hb = allocation_halves_bound(half[0], vs[0], half[1], vs[1])
-                if hb > vs[2]:
-                    vs[2] = hb
             if kb != NULL:
-                if halves:
-                    _half_bounds(kb, kc, half)
                 _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
                             leaf_loss(sp, cr, mr) + sp.lam)
             return False
@@ -1087,14 +1030,10 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
             # each child's value at kc - 1 leaves bounds it at every allocation
             ex1 = False
         if kb != NULL and e.lim.stop == RUNNING:
-            if halves:
-                _half_bounds(kb, kc, half)
             _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
                         leaf_loss(sp, cr, mr) + sp.lam)
         return ex1
     if kb != NULL:
-        if halves:
-            _half_bounds(kb, kc, half)
         _cap_bounds(kb, kc, vs, leaf_loss(sp, cl, ml) + sp.lam,
                     leaf_loss(sp, cr, mr) + sp.lam)
     if _takes(&e.sp, L, v1 + v2, L.cand_leaves + C.best_leaves, best[0], split):

@@ -50,15 +50,6 @@ cdef inline void _cap_bounds(double* kb, int kc, const double* vs, double leaf_l
 
 
 
-cdef inline void _half_bounds(double* kb, int kc, const double* half) noexcept nogil:
-    """Each child's value at h = kc // 2 leaves (`_halves`) kept among its
-    bounds at every cap (`_cap_bounds` completes the rest)."""
-    cdef int h = kc // 2, side
-    for side in range(2):
-        if half[side] > kb[side * (kc - 1) + h - 1]:
-            kb[side * (kc - 1) + h - 1] = half[side]
-
-
 cdef double engine_root_bound(DEngine* e) noexcept nogil
 cdef bint _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nogil
 cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
