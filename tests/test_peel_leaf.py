@@ -146,6 +146,33 @@ def test_squared_error_gives_the_optimum_and_the_same_tree(seed):
     _same_tree(*fits)
 
 
+@pytest.mark.parametrize("seed", range(0, 24, 4))
+def test_a_squared_error_root_stopped_anywhere_keeps_a_valid_bound(seed):
+    """The regressor's root capped one leaf above its depth, stopped after
+    every unit of work: the bound (its open columns' leaf-beside bounds among
+    them) never exceeds the optimum, and the tree returned re-scores to its
+    objective."""
+    from test_regressor import rescore as rescore_squares
+    X, y, lam, depth, w = _regression(seed)
+    expected = optimal_regression(X, y, lam, depth, weights=w, max_leaves=depth + 1)
+
+    def fit(work=0):
+        reg = FastSmallTreeRegressor(regularization=lam, max_depth=depth,
+                                     max_leaf_nodes=depth + 1, time_limit=None)
+        reg._overrides = {"work_limit": work}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", NotCertifiedWarning)
+            return reg.fit(X, y, sample_weight=w)
+
+    whole = fit()
+    assert whole.optimal_
+    total = whole.search_stats_["nodes"] + whole.search_stats_["evaluations"]
+    for work in range(1, total + 2):
+        reg = fit(work)
+        assert reg.lower_bound_ <= expected + 1e-9, (seed, work)
+        assert rescore_squares(reg, X, y, lam, w) == pytest.approx(reg.objective_, abs=1e-9)
+
+
 @pytest.mark.parametrize("seed", range(0, 36, 3))
 def test_a_root_stopped_at_any_point_of_its_columns_keeps_a_valid_bound(seed):
     """The root at the fit's depth capped one leaf above it bounds its open columns

@@ -120,6 +120,29 @@ def test_every_rule_combination(combo):
         _check(seed, {"rules": rules, "rising_bound": rise}, n_jobs)
 
 
+def test_a_leaf_beside_a_subtree_changes_no_answer_under_squared_error():
+    """A node capped one leaf above its depth (by max_leaf_nodes or by what its
+    budget admits) searched as its shallower optimum or a leaf beside a subtree
+    (`leaf_beside_split_bound`, the leaf's loss from its column's sums): with
+    the rule and without it node for node the same tree and the same bound on
+    every problem, serial and threaded; it searches nodes so on several of
+    them, and none when off."""
+    others = [r for r in REGRESSION_RULES if r != "peel_leaf"]
+    used = 0
+    for seed in range(60):
+        for n_jobs in (1, 2):
+            on = _check(seed, None, n_jobs)
+            off = _check(seed, {"rules": others}, n_jobs)
+            for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+                np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
+                                              getattr(off.estimator_.tree_, attr))
+            assert on.lower_bound_ == off.lower_bound_
+            # (a fit the general search ends has no engine statistics)
+            assert off.search_stats_.get("peel_nodes", 0) == 0
+            used += on.search_stats_.get("peel_nodes", 0) > 0
+    assert used >= 6, used
+
+
 def _partitions(items, k):
     """Every partition of `items` into at most k nonempty groups."""
     if not items:

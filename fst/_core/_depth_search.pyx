@@ -16,7 +16,7 @@ from libc.stdint cimport INT64_MAX
 from ._limits cimport limits_start, limits_rss, limits_gather, fst_now, RUNNING
 from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT,
                       RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET, RULE_SEGMENT,
-                      RULE_LARGER_CAP, RULE_ALLOCATIONS)
+                      RULE_LARGER_CAP, RULE_ALLOCATIONS, RULE_PEEL_LEAF)
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
@@ -248,8 +248,8 @@ cdef class DepthSearch:
         floor of 0), RULE_EXCHANGE (the neighbour bound, from each row's
         `squares_row_worst`; no moved-rows skip in the depth-one pass),
         RULE_TRANSFER, RULE_LEAF_BUDGET, RULE_SEGMENT (the k-segmentation
-        floor), RULE_LARGER_CAP and RULE_ALLOCATIONS apply: leaf support needs
-        a loss that a
+        floor), RULE_LARGER_CAP, RULE_ALLOCATIONS and RULE_PEEL_LEAF (its
+        floors 0) apply: leaf support needs a loss that a
         row's class bounds.  None: classification.
     pair_sums : bool
         Squared error, or at most three classes, on binary columns: the nodes
@@ -308,7 +308,7 @@ cdef class DepthSearch:
         if target is not None:
             # of the rules, those that hold under squared error
             rules &= (RULE_EQUIVALENT | RULE_EXCHANGE | RULE_TRANSFER | RULE_LEAF_BUDGET
-                      | RULE_SEGMENT | RULE_LARGER_CAP | RULE_ALLOCATIONS)
+                      | RULE_SEGMENT | RULE_LARGER_CAP | RULE_ALLOCATIONS | RULE_PEEL_LEAF)
         self._fill_space(arrays, lam, rules, min_leaf, weight is not None,
                          target is not None, pair_sums)
         self.e.max_depth = max_depth
