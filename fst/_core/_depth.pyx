@@ -1046,6 +1046,29 @@ cdef bint _value_deeper(DEngine* e, int d, int u, const int32_t* ord, int m,
     return True
 
 
+cdef bint _allocated(DEngine* e, int d, int32_t split, double found, double low,
+                     int got_leaves, const int32_t* got0, const int32_t* got1,
+                     double* best, double* vs) noexcept nogil:
+    """The answer of a split valued allocation by allocation (`_value_capped`,
+    `_value_allocations`): found the best allocation within the cap (INF: none),
+    its trees got0 and got1 (heap order of depth d - 1) and their leaves, low the
+    least bound of the others.  True with vs[2] = found and the node's best
+    improved as `_takes` allows; else False, vs[2] = low."""
+    cdef DLevel* L = &e.lv[d]
+    if found == INF:
+        vs[2] = low
+        return False
+    vs[2] = found
+    if _takes(&e.sp, L, found, got_leaves, best[0], split):
+        best[0] = found
+        _took(L, got_leaves)
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        L.best[0] = split
+        _place(L.best, d, 1, got0)
+        _place(L.best, d, 2, got1)
+    return True
+
+
 cdef inline void _raise_caps(double* lbs, int x, double v) noexcept nogil:
     """A side's value or bound v at cap x bounds it at every cap x' <= x
     (`larger_cap_bound`): lbs[x' - 1] its bounds."""
@@ -1137,18 +1160,7 @@ cdef bint _value_allocations(DEngine* e, int d, const int32_t** rows, const int*
                 if lbs[side * CAP_BOUNDS_MAX + x] > kb[side * (kc - 1) + x]:
                     kb[side * (kc - 1) + x] = lbs[side * CAP_BOUNDS_MAX + x]
         _cap_bounds(kb, kc, vs, lbs[0], lbs[CAP_BOUNDS_MAX])
-    if found == INF:
-        vs[2] = low
-        return False
-    vs[2] = found
-    if _takes(sp, L, found, got_leaves, best[0], split):
-        best[0] = found
-        _took(L, got_leaves)
-        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
-        L.best[0] = split
-        _place(L.best, d, 1, got[0])
-        _place(L.best, d, 2, got[1])
-    return True
+    return _allocated(e, d, split, found, low, got_leaves, got[0], got[1], best, vs)
 
 
 cdef bint _value_capped(DEngine* e, int d, const int32_t** rows, const int* mm,
@@ -1236,15 +1248,4 @@ cdef bint _value_capped(DEngine* e, int d, const int32_t** rows, const int* mm,
             got_leaves = lv0 + lv1
             memcpy(got0, L.cand, h * sizeof(int32_t))
             memcpy(got1, C.best, h * sizeof(int32_t))
-    if found == INF:
-        vs[2] = low
-        return False
-    vs[2] = found
-    if _takes(sp, L, found, got_leaves, best[0], split):
-        best[0] = found
-        _took(L, got_leaves)
-        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
-        L.best[0] = split
-        _place(L.best, d, 1, got0)
-        _place(L.best, d, 2, got1)
-    return True
+    return _allocated(e, d, split, found, low, got_leaves, got0, got1, best, vs)
