@@ -194,6 +194,10 @@ cdef struct DEngine:
     bint (*poll)(DEngine* e) noexcept nogil
                         # the limits' poll (`engine_poll`), for the modules that
                         # solve the engine's nodes without `_depth` (`_squares`)
+    double (*solve)(DEngine* e, int d, const int32_t* ord, int m, const double* cnt,
+                    double B, int kc, bint* exact) noexcept nogil
+                        # `_depth._solve`, for `_capped`, which values a split's
+                        # children under a cap (set as `poll` is)
     void* reporter      # verbose >= 2: a Python callable for progress lines
     double report_every
     double next_report

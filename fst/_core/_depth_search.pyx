@@ -409,6 +409,7 @@ cdef class DepthSearch:
         self.e.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
         self.e.seed_value = INF
         self.e.poll = engine_poll
+        self.e.solve = _solve
         self.e.seed_tree = <int32_t*> malloc(_heap_size(self.e.max_depth) * sizeof(int32_t))
         self.e.lv = <DLevel*> calloc(self.e.max_depth + 1, sizeof(DLevel))
         self.col_lb = <double*> calloc(max(p, 1), sizeof(double))
@@ -454,6 +455,7 @@ cdef class DepthSearch:
                 x.lim.memory_limit = self.e.lim.memory_limit
                 x.seed_value = INF
                 x.poll = engine_poll
+                x.solve = _solve
                 x.side = <uint8_t*> calloc(max(n, 1), 1)
                 x.pos = <int32_t*> calloc(max(n, 1), sizeof(int32_t))
                 x.seed_tree = <int32_t*> malloc(_heap_size(x.max_depth) * sizeof(int32_t))

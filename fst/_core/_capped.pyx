@@ -1,0 +1,219 @@
+"""A split of the depth-limited engine (`_depth`) under a leaf cap: its leaves
+shared out between its two children, allocation by allocation
+(`_value_allocations`, RULE_ALLOCATIONS, where the cap binds) or past the two
+children's searches at one leaf under the cap (`_value_capped`).  The children
+are searched through `DEngine.solve` (`_depth._solve`), so this module cimports
+only `_depth`'s types, as `_depth_columns` does."""
+from libc.string cimport memcpy, memset
+
+from ._typedefs cimport int32_t, TOL, INF
+from ._limits cimport RUNNING
+from ._rowpass cimport DSpace, leaf_loss
+from ._bounds cimport larger_cap_bound, allocation_bound
+from ._depth cimport (DEngine, DLevel, _heap_size, _takes, _took, _place, CAP_BOUNDS_MAX)
+from ._depth_columns cimport _cap_bounds
+
+
+cdef bint _allocated(DEngine* e, int d, int32_t split, double found, double low,
+                     int got_leaves, const int32_t* got0, const int32_t* got1,
+                     double* best, double* vs) noexcept nogil:
+    """The answer of a split valued allocation by allocation (`_value_capped`,
+    `_value_allocations`): found the best allocation within the cap (INF: none),
+    its trees got0 and got1 (heap order of depth d - 1) and their leaves, low the
+    least bound of the others.  True with vs[2] = found and the node's best
+    improved as `_takes` allows; else False, vs[2] = low."""
+    cdef DLevel* L = &e.lv[d]
+    if found == INF:
+        vs[2] = low
+        return False
+    vs[2] = found
+    if _takes(&e.sp, L, found, got_leaves, best[0], split):
+        best[0] = found
+        _took(L, got_leaves)
+        memset(L.best, -1, _heap_size(d) * sizeof(int32_t))
+        L.best[0] = split
+        _place(L.best, d, 1, got0)
+        _place(L.best, d, 2, got1)
+    return True
+
+
+cdef inline void _raise_caps(double* lbs, int x, double v) noexcept nogil:
+    """A side's value or bound v at cap x bounds it at every cap x' <= x
+    (`larger_cap_bound`): lbs[x' - 1] its bounds."""
+    cdef int i
+    for i in range(x):
+        lbs[i] = larger_cap_bound(lbs[i], v)
+
+
+cdef bint _value_allocations(DEngine* e, int d, const int32_t** rows, const int* mm,
+                             const double** cc, const double* lb0, int first, double cap,
+                             double widen, int kc, int32_t split, double* best,
+                             double* vs, double* kb) noexcept nogil:
+    """A split of a node of depth d under a binding leaf cap kc (RULE_ALLOCATIONS),
+    valued allocation by allocation: its value is the least over a = 1 .. kc - 1
+    of R(left, a) + R(right, kc - a).  Each allocation is dropped when its two
+    sides' bounds are above the cap (`allocation_bound`), else its side of fewer
+    leaves (the cheaper search) is searched first, within the cap less the
+    other side's bound, and the other within the cap less that value; every
+    value or bound found at a cap bounds the side at each smaller cap.  The
+    budgets are widened by `widen` (the neighbour bound's reach, `_child_hints`).
+    True with the node's best improved as `_takes` allows when an allocation is
+    within the cap (vs[2] its value; the allocations are met in the order of
+    `_value_capped`, a ascending, and replace the best found only as it does,
+    so the tree is the same); else False, vs[2] the least bound of the
+    allocations.  vs[0], vs[1] get each side's bound at kc - 1 leaves, kb (NULL:
+    not kept) its bounds at every cap."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* C = &e.lv[d - 1]
+    cdef int h = _heap_size(d - 1)
+    cdef int32_t* got[2]
+    cdef double lbs[2 * CAP_BOUNDS_MAX]
+    cdef int cap_of[2]
+    cdef int a, s1, s2, side, x, lv1, got_leaves = 0
+    cdef double x1, x2, capa, bud, low = INF, found = INF, leaf
+    cdef bint ex
+    got[0] = L.alt + 2 * h
+    got[1] = L.alt + 3 * h
+    e.by_allocation += 1
+    for side in range(2):
+        leaf = leaf_loss(sp, cc[side], mm[side]) + sp.lam
+        lbs[side * CAP_BOUNDS_MAX] = leaf
+        for x in range(1, kc - 1):
+            lbs[side * CAP_BOUNDS_MAX + x] = lb0[side]
+    for a in range(1, kc):
+        e.allocations += 1
+        capa = cap if cap < found else found
+        cap_of[0] = a
+        cap_of[1] = kc - a
+        x1 = allocation_bound(lbs[a - 1], lbs[CAP_BOUNDS_MAX + kc - a - 1])
+        if x1 > capa + TOL:
+            if x1 < low:
+                low = x1
+            continue
+        s1 = 0 if a < kc - a else (1 if a > kc - a else first)
+        s2 = 1 - s1
+        bud = capa - lbs[s2 * CAP_BOUNDS_MAX + cap_of[s2] - 1] + widen
+        x1 = e.solve(e, d - 1, rows[s1], mm[s1], cc[s1], bud, cap_of[s1], &ex)
+        if e.lim.stop != RUNNING:
+            return False
+        _raise_caps(lbs + s1 * CAP_BOUNDS_MAX, cap_of[s1], x1)
+        if not ex or x1 > bud + TOL:
+            x1 = allocation_bound(x1, lbs[s2 * CAP_BOUNDS_MAX + cap_of[s2] - 1])
+            if x1 < low:
+                low = x1
+            continue
+        memcpy(L.cand, C.best, h * sizeof(int32_t))
+        lv1 = C.best_leaves
+        bud = capa - x1 + widen
+        x2 = e.solve(e, d - 1, rows[s2], mm[s2], cc[s2], bud, cap_of[s2], &ex)
+        if e.lim.stop != RUNNING:
+            return False
+        _raise_caps(lbs + s2 * CAP_BOUNDS_MAX, cap_of[s2], x2)
+        if not ex or x1 + x2 > capa + TOL:
+            if x1 + x2 < low:
+                low = x1 + x2
+            continue
+        if (found == INF or x1 + x2 < found - TOL
+                or (sp.ties and x1 + x2 <= found + TOL and lv1 + C.best_leaves < got_leaves)):
+            found = x1 + x2
+            got_leaves = lv1 + C.best_leaves
+            memcpy(got[s1], L.cand, h * sizeof(int32_t))
+            memcpy(got[s2], C.best, h * sizeof(int32_t))
+    vs[0] = lbs[kc - 2]
+    vs[1] = lbs[CAP_BOUNDS_MAX + kc - 2]
+    if kb != NULL:
+        for side in range(2):
+            for x in range(kc - 1):
+                if lbs[side * CAP_BOUNDS_MAX + x] > kb[side * (kc - 1) + x]:
+                    kb[side * (kc - 1) + x] = lbs[side * CAP_BOUNDS_MAX + x]
+        _cap_bounds(kb, kc, vs, lbs[0], lbs[CAP_BOUNDS_MAX])
+    return _allocated(e, d, split, found, low, got_leaves, got[0], got[1], best, vs)
+
+
+cdef bint _value_capped(DEngine* e, int d, const int32_t** rows, const int* mm,
+                        const double** cc, int first, double cap, int kc, int32_t split,
+                        double* best, double* vs, double* kb) noexcept nogil:
+    """The split of `_value_deeper` under a leaf cap kc whose two children's
+    optima at kc - 1 leaves (values vs, trees in L.cand for child `first` and
+    e.lv[d - 1].best for the other) hold more than kc leaves together.  Its value
+    is the least over the allocations (a, kc - a) of R(left, a) + R(right, kc - a).
+    A child whose optimum at kc - 1 leaves has l leaves has that optimum for any
+    cap a >= l (the least over a larger class, attained in the smaller), so only
+    the allocations with a in [kc - l_right, l_left] differ, and each child's
+    value at kc - 1 leaves bounds it at every cap: the left child is searched
+    within cap - vs[right], the right within cap - R(left, a).  True with the
+    node's best improved as `_takes` allows when an allocation is within the cap
+    (vs[2] its value: the allocations not within it are above it); else False,
+    vs[2] the least bound of the allocations (each above the cap).  kb (NULL:
+    not kept) gets each child's value or bound at the caps searched."""
+    cdef DSpace* sp = &e.sp
+    cdef DLevel* L = &e.lv[d]
+    cdef DLevel* C = &e.lv[d - 1]
+    cdef int h = _heap_size(d - 1)
+    cdef int32_t* opt0 = L.alt              # each child's optimum at kc - 1 leaves
+    cdef int32_t* opt1 = L.alt + h
+    cdef int32_t* got0 = L.alt + 2 * h      # the best allocation's trees
+    cdef int32_t* got1 = L.alt + 3 * h
+    cdef int32_t* opt[2]
+    cdef int nl[2]
+    cdef int a, lo, hi, k0, k1, lv0, lv1, got_leaves = 0
+    cdef double x0, x1, capa, bud, low = INF, found = INF
+    cdef bint ex
+    opt[0] = opt0
+    opt[1] = opt1
+    memcpy(opt[first], L.cand, h * sizeof(int32_t))
+    memcpy(opt[1 - first], C.best, h * sizeof(int32_t))
+    nl[first] = L.cand_leaves
+    nl[1 - first] = C.best_leaves
+    lo = kc - nl[1] if kc - nl[1] > 1 else 1
+    hi = nl[0] if nl[0] < kc - 1 else kc - 1
+    for a in range(lo, hi + 1):
+        e.allocations += 1
+        capa = cap if cap < found else found
+        k0 = a
+        k1 = kc - a
+        if k0 >= nl[0]:
+            x0 = vs[0]
+            lv0 = nl[0]
+            memcpy(L.cand, opt0, h * sizeof(int32_t))
+        else:
+            bud = capa - vs[1]
+            x0 = e.solve(e, d - 1, rows[0], mm[0], cc[0], bud, k0, &ex)
+            if e.lim.stop != RUNNING:
+                return False
+            if kb != NULL and x0 > kb[k0 - 1]:
+                kb[k0 - 1] = x0
+            if not ex or x0 > bud + TOL:
+                if x0 + vs[1] < low:
+                    low = x0 + vs[1]
+                continue
+            lv0 = C.best_leaves
+            memcpy(L.cand, C.best, h * sizeof(int32_t))
+        if k1 >= nl[1]:
+            x1 = vs[1]
+            lv1 = nl[1]
+            memcpy(C.best, opt1, h * sizeof(int32_t))
+        else:
+            bud = capa - x0
+            x1 = e.solve(e, d - 1, rows[1], mm[1], cc[1], bud, k1, &ex)
+            if e.lim.stop != RUNNING:
+                return False
+            if kb != NULL and x1 > kb[kc - 1 + k1 - 1]:
+                kb[kc - 1 + k1 - 1] = x1
+            if not ex:
+                if x0 + x1 < low:
+                    low = x0 + x1
+                continue
+            lv1 = C.best_leaves
+        if x0 + x1 > capa + TOL:
+            if x0 + x1 < low:
+                low = x0 + x1
+            continue
+        if (found == INF or x0 + x1 < found - TOL
+                or (sp.ties and x0 + x1 <= found + TOL and lv0 + lv1 < got_leaves)):
+            found = x0 + x1
+            got_leaves = lv0 + lv1
+            memcpy(got0, L.cand, h * sizeof(int32_t))
+            memcpy(got1, C.best, h * sizeof(int32_t))
+    return _allocated(e, d, split, found, low, got_leaves, got0, got1, best, vs)
