@@ -327,6 +327,26 @@ cdef void _child_triples(const DSpace* sp, const uint8_t* R, const double* T,
                         o[k] = q[k] - t[k]
 
 
+cdef inline double _unit_pair(const double* q, const double* dg, bint flip,
+                              const double* side, double unit, double lam2,
+                              int mlo) noexcept nogil:
+    """`_one_best_unit`'s value of the split on one other column (its pair's
+    sums q, its own sums dg, read only with flip), INF where a side holds
+    fewer than mlo rows."""
+    cdef double x0 = q[0], x1 = q[1], x3 = q[3], y0, y1, y3
+    if flip:
+        x0 = dg[0] - x0
+        x1 = dg[1] - x1
+        x3 = dg[3] - x3
+    y0 = side[0] - x0
+    y1 = side[1] - x1
+    y3 = side[3] - x3
+    if x3 < mlo or y3 < mlo:
+        return INF
+    return ((x3 - (x0 if x0 > x1 else x1)) * unit + (y3 - (y0 if y0 > y1 else y1)) * unit
+            + lam2)
+
+
 cdef double _one_best_unit(const DSpace* sp, const double* CP, const double* side,
                            int u, bint flip, int mlo, double best,
                            int32_t* arg) noexcept nogil:
@@ -334,33 +354,26 @@ cdef double _one_best_unit(const DSpace* sp, const double* CP, const double* sid
     `_sums_loss` written out: a leaf of rows x loses (x[3] - max(x[0], x[1])) x
     unit, as `leaf_loss` computes it term for term (so the values, and the
     split chosen, are the same to the last bit); flip: the rows of split u's
-    side are pair(u, g) subtracted from single(g)."""
+    side are pair(u, g) subtracted from single(g).  The columns before u read
+    their pair at (g, u), those after at (u, g), in column order as there."""
     cdef int p = sp.p
     cdef int g
     cdef double unit = sp.unit
     cdef double lam2 = 2.0 * sp.lam
-    cdef double x0, x1, x3, y0, y1, y3, v
-    cdef const double* q
-    cdef const double* dg
-    for g in range(p):
-        if g == u or sp.col_start[g + 1] == sp.col_start[g]:
+    cdef double v
+    for g in range(u):
+        if sp.col_start[g + 1] == sp.col_start[g]:
             continue
-        q = CP + 4 * (<int64_t> (u if u < g else g) * p + (g if u < g else u))
-        x0 = q[0]
-        x1 = q[1]
-        x3 = q[3]
-        if flip:
-            dg = CP + 4 * (<int64_t> g * p + g)
-            x0 = dg[0] - x0
-            x1 = dg[1] - x1
-            x3 = dg[3] - x3
-        y0 = side[0] - x0
-        y1 = side[1] - x1
-        y3 = side[3] - x3
-        if x3 < mlo or y3 < mlo:
+        v = _unit_pair(CP + 4 * (<int64_t> g * p + u), CP + 4 * (<int64_t> g * p + g), flip,
+                       side, unit, lam2, mlo)
+        if v < best - TOL:
+            best = v
+            arg[0] = g
+    for g in range(u + 1, p):
+        if sp.col_start[g + 1] == sp.col_start[g]:
             continue
-        v = ((x3 - (x0 if x0 > x1 else x1)) * unit + (y3 - (y0 if y0 > y1 else y1)) * unit
-             + lam2)
+        v = _unit_pair(CP + 4 * (<int64_t> u * p + g), CP + 4 * (<int64_t> g * p + g), flip,
+                       side, unit, lam2, mlo)
         if v < best - TOL:
             best = v
             arg[0] = g
