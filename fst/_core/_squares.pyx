@@ -347,6 +347,28 @@ cdef inline double _unit_pair(const double* q, const double* dg, bint flip,
             + lam2)
 
 
+cdef inline double _unit_run(const DSpace* sp, const double* CP, const double* side,
+                             int g0, int g1, int64_t base, int64_t stride, bint flip,
+                             int mlo, double best, int32_t* arg) noexcept nogil:
+    """`_one_best_unit` over the columns g0 <= g < g1, the pair of column g at
+    CP + 4 (base + g stride): the first split better than `best` by more than
+    TOL, in column order, into arg; the best value found."""
+    cdef int p = sp.p
+    cdef int g
+    cdef double unit = sp.unit
+    cdef double lam2 = 2.0 * sp.lam
+    cdef double v
+    for g in range(g0, g1):
+        if sp.col_start[g + 1] == sp.col_start[g]:
+            continue
+        v = _unit_pair(CP + 4 * (base + g * stride), CP + 4 * (<int64_t> g * p + g), flip,
+                       side, unit, lam2, mlo)
+        if v < best - TOL:
+            best = v
+            arg[0] = g
+    return best
+
+
 cdef double _one_best_unit(const DSpace* sp, const double* CP, const double* side,
                            int u, bint flip, int mlo, double best,
                            int32_t* arg) noexcept nogil:
@@ -356,28 +378,9 @@ cdef double _one_best_unit(const DSpace* sp, const double* CP, const double* sid
     split chosen, are the same to the last bit); flip: the rows of split u's
     side are pair(u, g) subtracted from single(g).  The columns before u read
     their pair at (g, u), those after at (u, g), in column order as there."""
-    cdef int p = sp.p
-    cdef int g
-    cdef double unit = sp.unit
-    cdef double lam2 = 2.0 * sp.lam
-    cdef double v
-    for g in range(u):
-        if sp.col_start[g + 1] == sp.col_start[g]:
-            continue
-        v = _unit_pair(CP + 4 * (<int64_t> g * p + u), CP + 4 * (<int64_t> g * p + g), flip,
-                       side, unit, lam2, mlo)
-        if v < best - TOL:
-            best = v
-            arg[0] = g
-    for g in range(u + 1, p):
-        if sp.col_start[g + 1] == sp.col_start[g]:
-            continue
-        v = _unit_pair(CP + 4 * (<int64_t> u * p + g), CP + 4 * (<int64_t> g * p + g), flip,
-                       side, unit, lam2, mlo)
-        if v < best - TOL:
-            best = v
-            arg[0] = g
-    return best
+    cdef int64_t p = sp.p
+    best = _unit_run(sp, CP, side, 0, u, u, p, flip, mlo, best, arg)
+    return _unit_run(sp, CP, side, u + 1, sp.p, u * p, 1, flip, mlo, best, arg)
 
 
 cdef double _one_best(const DSpace* sp, const uint8_t* R, const double* CP,
