@@ -86,15 +86,15 @@ def _assert_same_fit(on, off):
     assert on.lower_bound_ == off.lower_bound_
 
 
-def _same_fits_with_and_without(overrides, stat, base=None):
-    """Every problem of every kind, serial and threaded, fitted with `base`
-    (None: as it is) and with `overrides`: node for node the same fit, `stat` 0
-    in the second; the number of fits in which the first has it above 0."""
+def _same_fits_with_and_without(overrides, stat):
+    """Every problem of every kind, serial and threaded, fitted as it is and
+    with `overrides`: node for node the same fit, `stat` 0 in the second; the
+    number of fits in which the first has it above 0."""
     used = 0
     for kind in ("random", "continuous", "unbounded"):
         for seed in range(30):
             for n_jobs in (1, 2):
-                on = _check(kind, seed, base, n_jobs)
+                on = _check(kind, seed, n_jobs=n_jobs)
                 off = _check(kind, seed, overrides, n_jobs)
                 _assert_same_fit(on, off)
                 assert off.search_stats_[stat] == 0
@@ -149,8 +149,9 @@ def test_the_store_of_searched_nodes_changes_no_answer():
     assert used >= 20, used
 
 
-def _engine_rules_without(*names):
-    return {"rules": [r for r in ENGINE_RULES if r not in names]}
+def _engine_rules_without(name):
+    """The overrides that turn one of the engine's rules off."""
+    return {"rules": [r for r in ENGINE_RULES if r != name]}
 
 
 def test_splits_valued_allocation_by_allocation_change_no_answer():
@@ -171,8 +172,8 @@ def test_a_larger_caps_bound_changes_no_answer():
     of these problems, and none when it is off; a store shared by fits from
     the largest cap down gives it those fits' nodes too."""
     from fst._engine import MemoShare
-    used = _same_fits_with_and_without(
-        {"rules": [r for r in ENGINE_RULES if r != "larger_cap"]}, "memo_larger_cap_hits")
+    used = _same_fits_with_and_without(_engine_rules_without("larger_cap"),
+                                       "memo_larger_cap_hits")
     assert used >= 6, used
     shared = 0
     for seed in range(0, 30, 2):
