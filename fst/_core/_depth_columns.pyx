@@ -498,25 +498,22 @@ cdef bint _partition(DEngine* e, DLevel* L, const int32_t* ord, int m, int u,
                      int t) noexcept nogil:
     """The two sides of the node's split at row position t of column u's order,
     each still sorted per column, in L.child: the left side's p x t block, then
-    the right side's p x (m - t).  Children of depth two solved from their
-    columns' sums (`by_sums`) read only their first column's order (their rows,
-    and the store's key), so for them only that column is partitioned now and
-    the others when a child needs them (L.lazy, `_complete`).  A large node
-    polls the limits every column: False when they stopped the search (L.child
-    is then incomplete)."""
+    the right side's p x (m - t).  Only the first column is partitioned now, the
+    others when a child needs them (L.lazy, `_complete`): a child reads its
+    first column's order alone (its rows, and the store's key) until it is
+    searched by its columns, and many never are, answered from the store, from
+    their columns' sums (`by_sums`) or by a bound.  A large node polls the
+    limits first: False when they stopped the search."""
     cdef int i
     cdef const int32_t* ou = ord + <int64_t> u * m
     for i in range(m):
         e.side[ou[i]] = 0 if i < t else 1
-    L.lazy = e.pairs and L == &e.lv[3]
-    if L.lazy:
-        L.lazy_ord = ord
-        L.lazy_m = m
-        L.lazy_u = u
-        L.lazy_t = t
-        _partition_columns(e, L, ord, m, t, 0, 1)
-        return True
-    return _partition_columns(e, L, ord, m, t, 0, e.sp.p)
+    L.lazy = True
+    L.lazy_ord = ord
+    L.lazy_m = m
+    L.lazy_u = u
+    L.lazy_t = t
+    return _partition_columns(e, L, ord, m, t, 0, 1)
 
 
 cdef bint _partition_columns(DEngine* e, DLevel* L, const int32_t* ord, int m, int t,
