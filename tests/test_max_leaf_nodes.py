@@ -268,10 +268,10 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
     """On 0/1 columns with at most three classes the engine solves nodes of
     depth two (under a cap of three leaves too) to four from their columns'
     sums (`_squares.solve_sums`; a child of a node of depth three from that
-    node's pairs and triples): the brute force's optimum, and node for node
-    the tree and bound the column passes give, with weights, costs,
-    min_samples_leaf and threads; the sums save most column passes on a
-    larger table."""
+    node's pairs and triples, counted in whole rows with two classes and no
+    weights): the brute force's optimum, and node for node the tree and bound
+    the column passes give, with weights, costs, min_samples_leaf and
+    threads; the sums save most column passes on a larger table."""
     seen = 0
     for seed in range(1, 30, 3):           # the oracle's binary problems
         X, y = _problem("random", seed)[:2]
@@ -288,13 +288,15 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
     y = ((X[:, 0] == 1) & (X[:, 3] == 0)) | ((X[:, 7] == 1) ^ (X[:, 5] == 0))
     y = np.where(rng.random(300) < 0.15, rng.integers(0, 3, 300), y.astype(int))
     w = rng.choice([0.5, 1.0, 2.0], size=300)
-    for k, weights, ml in ((4, None, 1), (5, w, 1), (6, None, 3)):
+    two = (y == 1).astype(int)               # two classes: whole-row triples
+    for k, weights, ml, yk in ((4, None, 1, y), (5, w, 1, y), (6, None, 3, y),
+                               (6, None, 1, two), (5, w, 1, two)):
         fits = []
         for sums in (True, False):
             clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
                                           min_samples_leaf=ml, time_limit=None)
             clf._overrides = {"pair_sums": sums}
-            fits.append(clf.fit(X, y, sample_weight=weights))
+            fits.append(clf.fit(X, yk, sample_weight=weights))
         on, off = fits
         assert on.optimal_ and off.optimal_
         _assert_same_fit(on, off)

@@ -38,6 +38,9 @@ cdef struct DLevel:
     double ptot[4]      # node's sums (`_squares._sum_rows`, ptot its total),
                         # from which its children's pairs' sums follow
                         # (`_squares._parent_pairs`); cleared as a node starts
+    bint tri_compact    # triple holds each slot as one 32-bit word, its rows in
+                        # the high half and its class-1 rows in the low
+                        # (`_squares._sum_rows`: two classes, no weights)
     int32_t* rk         # p x m: the node's ranks in each column's order
     int32_t* yk         # p x m: the node's classes in each column's order
     double* wk          # p x m: the node's row weights in each column's order

@@ -13,7 +13,7 @@ gives the argument; the engine calls them from `_depth._solve` and
 """
 from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memset
-from libc.stdint cimport uint8_t
+from libc.stdint cimport uint8_t, uint32_t
 
 from ._typedefs cimport int32_t, int64_t, TOL, INF
 from ._rowpass cimport DSpace, squares_loss, leaf_loss
@@ -183,8 +183,13 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     (`_quad_at`).  A split counts the rows on its side e.sums_right[u] (0 its
     left, 1 its right: the side fewer of all rows are on), and a row adds to
     the pairs (triples, quadruples) of the columns that count it, so a row
-    adds to fewer of them.  Polls the limits every POLL_ROWS rows: False when
-    they stopped the search."""
+    adds to fewer of them.  With two classes, no weights and fewer than 2^16
+    rows, and no quadruples, the triples are counted in whole rows, one 32-bit
+    word a slot (L.tri_compact: its rows in the high half, its class-1 rows in
+    the low; a row adds one word to each triple, an eighth of the four sums'
+    memory), which `_child_pairs` reads back as the same four sums (whole
+    numbers, so equal to the last bit).  Polls the limits every POLL_ROWS rows:
+    False when they stopped the search."""
     cdef DSpace* sp = &e.sp
     cdef int p = sp.p, n = sp.n
     cdef double* P = L.pair
@@ -194,8 +199,16 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     cdef double w, z
     cdef double v[4]
     cdef double* q
+    cdef uint32_t* Tc = <uint32_t*> T
+    cdef uint32_t* qc
+    cdef uint32_t inc
+    cdef bint compact = (T != NULL and Q == NULL and sp.target == NULL and sp.K == 2
+                         and sp.w == NULL and m < 65536)
+    L.tri_compact = compact
     memset(P, 0, 4 * <int64_t> p * p * sizeof(double))
-    if T != NULL:
+    if compact:
+        memset(Tc, 0, (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(uint32_t))
+    elif T != NULL:
         memset(T, 0, 4 * (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(double))
     if Q != NULL:
         memset(Q, 0, 4 * (<int64_t> p * (p - 1) * (p - 2) * (p - 3) // 24) * sizeof(double))
@@ -229,7 +242,14 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
         for a in range(na):
             for b in range(a, na):
                 _add4(P + 4 * (<int64_t> A[a] * p + A[b]), v)
-        if T != NULL:
+        if compact:
+            inc = (<uint32_t> 1 << 16) | <uint32_t> sp.y[r]
+            for c in range(2, na):
+                for b in range(1, c):
+                    qc = Tc + _triple_at(0, A[b], A[c])
+                    for a in range(b):
+                        qc[A[a]] += inc
+        elif T != NULL:
             for c in range(2, na):
                 for b in range(1, c):
                     q = T + 4 * (_triple_at(0, A[b], A[c]))
@@ -256,17 +276,21 @@ cdef inline void _side_sums(const DSpace* sp, const uint8_t* R, const double* P,
 
 
 cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
-                       const double* T, int b, int s, double* CP) noexcept nogil:
+                       const double* T, bint compact, int b, int s,
+                       double* CP) noexcept nogil:
     """The pairs' sums CP of one child of root split b (s = 0 its left, 1 its
-    right), from the node's pairs P and triples T: the pair (u, g) of the child
-    on the side b counts (R[b]) is the node's sums over the rows counted by b,
-    u and g (a triple, a pair or one column as the three are distinct or not);
-    the other child's is the node's pair (u, g) less it."""
+    right), from the node's pairs P and triples T (compact: in whole rows,
+    `_sum_rows`): the pair (u, g) of the child on the side b counts (R[b]) is
+    the node's sums over the rows counted by b, u and g (a triple, a pair or
+    one column as the three are distinct or not); the other child's is the
+    node's pair (u, g) less it."""
     cdef int p = sp.p
     cdef int u, g, k, lo, mi, hi
     cdef const double* t
     cdef const double* q
     cdef double* o
+    cdef uint32_t x
+    cdef double tc[4]
     for u in range(p):
         for g in range(u, p):
             o = CP + 4 * (<int64_t> u * p + g)
@@ -280,7 +304,15 @@ cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
                 lo = b if b < u else u
                 hi = g if g > b else b
                 mi = b + u + g - lo - hi
-                t = T + 4 * _triple_at(lo, mi, hi)
+                if compact:
+                    x = (<const uint32_t*> T)[_triple_at(lo, mi, hi)]
+                    tc[3] = <double> (x >> 16)
+                    tc[1] = <double> (x & 0xFFFF)
+                    tc[0] = tc[3] - tc[1]
+                    tc[2] = 0.0
+                    t = tc
+                else:
+                    t = T + 4 * _triple_at(lo, mi, hi)
             if s == R[b]:
                 for k in range(4):
                     o[k] = t[k]
@@ -662,7 +694,7 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
                 _set_one(sp, R, sets + _set_at(cols, sides, 1), P, t1, x, sx, mlo)
                 continue
             _set_leaf(sp, sets + _set_at(cols, sides, 1), t1)
-            _child_pairs(sp, R, P, L.triple, x, sx, CP1)
+            _child_pairs(sp, R, P, L.triple, L.tri_compact, x, sx, CP1)
             if d == 4:
                 _child_triples(sp, R, L.triple, L.quad, x, sx, CT1)
             for j in range(i + 1, na):
@@ -678,7 +710,7 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
                         stopped[0] = True
                         return root.v
                     _set_leaf(sp, sets + _set_base(p, 2) + _set_at(cols, sides, 2), t2)
-                    _child_pairs(sp, R, CP1, CT1, y, sy, CP2)
+                    _child_pairs(sp, R, CP1, CT1, False, y, sy, CP2)
                     for h in range(j + 1, na):
                         z = cols[2] = A[h]
                         for sz in range(2):
@@ -848,7 +880,8 @@ cdef bint _parent_pairs(DEngine* e, DLevel* L, const int32_t* ord, double* tot,
             stopped[0] = True
             return True
         P.tri_ready = True
-    _child_pairs(&e.sp, e.sums_right, P.pair, P.triple, P.lazy_u, s, L.pair)
+    _child_pairs(&e.sp, e.sums_right, P.pair, P.triple, P.tri_compact, P.lazy_u, s,
+                 L.pair)
     _side_sums(&e.sp, e.sums_right, P.pair, P.ptot, P.lazy_u, s, tot)
     e.parent_sums += 1
     return True
