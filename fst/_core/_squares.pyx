@@ -362,7 +362,7 @@ cdef void _child_triples(const DSpace* sp, const uint8_t* R, const double* T,
 cdef inline double _unit_pair(const double* q, const double* dg, bint flip,
                               const double* side, double unit, double lam2,
                               int mlo) noexcept nogil:
-    """`_one_best_unit`'s value of the split on one other column (its pair's
+    """`_one_best_both`'s value of the split on one other column (its pair's
     sums q, its own sums dg, read only with flip), INF where a side holds
     fewer than mlo rows."""
     cdef double x0 = q[0], x1 = q[1], x3 = q[3], y0, y1, y3
@@ -379,40 +379,59 @@ cdef inline double _unit_pair(const double* q, const double* dg, bint flip,
             + lam2)
 
 
-cdef inline double _unit_run(const DSpace* sp, const double* CP, const double* side,
-                             int g0, int g1, int64_t base, int64_t stride, bint flip,
-                             int mlo, double best, int32_t* arg) noexcept nogil:
-    """`_one_best_unit` over the columns g0 <= g < g1, the pair of column g at
-    CP + 4 (base + g stride): the first split better than `best` by more than
-    TOL, in column order, into arg; the best value found."""
+cdef inline void _unit_run2(const DSpace* sp, const double* CP, const double* s0,
+                            const double* s1, int g0, int g1, int64_t base, int64_t stride,
+                            bint flip0, int mlo, double* best, int32_t* arg) noexcept nogil:
+    """For both sides of a split (sums s0 and s1; flip0: side 0 is the side the
+    split does not count, so its rows at column g are single(g) less pair(u, g))
+    and the columns g0 <= g < g1, the pair of column g at CP + 4 (base + g
+    stride), each read once: each side's first split better than its best by
+    more than TOL, in column order, into best and arg.  A leaf of rows x loses
+    (x[3] - max(x[0], x[1])) x unit, as `leaf_loss` computes it term for term,
+    so the values, and the split chosen, are those of the general walk
+    (`_one_best`) to the last bit."""
     cdef int p = sp.p
     cdef int g
     cdef double unit = sp.unit
     cdef double lam2 = 2.0 * sp.lam
     cdef double v
+    cdef const double* q
+    cdef const double* dg
     for g in range(g0, g1):
         if sp.col_start[g + 1] == sp.col_start[g]:
             continue
-        v = _unit_pair(CP + 4 * (base + g * stride), CP + 4 * (<int64_t> g * p + g), flip,
-                       side, unit, lam2, mlo)
-        if v < best - TOL:
-            best = v
+        q = CP + 4 * (base + g * stride)
+        dg = CP + 4 * (<int64_t> g * p + g)
+        v = _unit_pair(q, dg, flip0, s0, unit, lam2, mlo)
+        if v < best[0] - TOL:
+            best[0] = v
             arg[0] = g
-    return best
+        v = _unit_pair(q, dg, not flip0, s1, unit, lam2, mlo)
+        if v < best[1] - TOL:
+            best[1] = v
+            arg[1] = g
 
 
-cdef double _one_best_unit(const DSpace* sp, const double* CP, const double* side,
-                           int u, bint flip, int mlo, double best,
-                           int32_t* arg) noexcept nogil:
-    """`_one_best` for two classes at a unit cost, its most frequent case, with
-    `_sums_loss` written out: a leaf of rows x loses (x[3] - max(x[0], x[1])) x
-    unit, as `leaf_loss` computes it term for term (so the values, and the
-    split chosen, are the same to the last bit); flip: the rows of split u's
-    side are pair(u, g) subtracted from single(g).  The columns before u read
-    their pair at (g, u), those after at (u, g), in column order as there."""
+cdef void _one_best_both(const DSpace* sp, const uint8_t* R, const double* CP,
+                         const double* s0, const double* s1, int u, int mlo, double* best,
+                         int32_t* arg) noexcept nogil:
+    """`_one_best` of both sides of split u (sums s0 and s1) into best[0 .. 2)
+    and arg[0 .. 2); for two classes at a unit cost, the most frequent case,
+    both in one walk of the other columns (`_unit_run2`: the columns before u
+    read their pair at (g, u), those after at (u, g), in column order as
+    `_one_best` does)."""
     cdef int64_t p = sp.p
-    best = _unit_run(sp, CP, side, 0, u, u, p, flip, mlo, best, arg)
-    return _unit_run(sp, CP, side, u + 1, sp.p, u * p, 1, flip, mlo, best, arg)
+    cdef bint flip0 = R[u] != 0
+    if sp.target == NULL and sp.unit > 0.0 and sp.K == 2:
+        best[0] = _sums_loss(sp, s0) + sp.lam
+        best[1] = _sums_loss(sp, s1) + sp.lam
+        arg[0] = -1
+        arg[1] = -1
+        _unit_run2(sp, CP, s0, s1, 0, u, u, p, flip0, mlo, best, arg)
+        _unit_run2(sp, CP, s0, s1, u + 1, sp.p, u * p, 1, flip0, mlo, best, arg)
+        return
+    best[0] = _one_best(sp, R, CP, s0, u, 0, mlo, arg)
+    best[1] = _one_best(sp, R, CP, s1, u, 1, mlo, arg + 1)
 
 
 cdef double _one_best(const DSpace* sp, const uint8_t* R, const double* CP,
@@ -429,8 +448,6 @@ cdef double _one_best(const DSpace* sp, const uint8_t* R, const double* CP,
     cdef double x[4]
     cdef double y[4]
     arg[0] = -1
-    if sp.target == NULL and sp.unit > 0.0 and sp.K == 2:
-        return _one_best_unit(sp, CP, side, u, s != R[u], mlo, best, arg)
     for g in range(p):
         if g == u or sp.col_start[g + 1] == sp.col_start[g]:
             continue
@@ -622,16 +639,24 @@ cdef void _set_tree(const DSpace* sp, SetBest* sets, const int* cols, const int*
         _set_tree(sp, sets, c, t, k + 1, child.col, depth - 1, 2 * pos + 1 + s, tree)
 
 
-cdef inline void _set_one(const DSpace* sp, const uint8_t* R, SetBest* ent, const double* CP,
-                          const double* side, int u, int s, int mlo) noexcept nogil:
-    """A set's entry at depth one: the set's pairs' sums CP with the side s of
-    split u added (its sums `side`): its leaf, then its best split
-    (`_one_best`)."""
-    cdef int32_t arg
-    _set_leaf(sp, ent, side)
-    ent.v = _one_best(sp, R, CP, side, u, s, mlo, &arg)
-    ent.col = arg
-    ent.leaves = 2 if arg >= 0 else 1
+cdef inline void _set_one_both(const DSpace* sp, const uint8_t* R, SetBest* ent0,
+                               SetBest* ent1, const double* CP, const double* s0,
+                               const double* s1, int u, int mlo) noexcept nogil:
+    """The entries at depth one of the sets with either side of split u added
+    (ent0 and ent1, their sums s0 and s1; CP the set's pairs' sums): each
+    one's leaf, then its best split, the two found together
+    (`_one_best_both`)."""
+    cdef double best[2]
+    cdef int32_t arg[2]
+    _set_leaf(sp, ent0, s0)
+    _set_leaf(sp, ent1, s1)
+    _one_best_both(sp, R, CP, s0, s1, u, mlo, best, arg)
+    ent0.v = best[0]
+    ent0.col = arg[0]
+    ent0.leaves = 2 if arg[0] >= 0 else 1
+    ent1.v = best[1]
+    ent1.col = arg[1]
+    ent1.leaves = 2 if arg[1] >= 0 else 1
 
 
 cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
@@ -644,7 +669,8 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
     order of the splits, so each set's best tree is found once (L.sets):
     1. the sets of d - 1 sides, at depth one: their pairs' sums by
        subtraction, split by split (`_child_pairs`, `_child_triples`), and
-       each one's leaf and best split (`_set_one`);
+       each one's leaf and best split, a split's two sides at once
+       (`_set_one_both`);
     2. the sets of d - 2 sides down to one, then S itself: each other column's
        split valued as the sum of its two sides' entries (`_set_best`); at
        depth two S at caps of two, three and four leaves at once (`_two_caps`,
@@ -665,6 +691,10 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
     cdef double t1[4]
     cdef double t2[4]
     cdef double t3[4]
+    cdef double t1b[4]
+    cdef double t2b[4]
+    cdef double t3b[4]
+    cdef SetBest* ent
     cdef int cols[3]
     cdef int sides[3]
     cdef int32_t* A = L.plist
@@ -687,25 +717,35 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
             stopped[0] = True
             return root.v
         x = cols[0] = A[i]
+        if d == 2:
+            _side_sums(sp, R, P, tot, x, 0, t1)
+            _side_sums(sp, R, P, tot, x, 1, t1b)
+            sides[0] = 0
+            ent = sets + _set_at(cols, sides, 1)
+            sides[0] = 1
+            _set_one_both(sp, R, ent, sets + _set_at(cols, sides, 1), P, t1, t1b, x, mlo)
+            continue
         for sx in range(2):
             sides[0] = sx
             _side_sums(sp, R, P, tot, x, sx, t1)
-            if d == 2:
-                _set_one(sp, R, sets + _set_at(cols, sides, 1), P, t1, x, sx, mlo)
-                continue
             _set_leaf(sp, sets + _set_at(cols, sides, 1), t1)
             _child_pairs(sp, R, P, L.triple, L.tri_compact, x, sx, CP1)
             if d == 4:
                 _child_triples(sp, R, L.triple, L.quad, x, sx, CT1)
             for j in range(i + 1, na):
                 y = cols[1] = A[j]
+                if d == 3:
+                    _side_sums(sp, R, CP1, t1, y, 0, t2)
+                    _side_sums(sp, R, CP1, t1, y, 1, t2b)
+                    sides[1] = 0
+                    ent = sets + _set_base(p, 2) + _set_at(cols, sides, 2)
+                    sides[1] = 1
+                    _set_one_both(sp, R, ent, sets + _set_base(p, 2) + _set_at(cols, sides, 2),
+                                  CP1, t2, t2b, y, mlo)
+                    continue
                 for sy in range(2):
                     sides[1] = sy
                     _side_sums(sp, R, CP1, t1, y, sy, t2)
-                    if d == 3:
-                        _set_one(sp, R, sets + _set_base(p, 2) + _set_at(cols, sides, 2), CP1,
-                                 t2, y, sy, mlo)
-                        continue
                     if e.poll(e):
                         stopped[0] = True
                         return root.v
@@ -713,11 +753,14 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
                     _child_pairs(sp, R, CP1, CT1, False, y, sy, CP2)
                     for h in range(j + 1, na):
                         z = cols[2] = A[h]
-                        for sz in range(2):
-                            sides[2] = sz
-                            _side_sums(sp, R, CP2, t2, z, sz, t3)
-                            _set_one(sp, R, sets + _set_base(p, 3) + _set_at(cols, sides, 3),
-                                     CP2, t3, z, sz, mlo)
+                        _side_sums(sp, R, CP2, t2, z, 0, t3)
+                        _side_sums(sp, R, CP2, t2, z, 1, t3b)
+                        sides[2] = 0
+                        ent = sets + _set_base(p, 3) + _set_at(cols, sides, 3)
+                        sides[2] = 1
+                        _set_one_both(sp, R, ent,
+                                      sets + _set_base(p, 3) + _set_at(cols, sides, 3), CP2,
+                                      t3, t3b, z, mlo)
     # 2. the sets of d - 2 sides down to one, each from the sets one side larger
     for k in range(d - 2, 0, -1):
         for i in range(na):
