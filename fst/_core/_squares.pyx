@@ -639,24 +639,31 @@ cdef void _set_tree(const DSpace* sp, SetBest* sets, const int* cols, const int*
         _set_tree(sp, sets, c, t, k + 1, child.col, depth - 1, 2 * pos + 1 + s, tree)
 
 
-cdef inline void _set_one_both(const DSpace* sp, const uint8_t* R, SetBest* ent0,
-                               SetBest* ent1, const double* CP, const double* s0,
-                               const double* s1, int u, int mlo) noexcept nogil:
-    """The entries at depth one of the sets with either side of split u added
-    (ent0 and ent1, their sums s0 and s1; CP the set's pairs' sums): each
+cdef inline void _sets_one(const DSpace* sp, const uint8_t* R, SetBest* sets, int k,
+                          int* cols, int* sides, const double* CP, const double* within,
+                          int mlo) noexcept nogil:
+    """The entries at depth one of the two sets of k sides (`_set_at`) whose
+    last is either side of split cols[k - 1] (sides[k - 1] is set here), within
+    the set of the first k - 1 (its sums `within`, its pairs' sums CP): each
     one's leaf, then its best split, the two found together
     (`_one_best_both`)."""
+    cdef int u = cols[k - 1]
+    cdef int64_t base = _set_base(sp.p, k)
+    cdef double sums[8]         # side 0's four sums, then side 1's
     cdef double best[2]
     cdef int32_t arg[2]
-    _set_leaf(sp, ent0, s0)
-    _set_leaf(sp, ent1, s1)
-    _one_best_both(sp, R, CP, s0, s1, u, mlo, best, arg)
-    ent0.v = best[0]
-    ent0.col = arg[0]
-    ent0.leaves = 2 if arg[0] >= 0 else 1
-    ent1.v = best[1]
-    ent1.col = arg[1]
-    ent1.leaves = 2 if arg[1] >= 0 else 1
+    cdef SetBest* ent
+    cdef int s
+    _side_sums(sp, R, CP, within, u, 0, sums)
+    _side_sums(sp, R, CP, within, u, 1, sums + 4)
+    _one_best_both(sp, R, CP, sums, sums + 4, u, mlo, best, arg)
+    for s in range(2):
+        sides[k - 1] = s
+        ent = sets + base + _set_at(cols, sides, k)
+        _set_leaf(sp, ent, sums + 4 * s)
+        ent.v = best[s]
+        ent.col = arg[s]
+        ent.leaves = 2 if arg[s] >= 0 else 1
 
 
 cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
@@ -670,7 +677,7 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
     1. the sets of d - 1 sides, at depth one: their pairs' sums by
        subtraction, split by split (`_child_pairs`, `_child_triples`), and
        each one's leaf and best split, a split's two sides at once
-       (`_set_one_both`);
+       (`_sets_one`);
     2. the sets of d - 2 sides down to one, then S itself: each other column's
        split valued as the sum of its two sides' entries (`_set_best`); at
        depth two S at caps of two, three and four leaves at once (`_two_caps`,
@@ -690,16 +697,11 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
     cdef double* CP2 = e.lv[d - 2].pair if d == 4 else NULL
     cdef double t1[4]
     cdef double t2[4]
-    cdef double t3[4]
-    cdef double t1b[4]
-    cdef double t2b[4]
-    cdef double t3b[4]
-    cdef SetBest* ent
     cdef int cols[3]
     cdef int sides[3]
     cdef int32_t* A = L.plist
     cdef int i, j, h, na = 0
-    cdef int x, y, z, sx, sy, sz, k, c
+    cdef int x, y, sx, sy, k, c
     cdef const uint8_t* R = e.sums_right
     cdef SetBest root
     _set_leaf(sp, &root, tot)
@@ -718,12 +720,7 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
             return root.v
         x = cols[0] = A[i]
         if d == 2:
-            _side_sums(sp, R, P, tot, x, 0, t1)
-            _side_sums(sp, R, P, tot, x, 1, t1b)
-            sides[0] = 0
-            ent = sets + _set_at(cols, sides, 1)
-            sides[0] = 1
-            _set_one_both(sp, R, ent, sets + _set_at(cols, sides, 1), P, t1, t1b, x, mlo)
+            _sets_one(sp, R, sets, 1, cols, sides, P, tot, mlo)
             continue
         for sx in range(2):
             sides[0] = sx
@@ -735,13 +732,7 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
             for j in range(i + 1, na):
                 y = cols[1] = A[j]
                 if d == 3:
-                    _side_sums(sp, R, CP1, t1, y, 0, t2)
-                    _side_sums(sp, R, CP1, t1, y, 1, t2b)
-                    sides[1] = 0
-                    ent = sets + _set_base(p, 2) + _set_at(cols, sides, 2)
-                    sides[1] = 1
-                    _set_one_both(sp, R, ent, sets + _set_base(p, 2) + _set_at(cols, sides, 2),
-                                  CP1, t2, t2b, y, mlo)
+                    _sets_one(sp, R, sets, 2, cols, sides, CP1, t1, mlo)
                     continue
                 for sy in range(2):
                     sides[1] = sy
@@ -752,15 +743,8 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
                     _set_leaf(sp, sets + _set_base(p, 2) + _set_at(cols, sides, 2), t2)
                     _child_pairs(sp, R, CP1, CT1, False, y, sy, CP2)
                     for h in range(j + 1, na):
-                        z = cols[2] = A[h]
-                        _side_sums(sp, R, CP2, t2, z, 0, t3)
-                        _side_sums(sp, R, CP2, t2, z, 1, t3b)
-                        sides[2] = 0
-                        ent = sets + _set_base(p, 3) + _set_at(cols, sides, 3)
-                        sides[2] = 1
-                        _set_one_both(sp, R, ent,
-                                      sets + _set_base(p, 3) + _set_at(cols, sides, 3), CP2,
-                                      t3, t3b, z, mlo)
+                        cols[2] = A[h]
+                        _sets_one(sp, R, sets, 3, cols, sides, CP2, t2, mlo)
     # 2. the sets of d - 2 sides down to one, each from the sets one side larger
     for k in range(d - 2, 0, -1):
         for i in range(na):
