@@ -10,7 +10,8 @@ from ._typedefs cimport int32_t, TOL, INF
 from ._limits cimport RUNNING
 from ._rowpass cimport DSpace, leaf_loss
 from ._bounds cimport larger_cap_bound, allocation_bound
-from ._depth cimport (DEngine, DLevel, _heap_size, _takes, _took, _place, CAP_BOUNDS_MAX)
+from ._depth cimport (DEngine, DLevel, _heap_size, _takes, _took, _place, _wins,
+                      CAP_BOUNDS_MAX)
 from ._depth_columns cimport _cap_bounds
 
 
@@ -114,8 +115,9 @@ cdef bint _value_allocations(DEngine* e, int d, const int32_t** rows, const int*
             if x1 + x2 < low:
                 low = x1 + x2
             continue
-        if (found == INF or x1 + x2 < found - TOL
-                or (sp.ties and x1 + x2 <= found + TOL and lv1 + C.best_leaves < got_leaves)):
+        # the allocations' trees share the root split: the tie rule keeps the
+        # first met of equal value, unless one of fewer leaves
+        if _wins(sp, x1 + x2, lv1 + C.best_leaves, split, found, got_leaves, split, False):
             found = x1 + x2
             got_leaves = lv1 + C.best_leaves
             memcpy(got[s1], L.cand, h * sizeof(int32_t))
@@ -210,8 +212,7 @@ cdef bint _value_capped(DEngine* e, int d, const int32_t** rows, const int* mm,
             if x0 + x1 < low:
                 low = x0 + x1
             continue
-        if (found == INF or x0 + x1 < found - TOL
-                or (sp.ties and x0 + x1 <= found + TOL and lv0 + lv1 < got_leaves)):
+        if _wins(sp, x0 + x1, lv0 + lv1, split, found, got_leaves, split, False):
             found = x0 + x1
             got_leaves = lv0 + lv1
             memcpy(got0, L.cand, h * sizeof(int32_t))
