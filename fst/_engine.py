@@ -24,6 +24,8 @@ __all__ = ["EngineSearch", "EngineSpace", "MemoShare", "SquaresGeneralSearch", "
 
 # The stop code of Ctrl-C (`fst._core._limits.STATUS_NAMES`).
 _INTERRUPTED = next(k for k, v in STATUS_NAMES.items() if v == "interrupted")
+# ... and of the time limit (or of a run's share of it).
+_TIME_STOP = next(k for k, v in STATUS_NAMES.items() if v == "time_limit")
 
 # Classes the engine counts (`DepthSearch` refuses more): a fit with more runs on
 # the bitset search alone.
@@ -39,8 +41,12 @@ SUMS_DIRECT_WORK = 1 << 24
 # RISE_AFTER of the time left to it (RISE_SECONDS without a time limit, when its
 # progress is shown) goes on by running its root against budgets between the
 # bound proven so far and the incumbent (`EngineSearch._rise`): at most
-# RISE_PASSES of them, each RISE_FRACTION of the way up the gap.
+# RISE_PASSES of them, each RISE_FRACTION of the way up the gap.  With a time
+# limit the first run is not cut where the pace of its root's columns closed by
+# then projects its end within RISE_FINISH of its time: it runs to its end (the
+# budgets' runs would repeat most of its work).
 RISE_AFTER = 0.25
+RISE_FINISH = 0.9
 RISE_SECONDS = 10.0
 RISE_PASSES = 4
 RISE_FRACTION = 0.25
@@ -386,7 +392,9 @@ class EngineSearch:
     def _rise(self, s, ub, start, limit):
         """Run the search `s` (seeded with a tree worth `ub`) as `DepthSearch.run`
         would, and where it has not certified within its share of the time
-        (`rise`), prove its bound upward: its root searched against budgets A
+        (`rise`; with a time limit, a share that the pace of its root's columns
+        closed extends to the whole limit where it projects the run's end within
+        RISE_FINISH of it, `DepthSearch.set_share`), prove its bound upward: its root searched against budgets A
         between the bound lb proven so far and the best value found
         (A = lb + RISE_FRACTION (best - lb)), each run either proving every tree
         above A (lb then rises to the bound it proves, kept in `_lb`, which the
@@ -399,14 +407,16 @@ class EngineSearch:
         seconds = 0.0
         if self._rise_after > 0:
             if limit is not None:
-                s.set_time_limit(self._rise_after * _left(limit, start))
+                left = _left(limit, start)
+                s.set_time_limit(left)
+                s.set_share(self._rise_after * left, RISE_FINISH * left)
             elif self._reporter is not None:
                 s.set_time_limit(RISE_SECONDS)
             else:
                 return s.run()
             code = s.run()
             seconds += s.seconds
-            if code == 0 or (limit is not None and _left(limit, start) <= 0):
+            if code != _TIME_STOP or (limit is not None and _left(limit, start) <= 0):
                 s.seconds = seconds
                 return code
             # stopped at its share: keep its tree and its bound

@@ -473,7 +473,7 @@ def test_a_weighted_engine_only_fit_without_a_depth_cap_returns_at_least_dpdt(mo
     X, y = _hard_problem()
     w = np.random.default_rng(3).uniform(0.5, 2.0, size=len(y))
     lam = 0.001
-    clf = FastSmallTreeClassifier(regularization=lam, time_limit=4.0)
+    clf = FastSmallTreeClassifier(regularization=lam, time_limit=12.0)
     with pytest.warns(NotCertifiedWarning):
         clf.fit(X, y, sample_weight=w)
     dpdt = DPDTClassifier(max_depth=plan.LEAF_BUDGET_DEPTH, complexity="leaves",

@@ -248,6 +248,59 @@ def test_a_rising_bound_is_sound_and_rises_at_a_stop():
     assert stops >= 20 and higher >= 8, (stops, higher)
 
 
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_first_run_is_cut_at_its_share_only_when_behind(monkeypatch, n_jobs):
+    """With a time limit the deepest search's first run is cut at its share
+    (`DepthSearch.set_share`) only where the pace of its root's columns closed
+    could not end it within RISE_FINISH of its time: from a share of almost
+    nothing, within all of its time (RISE_FINISH 1, a limit far beyond the
+    search) it runs to its end with no run against a budget; within none of it
+    (RISE_FINISH 0) it is cut and proves its bound upward.  The same tree and
+    bound either way, re-scored from the data."""
+    import fst._engine as engine
+    from sklearn.datasets import make_classification
+    X, y = make_classification(90, n_features=5, n_informative=4, n_redundant=0,
+                               flip_y=0.1, random_state=3)
+    y_idx, full = problem_cost(y, None)
+
+    def fit(rise):
+        clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=5, n_jobs=n_jobs,
+                                      time_limit=600)
+        clf._overrides = {"rising_bound": rise}
+        clf.fit(X, y)
+        assert clf.optimal_ and clf.n_leaves_ <= 5
+        assert rescore(clf, X, y_idx, full, 0.0) == pytest.approx(clf.objective_, abs=1e-9)
+        return clf
+
+    off = fit(False)
+    monkeypatch.setattr(engine, "RISE_FINISH", 1.0)
+    on_pace = fit(1e-9)
+    assert on_pace.search_stats_["rising_runs"] == 0
+    _assert_same_fit(on_pace, off)
+    monkeypatch.setattr(engine, "RISE_FINISH", 0.0)
+    cut = fit(1e-9)
+    assert cut.search_stats_["rising_runs"] > 0
+    _assert_same_fit(cut, off)
+
+
+def test_a_share_is_decided_by_the_pace_of_the_roots_columns():
+    """A look at a run's share (`_depth.share_look`): it runs on when the rest of
+    its root's columns, at the pace of those closed, end it by `end`; it stops
+    when they would not even were one more to close at once; else it waits."""
+    from fst._core._testing import share_look_for_tests as look
+    # begun at 10 s, looked at at 13 s, to end by 19 s: 10 of 30 columns closed
+    # in 3 s end it at 19 s
+    assert look(10.0, 13.0, 19.0, 10, 30) == "run on"
+    assert look(10.0, 13.0, 19.0, 30, 30) == "run on"
+    # 9 of 30 end it at 20 s, but a tenth now would end it at 19 s
+    assert look(10.0, 13.0, 19.0, 9, 30) == "wait"
+    # 8 of 30: even a ninth now would end it at 20 s
+    assert look(10.0, 13.0, 19.0, 8, 30) == "stop"
+    # none closed: one closing at 13 s would end it at 100 s; at 10.2 s, at 16 s
+    assert look(10.0, 13.0, 19.0, 0, 30) == "stop"
+    assert look(10.0, 10.2, 19.0, 0, 30) == "wait"
+
+
 def test_verbose_prints_the_bound_as_it_rises(capsys):
     """verbose=2 prints each bound the rising runs prove (`EngineSearch._rise`),
     increasing, between the floor and the certified optimum."""

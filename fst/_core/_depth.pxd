@@ -205,9 +205,39 @@ cdef struct DEngine:
     double report_every
     double next_report
     double report_t0
+    # the first run's share of its time (`DepthSearch.set_share`, absolute
+    # times; share_from < 0: none): from share_from, looked at every
+    # SHARE_LOOK_POLLS polls of engine 0 (`_share_spent`), the run stops as at
+    # its time limit once the pace of the root's columns closed so far could not
+    # end it by share_end, and runs on to its own limit once it would
+    double share_from
+    double share_end
+    double share_t0
+    int64_t share_polls
 
 
 cdef bint engine_poll(DEngine* e) noexcept nogil
+
+
+cdef enum:
+    # what a look at a run's share decides (`share_look`)
+    SHARE_WAIT = 0      # look again
+    SHARE_STOP = 1      # stop the run at its share
+    SHARE_RUN_ON = 2    # let it run on to its own limit
+
+
+cdef inline int share_look(double t0, double now, double end, int closed, int p) noexcept nogil:
+    """A look at a run begun at t0 with a share of its time (`DepthSearch.set_share`),
+    `closed` of its root's p columns closed at `now`: it runs on when the
+    columns left, at the pace of those closed, would close by `end` (t0 + (now -
+    t0) p / closed <= end); it stops when they would not even were one more to
+    close now (t0 + (now - t0) p / (closed + 1) > end); else the next look
+    decides."""
+    if t0 + (now - t0) * (<double> p / (closed + 1)) > end:
+        return SHARE_STOP
+    if closed > 0 and t0 + (now - t0) * (<double> p / closed) <= end:
+        return SHARE_RUN_ON
+    return SHARE_WAIT
 
 
 cdef inline int _heap_size(int d) noexcept nogil:

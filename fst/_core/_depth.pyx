@@ -45,9 +45,9 @@ from libc.string cimport memcpy, memset
 from libc.math cimport NAN
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, uint64_t, TOL, INF
-from ._limits cimport limits_poll, fst_now, RUNNING, STOP_INTERRUPT
+from ._limits cimport limits_poll, fst_now, RUNNING, STOP_INTERRUPT, STOP_TIME
 from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
-                        fst_shared_set_stop, fst_claim, fst_store_double)
+                        fst_shared_set_stop, fst_claim, fst_store_double, fst_load_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
                       RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP, RULE_ALLOCATIONS)
 from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows
@@ -82,12 +82,42 @@ cdef inline bint _poll(DEngine* e) noexcept nogil:
     code = limits_poll(&e.lim, now, e.nodes + e.evals, e.work_limit, e.tid == 0)
     if code > RUNNING:
         return _stop(e, code)
+    if e.share_from >= 0 and e.tid == 0 and _share_spent(e, now):
+        return _stop(e, STOP_TIME)
     if (code == RUNNING and e.reporter != NULL and e.tid == 0 and e.root_best != NULL
             and now >= e.next_report):
         e.next_report = now + e.report_every
         with gil:
             _report(e, now)
     return e.lim.stop != RUNNING
+
+
+# Engine 0's polls from one look at a run's share to the next (`_share_spent`).
+cdef int SHARE_LOOK_POLLS = 64
+
+
+cdef bint _share_spent(DEngine* e, double now) noexcept nogil:
+    """Whether a run with a share of its time (`DepthSearch.set_share`) stops
+    there (`share_look`, every SHARE_LOOK_POLLS polls from share_from on): the
+    root takes its columns one after another (in parallel, from a shared
+    counter) and searches a column's splits in full once taken, so the columns
+    closed are the share of the root's work done, and their pace its rate.  A
+    look that lets the run go on is the last (share_from -1)."""
+    cdef int u, closed = 0, what
+    if now < e.share_from:
+        return False
+    e.share_polls += 1
+    if (e.share_polls - 1) % SHARE_LOOK_POLLS != 0:
+        return False
+    if e.col_lb == NULL:
+        return True
+    for u in range(e.sp.p):
+        if fst_load_double(&e.col_lb[u]) > -INF:
+            closed += 1
+    what = share_look(e.share_t0, now, e.share_end, closed, e.sp.p)
+    if what == SHARE_RUN_ON:
+        e.share_from = -1.0
+    return what == SHARE_STOP
 
 
 cdef bint engine_poll(DEngine* e) noexcept nogil:

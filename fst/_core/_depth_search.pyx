@@ -279,6 +279,7 @@ cdef class DepthSearch:
     cdef long long _hits0       # their hits before this search
     cdef long long _cap_hits0   # ... and those by a larger cap's bound
     cdef double* col_lb         # the root's columns' closed bounds (the engines')
+    cdef object _share          # the next run's share of its time (`set_share`), or None
 
     def __cinit__(self, rank, col_order, col_start, y, cost, dict config, int max_depth,
                   final_depth=None, weight=None, target=None, bint pair_sums=True,
@@ -571,6 +572,14 @@ cdef class DepthSearch:
         self.e.report_every = seconds
         self.e.report_t0 = t0
 
+    def set_share(self, double start, double end):
+        """Give the next run (only) a share of its time limit, from `start`
+        seconds after its start: it then stops as at its time limit (the stop
+        code of the time limit) once the pace of its root's columns closed so
+        far could not end it within `end` seconds, and runs on to its own limit
+        once it would (`_depth._share_spent`)."""
+        self._share = (start, end)
+
     def seed(self, double value, tree, bint exact=False):
         """Start the root from a real tree of depth at most max_depth (heap order,
         global split ids, -1 leaves; a shallower heap is its prefix) whose
@@ -646,6 +655,13 @@ cdef class DepthSearch:
         for t in range(w):
             limits_start(&self.engines[t].lim, self._time_limit,
                          self.engines[t].lim.memory_limit)
+            self.engines[t].share_from = -1.0
+        if self._share is not None:
+            self.e.share_t0 = t0
+            self.e.share_from = t0 + self._share[0]
+            self.e.share_end = t0 + self._share[1]
+            self.e.share_polls = 0
+            self._share = None
         memset(&work, 0, sizeof(EngineWork))
         work.engines = self.engines
         work.ord = ord

@@ -21,6 +21,7 @@ from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
 from ._rowpass cimport DSpace
 from ._squares cimport segment_bound
+from ._depth cimport share_look, SHARE_WAIT, SHARE_STOP, SHARE_RUN_ON
 from ._pair_counts cimport pair_counts
 from ._pair_values cimport pair_values
 from ._simd cimport (fst_simd_resolve, fst_simd_mode, fst_and_count, fst_compact_ok,
@@ -222,3 +223,9 @@ def segment_bound_for_tests(double[::1] target, weight, int kmax, double lam):
     v = segment_bound(&sp, buf, &rows[0], m, kmax)
     free(buf)
     return v
+
+
+def share_look_for_tests(double t0, double now, double end, int closed, int p):
+    """`_depth.share_look`: 'wait', 'stop' or 'run on'."""
+    return {SHARE_WAIT: "wait", SHARE_STOP: "stop",
+            SHARE_RUN_ON: "run on"}[share_look(t0, now, end, closed, p)]
