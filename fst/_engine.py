@@ -394,7 +394,8 @@ class EngineSearch:
         would, and where it has not certified within its share of the time
         (`rise`; with a time limit, a share that the pace of its root's columns
         closed extends to the whole limit where it projects the run's end within
-        RISE_FINISH of it, `DepthSearch.set_share`), prove its bound upward: its root searched against budgets A
+        RISE_FINISH of it, `DepthSearch.set_share`), prove its bound upward:
+        its root searched against budgets A
         between the bound lb proven so far and the best value found
         (A = lb + RISE_FRACTION (best - lb)), each run either proving every tree
         above A (lb then rises to the bound it proves, kept in `_lb`, which the
