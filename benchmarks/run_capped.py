@@ -8,7 +8,8 @@ Cases (`--cases`, all by default):
   n_informative=5, n_redundant=1, flip_y=0.05, class_sep=0.8,
   random_state=0)``, ``max_leaf_nodes`` 5 and 6, 60 s;
 * ``synthetic500-front``: its first 500 rows, ``leaves_front`` to 8 leaves, 30 s;
-* ``breast_cancer-5`` (60 s), ``breast_cancer-6`` (20 s);
+* ``breast_cancer-5`` (60 s), ``breast_cancer-5@120`` (120 s), ``breast_cancer-6``
+  (20 s): a case's time limit, where it is not the default, follows ``@``;
 * ``diabetes-5``: the regressor at ``max_leaf_nodes=5``, 120 s;
   ``diabetes-front``: its ``leaves_front`` to 8 leaves, 60 s.
 
@@ -26,7 +27,7 @@ import warnings
 from _proc import run_one
 
 CASES = ("synthetic125-5", "synthetic125-6", "synthetic500-front", "breast_cancer-5",
-         "breast_cancer-6", "diabetes-5", "diabetes-front")
+         "breast_cancer-5@120", "breast_cancer-6", "diabetes-5", "diabetes-front")
 
 
 def _synthetic(n):
@@ -43,6 +44,7 @@ def worker(case):
     from sklearn.datasets import load_breast_cancer, load_diabetes
     from fst import FastSmallTreeClassifier, FastSmallTreeRegressor, leaves_front
     warnings.simplefilter("ignore")
+    case, _, seconds = case.partition("@")
     name, what = case.rsplit("-", 1)
     t0 = time.perf_counter()
     if name == "diabetes":
@@ -62,7 +64,8 @@ def worker(case):
                "lower_bound": [float(v) for v in front.front_["lower_bound"]]}
     else:
         k = int(what)
-        limit = {"breast_cancer-6": 20.0, "diabetes-5": 120.0}.get(case, 60.0)
+        limit = (float(seconds) if seconds
+                 else {"breast_cancer-6": 20.0, "diabetes-5": 120.0}.get(case, 60.0))
         if name == "diabetes":
             est = FastSmallTreeRegressor(regularization=0.0, max_leaf_nodes=k,
                                          time_limit=limit)
