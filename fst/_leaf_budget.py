@@ -6,7 +6,7 @@ import time
 from ._core._columns import PreparationStopped
 from ._core._config import TOL
 from ._core._limits import STATUS_NAMES
-from ._engine import _INTERRUPTED
+from ._engine import _INTERRUPTED, _TIME_STOP
 from ._fallbacks import DPDT_TIME_SHARE, FALLBACK_DEPTH, FALLBACK_TIME_SHARE
 
 # A fit without max_depth on continuous columns runs the engine by leaf budget
@@ -39,10 +39,9 @@ PROBE_SECONDS = 3.0
 # A general search is not resumed for less than this many seconds.
 _LEAST_RESUME_SECONDS = 0.05
 
-# The stop codes (`fst._core._limits`): a search that ended by itself, or at its
-# time limit.
+# The stop code (`fst._core._limits`) of a search that ended by itself (that of
+# its time limit is the engine's `_TIME_STOP`).
 _FINISHED = next(k for k, v in STATUS_NAMES.items() if v == "optimal")
-_TIME_STOP = next(k for k, v in STATUS_NAMES.items() if v == "time_limit")
 
 
 class LeafBudgetSearch:

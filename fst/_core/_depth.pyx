@@ -109,8 +109,6 @@ cdef bint _share_spent(DEngine* e, double now) noexcept nogil:
     e.share_polls += 1
     if (e.share_polls - 1) % SHARE_LOOK_POLLS != 0:
         return False
-    if e.col_lb == NULL:
-        return True
     for u in range(e.sp.p):
         if fst_load_double(&e.col_lb[u]) > -INF:
             closed += 1
