@@ -6,6 +6,7 @@ counted from the raw data; a stopped fit keeps the cap; the path,
 cross-validation and the command line take it."""
 import functools
 import warnings
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -13,6 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV, regularization_path
 from fst.__main__ import main
+from fst._engine import EngineSearch
 from fst._utils import obeys_min_leaf
 from fst.exceptions import ConstantTreeWarning, NotCertifiedWarning
 from oracle import (continuous_problem, optimal_objective, problem_cost, random_problem,
@@ -23,17 +25,27 @@ ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget", 
                 "larger_cap", "allocations")
 
 
+# The kinds of problem (`_problem`).
+KINDS = ("random", "continuous", "unbounded", "free")
+
+
 def _problem(kind, seed):
     """(X, y, cost, lam, max_depth, weights, min_leaf, max_leaf_nodes) of a small
     problem of each kind: `random` (binary, small-integer and NaN columns, with
     or without max_depth, lam = 0 among them), `continuous` (many thresholds a
-    column, under max_depth), `unbounded` (continuous without a depth cap); caps
-    of 2 to 6 leaves, weights on every third seed, min_samples_leaf 2 on every
-    fifth."""
+    column, under max_depth), `unbounded` (few thresholds a column, without a
+    depth cap), `free` (the continuous problems without a depth cap, lam = 0 on
+    every other seed: the deepening under the cap, and its deepest search's
+    root valued split by split, which the rising bound runs against budgets);
+    caps of 2 to 6 leaves,
+    weights on every third seed, min_samples_leaf 2 on every fifth."""
     if kind == "random":
         X, y, cost, lam, depth = random_problem(5000 + seed)
-    elif kind == "continuous":
+    elif kind in ("continuous", "free"):
         X, y, cost, lam, depth = continuous_problem(5000 + seed)
+        if kind == "free":
+            depth = None
+            lam = lam if seed % 2 else 0.0
     else:
         X, y, cost, lam = unbounded_problem(5000 + seed)
         depth = None
@@ -60,10 +72,19 @@ def _check(kind, seed, overrides=None, n_jobs=1):
                                   min_samples_leaf=ml, max_leaf_nodes=k, n_jobs=n_jobs,
                                   time_limit=None)
     clf._overrides = dict(overrides or {})     # test hook: the search's settings
-    with warnings.catch_warnings():
+    risen = []
+    keep = EngineSearch._raise_lb
+
+    def raise_lb(search, lb):
+        # every bound the runs against budgets prove (`EngineSearch._rise`)
+        risen.append(lb)
+        keep(search, lb)
+
+    with warnings.catch_warnings(), mock.patch.object(EngineSearch, "_raise_lb", raise_lb):
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y, sample_weight=w)
+    assert all(lb <= expected + 1e-9 for lb in risen), (kind, seed, risen, expected)
     assert clf.optimal_, (kind, seed)
     assert clf.search_stats_["engine"] == "depth"
     assert clf.search_stats_["max_leaves"] == k
@@ -91,7 +112,7 @@ def _same_fits_with_and_without(overrides, stat):
     with `overrides`: node for node the same fit, `stat` 0 in the second; the
     number of fits in which the first has it above 0."""
     used = 0
-    for kind in ("random", "continuous", "unbounded"):
+    for kind in KINDS:
         for seed in range(30):
             for n_jobs in (1, 2):
                 on = _check(kind, seed, n_jobs=n_jobs)
@@ -103,7 +124,7 @@ def _same_fits_with_and_without(overrides, stat):
 
 
 @pytest.mark.parametrize("seed", range(30))
-@pytest.mark.parametrize("kind", ["random", "continuous", "unbounded"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_max_leaf_nodes_matches_brute_force(kind, seed):
     _check(kind, seed)
 
@@ -133,7 +154,7 @@ def test_engine_every_rule_combination(combo):
     # every third combination proves its deepest search's bound upward from its
     # start (`EngineSearch._rise`), its root run against budgets
     rise = 0.0 if combo % 3 == 1 else False
-    for kind in ("random", "continuous", "unbounded"):
+    for kind in KINDS:
         for seed in range(combo % 5, 30, 10):
             _check(kind, seed, {"rules": rules, "engine_memo": memo, "rising_bound": rise},
                    n_jobs)
@@ -201,7 +222,7 @@ def test_a_rising_bound_changes_no_answer():
     as without it, serial and threaded; such runs happen on many of these
     problems, and none when it is off."""
     used = 0
-    for kind in ("random", "continuous", "unbounded"):
+    for kind in KINDS:
         for seed in range(30):
             for n_jobs in (1, 2):
                 on = _check(kind, seed, {"rising_bound": 0.0}, n_jobs)
@@ -210,6 +231,37 @@ def test_a_rising_bound_changes_no_answer():
                 assert off.search_stats_["rising_runs"] == 0
                 used += on.search_stats_["rising_runs"] > 0
     assert used >= 12, used
+
+
+def test_a_rising_bound_over_a_root_whose_leaf_is_settled_is_its_value():
+    """A root whose leaf its floor settles (no split can beat it, under these
+    cost matrices at lam = 0) is answered exactly without its splits: run
+    against a budget below it (`EngineSearch._rise`), its bound is its value,
+    not an infinite one, and the fit is certified at it (`_check` asserts
+    every bound the runs prove is at most the optimum)."""
+    for seed in (7001, 7023, 7025, 7031):
+        X, y, cost, _, _ = continuous_problem(seed)
+        y_idx, full = problem_cost(y, cost)
+        for k in (4, 5):
+            expected = optimal_objective(X, y_idx, full, 0.0, None, max_leaves=k)
+            clf = FastSmallTreeClassifier(regularization=0.0, cost_matrix=cost,
+                                          max_leaf_nodes=k, time_limit=None)
+            clf._overrides = {"rising_bound": 0.0}
+            risen = []
+            keep = EngineSearch._raise_lb
+
+            def raise_lb(search, lb):
+                risen.append(lb)
+                keep(search, lb)
+
+            with warnings.catch_warnings(), mock.patch.object(EngineSearch, "_raise_lb",
+                                                              raise_lb):
+                warnings.simplefilter("ignore", ConstantTreeWarning)
+                clf.fit(X, y)
+            assert clf.optimal_ and clf.n_leaves_ == 1
+            assert clf.objective_ == pytest.approx(expected, abs=1e-9)
+            assert rescore(clf, X, y_idx, full, 0.0) == pytest.approx(expected, abs=1e-9)
+            assert risen and all(lb == pytest.approx(expected, abs=1e-9) for lb in risen)
 
 
 def test_a_rising_bound_is_sound_and_rises_at_a_stop():
@@ -359,7 +411,7 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
 
 
 def test_threads_give_the_serial_tree():
-    for kind in ("random", "continuous", "unbounded"):
+    for kind in KINDS:
         for seed in range(0, 30, 4):
             one = _check(kind, seed)
             two = _check(kind, seed, n_jobs=2)

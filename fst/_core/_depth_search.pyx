@@ -693,14 +693,17 @@ cdef class DepthSearch:
         above = INF
         hit = False
         for t in range(w):
-            if budget < INF and not exacts[t] and not isnan(self.engines[t].root_found):
-                # searched to its end against the budget and proven above it:
-                # its answer is that bound, its tree worth root_found
+            if exacts[t] and values[t] <= budget + TOL:
+                hit = True
+            elif budget < INF:
+                # proven above the budget (when the run ends uncut): its answer is
+                # that bound, or the exact value of a root answered without its
+                # splits (the leaf settled by its floor), itself above the budget
                 if values[t] < above:
                     above = values[t]
-                values[t] = self.engines[t].root_found
-            elif exacts[t] and values[t] <= budget + TOL:
-                hit = True
+                if not exacts[t] and not isnan(self.engines[t].root_found):
+                    # searched to its end: its tree is worth root_found
+                    values[t] = self.engines[t].root_found
         code = self._gather(values, exacts)
         self.above_budget = None
         if budget < INF and code == RUNNING:
