@@ -221,3 +221,46 @@ def test_the_bound_rises_while_the_root_s_columns_close(monkeypatch, capsys):
     assert all(a <= b for a, b in zip(last, last[1:]))
     rising = sorted(set(low for low in last if low < optimum))
     assert len(rising) >= 3, rising
+
+
+@pytest.mark.parametrize("seed", range(0, 36, 3))
+def test_a_root_run_against_budgets_proves_bounds_at_most_its_optimum(seed):
+    """The root of depth D under a cap of D + 1 leaves (searched as a leaf
+    beside a subtree, its seed its certified optimum of depth D - 1), run
+    against budgets below and above its optimum (`DepthSearch.run(budget)`,
+    with its rule and without): each run either finds the optimum within the
+    budget or proves a bound above the budget and at most the optimum, the
+    bounds its leaf-beside nodes of depth two prove with their passes'
+    budgets (`peel_pass_budget`) among them."""
+    from fst._core._config import make_config
+    from fst._core._depth_search import DepthSearch
+    from fst._engine import engine_space
+
+    X, y, cost, _, _ = continuous_problem(9200 + seed)
+    _, full = problem_cost(y, cost)
+    space = engine_space(np.ascontiguousarray(X, dtype=np.float32), y, full.shape[0], full)
+    args = (space.row_rank, space.col_order, space.col_start, space.y, space.cost)
+    proven = 0
+    for depth in (2, 3):
+        for rules_off in ([], ["peel_leaf"]):
+            config = make_config({"rules_off": rules_off}, regularization=0.0,
+                                 max_leaves=depth + 1)
+            shallow = DepthSearch(*args, config, depth - 1)
+            shallow.run()
+            exact = DepthSearch(*args, config, depth)
+            exact.seed(shallow.upper_bound, shallow.tree(), exact=True)
+            exact.run()
+            assert shallow.solved and exact.solved
+            optimum = exact.upper_bound
+            for gap in (0.5, 0.2, 0.1, 0.05, 0.02, 0.0, -0.02):
+                budget = optimum - gap * optimum
+                s = DepthSearch(*args, config, depth)
+                s.seed(shallow.upper_bound, shallow.tree(), exact=True)
+                s.run(budget)
+                if s.above_budget is None:
+                    assert budget >= optimum - 1e-9 and s.solved
+                    assert s.upper_bound == pytest.approx(optimum, abs=1e-9)
+                else:
+                    assert budget <= s.above_budget <= optimum + 1e-9, (depth, gap)
+                    proven += s.above_budget > budget + 0.5 * gap * optimum
+    assert proven > 0

@@ -891,6 +891,20 @@ cdef inline double leaf_beside_split_bound(double leaf, double floor_rest, doubl
             b = b2
     return b
 
+cdef inline double peel_pass_budget(double top, double far) noexcept nogil:
+    """What a depth-one pass over the subtree side of a leaf-beside split at
+    depth two starts from (`_depth._peel_depth_two`, RULE_PEEL_LEAF): its
+    column's scan reads that side beside leaves worth at least `far` (its least
+    leaf: a leaf loses no more as it shrinks) against caps of at most `top`
+    (min(B, best): the cap only falls as the node's best does), so only a side
+    worth at most top - far + TOL can be within a cap.  The pass, started from
+    this value as if a split of it were held, finds such a side's exact optimum
+    (it is below the value less TOL), and otherwise proves the side worth at
+    least this value less TOL: beside any leaf of the scan that is above
+    top + TOL, so above every cap of the scan."""
+    return top - far + 3.0 * TOL
+
+
 # --------------------------------------------- squared error: k-segmentation
 #
 # Under squared error (the regressor) a leaf's loss is the weighted squared error

@@ -57,9 +57,12 @@ cdef struct DLevel:
                         # every cap x < kc (`_cap_bounds`), its left child's
                         # first
     double* wpre        # m + 1: worst cost of a column's first rows
-    double* pv          # 2 m (depth two): each threshold's two sides' values at
-                        # depth one, once valued (`_peel_split`; NaN before)
-    int32_t* pa         # 2 m (depth two): ... and their best splits (-1: leaf)
+    double* pv          # 2 m + 2 (depth two): each threshold's two sides' values
+                        # at depth one, once valued (`_peel_depth_two`; NaN
+                        # before), or a bound above its pass's budget; then the
+                        # least leaf of each of the column's two scans
+    int32_t* pa         # 2 m + 1 (depth two): ... and their best splits (-1: leaf,
+                        # -2: pv is a bound); then whether the rows are placed
     int32_t* queue      # 8 m + 16: the intervals of thresholds still open (each
                         # valuation queues at most two)
     double zlo          # squared error: the least and greatest target of the

@@ -55,7 +55,7 @@ from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound
                        superset_child_bound, subset_child_bound, one_leaf_lower_bound,
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
                        leaf_beside_only, leaf_beside_split_bound, larger_cap_bound,
-                       LEAF_MANY)
+                       peel_pass_budget, LEAF_MANY)
 from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
 from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put, memo_larger_cap
 from ._capped cimport _value_allocations, _value_capped
@@ -346,7 +346,7 @@ cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const doub
     e.nodes += 1
     if d == 1:
         nt[0] = m
-        _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1)
+        _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL)
         if a1[0] >= 0:
             memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
             L.best[0] = a1[0]
@@ -369,7 +369,7 @@ cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const doub
     # The best depth-one split first: its value at depth d is often near the
     # optimum, so the bisection starts under a close cap.
     nt[0] = m
-    _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1)
+    _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL)
     par = e.sh != NULL and d == e.max_depth
     if par:
         fst_shared_lower(e.sh, best)
@@ -562,6 +562,9 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         L.pa[2 * m] = -1
         for j in range(lo, hi + 1):
             L.pv[2 * j] = NAN
+        # each scan's least leaf, which its subtrees' passes are budgeted by
+        L.pv[2 * m] = L.lbl[lo]
+        L.pv[2 * m + 1] = L.lbr[hi]
     run = -INF
     for j in range(hi, lo - 1, -1):
         _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 0, L.lbl[lo], &run, best, lbmin)
@@ -619,7 +622,7 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     if _poll(e):
         return
     if d == 2:
-        _peel_depth_two(e, d, u, ord, m, cnt, j, side, cap, leafv, run, best, lbmin)
+        _peel_depth_two(e, d, u, ord, m, cnt, j, side, B, cap, leafv, run, best, lbmin)
         return
     e.evals += 1
     # the other side's rows, sorted per column, and its sums
@@ -654,39 +657,40 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
 
 
 cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
-                          const double* cnt, int j,
-                          int side, double cap, double leafv, double* run, double* best,
+                          const double* cnt, int j, int side, double B, double cap,
+                          double leafv, double* run, double* best,
                           double* lbmin) noexcept nogil:
     """`_peel_split` at depth two: the split's other side is valued at depth
     one, with its own side, in one pass a column (`_depth_one` on both sides,
-    as `L.upos` places them), once for both scans (L.pv, L.pa)."""
+    as `L.upos` places them), once for both scans (L.pv, L.pa).  As deeper
+    subtrees are searched within the cap less their scan's least leaf, the
+    first pass is budgeted (`peel_pass_budget`) by min(B, best) less the least
+    leaf of the scan that reads each side (L.pv[2 m], L.pv[2 m + 1]): a side
+    proven above that is kept as its bound (L.pa -2), which is above the cap
+    beside every leaf of its scan, as the cap only falls with the node's best.
+    A side read as a bound that does not rule its split out is valued again,
+    exactly."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
-    cdef int K = sp.K
-    cdef int t = L.tpos[j], k
+    cdef int t = L.tpos[j], s
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef int32_t split = sp.col_start[u] + rk[t - 1]
-    cdef double tot[128]
-    cdef int64_t nt[2]
+    cdef double above[2]
     cdef double v
     cdef int32_t a
     cdef int leaves
     if L.pv[2 * j] != L.pv[2 * j]:
-        if L.pa[2 * m] < 0:
-            if not _positions(e, L, ord, m, u):
-                return
-            L.pa[2 * m] = 0
-        e.evals += 1
-        for k in range(2 * K):
-            tot[k] = 0
-        add_rows(sp, tot, L.yk + <int64_t> u * m, _weights(sp, L, u, m), 0, t)
-        for k in range(K):
-            tot[K + k] = cnt[k] - tot[k]
-        nt[0] = t
-        nt[1] = m - t
-        _depth_one(e, L, m, 2, t, tot, nt, L.pv + 2 * j, L.pa + 2 * j)
-        if e.lim.stop != RUNNING:
-            L.pv[2 * j] = NAN
+        # the left side is read beside the right leaves (scan 1), the right
+        # beside the left ones (scan 0)
+        v = B if B < best[0] else best[0]
+        above[0] = peel_pass_budget(v, L.pv[2 * m + 1])
+        above[1] = peel_pass_budget(v, L.pv[2 * m])
+        if not _peel_pass(e, L, u, ord, m, cnt, t, j, above):
+            return
+    if L.pa[2 * j + 1 - side] == -2 and L.pv[2 * j + 1 - side] + leafv <= cap + TOL:
+        above[0] = INF
+        above[1] = INF
+        if not _peel_pass(e, L, u, ord, m, cnt, t, j, above):
             return
     v = L.pv[2 * j + 1 - side]
     a = L.pa[2 * j + 1 - side]
@@ -706,6 +710,42 @@ cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
         L.best[2 - side] = a
         if e.sh != NULL and d == e.max_depth:
             fst_shared_lower(e.sh, best[0])
+
+
+cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
+                     const double* cnt, int t, int j, const double* above) noexcept nogil:
+    """Both sides of the split at column u's threshold j (position t) of a node
+    of depth two valued at depth one into L.pv[2 j ...], L.pa[2 j ...], each
+    side's pass started from above[s] (`_depth_one`): a side with no tree below
+    above[s] - TOL is kept as that bound, L.pa -2.  False when stopped (the
+    threshold then not valued)."""
+    cdef DSpace* sp = &e.sp
+    cdef int K = sp.K
+    cdef double tot[128]
+    cdef int64_t nt[2]
+    cdef int k, s
+    if L.pa[2 * m] < 0:
+        if not _positions(e, L, ord, m, u):
+            return False
+        L.pa[2 * m] = 0
+    e.evals += 1
+    for k in range(2 * K):
+        tot[k] = 0
+    add_rows(sp, tot, L.yk + <int64_t> u * m, _weights(sp, L, u, m), 0, t)
+    for k in range(K):
+        tot[K + k] = cnt[k] - tot[k]
+    nt[0] = t
+    nt[1] = m - t
+    _depth_one(e, L, m, 2, t, tot, nt, L.pv + 2 * j, L.pa + 2 * j, above)
+    if e.lim.stop != RUNNING:
+        L.pv[2 * j] = NAN
+        return False
+    for s in range(2):
+        if L.pa[2 * j + s] < 0 and L.pv[2 * j + s] == above[s]:
+            # no split of the side, nor its leaf, below above[s] - TOL
+            L.pa[2 * j + s] = -2
+            L.pv[2 * j + s] = above[s] - TOL
+    return True
 
 
 cdef double _solve_at(DEngine* e, int d, int d2, const int32_t* ord, int m,
@@ -928,7 +968,7 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
     nt[1] = m - t
-    _depth_one(e, L, m, 2, t, tot, nt, vs, arg)
+    _depth_one(e, L, m, 2, t, tot, nt, vs, arg, NULL)
     v = vs[0] + vs[1]
     if kc < 4 and arg[0] >= 0 and arg[1] >= 0:
         e.allocations += 1

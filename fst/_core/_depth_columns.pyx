@@ -137,7 +137,7 @@ cdef bint _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
 
 cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                      const double* tot, const int64_t* ntot, double* best,
-                     int32_t* arg) noexcept nogil:
+                     int32_t* arg, const double* above) noexcept nogil:
     """R(S, 1) of each side S of the node (one side: the node itself; two: the
     rows before position t of the root split's column, side 0, and the others,
     side 1, as `L.upos` places them): best[s] the least of S's leaf and of every
@@ -155,6 +155,11 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     threshold is never better than the best by more than TOL, so the result is
     the first best split in column order with or without the skips; threads
     (columns side by side, each from the leaf) reduce in column order to it.
+    With `above` (or NULL) a side's pass starts from the least of its leaf and
+    above[s], as if a split of that value were held: where S's best is below
+    above[s] - TOL it is found as without it, else best[s] stays above[s] with
+    arg[s] -1 and no tree of S is worth less than above[s] - TOL (a split
+    passed over is not below the best held less TOL; the leaf is above it).
     A large node's serial pass polls the limits every column: after a stop the
     search discards what it valued since (`_search_column`) and is not solved."""
     cdef DSpace* sp = &e.sp
@@ -171,6 +176,8 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
         if sp.rules & RULE_EQUIVALENT:
             lowest[s] = creation_lower_bound(best[s], class_sum(sp, tot + s * K, sp.mincost),
                                              sp.lam)
+        if above != NULL and above[s] < best[s]:
+            best[s] = above[s]
     if not par:
         for u in range(sp.p):
             if m >= POLL_ROWS and e.poll(e):
