@@ -905,6 +905,24 @@ cdef inline double peel_pass_budget(double top, double far) noexcept nogil:
     return top - far + 3.0 * TOL
 
 
+cdef inline double column_least_bound(double held, double best) noexcept nogil:
+    """What a depth-one pass over one column u of a side S proves of the least
+    value of S's leaf and of its splits on u (`_depth_columns._depth_one` with
+    per-column bounds, RULE_PEEL_LEAF): the pass starts from a best at most
+    S's leaf and ends at `best`; a split it passes over or values without
+    taking is no lower than the best then less TOL, so every split of u on S,
+    and the leaf, is worth at least best - TOL; `held`, a bound from before,
+    still holds.  A superset S' of S (nested sets: not under min_leaf) is
+    bounded by it too: a split of u on S', its rows restricted to S, is a split
+    of u on S or S's leaf, and a leaf's loss on more rows is no less (the least
+    over labels of sums of nonnegative costs; squared error about any mean),
+    so its value on S' is at least that on S; S's leaf is at most S''s.  A
+    split with a leaf of too little support, which the passes skip
+    (`split_supported`), is worth more than its side's leaf, so the least is
+    the same with or without them."""
+    return held if held > best - TOL else best - TOL
+
+
 # --------------------------------------------- squared error: k-segmentation
 #
 # Under squared error (the regressor) a leaf's loss is the weighted squared error

@@ -63,6 +63,10 @@ cdef struct DLevel:
                         # least leaf of each of the column's two scans
     int32_t* pa         # 2 m + 1 (depth two): ... and their best splits (-1: leaf,
                         # -2: pv is a bound); then whether the rows are placed
+    double* pcl         # 2 p (depth two): each column's least value of a side at
+                        # the threshold its scan valued last (a subset of the
+                        # side at the next: a bound on it; INF: the side not
+                        # valued in this scan, -INF: none yet)
     int32_t* queue      # 8 m + 16: the intervals of thresholds still open (each
                         # valuation queues at most two)
     double zlo          # squared error: the least and greatest target of the

@@ -346,7 +346,7 @@ cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const doub
     e.nodes += 1
     if d == 1:
         nt[0] = m
-        _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL)
+        _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL, NULL)
         if a1[0] >= 0:
             memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
             L.best[0] = a1[0]
@@ -369,7 +369,7 @@ cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const doub
     # The best depth-one split first: its value at depth d is often near the
     # optimum, so the bisection starts under a close cap.
     nt[0] = m
-    _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL)
+    _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL, NULL)
     par = e.sh != NULL and d == e.max_depth
     if par:
         fst_shared_lower(e.sh, best)
@@ -555,26 +555,42 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     if not _peel_leaves(e, d, u, m, cnt, &lo, &hi):
         return
     if d == 2:
-        # a subtree of depth one: both sides of a split valued in one pass a
-        # column over the node's rows (`_depth_one`, the rows placed by
-        # `_positions` when a first split of the column is valued), kept for the
-        # other scan
+        # a subtree of depth one: a split's side valued in one pass a column
+        # over the node's rows (`_depth_one`, the rows placed by `_positions`
+        # when a first split of the column is valued)
         L.pa[2 * m] = -1
         for j in range(lo, hi + 1):
             L.pv[2 * j] = NAN
+            L.pv[2 * j + 1] = NAN
         # each scan's least leaf, which its subtrees' passes are budgeted by
         L.pv[2 * m] = L.lbl[lo]
         L.pv[2 * m + 1] = L.lbr[hi]
     run = -INF
+    if d == 2:
+        _peel_scan_bounds(e, L, 1)
     for j in range(hi, lo - 1, -1):
         _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 0, L.lbl[lo], &run, best, lbmin)
         if e.lim.stop != RUNNING:
             return
     run = -INF
+    if d == 2:
+        _peel_scan_bounds(e, L, 0)
     for j in range(lo, hi + 1):
         _peel_split(e, d, u, ord, m, cnt, B, kc, V, j, 1, L.lbr[hi], &run, best, lbmin)
         if e.lim.stop != RUNNING:
             return
+
+
+cdef inline void _peel_scan_bounds(DEngine* e, DLevel* L, int s) noexcept nogil:
+    """Start a scan of `_peel_column` at depth two that reads side s of its
+    splits: no column bound yet for that side (each threshold's side holds the
+    rows of the one valued before it in the scan, so its columns' bounds carry,
+    `column_least_bound`; `_peel_pass` reads none under min_leaf, where they
+    do not), the other side not valued (L.pcl)."""
+    cdef int u
+    for u in range(e.sp.p):
+        L.pcl[2 * u + s] = -INF
+        L.pcl[2 * u + 1 - s] = INF
 
 
 cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
@@ -660,40 +676,35 @@ cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
                           const double* cnt, int j, int side, double B, double cap,
                           double leafv, double* run, double* best,
                           double* lbmin) noexcept nogil:
-    """`_peel_split` at depth two: the split's other side is valued at depth
-    one, with its own side, in one pass a column (`_depth_one` on both sides,
-    as `L.upos` places them), once for both scans (L.pv, L.pa).  As deeper
-    subtrees are searched within the cap less their scan's least leaf, the
-    first pass is budgeted (`peel_pass_budget`) by min(B, best) less the least
-    leaf of the scan that reads each side (L.pv[2 m], L.pv[2 m + 1]): a side
-    proven above that is kept as its bound (L.pa -2), which is above the cap
-    beside every leaf of its scan, as the cap only falls with the node's best.
-    A side read as a bound that does not rule its split out is valued again,
-    exactly."""
+    """`_peel_split` at depth two: the split's other side valued at depth one,
+    in one pass a column over the node's rows (`_depth_one`, the side placed
+    by `L.upos`).  As deeper subtrees are searched within the cap less their
+    scan's least leaf, the pass is budgeted (`peel_pass_budget`) by min(B,
+    best) less that leaf (L.pv[2 m + side]): a side proven above it is kept as
+    its bound (L.pa -2), which is above the cap beside every leaf of the scan,
+    as the cap only falls with the node's best.  A side read as a bound that
+    does not rule its split out is valued again, exactly.  The scan's sides
+    grow from one valued threshold to the next, so each column's bound at the
+    last carries to this one (L.pcl, `column_least_bound`), and a column that
+    cannot beat the side's best is not passed."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
-    cdef int t = L.tpos[j], s
+    cdef int t = L.tpos[j], o = 1 - side
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef int32_t split = sp.col_start[u] + rk[t - 1]
-    cdef double above[2]
     cdef double v
     cdef int32_t a
     cdef int leaves
-    if L.pv[2 * j] != L.pv[2 * j]:
-        # the left side is read beside the right leaves (scan 1), the right
-        # beside the left ones (scan 0)
+    if L.pv[2 * j + o] != L.pv[2 * j + o]:
         v = B if B < best[0] else best[0]
-        above[0] = peel_pass_budget(v, L.pv[2 * m + 1])
-        above[1] = peel_pass_budget(v, L.pv[2 * m])
-        if not _peel_pass(e, L, u, ord, m, cnt, t, j, above):
+        if not _peel_pass(e, L, u, ord, m, cnt, t, j, o,
+                          peel_pass_budget(v, L.pv[2 * m + side])):
             return
-    if L.pa[2 * j + 1 - side] == -2 and L.pv[2 * j + 1 - side] + leafv <= cap + TOL:
-        above[0] = INF
-        above[1] = INF
-        if not _peel_pass(e, L, u, ord, m, cnt, t, j, above):
+    if L.pa[2 * j + o] == -2 and L.pv[2 * j + o] + leafv <= cap + TOL:
+        if not _peel_pass(e, L, u, ord, m, cnt, t, j, o, INF):
             return
-    v = L.pv[2 * j + 1 - side]
-    a = L.pa[2 * j + 1 - side]
+    v = L.pv[2 * j + o]
+    a = L.pa[2 * j + o]
     if v > run[0]:
         run[0] = v
     v += leafv
@@ -713,17 +724,20 @@ cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
 
 
 cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
-                     const double* cnt, int t, int j, const double* above) noexcept nogil:
-    """Both sides of the split at column u's threshold j (position t) of a node
-    of depth two valued at depth one into L.pv[2 j ...], L.pa[2 j ...], each
-    side's pass started from above[s] (`_depth_one`): a side with no tree below
-    above[s] - TOL is kept as that bound, L.pa -2.  False when stopped (the
-    threshold then not valued)."""
+                     const double* cnt, int t, int j, int s, double above) noexcept nogil:
+    """Side s (0: the rows before position t of column u's order) of the split
+    at column u's threshold j of a node of depth two valued at depth one into
+    L.pv[2 j + s], L.pa[2 j + s], its pass started from `above` (`_depth_one`):
+    a side with no tree below above - TOL is kept as that bound, L.pa -2.
+    False when stopped (the side then not valued)."""
     cdef DSpace* sp = &e.sp
     cdef int K = sp.K
     cdef double tot[128]
+    cdef double ab[2]
+    cdef double bv[2]
+    cdef int32_t ba[2]
     cdef int64_t nt[2]
-    cdef int k, s
+    cdef int k
     if L.pa[2 * m] < 0:
         if not _positions(e, L, ord, m, u):
             return False
@@ -736,15 +750,17 @@ cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
     nt[1] = m - t
-    _depth_one(e, L, m, 2, t, tot, nt, L.pv + 2 * j, L.pa + 2 * j, above)
+    ab[s] = above
+    ab[1 - s] = INF
+    _depth_one(e, L, m, 2, t, tot, nt, bv, ba, ab, L.pcl if sp.min_leaf <= 1 else NULL)
     if e.lim.stop != RUNNING:
-        L.pv[2 * j] = NAN
         return False
-    for s in range(2):
-        if L.pa[2 * j + s] < 0 and L.pv[2 * j + s] == above[s]:
-            # no split of the side, nor its leaf, below above[s] - TOL
-            L.pa[2 * j + s] = -2
-            L.pv[2 * j + s] = above[s] - TOL
+    L.pv[2 * j + s] = bv[s]
+    L.pa[2 * j + s] = ba[s]
+    if ba[s] < 0 and bv[s] == above:
+        # no split of the side, nor its leaf, below above - TOL
+        L.pa[2 * j + s] = -2
+        L.pv[2 * j + s] = above - TOL
     return True
 
 
@@ -968,7 +984,7 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
     nt[1] = m - t
-    _depth_one(e, L, m, 2, t, tot, nt, vs, arg, NULL)
+    _depth_one(e, L, m, 2, t, tot, nt, vs, arg, NULL, NULL)
     v = vs[0] + vs[1]
     if kc < 4 and arg[0] >= 0 and arg[1] >= 0:
         e.allocations += 1

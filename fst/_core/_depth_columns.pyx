@@ -20,7 +20,7 @@ from ._rowpass cimport (DSpace, leaf_loss, class_sum, weight_at, column_pass, ad
 from ._bounds cimport (creation_lower_bound, leaf_support, split_creation_bound,
                        closed_column_bound, stopped_root_bound, neighbour_bound,
                        superset_child_bound, subset_child_bound, squares_row_worst,
-                       leaf_beside_split_bound)
+                       leaf_beside_split_bound, column_least_bound)
 from ._depth cimport DEngine, DLevel, ColKey, POLL_ROWS
 
 # A depth-one pass over at least this many (row, column) cells runs its columns on
@@ -137,7 +137,7 @@ cdef bint _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
 
 cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                      const double* tot, const int64_t* ntot, double* best,
-                     int32_t* arg, const double* above) noexcept nogil:
+                     int32_t* arg, const double* above, double* clb) noexcept nogil:
     """R(S, 1) of each side S of the node (one side: the node itself; two: the
     rows before position t of the root split's column, side 0, and the others,
     side 1, as `L.upos` places them): best[s] the least of S's leaf and of every
@@ -160,12 +160,19 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     above[s] - TOL it is found as without it, else best[s] stays above[s] with
     arg[s] -1 and no tree of S is worth less than above[s] - TOL (a split
     passed over is not below the best held less TOL; the leaf is above it).
+    With `clb` (or NULL) clb[2 u + s] bounds column u's least value of side s
+    (its leaf and its splits on u): a serial pass does not pass a side on a
+    column whose bound it cannot beat by more than TOL (nor where it is INF:
+    the side not wanted), and clb then takes what the pass proves of the
+    column (`column_least_bound`), a bound for a superset of the side next
+    (the threads' passes read and write none: the bounds held stay true).
     A large node's serial pass polls the limits every column: after a stop the
     search discards what it valued since (`_search_column`) and is not solved."""
     cdef DSpace* sp = &e.sp
     cdef int K = sp.K
     cdef int u, s, k
     cdef double lowest[2]
+    cdef double lw[2]
     cdef bint par = e.n_threads > 1 and <int64_t> m * sp.p >= PARALLEL_MIN_CELLS
     for s in range(2):
         arg[s] = -1
@@ -184,12 +191,29 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                 # stopped: best and arg are those of the columns passed, real
                 # trees, which every caller discards or keeps only as such
                 return
+            if clb == NULL:
+                e.sweeps += 1
+                column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
+                            _weights(&e.sp, L, u, m),
+                            L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m,
+                            nsides, tot, ntot, lowest, sp.col_start[u], L.ccnt, L.cwc,
+                            best, arg, NULL)
+                continue
+            for s in range(2):
+                lw[s] = lowest[s]
+                if s < nsides and clb[2 * u + s] >= best[s] - TOL:
+                    # the column cannot lower the side's best by more than TOL
+                    lw[s] = INF
+            if (lw[0] == INF or nsides < 1) and (lw[1] == INF or nsides < 2):
+                continue
             e.sweeps += 1
             column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
                         _weights(&e.sp, L, u, m),
                         L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                        tot, ntot, lowest, sp.col_start[u], L.ccnt, L.cwc, best, arg,
-                        NULL)
+                        tot, ntot, lw, sp.col_start[u], L.ccnt, L.cwc, best, arg, NULL)
+            for s in range(nsides):
+                if lw[s] != INF:
+                    clb[2 * u + s] = column_least_bound(clb[2 * u + s], best[s])
         return
     L.cshared[0] = best[0]
     L.cshared[1] = best[1]
