@@ -686,7 +686,8 @@ cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
     does not rule its split out is valued again, exactly.  The scan's sides
     grow from one valued threshold to the next, so each column's bound at the
     last carries to this one (L.pcl, `column_least_bound`), and a column that
-    cannot beat the side's best is not passed."""
+    cannot beat the side's best is not passed (under squared error the pass
+    values both sides at once instead, each for its own scan: `_peel_pass`)."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef int t = L.tpos[j], o = 1 - side
@@ -698,10 +699,11 @@ cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
     if L.pv[2 * j + o] != L.pv[2 * j + o]:
         v = B if B < best[0] else best[0]
         if not _peel_pass(e, L, u, ord, m, cnt, t, j, o,
-                          peel_pass_budget(v, L.pv[2 * m + side])):
+                          peel_pass_budget(v, L.pv[2 * m + side]),
+                          peel_pass_budget(v, L.pv[2 * m + o])):
             return
     if L.pa[2 * j + o] == -2 and L.pv[2 * j + o] + leafv <= cap + TOL:
-        if not _peel_pass(e, L, u, ord, m, cnt, t, j, o, INF):
+        if not _peel_pass(e, L, u, ord, m, cnt, t, j, o, INF, INF):
             return
     v = L.pv[2 * j + o]
     a = L.pa[2 * j + o]
@@ -724,12 +726,16 @@ cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
 
 
 cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
-                     const double* cnt, int t, int j, int s, double above) noexcept nogil:
+                     const double* cnt, int t, int j, int s, double above,
+                     double other) noexcept nogil:
     """Side s (0: the rows before position t of column u's order) of the split
     at column u's threshold j of a node of depth two valued at depth one into
     L.pv[2 j + s], L.pa[2 j + s], its pass started from `above` (`_depth_one`):
     a side with no tree below above - TOL is kept as that bound, L.pa -2.
-    False when stopped (the side then not valued)."""
+    Under squared error, whose passes value every threshold (no rows are
+    skipped), the other side too, from `other`, in the same pass, for the
+    other scan; elsewhere its columns bounded by L.pcl.  False when stopped
+    (the side then not valued)."""
     cdef DSpace* sp = &e.sp
     cdef int K = sp.K
     cdef double tot[128]
@@ -738,6 +744,7 @@ cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
     cdef int32_t ba[2]
     cdef int64_t nt[2]
     cdef int k
+    cdef bint both
     if L.pa[2 * m] < 0:
         if not _positions(e, L, ord, m, u):
             return False
@@ -750,17 +757,22 @@ cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
     nt[1] = m - t
+    both = sp.target != NULL
     ab[s] = above
-    ab[1 - s] = INF
-    _depth_one(e, L, m, 2, t, tot, nt, bv, ba, ab, L.pcl if sp.min_leaf <= 1 else NULL)
+    ab[1 - s] = other if both else INF
+    _depth_one(e, L, m, 2, t, tot, nt, bv, ba, ab,
+               L.pcl if sp.min_leaf <= 1 and not both else NULL)
     if e.lim.stop != RUNNING:
         return False
-    L.pv[2 * j + s] = bv[s]
-    L.pa[2 * j + s] = ba[s]
-    if ba[s] < 0 and bv[s] == above:
-        # no split of the side, nor its leaf, below above - TOL
-        L.pa[2 * j + s] = -2
-        L.pv[2 * j + s] = above - TOL
+    for k in range(2):
+        if k != s and not both:
+            continue
+        L.pv[2 * j + k] = bv[k]
+        L.pa[2 * j + k] = ba[k]
+        if ba[k] < 0 and bv[k] == ab[k]:
+            # no split of the side, nor its leaf, below ab[k] - TOL
+            L.pa[2 * j + k] = -2
+            L.pv[2 * j + k] = ab[k] - TOL
     return True
 
 
