@@ -207,10 +207,21 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
             if (lw[0] == INF or nsides < 1) and (lw[1] == INF or nsides < 2):
                 continue
             e.sweeps += 1
-            column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                        _weights(&e.sp, L, u, m),
-                        L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m, nsides,
-                        tot, ntot, lw, sp.col_start[u], L.ccnt, L.cwc, best, arg, NULL)
+            if nsides == 2 and (lw[0] == INF or lw[1] == INF):
+                # one side to pass: its rows gathered first, so that the pass
+                # does not branch on each row's side
+                s = 0 if lw[1] == INF else 1
+                k = _side_rows(L, u, m, t, s, _weights(&e.sp, L, u, m))
+                column_pass(sp, L.crk, L.cyk, L.cwk if L.wk != NULL else NULL,
+                            NULL, 0, k, 1, tot + s * (3 if sp.target != NULL else K),
+                            ntot + s, lw + s, sp.col_start[u], L.ccnt, L.cwc, best + s,
+                            arg + s, NULL)
+            else:
+                column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
+                            _weights(&e.sp, L, u, m),
+                            L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m,
+                            nsides, tot, ntot, lw, sp.col_start[u], L.ccnt, L.cwc, best,
+                            arg, NULL)
             for s in range(nsides):
                 if lw[s] != INF:
                     clb[2 * u + s] = column_least_bound(clb[2 * u + s], best[s])
@@ -235,6 +246,33 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
             if L.carg[16 * u + s] >= 0 and L.cbest[8 * u + s] < best[s] - TOL:
                 best[s] = L.cbest[8 * u + s]
                 arg[s] = L.carg[16 * u + s]
+
+
+cdef inline int _side_rows(DLevel* L, int u, int m, int32_t t, int s,
+                          const double* wk) noexcept nogil:
+    """The rows of side s (0: position below t in L.upos, 1: the others) of
+    column u's order, ranks, classes and weights, into L.crk, L.cyk, L.cwk
+    in that order; returns how many.  Each row is written and the count
+    moves on by its side, without a branch."""
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const int32_t* pos = L.upos + <int64_t> u * m
+    cdef int i, k = 0
+    cdef int32_t* crk = L.crk
+    cdef int32_t* cyk = L.cyk
+    cdef double* cwk = L.cwk
+    if wk == NULL:
+        for i in range(m):
+            crk[k] = rk[i]
+            cyk[k] = yk[i]
+            k += (pos[i] >= t) == s
+    else:
+        for i in range(m):
+            crk[k] = rk[i]
+            cyk[k] = yk[i]
+            cwk[k] = wk[i]
+            k += (pos[i] >= t) == s
+    return k
 
 
 cdef void _child_hints(const DSpace* sp, const DLevel* L, const double* W,

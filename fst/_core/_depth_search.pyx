@@ -71,7 +71,7 @@ cdef void _engine_free(DEngine* x) noexcept:
             free(x.lv[d].cand); free(x.lv[d].alt); free(x.lv[d].cnt)
             free(x.lv[d].cbest); free(x.lv[d].carg); free(x.lv[d].ccnt); free(x.lv[d].cwc)
             free(x.lv[d].upos); free(x.lv[d].cshared); free(x.lv[d].pv); free(x.lv[d].pa)
-            free(x.lv[d].pcl)
+            free(x.lv[d].pcl); free(x.lv[d].crk); free(x.lv[d].cyk); free(x.lv[d].cwk)
         free(x.lv)
     free(x.side)
     free(x.pos)
@@ -508,7 +508,11 @@ cdef class DepthSearch:
             L.pv = <double*> malloc(2 * (<int64_t> n + 1) * sizeof(double))
             L.pa = <int32_t*> malloc(2 * (<int64_t> n + 1) * sizeof(int32_t))
             L.pcl = <double*> malloc(2 * max(p, 1) * sizeof(double))
-        if d == 2 and (L.upos == NULL or L.pv == NULL or L.pa == NULL or L.pcl == NULL):
+            L.crk = <int32_t*> malloc((n + 1) * sizeof(int32_t))
+            L.cyk = <int32_t*> malloc((n + 1) * sizeof(int32_t))
+            L.cwk = <double*> malloc((n + 1) * sizeof(double))
+        if d == 2 and (L.upos == NULL or L.pv == NULL or L.pa == NULL or L.pcl == NULL
+                       or L.crk == NULL or L.cyk == NULL or L.cwk == NULL):
             raise MemoryError()
         L.tpos = <int32_t*> malloc((n + 1) * sizeof(int32_t))
         L.lbl = <double*> malloc((n + 1) * sizeof(double))
