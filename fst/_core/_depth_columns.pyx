@@ -204,7 +204,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                 if s < nsides and clb[2 * u + s] >= best[s] - TOL:
                     # the column cannot lower the side's best by more than TOL
                     lw[s] = INF
-            if (lw[0] == INF or nsides < 1) and (lw[1] == INF or nsides < 2):
+            if lw[0] == INF and (lw[1] == INF or nsides < 2):
                 continue
             e.sweeps += 1
             if nsides == 2 and (lw[0] == INF or lw[1] == INF):
