@@ -60,7 +60,7 @@ from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
 from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put, memo_larger_cap
 from ._capped cimport _value_allocations, _value_capped
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
-                              _depth_one, _child_hints, _column_run, _shrink_up,
+                              _depth_one, _side_best, _child_hints, _column_run, _shrink_up,
                               _shrink_down, _positions, _peel_order, _peel_leaves,
                               _partition, _complete)
 
@@ -346,7 +346,7 @@ cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const doub
     e.nodes += 1
     if d == 1:
         nt[0] = m
-        _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL, NULL)
+        _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL)
         if a1[0] >= 0:
             memset(L.best, -1, _heap_size(1) * sizeof(int32_t))
             L.best[0] = a1[0]
@@ -369,7 +369,7 @@ cdef double _solve_node(DEngine* e, int d, const int32_t* ord, int m, const doub
     # The best depth-one split first: its value at depth d is often near the
     # optimum, so the bisection starts under a close cap.
     nt[0] = m
-    _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL, NULL)
+    _depth_one(e, L, m, 1, 0, cnt, nt, b1, a1, NULL)
     par = e.sh != NULL and d == e.max_depth
     if par:
         fst_shared_lower(e.sh, best)
@@ -733,9 +733,9 @@ cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
     L.pv[2 j + s], L.pa[2 j + s], its pass started from `above` (`_depth_one`):
     a side with no tree below above - TOL is kept as that bound, L.pa -2.
     Under squared error, whose passes value every threshold (no rows are
-    skipped), the other side too, from `other`, in the same pass, for the
-    other scan; elsewhere its columns bounded by L.pcl.  False when stopped
-    (the side then not valued)."""
+    skipped), or min_leaf, the other side too, from `other`, in the same pass,
+    for the other scan; elsewhere side s alone, its columns bounded by L.pcl
+    (`_side_best`).  False when stopped (the side then not valued)."""
     cdef DSpace* sp = &e.sp
     cdef int K = sp.K
     cdef double tot[128]
@@ -757,11 +757,16 @@ cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
     nt[1] = m - t
-    both = sp.target != NULL
+    # under squared error, whose passes value every threshold, or min_leaf,
+    # where the columns' bounds do not carry from a subset, one pass values
+    # both sides, each for its own scan
+    both = sp.target != NULL or sp.min_leaf > 1
     ab[s] = above
-    ab[1 - s] = other if both else INF
-    _depth_one(e, L, m, 2, t, tot, nt, bv, ba, ab,
-               L.pcl if sp.min_leaf <= 1 and not both else NULL)
+    ab[1 - s] = other
+    if both:
+        _depth_one(e, L, m, 2, t, tot, nt, bv, ba, ab)
+    else:
+        _side_best(e, L, m, t, s, tot, nt, above, L.pcl, bv + s, ba + s)
     if e.lim.stop != RUNNING:
         return False
     for k in range(2):
@@ -996,7 +1001,7 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
     nt[1] = m - t
-    _depth_one(e, L, m, 2, t, tot, nt, vs, arg, NULL, NULL)
+    _depth_one(e, L, m, 2, t, tot, nt, vs, arg, NULL)
     v = vs[0] + vs[1]
     if kc < 4 and arg[0] >= 0 and arg[1] >= 0:
         e.allocations += 1

@@ -54,7 +54,10 @@ cdef double engine_root_bound(DEngine* e) noexcept nogil
 cdef bint _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nogil
 cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                      const double* tot, const int64_t* ntot, double* best,
-                     int32_t* arg, const double* above, double* clb) noexcept nogil
+                     int32_t* arg, const double* above) noexcept nogil
+cdef void _side_best(DEngine* e, DLevel* L, int m, int32_t t, int s, const double* tot,
+                     const int64_t* ntot, double above, double* clb, double* best,
+                     int32_t* arg) noexcept nogil
 cdef void _child_hints(const DSpace* sp, const DLevel* L, const double* W,
                        const int32_t* tpos, int a, int c, int lo, int hi, int t,
                        double* hint) noexcept nogil

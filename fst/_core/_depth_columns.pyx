@@ -137,7 +137,7 @@ cdef bint _gather(DEngine* e, DLevel* L, const int32_t* ord, int m) noexcept nog
 
 cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                      const double* tot, const int64_t* ntot, double* best,
-                     int32_t* arg, const double* above, double* clb) noexcept nogil:
+                     int32_t* arg, const double* above) noexcept nogil:
     """R(S, 1) of each side S of the node (one side: the node itself; two: the
     rows before position t of the root split's column, side 0, and the others,
     side 1, as `L.upos` places them): best[s] the least of S's leaf and of every
@@ -160,19 +160,12 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     above[s] - TOL it is found as without it, else best[s] stays above[s] with
     arg[s] -1 and no tree of S is worth less than above[s] - TOL (a split
     passed over is not below the best held less TOL; the leaf is above it).
-    With `clb` (or NULL) clb[2 u + s] bounds column u's least value of side s
-    (its leaf and its splits on u): a serial pass does not pass a side on a
-    column whose bound it cannot beat by more than TOL (nor where it is INF:
-    the side not wanted), and clb then takes what the pass proves of the
-    column (`column_least_bound`), a bound for a superset of the side next
-    (the threads' passes read and write none: the bounds held stay true).
     A large node's serial pass polls the limits every column: after a stop the
     search discards what it valued since (`_search_column`) and is not solved."""
     cdef DSpace* sp = &e.sp
     cdef int K = sp.K
     cdef int u, s, k
     cdef double lowest[2]
-    cdef double lw[2]
     cdef bint par = e.n_threads > 1 and <int64_t> m * sp.p >= PARALLEL_MIN_CELLS
     for s in range(2):
         arg[s] = -1
@@ -191,40 +184,12 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                 # stopped: best and arg are those of the columns passed, real
                 # trees, which every caller discards or keeps only as such
                 return
-            if clb == NULL:
-                e.sweeps += 1
-                column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                            _weights(&e.sp, L, u, m),
-                            L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m,
-                            nsides, tot, ntot, lowest, sp.col_start[u], L.ccnt, L.cwc,
-                            best, arg, NULL)
-                continue
-            for s in range(2):
-                lw[s] = lowest[s]
-                if s < nsides and clb[2 * u + s] >= best[s] - TOL:
-                    # the column cannot lower the side's best by more than TOL
-                    lw[s] = INF
-            if lw[0] == INF and (lw[1] == INF or nsides < 2):
-                continue
             e.sweeps += 1
-            if nsides == 2 and (lw[0] == INF or lw[1] == INF):
-                # one side to pass: its rows gathered first, so that the pass
-                # does not branch on each row's side
-                s = 0 if lw[1] == INF else 1
-                k = _side_rows(L, u, m, t, s, _weights(&e.sp, L, u, m))
-                column_pass(sp, L.crk, L.cyk, L.cwk if L.wk != NULL else NULL,
-                            NULL, 0, k, 1, tot + s * (3 if sp.target != NULL else K),
-                            ntot + s, lw + s, sp.col_start[u], L.ccnt, L.cwc, best + s,
-                            arg + s, NULL)
-            else:
-                column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                            _weights(&e.sp, L, u, m),
-                            L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m,
-                            nsides, tot, ntot, lw, sp.col_start[u], L.ccnt, L.cwc, best,
-                            arg, NULL)
-            for s in range(nsides):
-                if lw[s] != INF:
-                    clb[2 * u + s] = column_least_bound(clb[2 * u + s], best[s])
+            column_pass(sp, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
+                        _weights(&e.sp, L, u, m),
+                        L.upos + <int64_t> u * m if nsides == 2 else NULL, t, m,
+                        nsides, tot, ntot, lowest, sp.col_start[u], L.ccnt, L.cwc,
+                        best, arg, NULL)
         return
     L.cshared[0] = best[0]
     L.cshared[1] = best[1]
@@ -246,6 +211,40 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
             if L.carg[16 * u + s] >= 0 and L.cbest[8 * u + s] < best[s] - TOL:
                 best[s] = L.cbest[8 * u + s]
                 arg[s] = L.carg[16 * u + s]
+
+
+cdef void _side_best(DEngine* e, DLevel* L, int m, int32_t t, int s, const double* tot,
+                     const int64_t* ntot, double above, double* clb, double* best,
+                     int32_t* arg) noexcept nogil:
+    """R(S, 1) of side s alone of the node of depth two, as `_depth_one` finds
+    it from the least of S's leaf and `above` (the first best split in column
+    order), each column's pass over S's rows gathered first (`_side_rows`: the
+    pass does not branch on each row's side).  clb[2 u + s] bounds column u's
+    least value on S (its leaf and its splits on u): a column whose bound
+    cannot beat the best by more than TOL is not passed, and clb then takes
+    what the pass proves of the column (`column_least_bound`), a bound for a
+    superset of S next.  Serial: a stop leaves the columns passed."""
+    cdef DSpace* sp = &e.sp
+    cdef const double* ts = tot + s * sp.K
+    cdef double lowest = -INF
+    cdef int u, k
+    best[0] = leaf_loss(sp, ts, ntot[s]) + sp.lam
+    arg[0] = -1
+    if sp.rules & RULE_EQUIVALENT:
+        lowest = creation_lower_bound(best[0], class_sum(sp, ts, sp.mincost), sp.lam)
+    if above < best[0]:
+        best[0] = above
+    for u in range(sp.p):
+        if m >= POLL_ROWS and e.poll(e):
+            return
+        if clb[2 * u + s] >= best[0] - TOL:
+            # the column cannot lower the side's best by more than TOL
+            continue
+        e.sweeps += 1
+        k = _side_rows(L, u, m, t, s, _weights(sp, L, u, m))
+        column_pass(sp, L.crk, L.cyk, L.cwk if L.wk != NULL else NULL, NULL, 0, k, 1, ts,
+                    ntot + s, &lowest, sp.col_start[u], L.ccnt, L.cwc, best, arg, NULL)
+        clb[2 * u + s] = column_least_bound(clb[2 * u + s], best[0])
 
 
 cdef inline int _side_rows(DLevel* L, int u, int m, int32_t t, int s,
