@@ -4,6 +4,7 @@ max_depth, lam = 0 included) in every combination of the engine's rules, with
 threads, weights and min_samples_leaf; every tree re-scored and its leaves
 counted from the raw data; a stopped fit keeps the cap; the path,
 cross-validation and the command line take it."""
+import contextlib
 import functools
 import warnings
 from unittest import mock
@@ -65,6 +66,21 @@ def _expected(kind, seed):
                               max_leaves=k), free, y_idx, full)
 
 
+@contextlib.contextmanager
+def _risen_bounds():
+    """A list that collects every bound the runs against budgets prove while
+    the block runs (`EngineSearch._rise`, through `_raise_lb`)."""
+    risen = []
+    keep = EngineSearch._raise_lb
+
+    def raise_lb(search, lb):
+        risen.append(lb)
+        keep(search, lb)
+
+    with mock.patch.object(EngineSearch, "_raise_lb", raise_lb):
+        yield risen
+
+
 def _check(kind, seed, overrides=None, n_jobs=1):
     X, y, cost, lam, depth, w, ml, k = _problem(kind, seed)
     expected, _, y_idx, full = _expected(kind, seed)
@@ -72,15 +88,7 @@ def _check(kind, seed, overrides=None, n_jobs=1):
                                   min_samples_leaf=ml, max_leaf_nodes=k, n_jobs=n_jobs,
                                   time_limit=None)
     clf._overrides = dict(overrides or {})     # test hook: the search's settings
-    risen = []
-    keep = EngineSearch._raise_lb
-
-    def raise_lb(search, lb):
-        # every bound the runs against budgets prove (`EngineSearch._rise`)
-        risen.append(lb)
-        keep(search, lb)
-
-    with warnings.catch_warnings(), mock.patch.object(EngineSearch, "_raise_lb", raise_lb):
+    with warnings.catch_warnings(), _risen_bounds() as risen:
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y, sample_weight=w)
@@ -247,15 +255,7 @@ def test_a_rising_bound_over_a_root_whose_leaf_is_settled_is_its_value():
             clf = FastSmallTreeClassifier(regularization=0.0, cost_matrix=cost,
                                           max_leaf_nodes=k, time_limit=None)
             clf._overrides = {"rising_bound": 0.0}
-            risen = []
-            keep = EngineSearch._raise_lb
-
-            def raise_lb(search, lb):
-                risen.append(lb)
-                keep(search, lb)
-
-            with warnings.catch_warnings(), mock.patch.object(EngineSearch, "_raise_lb",
-                                                              raise_lb):
+            with warnings.catch_warnings(), _risen_bounds() as risen:
                 warnings.simplefilter("ignore", ConstantTreeWarning)
                 clf.fit(X, y)
             assert clf.optimal_ and clf.n_leaves_ == 1

@@ -556,8 +556,8 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         return
     if d == 2:
         # a subtree of depth one: a split's side valued in one pass a column
-        # over the node's rows (`_depth_one`, the rows placed by `_positions`
-        # when a first split of the column is valued)
+        # (`_peel_pass`, the rows placed by `_positions` when a first split of
+        # the column is valued)
         L.pa[2 * m] = -1
         for j in range(lo, hi + 1):
             L.pv[2 * j] = NAN
@@ -677,17 +677,17 @@ cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
                           double leafv, double* run, double* best,
                           double* lbmin) noexcept nogil:
     """`_peel_split` at depth two: the split's other side valued at depth one,
-    in one pass a column over the node's rows (`_depth_one`, the side placed
-    by `L.upos`).  As deeper subtrees are searched within the cap less their
-    scan's least leaf, the pass is budgeted (`peel_pass_budget`) by min(B,
-    best) less that leaf (L.pv[2 m + side]): a side proven above it is kept as
-    its bound (L.pa -2), which is above the cap beside every leaf of the scan,
-    as the cap only falls with the node's best.  A side read as a bound that
+    in one pass a column (`_peel_pass`, the side placed by `L.upos`).  As
+    deeper subtrees are searched within the cap less their scan's least leaf,
+    the pass is budgeted (`peel_pass_budget`) by min(B, best) less that leaf
+    (L.pv[2 m + side]): a side proven above it is kept as its bound (L.pa -2),
+    which is above the cap beside every leaf of the scan, as the cap only
+    falls with the node's best.  A side read as a bound that
     does not rule its split out is valued again, exactly.  The scan's sides
     grow from one valued threshold to the next, so each column's bound at the
     last carries to this one (L.pcl, `column_least_bound`), and a column that
-    cannot beat the side's best is not passed (under squared error the pass
-    values both sides at once instead, each for its own scan: `_peel_pass`)."""
+    cannot beat the side's best is not passed (under squared error or min_leaf
+    the pass values both sides at once instead, each for its own scan)."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef int t = L.tpos[j], o = 1 - side
