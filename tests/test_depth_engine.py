@@ -550,3 +550,46 @@ def test_the_leaf_budget_searches_nodes_shallower_on_the_combination_problems():
                     w=w).search_stats_["leaf_budget_depths"]
     assert on > 0
     assert off == 0
+
+
+def _side_pass_reference(rk, yk, lam, unit, start):
+    """The first least split of a side, by every threshold (split k sends ranks
+    <= k left, one between each two distinct ranks), where it beats `start` by
+    more than the tolerance: (value, split id as the passes number it)."""
+    best, arg = start, -1
+    t0, t1 = int(np.sum(yk == 0)), int(np.sum(yk == 1))
+    for i in range(1, len(rk)):
+        if rk[i] == rk[i - 1]:
+            continue
+        l1 = int(np.sum(yk[:i]))
+        l0 = i - l1
+        err = min(l0, l1) + min(t0 - l0, t1 - l1)
+        v = err * unit + 2 * lam
+        if v < best - 1e-10:
+            best, arg = v, 7 + int(rk[i - 1])
+    return best, arg
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_sides_own_pass_matches_the_two_class_loop(seed):
+    """The depth-one pass of one side alone (`_column_pass_unit_one`, which takes
+    in the rows a skip passes over as one sum) gives the value and split of the
+    general two-class loop and of a reference over every threshold, from the
+    leaf or from a budget below it, with the moved-rows skip and without, on
+    rows with tied ranks and classes of every balance."""
+    from fst._core import _testing
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 200))
+    rk = np.sort(rng.integers(0, max(2, m // int(rng.integers(1, 5))), size=m)).astype(np.int32)
+    yk = (rng.random(m) < rng.choice([0.05, 0.3, 0.5, 0.9])).astype(np.int32)
+    unit = 1.0 / m
+    for lam in (0.0, 0.01):
+        leaf = min(int(yk.sum()), m - int(yk.sum())) * unit + lam
+        for start in (leaf, leaf - 3 * unit, leaf / 2):
+            expected = _side_pass_reference(rk, yk, lam, unit, start)
+            for exchange in (False, True):
+                one, loop = _testing.side_pass_for_tests(rk, yk, lam, unit, start, -np.inf,
+                                                         exchange)
+                assert one == loop
+                assert one[0] == pytest.approx(expected[0], abs=1e-12)
+                assert one[1] == expected[1]

@@ -16,7 +16,7 @@ from ._limits cimport fst_now
 from ._context cimport fst_load_double
 from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER
 from ._rowpass cimport (DSpace, leaf_loss, class_sum, weight_at, column_pass, add_rows,
-                       row_worst)
+                       row_worst, _column_pass_unit_one, _unit_one)
 from ._bounds cimport (creation_lower_bound, leaf_support, split_creation_bound,
                        closed_column_bound, stopped_root_bound, neighbour_bound,
                        superset_child_bound, subset_child_bound, squares_row_worst,
@@ -178,6 +178,21 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                                              sp.lam)
         if above != NULL and above[s] < best[s]:
             best[s] = above[s]
+    if not par and nsides == 2 and L.crk != NULL and _unit_one(sp):
+        # two classes at a unit cost: each side's rows gathered first, then
+        # passed alone (`_column_pass_unit_one`), the same values as one pass
+        # of both (each side's valuations in the same order)
+        for u in range(sp.p):
+            if m >= POLL_ROWS and e.poll(e):
+                return
+            e.sweeps += 1
+            _sides_rows(L, u, m, t)
+            for s in range(2):
+                if ntot[s] >= 2 and best[s] > lowest[s] + TOL:
+                    _column_pass_unit_one(sp, L.crk + s * m, L.cyk + s * m, <int> ntot[s],
+                                          tot + s * K, ntot[s], lowest[s], sp.col_start[u],
+                                          best + s, arg + s)
+        return
     if not par:
         for u in range(sp.p):
             if m >= POLL_ROWS and e.poll(e):
@@ -245,6 +260,29 @@ cdef void _side_best(DEngine* e, DLevel* L, int m, int32_t t, int s, const doubl
         column_pass(sp, L.crk, L.cyk, L.cwk if L.wk != NULL else NULL, NULL, 0, k, 1, ts,
                     ntot + s, &lowest, sp.col_start[u], L.ccnt, L.cwc, best, arg, NULL)
         clb[2 * u + s] = column_least_bound(clb[2 * u + s], best[0])
+
+
+cdef inline void _sides_rows(DLevel* L, int u, int m, int32_t t) noexcept nogil:
+    """Both sides' rows of column u's order (side 0: position below t in
+    L.upos), their ranks and classes, side 0's into L.crk and L.cyk from 0 and
+    side 1's from m, each in that order.  Each row is written to both and each
+    count moves on by its side, without a branch."""
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const int32_t* pos = L.upos + <int64_t> u * m
+    cdef int32_t* r0 = L.crk
+    cdef int32_t* y0 = L.cyk
+    cdef int32_t* r1 = L.crk + m
+    cdef int32_t* y1 = L.cyk + m
+    cdef int i, s, k0 = 0, k1 = 0
+    for i in range(m):
+        s = pos[i] >= t
+        r0[k0] = rk[i]
+        y0[k0] = yk[i]
+        r1[k1] = rk[i]
+        y1[k1] = yk[i]
+        k0 += 1 - s
+        k1 += s
 
 
 cdef inline int _side_rows(DLevel* L, int u, int m, int32_t t, int s,

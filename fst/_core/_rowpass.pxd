@@ -266,6 +266,64 @@ cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const i
         prev[s] = rk[i]
 
 
+cdef inline bint _unit_one(const DSpace* sp) noexcept nogil:
+    """Whether a side's depth-one pass may be `_column_pass_unit_one`: two
+    classes at a unit cost, no min_leaf, no leaf support (serial)."""
+    return (sp.K == 2 and sp.unit > 0.0 and sp.target == NULL and sp.min_leaf <= 1
+            and sp.sup_lam <= 0.0)
+
+
+cdef inline void _column_pass_unit_one(const DSpace* sp, const int32_t* rk,
+                                       const int32_t* yk, int m, const double* tot,
+                                       int64_t ntot, double lowest, int32_t base,
+                                       double* best, int32_t* arg) noexcept nogil:
+    """`_column_pass_unit2` over one side (every row of the order), without
+    min_leaf, leaf support or threads: the same valuations in the same order,
+    to the last bit.  Where the moved-rows bound (`unit_rows_to_wait`) skips
+    thresholds, the rows up to the next one valued are taken in as one sum of
+    their classes (0 or 1) rather than row by row."""
+    cdef int i = 0, j
+    cdef int64_t l1 = 0        # class-1 rows among the first i
+    cdef int64_t t0 = <int64_t> tot[0], t1 = <int64_t> tot[1]
+    cdef int64_t next_at = 1   # the row count at which the side is next valued
+    cdef int64_t beat = _errors_to_beat(sp, best[0])
+    cdef int64_t l0, e0, e1, err, wait
+    cdef int32_t prev = -1
+    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
+    cdef double u = sp.unit, two = 2.0 * sp.lam
+    while i < m:
+        if i < next_at:
+            j = <int> (next_at if next_at < m else m)
+            while i < j:
+                l1 += yk[i]
+                i += 1
+            prev = rk[i - 1]
+            continue
+        if rk[i] != prev:
+            l0 = i - l1
+            e0 = l0 if l0 < l1 else l1
+            e1 = t0 - l0
+            if t1 - l1 < e1:
+                e1 = t1 - l1
+            err = e0 + e1
+            next_at = i + 1
+            if err <= beat:
+                best[0] = err * u + two
+                arg[0] = base + prev
+                beat = _errors_to_beat(sp, best[0])
+                if best[0] <= lowest + TOL:
+                    return
+            if moved_rule:
+                wait = unit_rows_to_wait(err, beat)
+                if wait > 1:
+                    next_at = i + wait
+                if wait > ntot - i:
+                    return      # no later threshold can do better
+        l1 += yk[i]
+        prev = rk[i]
+        i += 1
+
+
 cdef inline void _column_pass_squares(const DSpace* sp, const int32_t* rk,
                                      const int32_t* yk, const double* wk,
                                      const int32_t* pos, int32_t t, int m, int nsides,
@@ -444,6 +502,9 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
     if sp.target != NULL:
         _column_pass_squares(sp, rk, yk, wk, pos, t, m, nsides, tot, ntot, lowest, base,
                              done, best, arg, shared)
+        return
+    if nsides == 1 and shared == NULL and _unit_one(sp):
+        _column_pass_unit_one(sp, rk, yk, m, tot, ntot[0], lowest[0], base, best, arg)
         return
     if K == 2 and u > 0.0:
         _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,

@@ -11,15 +11,16 @@ cimport numpy as cnp
 from libc.stdlib cimport malloc, free
 from libc.string cimport memset
 
-from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint64_t
+from ._typedefs cimport word_t, node_t, int32_t, int64_t, uint64_t, INF
 from ._bitset cimport bs_count, bs_and, bs_andnot, bs_hash, bs_hash_key, bs_hash_linear, bs_set
 from ._memo cimport Node
 from ._problem cimport space_init, split_row, unit_cost
 from ._problem import distinct_columns
-from ._config cimport RULE_CAPACITY, RULE_PEEL3, RULE_ALL, STRATEGY_CLASS_PREFIX
+from ._config cimport (RULE_CAPACITY, RULE_PEEL3, RULE_ALL, RULE_EXCHANGE,
+                       STRATEGY_CLASS_PREFIX)
 from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
-from ._rowpass cimport DSpace
+from ._rowpass cimport DSpace, _column_pass_unit_one, _column_pass_unit2
 from ._squares cimport segment_bound
 from ._depth cimport share_look, SHARE_WAIT, SHARE_STOP, SHARE_RUN_ON
 from ._pair_counts cimport pair_counts
@@ -229,3 +230,47 @@ def share_look_for_tests(double t0, double now, double end, int closed, int p):
     """`_depth.share_look`: 'wait', 'stop' or 'run on'."""
     return {SHARE_WAIT: "wait", SHARE_STOP: "stop",
             SHARE_RUN_ON: "run on"}[share_look(t0, now, end, closed, p)]
+
+
+def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam,
+                        double unit, double start, double lowest, bint exchange):
+    """One side's depth-one pass over rows in a column's order (rk their ranks,
+    yk their classes 0 or 1) under a unit cost: (best, arg) of the pass a side
+    alone takes (`_column_pass_unit_one`) and of the general two-class loop
+    (`_column_pass_unit2`), each started from `start` (the side's leaf or a
+    budget below it)."""
+    cdef DSpace sp
+    cdef int m = rk.shape[0]
+    cdef double tot[2]
+    cdef int64_t nt[2]
+    cdef double low[2]
+    cdef bint done[2]
+    cdef double b1[2]
+    cdef double b2[2]
+    cdef int32_t a1[2]
+    cdef int32_t a2[2]
+    cdef int i
+    memset(&sp, 0, sizeof(DSpace))
+    sp.K = 2
+    sp.unit = unit
+    sp.lam = lam
+    sp.rules = RULE_EXCHANGE if exchange else 0
+    sp.min_leaf = 1
+    tot[0] = 0.0
+    tot[1] = 0.0
+    for i in range(m):
+        tot[yk[i]] += 1.0
+    nt[0] = m
+    nt[1] = 0
+    low[0] = lowest
+    low[1] = -INF
+    done[0] = False
+    done[1] = True
+    b1[0] = start
+    b2[0] = start
+    a1[0] = -1
+    a2[0] = -1
+    _column_pass_unit_one(&sp, &rk[0], &yk[0], m, tot, m, lowest, 7, b1, a1)
+    _column_pass_unit2(&sp, &rk[0], &yk[0], NULL, 0, m, 1, tot, nt, low, 7, done, b2,
+                       a2, NULL)
+    return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
