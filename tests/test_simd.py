@@ -4,6 +4,7 @@ reference loops.  A loop the CPU lacks runs scalar, and the comparisons still ho
 (against the brute-force counts below)."""
 import numpy as np
 import pytest
+from sklearn.datasets import make_classification
 
 from fst import FastSmallTreeClassifier
 from fst._core import _testing
@@ -389,3 +390,40 @@ def _fit(clf, overrides, X, y, **kw):
     """clf fitted with the private overrides (test hooks) `overrides`."""
     clf._overrides = overrides
     return clf.fit(X, y, **kw)
+
+
+@pytest.mark.parametrize("m", [1, 7, 8, 9, 15, 16, 17, 31, 33, 200])
+def test_a_sides_rows_match_the_scalar_loop(m):
+    """The rows of one side of a split, gathered for its depth-one pass: every
+    loop (AVX-512 sixteen rows at a time, AVX2 eight, scalar) keeps the rows
+    of that side in order, whole blocks and a tail, at every threshold."""
+    from fst._core import _testing
+    rng = np.random.default_rng(m)
+    rk = rng.integers(0, 50, size=m).astype(np.int32)
+    yk = rng.integers(0, 2, size=m).astype(np.int32)
+    pos = rng.permutation(m).astype(np.int32)
+    for t in range(1, m + 1):
+        for side in (0, 1):
+            keep = (pos >= t) == side
+            for mode in (0, 1, 2):
+                got_r, got_y = _testing.side_rows_for_tests(rk, yk, pos, t, side, simd=mode)
+                np.testing.assert_array_equal(got_r, rk[keep])
+                np.testing.assert_array_equal(got_y, yk[keep])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_identical_capped_fits_on_continuous_columns_under_every_loop(seed):
+    """Under a leaf cap on continuous columns the engine's depth-two passes read
+    each side's rows as the vector loops gather them: the same tree, bound and
+    search under every loop."""
+    X, y = make_classification(120, n_features=5, n_informative=3, flip_y=0.1,
+                               random_state=seed)
+    fits = [_fit(FastSmallTreeClassifier(0.0, max_leaf_nodes=5), {"simd": mode}, X, y)
+            for mode in (0, 1, 2)]
+    for other in fits[1:]:
+        assert other.optimal_ and other.lower_bound_ == fits[0].lower_bound_
+        for key in ("nodes", "evaluations", "column_passes"):
+            assert other.search_stats_[key] == fits[0].search_stats_[key]
+        for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+            np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
+                                          getattr(fits[0].estimator_.tree_, attr))

@@ -123,6 +123,7 @@ cdef struct DEngine:
     Limits lim
     int max_depth
     int n_threads
+    int vec             # the vector loops in effect (simd/simd.h, FST_VEC_* bits)
     uint8_t* side       # n: 0 left of the split being partitioned, 1 right
     int32_t* pos        # n: a row's position in one column's order (scratch)
     DLevel* lv          # max_depth + 1 levels (index: depth left)

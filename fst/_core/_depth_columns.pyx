@@ -22,6 +22,7 @@ from ._bounds cimport (creation_lower_bound, leaf_support, split_creation_bound,
                        superset_child_bound, subset_child_bound, squares_row_worst,
                        leaf_beside_split_bound, column_least_bound)
 from ._depth cimport DEngine, DLevel, ColKey, POLL_ROWS
+from ._simd cimport fst_side_rows
 
 # A depth-one pass over at least this many (row, column) cells runs its columns on
 # the fit's threads; smaller ones are not worth waking them.
@@ -186,7 +187,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
             if m >= POLL_ROWS and e.poll(e):
                 return
             e.sweeps += 1
-            _sides_rows(L, u, m, t)
+            _sides_rows(e, L, u, m, t)
             for s in range(2):
                 if ntot[s] >= 2 and best[s] > lowest[s] + TOL:
                     _column_pass_unit_one(sp, L.crk + s * m, L.cyk + s * m, <int> ntot[s],
@@ -256,41 +257,30 @@ cdef void _side_best(DEngine* e, DLevel* L, int m, int32_t t, int s, const doubl
             # the column cannot lower the side's best by more than TOL
             continue
         e.sweeps += 1
-        k = _side_rows(L, u, m, t, s, _weights(sp, L, u, m))
+        k = _side_rows(e, L, u, m, t, s, _weights(sp, L, u, m))
         column_pass(sp, L.crk, L.cyk, L.cwk if L.wk != NULL else NULL, NULL, 0, k, 1, ts,
                     ntot + s, &lowest, sp.col_start[u], L.ccnt, L.cwc, best, arg, NULL)
         clb[2 * u + s] = column_least_bound(clb[2 * u + s], best[0])
 
 
-cdef inline void _sides_rows(DLevel* L, int u, int m, int32_t t) noexcept nogil:
+cdef inline void _sides_rows(DEngine* e, DLevel* L, int u, int m, int32_t t) noexcept nogil:
     """Both sides' rows of column u's order (side 0: position below t in
     L.upos), their ranks and classes, side 0's into L.crk and L.cyk from 0 and
-    side 1's from m, each in that order.  Each row is written to both and each
-    count moves on by its side, without a branch."""
+    side 1's from m, each in that order (`fst_side_rows`)."""
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
     cdef const int32_t* pos = L.upos + <int64_t> u * m
-    cdef int32_t* r0 = L.crk
-    cdef int32_t* y0 = L.cyk
-    cdef int32_t* r1 = L.crk + m
-    cdef int32_t* y1 = L.cyk + m
-    cdef int i, s, k0 = 0, k1 = 0
-    for i in range(m):
-        s = pos[i] >= t
-        r0[k0] = rk[i]
-        y0[k0] = yk[i]
-        r1[k1] = rk[i]
-        y1[k1] = yk[i]
-        k0 += 1 - s
-        k1 += s
+    fst_side_rows(e.vec, rk, yk, pos, m, t, 0, L.crk, L.cyk)
+    fst_side_rows(e.vec, rk, yk, pos, m, t, 1, L.crk + m, L.cyk + m)
 
 
-cdef inline int _side_rows(DLevel* L, int u, int m, int32_t t, int s,
-                          const double* wk) noexcept nogil:
+cdef inline int _side_rows(DEngine* e, DLevel* L, int u, int m, int32_t t, int s,
+                           const double* wk) noexcept nogil:
     """The rows of side s (0: position below t in L.upos, 1: the others) of
     column u's order, ranks, classes and weights, into L.crk, L.cyk, L.cwk
-    in that order; returns how many.  Each row is written and the count
-    moves on by its side, without a branch."""
+    in that order; returns how many.  Without weights `fst_side_rows` (the
+    vector loops); with them each row is written and the count moves on by
+    its side, without a branch."""
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
     cdef const int32_t* pos = L.upos + <int64_t> u * m
@@ -299,16 +289,12 @@ cdef inline int _side_rows(DLevel* L, int u, int m, int32_t t, int s,
     cdef int32_t* cyk = L.cyk
     cdef double* cwk = L.cwk
     if wk == NULL:
-        for i in range(m):
-            crk[k] = rk[i]
-            cyk[k] = yk[i]
-            k += (pos[i] >= t) == s
-    else:
-        for i in range(m):
-            crk[k] = rk[i]
-            cyk[k] = yk[i]
-            cwk[k] = wk[i]
-            k += (pos[i] >= t) == s
+        return fst_side_rows(e.vec, rk, yk, pos, m, t, s, crk, cyk)
+    for i in range(m):
+        crk[k] = rk[i]
+        cyk[k] = yk[i]
+        cwk[k] = wk[i]
+        k += (pos[i] >= t) == s
     return k
 
 

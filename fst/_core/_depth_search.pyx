@@ -25,6 +25,7 @@ from ._squares cimport by_sums
 from ._depth cimport (DSpace, DLevel, DEngine, SetBest, ColKey, _heap_size, _solve,
                      engine_poll, LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 from ._depth_columns cimport engine_root_bound
+from ._simd cimport fst_simd_resolve
 from ._depth_memo cimport DMemo, memo_new, memo_free
 
 cnp.import_array()
@@ -318,6 +319,7 @@ cdef class DepthSearch:
         if self.e.final_depth < max_depth:
             raise ValueError("final_depth is below max_depth")
         self.e.work_limit = cfg.work_limit
+        self.e.vec = fst_simd_resolve(cfg.simd)
         self.e.n_threads = max(n_threads, 1)
         self.n_workers = 1
         self.main = 0
@@ -454,6 +456,7 @@ cdef class DepthSearch:
                 x.work_limit = self.e.work_limit
                 x.col_lb = self.col_lb
                 x.n_threads = 1
+                x.vec = self.e.vec
                 x.lim.memory_limit = self.e.lim.memory_limit
                 x.seed_value = INF
                 x.poll = engine_poll

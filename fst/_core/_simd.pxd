@@ -48,3 +48,6 @@ cdef extern from "simd/simd.h":
     int fst_compact_plan(const word_t* X, int nw, int32_t* nzw, int32_t* nzk) noexcept nogil
     void fst_compact_at(const word_t* src, const word_t* X, const int32_t* nzw,
                         const int32_t* nzk, int nnz, word_t* out, int nwc) noexcept nogil
+    # rows
+    int fst_side_rows(int vec, const int32_t* rk, const int32_t* yk, const int32_t* pos,
+                      int m, int32_t t, int side, int32_t* ork, int32_t* oyk) noexcept nogil

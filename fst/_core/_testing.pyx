@@ -26,7 +26,7 @@ from ._depth cimport share_look, SHARE_WAIT, SHARE_STOP, SHARE_RUN_ON
 from ._pair_counts cimport pair_counts
 from ._pair_values cimport pair_values
 from ._simd cimport (fst_simd_resolve, fst_simd_mode, fst_and_count, fst_compact_ok,
-                     fst_compact_plan, fst_compact_at)
+                     fst_compact_plan, fst_compact_at, fst_side_rows)
 
 cnp.import_array()
 
@@ -274,3 +274,17 @@ def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam
     _column_pass_unit2(&sp, &rk[0], &yk[0], NULL, 0, m, 1, tot, nt, low, 7, done, b2,
                        a2, NULL)
     return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
+
+
+def side_rows_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
+                        const int32_t[::1] pos, int32_t t, int side, int simd=-1):
+    """The rows of one side of a split (`fst_side_rows`: position pos below t,
+    side 0, or at least t, side 1), their ranks and classes in order."""
+    cdef int m = rk.shape[0]
+    ork = np.zeros(m + 1, dtype=np.int32)
+    oyk = np.zeros(m + 1, dtype=np.int32)
+    cdef int32_t[::1] r = ork
+    cdef int32_t[::1] y = oyk
+    cdef int k = fst_side_rows(fst_simd_resolve(simd), &rk[0], &yk[0], &pos[0], m, t, side,
+                               &r[0], &y[0])
+    return ork[:k], oyk[:k]

@@ -2,8 +2,9 @@
  *
  * Every kernel has a scalar reference loop beside its vector forms, in the
  * header of its stage: counts.h (the pair stage's cell counts), values.h (its
- * two-leaf values and three-leaf peels), scan.h (the search's word scans) and
- * compact.h (a node's rows renumbered).  Every loop of a kernel gives the same
+ * two-leaf values and three-leaf peels), scan.h (the search's word scans),
+ * compact.h (a node's rows renumbered) and rows.h (the engine's rows of one
+ * side of a split).  Every loop of a kernel gives the same
  * integers and the same doubles (integer counts; doubles by the same operations
  * in the same order, with -ffp-contract=off), so the choice changes the time,
  * never a result; the tests compare them.
@@ -24,6 +25,7 @@
 #include "values.h"
 #include "scan.h"
 #include "compact.h"
+#include "rows.h"
 
 enum {
     FST_VEC_AVX512 = 1,     /* AVX-512 F + VPOPCNTDQ loops */
@@ -289,6 +291,24 @@ static inline int fst_compact_ok(int vec)
     (void)vec;
     return 0;
 #endif
+}
+
+/* ------------------------------------------------------------------- rows */
+
+/* The rows of one side of a split in a column's order (rows.h); returns how
+ * many.  ork and oyk hold m entries. */
+static inline int fst_side_rows(int vec, const int32_t* rk, const int32_t* yk,
+                                const int32_t* pos, int m, int32_t t, int side,
+                                int32_t* ork, int32_t* oyk)
+{
+#if FST_X86_VECTOR
+    if (vec & FST_VEC_AVX512)
+        return fst_side_rows_avx512(rk, yk, pos, m, t, side, ork, oyk);
+    if (vec & FST_VEC_AVX2)
+        return fst_side_rows_avx2(rk, yk, pos, m, t, side, ork, oyk);
+#endif
+    (void)vec;
+    return fst_side_rows_scalar(rk, yk, pos, 0, m, t, side, ork, oyk, 0);
 }
 
 #endif
