@@ -686,8 +686,9 @@ cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
     does not rule its split out is valued again, exactly.  The scan's sides
     grow from one valued threshold to the next, so each column's bound at the
     last carries to this one (L.pcl, `column_least_bound`), and a column that
-    cannot beat the side's best is not passed (under squared error or min_leaf
-    the pass values both sides at once instead, each for its own scan)."""
+    cannot beat the side's best is not passed (under min_leaf, where those
+    bounds do not carry, the pass values both sides at once instead, each for
+    its own scan)."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef int t = L.tpos[j], o = 1 - side
@@ -732,10 +733,10 @@ cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
     at column u's threshold j of a node of depth two valued at depth one into
     L.pv[2 j + s], L.pa[2 j + s], its pass started from `above` (`_depth_one`):
     a side with no tree below above - TOL is kept as that bound, L.pa -2.
-    Under squared error, whose passes value every threshold (no rows are
-    skipped), or min_leaf, the other side too, from `other`, in the same pass,
-    for the other scan; elsewhere side s alone, its columns bounded by L.pcl
-    (`_side_best`).  False when stopped (the side then not valued)."""
+    Under min_leaf, where the columns' bounds do not carry from a subset, the
+    other side too, from `other`, in the same pass, for the other scan;
+    elsewhere side s alone, over its rows gathered first, its columns bounded
+    by L.pcl (`_side_best`).  False when stopped (the side then not valued)."""
     cdef DSpace* sp = &e.sp
     cdef int K = sp.K
     cdef double tot[128]
@@ -757,10 +758,9 @@ cdef bint _peel_pass(DEngine* e, DLevel* L, int u, const int32_t* ord, int m,
         tot[K + k] = cnt[k] - tot[k]
     nt[0] = t
     nt[1] = m - t
-    # under squared error, whose passes value every threshold, or min_leaf,
-    # where the columns' bounds do not carry from a subset, one pass values
-    # both sides, each for its own scan
-    both = sp.target != NULL or sp.min_leaf > 1
+    # under min_leaf, where the columns' bounds do not carry from a subset,
+    # one pass values both sides, each for its own scan
+    both = sp.min_leaf > 1
     ab[s] = above
     ab[1 - s] = other
     if both:

@@ -179,20 +179,20 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                                              sp.lam)
         if above != NULL and above[s] < best[s]:
             best[s] = above[s]
-    if not par and nsides == 2 and L.crk != NULL and _unit_one(sp):
-        # two classes at a unit cost: each side's rows gathered first, then
-        # passed alone (`_column_pass_unit_one`), the same values as one pass
-        # of both (each side's valuations in the same order)
+    if (not par and nsides == 2 and L.crk != NULL and L.wk == NULL and sp.min_leaf <= 1
+            and (_unit_one(sp) or sp.target != NULL)):
+        # two classes at a unit cost, or squared error, without weights: each
+        # side's rows gathered first, then passed alone, the same values as one
+        # pass of both (each side's valuations in the same order)
         for u in range(sp.p):
             if m >= POLL_ROWS and e.poll(e):
                 return
             e.sweeps += 1
             _sides_rows(e, L, u, m, t)
             for s in range(2):
-                if ntot[s] >= 2 and best[s] > lowest[s] + TOL:
-                    _column_pass_unit_one(sp, L.crk + s * m, L.cyk + s * m, <int> ntot[s],
-                                          tot + s * K, ntot[s], lowest[s], sp.col_start[u],
-                                          best + s, arg + s)
+                column_pass(sp, L.crk + s * m, L.cyk + s * m, NULL, NULL, 0, <int> ntot[s],
+                            1, tot + s * K, ntot + s, lowest + s, sp.col_start[u], L.ccnt,
+                            L.cwc, best + s, arg + s, NULL)
         return
     if not par:
         for u in range(sp.p):
