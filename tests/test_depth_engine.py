@@ -3,6 +3,7 @@ every switch combination of its rules, with costs, weights and NaN; every tree
 re-scored from the raw data; stops return a valid tree and bound; no threshold is
 ever dropped; results do not depend on row order."""
 import hashlib
+import itertools
 import re
 import time
 import warnings
@@ -552,9 +553,10 @@ def test_the_leaf_budget_searches_nodes_shallower_on_the_combination_problems():
     assert off == 0
 
 
-def _side_pass_reference(rk, yk, lam, unit, start):
+def _side_pass_reference(rk, yk, lam, unit, start, sup_lam):
     """The first least split of a side, by every threshold (split k sends ranks
-    <= k left, one between each two distinct ranks), where it beats `start` by
+    <= k left, one between each two distinct ranks) whose two leaves' support
+    (their largest class's rows) reaches sup_lam, where it beats `start` by
     more than the tolerance: (value, split id as the passes number it)."""
     best, arg = start, -1
     t0, t1 = int(np.sum(yk == 0)), int(np.sum(yk == 1))
@@ -563,6 +565,8 @@ def _side_pass_reference(rk, yk, lam, unit, start):
             continue
         l1 = int(np.sum(yk[:i]))
         l0 = i - l1
+        if min(max(l0, l1), max(t0 - l0, t1 - l1)) * unit < sup_lam:
+            continue
         err = min(l0, l1) + min(t0 - l0, t1 - l1)
         v = err * unit + 2 * lam
         if v < best - 1e-10:
@@ -575,8 +579,9 @@ def test_a_sides_own_pass_matches_the_two_class_loop(seed):
     """The depth-one pass of one side alone (`_column_pass_unit_one`, which takes
     in the rows a skip passes over as one sum) gives the value and split of the
     general two-class loop and of a reference over every threshold, from the
-    leaf or from a budget below it, with the moved-rows skip and without, on
-    rows with tied ranks and classes of every balance."""
+    leaf or from a budget below it, with the moved-rows skip and without, with
+    leaf support and without, on rows with tied ranks and classes of every
+    balance."""
     from fst._core import _testing
     rng = np.random.default_rng(seed)
     m = int(rng.integers(2, 200))
@@ -585,11 +590,12 @@ def test_a_sides_own_pass_matches_the_two_class_loop(seed):
     unit = 1.0 / m
     for lam in (0.0, 0.01):
         leaf = min(int(yk.sum()), m - int(yk.sum())) * unit + lam
-        for start in (leaf, leaf - 3 * unit, leaf / 2):
-            expected = _side_pass_reference(rk, yk, lam, unit, start)
+        for start, sup in itertools.product((leaf, leaf - 3 * unit, leaf / 2),
+                                            (0.0, 4.5 * unit, 0.25)):
+            expected = _side_pass_reference(rk, yk, lam, unit, start, sup)
             for exchange in (False, True):
                 one, loop = _testing.side_pass_for_tests(rk, yk, lam, unit, start, -np.inf,
-                                                         exchange)
+                                                         exchange, sup)
                 assert one == loop
                 assert one[0] == pytest.approx(expected[0], abs=1e-12)
                 assert one[1] == expected[1]

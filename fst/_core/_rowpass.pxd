@@ -268,9 +268,8 @@ cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const i
 
 cdef inline bint _unit_one(const DSpace* sp) noexcept nogil:
     """Whether a side's depth-one pass may be `_column_pass_unit_one`: two
-    classes at a unit cost, no min_leaf, no leaf support (serial)."""
-    return (sp.K == 2 and sp.unit > 0.0 and sp.target == NULL and sp.min_leaf <= 1
-            and sp.sup_lam <= 0.0)
+    classes at a unit cost, no min_leaf (serial)."""
+    return sp.K == 2 and sp.unit > 0.0 and sp.target == NULL and sp.min_leaf <= 1
 
 
 cdef inline void _column_pass_unit_one(const DSpace* sp, const int32_t* rk,
@@ -278,7 +277,7 @@ cdef inline void _column_pass_unit_one(const DSpace* sp, const int32_t* rk,
                                        int64_t ntot, double lowest, int32_t base,
                                        double* best, int32_t* arg) noexcept nogil:
     """`_column_pass_unit2` over one side (every row of the order), without
-    min_leaf, leaf support or threads: the same valuations in the same order,
+    min_leaf or threads: the same valuations in the same order,
     to the last bit.  Where the moved-rows bound (`unit_rows_to_wait`) skips
     thresholds, the rows up to the next one valued are taken in as one sum of
     their classes (0 or 1) rather than row by row."""
@@ -307,18 +306,24 @@ cdef inline void _column_pass_unit_one(const DSpace* sp, const int32_t* rk,
                 e1 = t1 - l1
             err = e0 + e1
             next_at = i + 1
-            if err <= beat:
-                best[0] = err * u + two
-                arg[0] = base + prev
-                beat = _errors_to_beat(sp, best[0])
-                if best[0] <= lowest + TOL:
-                    return
-            if moved_rule:
-                wait = unit_rows_to_wait(err, beat)
-                if wait > 1:
-                    next_at = i + wait
-                if wait > ntot - i:
-                    return      # no later threshold can do better
+            if sp.sup_lam > 0.0 and not split_supported(
+                    leaf_support(i * u, e0 * u), leaf_support((ntot - i) * u, e1 * u),
+                    sp.sup_lam):
+                # a leaf of too little support: never optimal
+                pass
+            else:
+                if err <= beat:
+                    best[0] = err * u + two
+                    arg[0] = base + prev
+                    beat = _errors_to_beat(sp, best[0])
+                    if best[0] <= lowest + TOL:
+                        return
+                if moved_rule:
+                    wait = unit_rows_to_wait(err, beat)
+                    if wait > 1:
+                        next_at = i + wait
+                    if wait > ntot - i:
+                        return      # no later threshold can do better
         l1 += yk[i]
         prev = rk[i]
         i += 1

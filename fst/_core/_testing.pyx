@@ -233,12 +233,13 @@ def share_look_for_tests(double t0, double now, double end, int closed, int p):
 
 
 def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam,
-                        double unit, double start, double lowest, bint exchange):
+                        double unit, double start, double lowest, bint exchange,
+                        double sup_lam=0.0):
     """One side's depth-one pass over rows in a column's order (rk their ranks,
     yk their classes 0 or 1) under a unit cost: (best, arg) of the pass a side
     alone takes (`_column_pass_unit_one`) and of the general two-class loop
     (`_column_pass_unit2`), each started from `start` (the side's leaf or a
-    budget below it)."""
+    budget below it); sup_lam > 0: a split needs that support on each side."""
     cdef DSpace sp
     cdef int m = rk.shape[0]
     cdef double tot[2]
@@ -256,6 +257,7 @@ def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam
     sp.lam = lam
     sp.rules = RULE_EXCHANGE if exchange else 0
     sp.min_leaf = 1
+    sp.sup_lam = sup_lam
     tot[0] = 0.0
     tot[1] = 0.0
     for i in range(m):
