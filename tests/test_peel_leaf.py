@@ -194,7 +194,7 @@ def test_a_root_stopped_at_any_point_of_its_columns_keeps_a_valid_bound(seed):
 @pytest.mark.slow
 def test_the_bound_rises_while_the_root_s_columns_close(monkeypatch, capsys):
     """The progress lines of a search whose root at the fit's depth is a leaf
-    beside a subtree (2000 rows of 16 continuous columns, max_leaf_nodes =
+    beside a subtree (2000 rows of 32 continuous columns, max_leaf_nodes =
     max_depth + 1): its columns
     are taken the least bound first, so the bound rises as they close (without
     that order it stays at the least column's bound until the search ends), never
@@ -205,7 +205,7 @@ def test_the_bound_rises_while_the_root_s_columns_close(monkeypatch, capsys):
     from sklearn.datasets import make_classification
 
     monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.1)
-    X, y = make_classification(2000, n_features=16, n_informative=5, n_redundant=1,
+    X, y = make_classification(2000, n_features=32, n_informative=5, n_redundant=1,
                                flip_y=0.05, class_sep=0.8, random_state=0)
     clf = FastSmallTreeClassifier(regularization=0.0, max_depth=3, max_leaf_nodes=4,
                                   time_limit=None, verbose=2).fit(X, y)
