@@ -16,7 +16,7 @@ from ._limits cimport fst_now
 from ._context cimport fst_load_double
 from ._config cimport RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER
 from ._rowpass cimport (DSpace, leaf_loss, class_sum, weight_at, column_pass, add_rows,
-                       row_worst, _column_pass_unit_one, _unit_one)
+                       row_worst)
 from ._bounds cimport (creation_lower_bound, leaf_support, split_creation_bound,
                        closed_column_bound, stopped_root_bound, neighbour_bound,
                        superset_child_bound, subset_child_bound, squares_row_worst,
@@ -179,11 +179,10 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                                              sp.lam)
         if above != NULL and above[s] < best[s]:
             best[s] = above[s]
-    if (not par and nsides == 2 and L.crk != NULL and L.wk == NULL and sp.min_leaf <= 1
-            and (_unit_one(sp) or sp.target != NULL)):
-        # two classes at a unit cost, or squared error, without weights: each
-        # side's rows gathered first, then passed alone, the same values as one
-        # pass of both (each side's valuations in the same order)
+    if not par and nsides == 2 and L.crk != NULL and L.wk == NULL and sp.min_leaf <= 1:
+        # without weights: each side's rows gathered first, then passed alone,
+        # the same values as one pass of both (each side's valuations in the
+        # same order, none depending on the other side's)
         for u in range(sp.p):
             if m >= POLL_ROWS and e.poll(e):
                 return
