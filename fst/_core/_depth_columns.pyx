@@ -156,6 +156,10 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     threshold is never better than the best by more than TOL, so the result is
     the first best split in column order with or without the skips; threads
     (columns side by side, each from the leaf) reduce in column order to it.
+    At depth two without row weights or min_leaf, serial, the two sides' rows
+    of each column are gathered first and each side passed alone
+    (`_sides_rows`): the same values, as no side's valuations read the
+    other's, without a branch on each row's side.
     With `above` (or NULL) a side's pass starts from the least of its leaf and
     above[s], as if a split of that value were held: where S's best is below
     above[s] - TOL it is found as without it, else best[s] stays above[s] with

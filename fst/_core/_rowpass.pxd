@@ -268,7 +268,8 @@ cdef inline void _column_pass_unit2(const DSpace* sp, const int32_t* rk, const i
 
 cdef inline bint _unit_one(const DSpace* sp) noexcept nogil:
     """Whether a side's depth-one pass may be `_column_pass_unit_one`: two
-    classes at a unit cost, no min_leaf (serial)."""
+    classes at a unit cost, no min_leaf (and, as `column_pass` checks, one
+    side passed alone, no best shared with other threads)."""
     return sp.K == 2 and sp.unit > 0.0 and sp.target == NULL and sp.min_leaf <= 1
 
 
@@ -277,10 +278,10 @@ cdef inline void _column_pass_unit_one(const DSpace* sp, const int32_t* rk,
                                        int64_t ntot, double lowest, int32_t base,
                                        double* best, int32_t* arg) noexcept nogil:
     """`_column_pass_unit2` over one side (every row of the order), without
-    min_leaf or threads: the same valuations in the same order,
-    to the last bit.  Where the moved-rows bound (`unit_rows_to_wait`) skips
-    thresholds, the rows up to the next one valued are taken in as one sum of
-    their classes (0 or 1) rather than row by row."""
+    min_leaf or threads: the same valuations in the same order, to the last
+    bit.  Where the moved-rows bound (`unit_rows_to_wait`) skips thresholds,
+    the rows up to the next one valued are taken in as one sum of their
+    classes (0 or 1) rather than row by row."""
     cdef int i = 0, j
     cdef int64_t l1 = 0        # class-1 rows among the first i
     cdef int64_t t0 = <int64_t> tot[0], t1 = <int64_t> tot[1]

@@ -1,8 +1,8 @@
 /* A side's rows of a column's order for the engine's depth-one pass over that
- * side alone (`_depth_columns._side_rows`): of m rows in one column's order
- * (rk their ranks, yk their classes), those whose position pos[i] in the
- * order of the column of the split being valued is below t (side 0) or at
- * least t (side 1), their ranks and classes in the same order.  The scalar
+ * side alone (`_depth_columns._side_rows`, `_sides_rows`): of m rows in one
+ * column's order (rk their ranks, yk their classes), those whose position
+ * pos[i] in the order of the column of the split being valued is below t
+ * (side 0) or at least t (side 1), their ranks and classes in the same order.  The scalar
  * loop writes each row and moves its count on by the row's side, without a
  * branch; AVX-512 compresses sixteen rows at a time (VPCOMPRESSD into a
  * register, then a whole store), AVX2 eight through a table of lane
