@@ -394,21 +394,26 @@ def _fit(clf, overrides, X, y, **kw):
 
 @pytest.mark.parametrize("m", [1, 7, 8, 9, 15, 16, 17, 31, 33, 200])
 def test_a_sides_rows_match_the_scalar_loop(m):
-    """The rows of one side of a split, gathered for its depth-one pass: every
-    loop (AVX-512 sixteen rows at a time, AVX2 eight, scalar) keeps the rows
-    of that side in order, whole blocks and a tail, at every threshold."""
+    """The rows of one side of a split, gathered for its depth-one pass, and of
+    both sides at once: every loop (AVX-512 sixteen rows at a time, AVX2
+    eight, scalar) keeps each side's rows in order, whole blocks and a tail,
+    at every threshold."""
     from fst._core import _testing
     rng = np.random.default_rng(m)
     rk = rng.integers(0, 50, size=m).astype(np.int32)
     yk = rng.integers(0, 2, size=m).astype(np.int32)
     pos = rng.permutation(m).astype(np.int32)
     for t in range(1, m + 1):
-        for side in (0, 1):
-            keep = (pos >= t) == side
-            for mode in (0, 1, 2):
+        for mode in (0, 1, 2):
+            for side in (0, 1):
+                keep = (pos >= t) == side
                 got_r, got_y = _testing.side_rows_for_tests(rk, yk, pos, t, side, simd=mode)
                 np.testing.assert_array_equal(got_r, rk[keep])
                 np.testing.assert_array_equal(got_y, yk[keep])
+            both = _testing.sides_rows_for_tests(rk, yk, pos, t, simd=mode)
+            for got, want in zip(both, (rk[pos < t], yk[pos < t], rk[pos >= t],
+                                        yk[pos >= t])):
+                np.testing.assert_array_equal(got, want)
 
 
 @pytest.mark.parametrize("seed", range(3))

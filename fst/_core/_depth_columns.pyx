@@ -22,7 +22,7 @@ from ._bounds cimport (creation_lower_bound, leaf_support, split_creation_bound,
                        superset_child_bound, subset_child_bound, squares_row_worst,
                        leaf_beside_split_bound, column_least_bound)
 from ._depth cimport DEngine, DLevel, ColKey, POLL_ROWS
-from ._simd cimport fst_side_rows
+from ._simd cimport fst_side_rows, fst_sides_rows
 
 # A depth-one pass over at least this many (row, column) cells runs its columns on
 # the fit's threads; smaller ones are not worth waking them.
@@ -269,12 +269,10 @@ cdef void _side_best(DEngine* e, DLevel* L, int m, int32_t t, int s, const doubl
 cdef inline void _sides_rows(DEngine* e, DLevel* L, int u, int m, int32_t t) noexcept nogil:
     """Both sides' rows of column u's order (side 0: position below t in
     L.upos), their ranks and classes, side 0's into L.crk and L.cyk from 0 and
-    side 1's from m, each in that order (`fst_side_rows`)."""
-    cdef const int32_t* rk = L.rk + <int64_t> u * m
-    cdef const int32_t* yk = L.yk + <int64_t> u * m
-    cdef const int32_t* pos = L.upos + <int64_t> u * m
-    fst_side_rows(e.vec, rk, yk, pos, m, t, 0, L.crk, L.cyk)
-    fst_side_rows(e.vec, rk, yk, pos, m, t, 1, L.crk + m, L.cyk + m)
+    side 1's from m, each in that order (`fst_sides_rows`: one read of the
+    column for both)."""
+    fst_sides_rows(e.vec, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
+                   L.upos + <int64_t> u * m, m, t, L.crk, L.cyk, L.crk + m, L.cyk + m)
 
 
 cdef inline int _side_rows(DEngine* e, DLevel* L, int u, int m, int32_t t, int s,

@@ -51,3 +51,6 @@ cdef extern from "simd/simd.h":
     # rows
     int fst_side_rows(int vec, const int32_t* rk, const int32_t* yk, const int32_t* pos,
                       int m, int32_t t, int side, int32_t* ork, int32_t* oyk) noexcept nogil
+    int fst_sides_rows(int vec, const int32_t* rk, const int32_t* yk, const int32_t* pos,
+                       int m, int32_t t, int32_t* r0, int32_t* y0, int32_t* r1,
+                       int32_t* y1) noexcept nogil

@@ -26,7 +26,7 @@ from ._depth cimport share_look, SHARE_WAIT, SHARE_STOP, SHARE_RUN_ON
 from ._pair_counts cimport pair_counts
 from ._pair_values cimport pair_values
 from ._simd cimport (fst_simd_resolve, fst_simd_mode, fst_and_count, fst_compact_ok,
-                     fst_compact_plan, fst_compact_at, fst_side_rows)
+                     fst_compact_plan, fst_compact_at, fst_side_rows, fst_sides_rows)
 
 cnp.import_array()
 
@@ -290,3 +290,15 @@ def side_rows_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
     cdef int k = fst_side_rows(fst_simd_resolve(simd), &rk[0], &yk[0], &pos[0], m, t, side,
                                &r[0], &y[0])
     return ork[:k], oyk[:k]
+
+
+def sides_rows_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
+                         const int32_t[::1] pos, int32_t t, int simd=-1):
+    """Both sides' rows of a split at once (`fst_sides_rows`): (side 0's ranks,
+    classes, side 1's ranks, classes)."""
+    cdef int m = rk.shape[0]
+    out = np.zeros((4, m + 1), dtype=np.int32)
+    cdef int32_t[:, ::1] o = out
+    cdef int k = fst_sides_rows(fst_simd_resolve(simd), &rk[0], &yk[0], &pos[0], m, t,
+                                &o[0, 0], &o[1, 0], &o[2, 0], &o[3, 0])
+    return out[0, :k], out[1, :k], out[2, :m - k], out[3, :m - k]

@@ -27,6 +27,25 @@ static inline int fst_side_rows_scalar(const int32_t* rk, const int32_t* yk,
     return k;
 }
 
+/* Both sides at once (side 0's rows into r0, y0 and side 1's into r1, y1, each
+ * output of m entries); returns side 0's count. */
+static inline int fst_sides_rows_scalar(const int32_t* rk, const int32_t* yk,
+                                        const int32_t* pos, int i, int m, int32_t t,
+                                        int32_t* r0, int32_t* y0, int32_t* r1,
+                                        int32_t* y1, int k0, int k1)
+{
+    for (; i < m; i++) {
+        int s = pos[i] >= t;
+        r0[k0] = rk[i];
+        y0[k0] = yk[i];
+        r1[k1] = rk[i];
+        y1[k1] = yk[i];
+        k0 += 1 - s;
+        k1 += s;
+    }
+    return k0;
+}
+
 #if FST_X86_VECTOR
 __attribute__((target("avx512f")))
 static inline int fst_side_rows_avx512(const int32_t* rk, const int32_t* yk,
@@ -45,6 +64,28 @@ static inline int fst_side_rows_avx512(const int32_t* rk, const int32_t* yk,
         k += __builtin_popcount((unsigned)keep);
     }
     return fst_side_rows_scalar(rk, yk, pos, i, m, t, side, ork, oyk, k);
+}
+
+__attribute__((target("avx512f")))
+static inline int fst_sides_rows_avx512(const int32_t* rk, const int32_t* yk,
+                                        const int32_t* pos, int m, int32_t t,
+                                        int32_t* r0, int32_t* y0, int32_t* r1, int32_t* y1)
+{
+    int i = 0, k0 = 0, k1 = 0;
+    __m512i tv = _mm512_set1_epi32(t);
+    for (; i + 16 <= m; i += 16) {
+        __mmask16 ge = _mm512_cmpge_epi32_mask(_mm512_loadu_si512((const void*)(pos + i)), tv);
+        __mmask16 lt = (__mmask16)~ge;
+        __m512i r = _mm512_loadu_si512((const void*)(rk + i));
+        __m512i y = _mm512_loadu_si512((const void*)(yk + i));
+        _mm512_storeu_si512((void*)(r0 + k0), _mm512_maskz_compress_epi32(lt, r));
+        _mm512_storeu_si512((void*)(y0 + k0), _mm512_maskz_compress_epi32(lt, y));
+        _mm512_storeu_si512((void*)(r1 + k1), _mm512_maskz_compress_epi32(ge, r));
+        _mm512_storeu_si512((void*)(y1 + k1), _mm512_maskz_compress_epi32(ge, y));
+        k1 += __builtin_popcount((unsigned)ge);
+        k0 = i + 16 - k1;
+    }
+    return fst_sides_rows_scalar(rk, yk, pos, i, m, t, r0, y0, r1, y1, k0, k1);
 }
 
 /* For each mask of eight lanes, the lanes it keeps in order, a byte each. */
@@ -134,6 +175,31 @@ static inline int fst_side_rows_avx2(const int32_t* rk, const int32_t* yk,
         k += __builtin_popcount(keep);
     }
     return fst_side_rows_scalar(rk, yk, pos, i, m, t, side, ork, oyk, k);
+}
+
+__attribute__((target("avx2")))
+static inline int fst_sides_rows_avx2(const int32_t* rk, const int32_t* yk,
+                                      const int32_t* pos, int m, int32_t t,
+                                      int32_t* r0, int32_t* y0, int32_t* r1, int32_t* y1)
+{
+    int i = 0, k0 = 0, k1 = 0;
+    __m256i tv = _mm256_set1_epi32(t - 1);
+    for (; i + 8 <= m; i += 8) {
+        __m256i gt = _mm256_cmpgt_epi32(_mm256_loadu_si256((const __m256i*)(pos + i)), tv);
+        unsigned ge = (unsigned)_mm256_movemask_ps(_mm256_castsi256_ps(gt));
+        __m256i p0 = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(
+            (long long)fst_keep_lanes8[~ge & 0xffu]));
+        __m256i p1 = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)fst_keep_lanes8[ge]));
+        __m256i r = _mm256_loadu_si256((const __m256i*)(rk + i));
+        __m256i y = _mm256_loadu_si256((const __m256i*)(yk + i));
+        _mm256_storeu_si256((__m256i*)(r0 + k0), _mm256_permutevar8x32_epi32(r, p0));
+        _mm256_storeu_si256((__m256i*)(y0 + k0), _mm256_permutevar8x32_epi32(y, p0));
+        _mm256_storeu_si256((__m256i*)(r1 + k1), _mm256_permutevar8x32_epi32(r, p1));
+        _mm256_storeu_si256((__m256i*)(y1 + k1), _mm256_permutevar8x32_epi32(y, p1));
+        k1 += __builtin_popcount(ge);
+        k0 = i + 8 - k1;
+    }
+    return fst_sides_rows_scalar(rk, yk, pos, i, m, t, r0, y0, r1, y1, k0, k1);
 }
 #endif
 

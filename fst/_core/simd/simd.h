@@ -311,4 +311,20 @@ static inline int fst_side_rows(int vec, const int32_t* rk, const int32_t* yk,
     return fst_side_rows_scalar(rk, yk, pos, 0, m, t, side, ork, oyk, 0);
 }
 
+/* Both sides' rows at once (rows.h): side 0's into r0, y0, side 1's into r1,
+ * y1, each of m entries; returns side 0's count (side 1's is m less it). */
+static inline int fst_sides_rows(int vec, const int32_t* rk, const int32_t* yk,
+                                 const int32_t* pos, int m, int32_t t, int32_t* r0,
+                                 int32_t* y0, int32_t* r1, int32_t* y1)
+{
+#if FST_X86_VECTOR
+    if (vec & FST_VEC_AVX512)
+        return fst_sides_rows_avx512(rk, yk, pos, m, t, r0, y0, r1, y1);
+    if (vec & FST_VEC_AVX2)
+        return fst_sides_rows_avx2(rk, yk, pos, m, t, r0, y0, r1, y1);
+#endif
+    (void)vec;
+    return fst_sides_rows_scalar(rk, yk, pos, 0, m, t, r0, y0, r1, y1, 0, 0);
+}
+
 #endif
