@@ -599,3 +599,41 @@ def test_a_sides_own_pass_matches_the_two_class_loop(seed):
                 assert one == loop
                 assert one[0] == pytest.approx(expected[0], abs=1e-12)
                 assert one[1] == expected[1]
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_a_sides_own_pass_matches_the_squares_loop(seed):
+    """Under squared error the depth-one pass of one side alone
+    (`_column_pass_squares_one`, its sums in locals) gives the value and split
+    of the general loop bit for bit, and of a reference over every threshold,
+    from the leaf or a budget below it, with an early end at a lowest value
+    and without, on tied ranks, tied targets and targets far from zero."""
+    from fst._core import _testing
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 200))
+    rk = np.sort(rng.integers(0, max(2, m // int(rng.integers(1, 5))), size=m)).astype(np.int32)
+    z = rng.normal(float(rng.choice([0.0, 50.0])), 1.0, size=m)
+    if seed % 3 == 0:
+        z = np.round(z)
+    z = z / np.sqrt(((z - z.mean()) ** 2).sum() + 1e-300)
+    leaf = float(((z - z.mean()) ** 2).sum())
+    for lam in (0.0, 0.01):
+        values = []
+        for c in range(1, m):
+            if rk[c] != rk[c - 1]:
+                a, b = z[:c], z[c:]
+                values.append((((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()
+                               + 2 * lam, 7 + int(rk[c - 1])))
+        for start in (leaf + lam, 0.8 * (leaf + lam), 0.3 * (leaf + lam)):
+            for lowest in (-np.inf, 0.5 * start):
+                one, loop = _testing.squares_side_pass_for_tests(rk, z, lam, start, lowest)
+                assert one == loop
+                below = [v for v in values if v[0] < start - 1e-9]
+                if not below:
+                    assert one == (start, -1)
+                elif lowest == -np.inf:
+                    best = min(v for v, _ in below)
+                    assert one[0] == pytest.approx(best, abs=1e-9)
+                    assert one[1] == min(a for v, a in below if v <= best + 1e-9)
+                else:
+                    assert one[0] < start and any(a == one[1] for _, a in below)

@@ -379,6 +379,36 @@ cdef inline void _column_pass_squares(const DSpace* sp, const int32_t* rk,
         prev[s] = rk[i]
 
 
+cdef inline void _column_pass_squares_one(const DSpace* sp, const int32_t* rk,
+                                         const int32_t* yk, int m, const double* tot,
+                                         double lowest, int32_t base, double* best,
+                                         int32_t* arg) noexcept nogil:
+    """`_column_pass_squares` over one side (every row of the order), without
+    weights, min_leaf or threads: the same valuations in the same order, to
+    the last bit (a row's weight is 1.0, so its sums take 1.0, z and z * z as
+    there), with the side's sums in locals rather than an array indexed by
+    side, so that the adds carry from one row to the next in registers."""
+    cdef int i
+    cdef double lw = 0.0, lz = 0.0, lq = 0.0, v, z, two = 2.0 * sp.lam
+    cdef double tw = tot[0], tz = tot[1], tq = tot[2]
+    cdef const double* target = sp.target
+    cdef int32_t prev = -1
+    for i in range(m):
+        if i > 0 and rk[i] != prev:
+            v = (squares_loss(lw, lz, lq) + squares_loss(tw - lw, tz - lz, tq - lq)
+                 + two)
+            if v < best[0] - TOL:
+                best[0] = v
+                arg[0] = base + prev
+                if v <= lowest + TOL:
+                    return
+        z = target[yk[i]]
+        lw += 1.0
+        lz += z
+        lq += z * z
+        prev = rk[i]
+
+
 cdef inline double _two_leaves(const DSpace* sp, const count_t* left,
                                const count_t* total, count_t* right, int64_t nl,
                                int64_t nr) noexcept nogil:
@@ -506,6 +536,9 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
     if done[0] and done[1]:
         return
     if sp.target != NULL:
+        if nsides == 1 and shared == NULL and wk == NULL and sp.min_leaf <= 1:
+            _column_pass_squares_one(sp, rk, yk, m, tot, lowest[0], base, best, arg)
+            return
         _column_pass_squares(sp, rk, yk, wk, pos, t, m, nsides, tot, ntot, lowest, base,
                              done, best, arg, shared)
         return

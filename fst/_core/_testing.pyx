@@ -20,7 +20,8 @@ from ._config cimport (RULE_CAPACITY, RULE_PEEL3, RULE_ALL, RULE_EXCHANGE,
                        STRATEGY_CLASS_PREFIX)
 from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
-from ._rowpass cimport DSpace, _column_pass_unit_one, _column_pass_unit2
+from ._rowpass cimport (DSpace, _column_pass_unit_one, _column_pass_unit2,
+                       _column_pass_squares, _column_pass_squares_one)
 from ._squares cimport segment_bound
 from ._depth cimport share_look, SHARE_WAIT, SHARE_STOP, SHARE_RUN_ON
 from ._pair_counts cimport pair_counts
@@ -275,6 +276,52 @@ def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam
     _column_pass_unit_one(&sp, &rk[0], &yk[0], m, tot, m, lowest, 7, b1, a1)
     _column_pass_unit2(&sp, &rk[0], &yk[0], NULL, 0, m, 1, tot, nt, low, 7, done, b2,
                        a2, NULL)
+    return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
+
+
+def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, double lam,
+                                double start, double lowest):
+    """One side's depth-one pass under squared error over rows in a column's
+    order (rk their ranks, z their targets, each of weight 1): (best, arg) of
+    the pass a side alone takes (`_column_pass_squares_one`) and of the general
+    loop (`_column_pass_squares`, one side), each started from `start`."""
+    cdef DSpace sp
+    cdef int m = rk.shape[0]
+    cdef int i
+    cdef double tot[6]
+    cdef int64_t nt[2]
+    cdef double low[2]
+    cdef bint done[2]
+    cdef double b1[2]
+    cdef double b2[2]
+    cdef int32_t a1[2]
+    cdef int32_t a2[2]
+    yk = np.arange(m, dtype=np.int32)
+    cdef int32_t[::1] yv = yk
+    memset(&sp, 0, sizeof(DSpace))
+    sp.K = 1
+    sp.lam = lam
+    sp.min_leaf = 1
+    sp.target = &z[0]
+    for i in range(6):
+        tot[i] = 0.0
+    for i in range(m):
+        tot[0] += 1.0
+        tot[1] += z[i]
+        tot[2] += z[i] * z[i]
+    nt[0] = m
+    nt[1] = 0
+    low[0] = lowest
+    low[1] = -INF
+    done[0] = False
+    done[1] = True
+    b1[0] = start
+    b2[0] = start
+    a1[0] = -1
+    a2[0] = -1
+    _column_pass_squares_one(&sp, &rk[0], &yv[0], m, tot, lowest, 7, b1, a1)
+    _column_pass_squares(&sp, &rk[0], &yv[0], NULL, NULL, 0, m, 1, tot, nt, low, 7, done,
+                         b2, a2, NULL)
     return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
 
 
