@@ -387,21 +387,39 @@ cdef inline void _column_pass_squares_one(const DSpace* sp, const int32_t* rk,
     weights, min_leaf or threads: the same valuations in the same order, to
     the last bit (a row's weight is 1.0, so its sums take 1.0, z and z * z as
     there), with the side's sums in locals rather than an array indexed by
-    side, so that the adds carry from one row to the next in registers."""
+    side, so that the adds carry from one row to the next in registers.
+
+    A threshold is valued only when a test without division lets it through.
+    Its value, before clamping and rounding, is tq - G + 2 lam with
+    G = lz^2 / lw + rz^2 / rw (the two leaves' q - s^2 / w, whose q add up to
+    tq), so it is below b - TOL only if G > tq + 2 lam - b + TOL, that is
+    lz^2 rw + rz^2 lw > (tq + 2 lam - b + TOL) lw rw (lw, rw > 0).  Clamping a
+    leaf's loss at 0 only raises the value.  G is at most lq + rq = tq
+    (Cauchy-Schwarz), and b at most the side's leaf, so every term of both
+    forms is at most a few tq, and their rounding errors a few ulps of tq:
+    the test's bound is taken 1e-12 (tq + 1) low, far above them, so a
+    threshold it rejects is one the valuation would not take."""
     cdef int i
-    cdef double lw = 0.0, lz = 0.0, lq = 0.0, v, z, two = 2.0 * sp.lam
+    cdef double lw = 0.0, lz = 0.0, lq = 0.0, v, z, rw, rz, two = 2.0 * sp.lam
     cdef double tw = tot[0], tz = tot[1], tq = tot[2]
+    cdef double b = best[0]
+    cdef double slack = 1e-12 * (tq + 1.0)
+    cdef double need = tq + two - b + TOL - slack
     cdef const double* target = sp.target
     cdef int32_t prev = -1
     for i in range(m):
         if i > 0 and rk[i] != prev:
-            v = (squares_loss(lw, lz, lq) + squares_loss(tw - lw, tz - lz, tq - lq)
-                 + two)
-            if v < best[0] - TOL:
-                best[0] = v
-                arg[0] = base + prev
-                if v <= lowest + TOL:
-                    return
+            rw = tw - lw
+            rz = tz - lz
+            if lz * lz * rw + rz * rz * lw > need * lw * rw:
+                v = squares_loss(lw, lz, lq) + squares_loss(rw, rz, tq - lq) + two
+                if v < b - TOL:
+                    b = v
+                    best[0] = v
+                    arg[0] = base + prev
+                    if v <= lowest + TOL:
+                        return
+                    need = tq + two - b + TOL - slack
         z = target[yk[i]]
         lw += 1.0
         lz += z
