@@ -601,6 +601,62 @@ def test_a_sides_own_pass_matches_the_two_class_loop(seed):
                 assert one[1] == expected[1]
 
 
+def _cost2_reference(rk, yk, cost, lam, start, sup_lam):
+    """The best split of one side of two classes under a cost matrix by every
+    threshold, each replacing the best only when better by more than the
+    tolerance: (value, split id as the passes number it)."""
+    C = np.asarray(cost).reshape(2, 2)
+    best, arg = start, -1
+    t = np.array([np.sum(yk == 0), np.sum(yk == 1)], dtype=float)
+    for i in range(1, len(rk)):
+        if rk[i] == rk[i - 1]:
+            continue
+        left = np.array([np.sum(yk[:i] == 0), np.sum(yk[:i] == 1)], dtype=float)
+        right = t - left
+        ll, lr = (left @ C).min(), (right @ C).min()
+        if min(left @ C.max(axis=1) - ll, right @ C.max(axis=1) - lr) < sup_lam:
+            continue
+        v = ll + lr + 2 * lam
+        if v < best - 1e-10:
+            best, arg = v, 7 + int(rk[i - 1])
+    return best, arg
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_sides_own_pass_matches_the_cost_loop(seed):
+    """Two classes under a cost matrix (class weights: no unit cost), the
+    depth-one pass of one side alone (`_column_pass_cost2_one`) gives the value
+    and split of the general loop bit for bit and of a reference over every
+    threshold, from the leaf or a budget below it, with the moved-rows skip
+    and without, with leaf support and without, on tied ranks and classes of
+    every balance, under costs with and without a diagonal."""
+    from fst._core import _testing
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(2, 200))
+    rk = np.sort(rng.integers(0, max(2, m // int(rng.integers(1, 5))), size=m)).astype(np.int32)
+    yk = (rng.random(m) < rng.choice([0.05, 0.3, 0.5, 0.9])).astype(np.int32)
+    w = rng.uniform(0.2, 5.0, size=2) / m
+    cost = np.array([0.0, w[0], w[1], 0.0])
+    if seed % 4 == 0:
+        cost += rng.uniform(0.0, 0.3, size=4) / m
+    t = np.array([np.sum(yk == 0), np.sum(yk == 1)], dtype=float)
+    leaf0 = (t @ cost.reshape(2, 2)).min()
+    for lam in (0.0, 0.01):
+        leaf = leaf0 + lam
+        for start, sup in itertools.product((leaf, leaf - 3 * w.min(), leaf / 2),
+                                            (0.0, 4.5 * w.min(), 0.25)):
+            expected = _cost2_reference(rk, yk, cost, lam, start, sup)
+            for exchange in (False, True):
+                one, loop = _testing.cost2_side_pass_for_tests(rk, yk, cost, lam, start,
+                                                               -np.inf, exchange, sup)
+                assert one == loop
+                assert one[0] == pytest.approx(expected[0], abs=1e-12)
+                assert one[1] == expected[1]
+                early, loop = _testing.cost2_side_pass_for_tests(rk, yk, cost, lam, start,
+                                                                 expected[0], exchange, sup)
+                assert early == loop
+
+
 @pytest.mark.parametrize("seed", range(30))
 def test_a_sides_own_pass_matches_the_squares_loop(seed):
     """Under squared error the depth-one pass of one side alone

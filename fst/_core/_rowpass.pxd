@@ -330,6 +330,62 @@ cdef inline void _column_pass_unit_one(const DSpace* sp, const int32_t* rk,
         i += 1
 
 
+cdef inline double _cost2_loss(const double* C, double c0, double c1) noexcept nogil:
+    """`leaf_loss` of two classes under the cost C (2 x 2, no unit cost), the
+    same sums in the same order: the least over the labels j of c0 C[0, j] +
+    c1 C[1, j], the first label on a tie."""
+    cdef double a = c0 * C[0] + c1 * C[2]
+    cdef double b = c0 * C[1] + c1 * C[3]
+    return b if b < a else a
+
+
+cdef inline void _column_pass_cost2_one(const DSpace* sp, const int32_t* rk,
+                                        const int32_t* yk, int m, const double* tot,
+                                        int64_t ntot, double lowest, int32_t base,
+                                        double* best, int32_t* arg) noexcept nogil:
+    """The general loop of `column_pass` over one side (every row of the
+    order) for two classes under a cost matrix (class weights; no unit cost),
+    without weights, min_leaf or threads: the same valuations in the same
+    order, to the last bit (`_value_threshold` in whole rows, `_two_leaves`,
+    `leaf_loss`), with the side's counts and the moved-rows state in locals
+    rather than arrays indexed by side and class."""
+    cdef const double* C = sp.cost
+    cdef int64_t l1 = 0, t0 = <int64_t> tot[0], t1 = <int64_t> tot[1], seen = 0
+    cdef int64_t l0, r0, r1
+    cdef int i
+    cdef int32_t prev = -1
+    cdef double need = 0.0, b = best[0], v, ll, lr, pmax = sp.pmax
+    cdef double two = 2.0 * sp.lam
+    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
+    cdef bint support = sp.sup_lam > 0.0
+    for i in range(m):
+        if i > 0 and rk[i] != prev and (
+                not moved_rule or rows_moved_bound(i - seen, pmax) + TOL >= need):
+            seen = i
+            l0 = i - l1
+            r0 = t0 - l0
+            r1 = t1 - l1
+            ll = _cost2_loss(C, <double> l0, <double> l1)
+            lr = _cost2_loss(C, <double> r0, <double> r1)
+            v = ll + lr + two
+            if support and not split_supported(
+                    leaf_support(l0 * sp.maxcost[0] + l1 * sp.maxcost[1], ll),
+                    leaf_support(r0 * sp.maxcost[0] + r1 * sp.maxcost[1], lr),
+                    sp.sup_lam):
+                v = INF         # a leaf of too little support: never optimal
+            if v < b - TOL:
+                b = v
+                best[0] = v
+                arg[0] = base + prev
+                if v <= lowest + TOL:
+                    return
+            need = v - b if v < INF and b < INF else 0.0
+            if moved_rule and rows_moved_bound(ntot - seen, pmax) + TOL < need:
+                return      # no later threshold can do better
+        l1 += yk[i]
+        prev = rk[i]
+
+
 cdef inline void _column_pass_squares(const DSpace* sp, const int32_t* rk,
                                      const int32_t* yk, const double* wk,
                                      const int32_t* pos, int32_t t, int m, int nsides,
@@ -562,6 +618,10 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
         return
     if nsides == 1 and shared == NULL and _unit_one(sp):
         _column_pass_unit_one(sp, rk, yk, m, tot, ntot[0], lowest[0], base, best, arg)
+        return
+    if (nsides == 1 and shared == NULL and wk == NULL and K == 2 and u <= 0.0
+            and sp.min_leaf <= 1):
+        _column_pass_cost2_one(sp, rk, yk, m, tot, ntot[0], lowest[0], base, best, arg)
         return
     if K == 2 and u > 0.0:
         _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,

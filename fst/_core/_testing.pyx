@@ -21,7 +21,8 @@ from ._config cimport (RULE_CAPACITY, RULE_PEEL3, RULE_ALL, RULE_EXCHANGE,
 from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
 from ._rowpass cimport (DSpace, _column_pass_unit_one, _column_pass_unit2,
-                       _column_pass_squares, _column_pass_squares_one)
+                       _column_pass_squares, _column_pass_squares_one,
+                       _column_pass_cost2_one, column_pass)
 from ._squares cimport segment_bound
 from ._depth cimport share_look, SHARE_WAIT, SHARE_STOP, SHARE_RUN_ON
 from ._pair_counts cimport pair_counts
@@ -322,6 +323,66 @@ def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, doub
     _column_pass_squares_one(&sp, &rk[0], &yv[0], m, tot, lowest, 7, b1, a1)
     _column_pass_squares(&sp, &rk[0], &yv[0], NULL, NULL, 0, m, 1, tot, nt, low, 7, done,
                          b2, a2, NULL)
+    return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
+
+
+def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
+                              const double[::1] cost, double lam, double start,
+                              double lowest, bint exchange, double sup_lam=0.0):
+    """One side's depth-one pass of two classes under a cost matrix (`cost`, 2 x 2
+    row-major, no unit cost), rows in a column's order (rk their ranks, yk their
+    classes): (best, arg) of the pass a side alone takes
+    (`_column_pass_cost2_one`) and of `column_pass`'s general loop (the same rows
+    as side 0 of two, side 1 empty), each started from `start`."""
+    cdef DSpace sp
+    cdef int m = rk.shape[0]
+    cdef int i, k
+    cdef double tot[4]
+    cdef int64_t nt[2]
+    cdef double low[2]
+    cdef double b1[2]
+    cdef double b2[2]
+    cdef int32_t a1[2]
+    cdef int32_t a2[2]
+    cdef double maxc[2]
+    cdef double minc[2]
+    cdef double ic[16]
+    cdef int64_t wc[16]
+    pos = np.zeros(m, dtype=np.int32)
+    cdef int32_t[::1] pv = pos
+    memset(&sp, 0, sizeof(DSpace))
+    sp.K = 2
+    sp.unit = 0.0
+    sp.lam = lam
+    sp.rules = RULE_EXCHANGE if exchange else 0
+    sp.min_leaf = 1
+    sp.sup_lam = sup_lam
+    sp.cost = &cost[0]
+    sp.pmax = 0.0
+    for k in range(2):
+        maxc[k] = cost[2 * k] if cost[2 * k] > cost[2 * k + 1] else cost[2 * k + 1]
+        minc[k] = cost[2 * k] if cost[2 * k] < cost[2 * k + 1] else cost[2 * k + 1]
+        if maxc[k] - minc[k] > sp.pmax:
+            sp.pmax = maxc[k] - minc[k]
+    sp.maxcost = maxc
+    sp.mincost = minc
+    for k in range(4):
+        tot[k] = 0.0
+    for i in range(m):
+        tot[yk[i]] += 1.0
+    nt[0] = m
+    nt[1] = 0
+    low[0] = lowest
+    low[1] = -INF
+    b1[0] = start
+    b2[0] = start
+    b2[1] = INF
+    a1[0] = -1
+    a2[0] = -1
+    a2[1] = -1
+    _column_pass_cost2_one(&sp, &rk[0], &yk[0], m, tot, m, lowest, 7, b1, a1)
+    column_pass(&sp, &rk[0], &yk[0], NULL, &pv[0], 1, m, 2, tot, nt, low, 7, ic, wc,
+                b2, a2, NULL)
     return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
 
 
