@@ -11,6 +11,8 @@ Cases (`--cases`, all by default):
 * ``breast_cancer-5`` (60 s), ``breast_cancer-5@120`` (120 s), ``breast_cancer-6``
   (20 s), ``breast_cancer-6@60`` (60 s): a case's time limit, where it is not
   the default, follows ``@`` (any case's name takes one);
+* ``breast_cancer_balanced-5``: ``class_weight='balanced'`` (a cost matrix,
+  not a unit cost), ``max_leaf_nodes=5``, 120 s;
 * ``diabetes-5``: the regressor at ``max_leaf_nodes=5``, 120 s;
   ``diabetes-front``: its ``leaves_front`` to 8 leaves, 60 s.
 
@@ -28,8 +30,8 @@ import warnings
 from _proc import run_one
 
 CASES = ("synthetic125-5", "synthetic125-6", "synthetic500-front", "breast_cancer-5",
-         "breast_cancer-5@120", "breast_cancer-6", "breast_cancer-6@60", "diabetes-5",
-         "diabetes-front")
+         "breast_cancer-5@120", "breast_cancer-6", "breast_cancer-6@60",
+         "breast_cancer_balanced-5", "diabetes-5", "diabetes-front")
 
 
 def _synthetic(n):
@@ -51,7 +53,7 @@ def worker(case):
     t0 = time.perf_counter()
     if name == "diabetes":
         X, y = load_diabetes(return_X_y=True)
-    elif name == "breast_cancer":
+    elif name in ("breast_cancer", "breast_cancer_balanced"):
         X, y = load_breast_cancer(return_X_y=True)
     else:
         X, y = _synthetic(int(name[len("synthetic"):]))
@@ -67,15 +69,18 @@ def worker(case):
     else:
         k = int(what)
         limit = (float(seconds) if seconds
-                 else {"breast_cancer-6": 20.0, "diabetes-5": 120.0}.get(case, 60.0))
+                 else {"breast_cancer-6": 20.0, "diabetes-5": 120.0,
+                       "breast_cancer_balanced-5": 120.0}.get(case, 60.0))
         if name == "diabetes":
             est = FastSmallTreeRegressor(regularization=0.0, max_leaf_nodes=k,
                                          time_limit=limit)
         else:
-            est = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
-                                          time_limit=limit)
+            est = FastSmallTreeClassifier(
+                regularization=0.0, max_leaf_nodes=k, time_limit=limit,
+                class_weight="balanced" if name == "breast_cancer_balanced" else None)
         est.fit(X, y)
         # the classifier's objective at lam = 0 is its error rate: as errors
+        # (under class weights, a weighted error rate: as weighted errors)
         scale = 1.0 if name == "diabetes" else len(y)
         rec = {"seconds": time.perf_counter() - t0, "certified": bool(est.optimal_),
                "objective": est.objective_ * scale, "lower_bound": est.lower_bound_ * scale}
