@@ -601,17 +601,19 @@ def test_a_sides_own_pass_matches_the_two_class_loop(seed):
                 assert one[1] == expected[1]
 
 
-def _cost2_reference(rk, yk, cost, lam, start, sup_lam):
-    """The best split of one side of two classes under a cost matrix by every
-    threshold, each replacing the best only when better by more than the
-    tolerance: (value, split id as the passes number it)."""
+def _cost2_reference(rk, yk, cost, lam, start, sup_lam, w=None):
+    """The best split of one side of two classes under a cost matrix (rows of
+    weights w, or 1) by every threshold, each replacing the best only when
+    better by more than the tolerance: (value, split id as the passes number
+    it)."""
     C = np.asarray(cost).reshape(2, 2)
+    w = np.ones(len(yk)) if w is None else w
     best, arg = start, -1
-    t = np.array([np.sum(yk == 0), np.sum(yk == 1)], dtype=float)
+    t = np.array([w[yk == 0].sum(), w[yk == 1].sum()])
     for i in range(1, len(rk)):
         if rk[i] == rk[i - 1]:
             continue
-        left = np.array([np.sum(yk[:i] == 0), np.sum(yk[:i] == 1)], dtype=float)
+        left = np.array([w[:i][yk[:i] == 0].sum(), w[:i][yk[:i] == 1].sum()])
         right = t - left
         ll, lr = (left @ C).min(), (right @ C).min()
         if min(left @ C.max(axis=1) - ll, right @ C.max(axis=1) - lr) < sup_lam:
@@ -624,8 +626,9 @@ def _cost2_reference(rk, yk, cost, lam, start, sup_lam):
 
 @pytest.mark.parametrize("seed", range(40))
 def test_a_sides_own_pass_matches_the_cost_loop(seed):
-    """Two classes under a cost matrix (class weights: no unit cost), the
-    depth-one pass of one side alone (`_column_pass_cost2_one`) gives the value
+    """Two classes under a cost matrix (class weights: no unit cost), with row
+    weights (odd seeds) and without, the depth-one pass of one side alone
+    (`_column_pass_cost2_one`, `_column_pass_cost2w_one`) gives the value
     and split of the general loop bit for bit and of a reference over every
     threshold, from the leaf or a budget below it, with the moved-rows skip
     and without, with leaf support and without, on tied ranks and classes of
@@ -639,21 +642,24 @@ def test_a_sides_own_pass_matches_the_cost_loop(seed):
     cost = np.array([0.0, w[0], w[1], 0.0])
     if seed % 4 == 0:
         cost += rng.uniform(0.0, 0.3, size=4) / m
+    rows_w = rng.uniform(0.1, 3.0, size=m) if seed % 2 else None
     t = np.array([np.sum(yk == 0), np.sum(yk == 1)], dtype=float)
+    if rows_w is not None:
+        t = np.array([rows_w[yk == 0].sum(), rows_w[yk == 1].sum()])
     leaf0 = (t @ cost.reshape(2, 2)).min()
     for lam in (0.0, 0.01):
         leaf = leaf0 + lam
         for start, sup in itertools.product((leaf, leaf - 3 * w.min(), leaf / 2),
                                             (0.0, 4.5 * w.min(), 0.25)):
-            expected = _cost2_reference(rk, yk, cost, lam, start, sup)
+            expected = _cost2_reference(rk, yk, cost, lam, start, sup, rows_w)
             for exchange in (False, True):
-                one, loop = _testing.cost2_side_pass_for_tests(rk, yk, cost, lam, start,
-                                                               -np.inf, exchange, sup)
+                one, loop = _testing.cost2_side_pass_for_tests(
+                    rk, yk, cost, lam, start, -np.inf, exchange, sup, rows_w)
                 assert one == loop
                 assert one[0] == pytest.approx(expected[0], abs=1e-12)
                 assert one[1] == expected[1]
-                early, loop = _testing.cost2_side_pass_for_tests(rk, yk, cost, lam, start,
-                                                                 expected[0], exchange, sup)
+                early, loop = _testing.cost2_side_pass_for_tests(
+                    rk, yk, cost, lam, start, expected[0], exchange, sup, rows_w)
                 assert early == loop
 
 

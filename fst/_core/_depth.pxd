@@ -63,9 +63,9 @@ cdef struct DLevel:
                         # least leaf of each of the column's two scans
     int32_t* pa         # 2 m + 1 (depth two): ... and their best splits (-1: leaf,
                         # -2: pv is a bound); then whether the rows are placed
-    int32_t* crk        # m (depth two): one side's rows of a column, its ranks,
-    int32_t* cyk        # ... classes,
-    double* cwk         # ... and weights (`_depth_columns._side_rows`)
+    int32_t* crk        # 2 (n + 1) (depth two): one side's rows of a column (or
+    int32_t* cyk        # both, side 1's from m on), their ranks, classes
+    double* cwk         # and weights (`_depth_columns._side_rows`, `_sides_rows`)
     double* pcl         # 2 p (depth two): each column's least value of a side at
                         # the threshold its scan valued last (a subset of the
                         # side at the next: a bound on it; INF: the side not

@@ -156,8 +156,8 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     threshold is never better than the best by more than TOL, so the result is
     the first best split in column order with or without the skips; threads
     (columns side by side, each from the leaf) reduce in column order to it.
-    At depth two without row weights or min_leaf, serial, the two sides' rows
-    of each column are gathered first and each side passed alone
+    At depth two without min_leaf, serial, the two sides' rows of each column
+    (and their weights) are gathered first and each side passed alone
     (`_sides_rows`): the same values, as no side's valuations read the
     other's, without a branch on each row's side.
     With `above` (or NULL) a side's pass starts from the least of its leaf and
@@ -171,6 +171,7 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
     cdef int K = sp.K
     cdef int u, s, k
     cdef double lowest[2]
+    cdef const double* wu
     cdef bint par = e.n_threads > 1 and <int64_t> m * sp.p >= PARALLEL_MIN_CELLS
     for s in range(2):
         arg[s] = -1
@@ -183,17 +184,19 @@ cdef void _depth_one(DEngine* e, DLevel* L, int m, int nsides, int32_t t,
                                              sp.lam)
         if above != NULL and above[s] < best[s]:
             best[s] = above[s]
-    if not par and nsides == 2 and L.crk != NULL and L.wk == NULL and sp.min_leaf <= 1:
-        # without weights: each side's rows gathered first, then passed alone,
-        # the same values as one pass of both (each side's valuations in the
-        # same order, none depending on the other side's)
+    if not par and nsides == 2 and L.crk != NULL and sp.min_leaf <= 1:
+        # each side's rows gathered first, then passed alone, the same values
+        # as one pass of both (each side's valuations in the same order, none
+        # depending on the other side's)
         for u in range(sp.p):
             if m >= POLL_ROWS and e.poll(e):
                 return
             e.sweeps += 1
-            _sides_rows(e, L, u, m, t)
+            wu = _weights(sp, L, u, m)
+            _sides_rows(e, L, u, m, t, wu)
             for s in range(2):
-                column_pass(sp, L.crk + s * m, L.cyk + s * m, NULL, NULL, 0, <int> ntot[s],
+                column_pass(sp, L.crk + s * m, L.cyk + s * m,
+                            L.cwk + s * m if wu != NULL else NULL, NULL, 0, <int> ntot[s],
                             1, tot + s * K, ntot + s, lowest + s, sp.col_start[u], L.ccnt,
                             L.cwc, best + s, arg + s, NULL)
         return
@@ -266,13 +269,32 @@ cdef void _side_best(DEngine* e, DLevel* L, int m, int32_t t, int s, const doubl
         clb[2 * u + s] = column_least_bound(clb[2 * u + s], best[0])
 
 
-cdef inline void _sides_rows(DEngine* e, DLevel* L, int u, int m, int32_t t) noexcept nogil:
+cdef inline void _sides_rows(DEngine* e, DLevel* L, int u, int m, int32_t t,
+                             const double* wk) noexcept nogil:
     """Both sides' rows of column u's order (side 0: position below t in
-    L.upos), their ranks and classes, side 0's into L.crk and L.cyk from 0 and
-    side 1's from m, each in that order (`fst_sides_rows`: one read of the
-    column for both)."""
-    fst_sides_rows(e.vec, L.rk + <int64_t> u * m, L.yk + <int64_t> u * m,
-                   L.upos + <int64_t> u * m, m, t, L.crk, L.cyk, L.crk + m, L.cyk + m)
+    L.upos), their ranks, classes and weights (wk, or NULL for none), side 0's
+    into L.crk, L.cyk, L.cwk from 0 and side 1's from m, each in that order
+    (without weights `fst_sides_rows`: one read of the column for both; with
+    them each row is written to both and each side's count moves on by its
+    side, without a branch)."""
+    cdef const int32_t* rk = L.rk + <int64_t> u * m
+    cdef const int32_t* yk = L.yk + <int64_t> u * m
+    cdef const int32_t* pos = L.upos + <int64_t> u * m
+    cdef int i, k0 = 0, k1 = m
+    cdef bint s
+    if wk == NULL:
+        fst_sides_rows(e.vec, rk, yk, pos, m, t, L.crk, L.cyk, L.crk + m, L.cyk + m)
+        return
+    for i in range(m):
+        s = pos[i] >= t
+        L.crk[k0] = rk[i]
+        L.cyk[k0] = yk[i]
+        L.cwk[k0] = wk[i]
+        L.crk[k1] = rk[i]
+        L.cyk[k1] = yk[i]
+        L.cwk[k1] = wk[i]
+        k0 += 1 - s
+        k1 += s
 
 
 cdef inline int _side_rows(DEngine* e, DLevel* L, int u, int m, int32_t t, int s,

@@ -513,7 +513,7 @@ cdef class DepthSearch:
             L.pcl = <double*> malloc(2 * max(p, 1) * sizeof(double))
             L.crk = <int32_t*> malloc(2 * (n + 1) * sizeof(int32_t))
             L.cyk = <int32_t*> malloc(2 * (n + 1) * sizeof(int32_t))
-            L.cwk = <double*> malloc((n + 1) * sizeof(double))
+            L.cwk = <double*> malloc(2 * (n + 1) * sizeof(double))
         if d == 2 and (L.upos == NULL or L.pv == NULL or L.pa == NULL or L.pcl == NULL
                        or L.crk == NULL or L.cyk == NULL or L.cwk == NULL):
             raise MemoryError()

@@ -22,7 +22,8 @@ from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
 from ._rowpass cimport (DSpace, _column_pass_unit_one, _column_pass_unit2,
                        _column_pass_squares, _column_pass_squares_one,
-                       _column_pass_cost2_one, column_pass)
+                       _column_pass_cost2_one, _column_pass_cost2w_one,
+                       column_pass)
 from ._squares cimport segment_bound
 from ._depth cimport share_look, SHARE_WAIT, SHARE_STOP, SHARE_RUN_ON
 from ._pair_counts cimport pair_counts
@@ -328,12 +329,15 @@ def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, doub
 
 def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
                               const double[::1] cost, double lam, double start,
-                              double lowest, bint exchange, double sup_lam=0.0):
+                              double lowest, bint exchange, double sup_lam=0.0,
+                              weights=None):
     """One side's depth-one pass of two classes under a cost matrix (`cost`, 2 x 2
     row-major, no unit cost), rows in a column's order (rk their ranks, yk their
     classes): (best, arg) of the pass a side alone takes
-    (`_column_pass_cost2_one`) and of `column_pass`'s general loop (the same rows
-    as side 0 of two, side 1 empty), each started from `start`."""
+    (`_column_pass_cost2_one`; with `weights`, each row's, and a row's
+    potential its weight times its class's spread of costs,
+    `_column_pass_cost2w_one`) and of `column_pass`'s general loop (the same
+    rows as side 0 of two, side 1 empty), each started from `start`."""
     cdef DSpace sp
     cdef int m = rk.shape[0]
     cdef int i, k
@@ -348,8 +352,14 @@ def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
     cdef double minc[2]
     cdef double ic[16]
     cdef int64_t wc[16]
+    cdef double wmax = 0.0
     pos = np.zeros(m, dtype=np.int32)
     cdef int32_t[::1] pv = pos
+    cdef const double[::1] wv
+    cdef const double* wp = NULL
+    if weights is not None:
+        wv = np.ascontiguousarray(weights, dtype=np.float64)
+        wp = &wv[0]
     memset(&sp, 0, sizeof(DSpace))
     sp.K = 2
     sp.unit = 0.0
@@ -368,8 +378,13 @@ def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
     sp.mincost = minc
     for k in range(4):
         tot[k] = 0.0
+    if wp != NULL:
+        for i in range(m):
+            if wp[i] * sp.pmax > wmax:
+                wmax = wp[i] * sp.pmax
+        sp.pmax = wmax
     for i in range(m):
-        tot[yk[i]] += 1.0
+        tot[yk[i]] += 1.0 if wp == NULL else wp[i]
     nt[0] = m
     nt[1] = 0
     low[0] = lowest
@@ -380,8 +395,11 @@ def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
     a1[0] = -1
     a2[0] = -1
     a2[1] = -1
-    _column_pass_cost2_one(&sp, &rk[0], &yk[0], m, tot, m, lowest, 7, b1, a1)
-    column_pass(&sp, &rk[0], &yk[0], NULL, &pv[0], 1, m, 2, tot, nt, low, 7, ic, wc,
+    if wp == NULL:
+        _column_pass_cost2_one(&sp, &rk[0], &yk[0], m, tot, m, lowest, 7, b1, a1)
+    else:
+        _column_pass_cost2w_one(&sp, &rk[0], &yk[0], wp, m, tot, m, lowest, 7, b1, a1)
+    column_pass(&sp, &rk[0], &yk[0], wp, &pv[0], 1, m, 2, tot, nt, low, 7, ic, wc,
                 b2, a2, NULL)
     return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
 
