@@ -669,7 +669,8 @@ def test_a_sides_own_pass_matches_the_squares_loop(seed):
     (`_column_pass_squares_one`, its sums in locals) gives the value and split
     of the general loop bit for bit, and of a reference over every threshold,
     from the leaf or a budget below it, with an early end at a lowest value
-    and without, on tied ranks, tied targets and targets far from zero."""
+    and without, on tied ranks, tied targets and targets far from zero, with
+    row weights (odd seeds) and without."""
     from fst._core import _testing
     rng = np.random.default_rng(seed)
     m = int(rng.integers(2, 200))
@@ -678,17 +679,22 @@ def test_a_sides_own_pass_matches_the_squares_loop(seed):
     if seed % 3 == 0:
         z = np.round(z)
     z = z / np.sqrt(((z - z.mean()) ** 2).sum() + 1e-300)
-    leaf = float(((z - z.mean()) ** 2).sum())
+    w = rng.uniform(0.1, 3.0, size=m) if seed % 2 else np.ones(m)
+
+    def sse(v, u):
+        return float((u * (v - np.average(v, weights=u)) ** 2).sum())
+
+    leaf = sse(z, w)
     for lam in (0.0, 0.01):
         values = []
         for c in range(1, m):
             if rk[c] != rk[c - 1]:
-                a, b = z[:c], z[c:]
-                values.append((((a - a.mean()) ** 2).sum() + ((b - b.mean()) ** 2).sum()
-                               + 2 * lam, 7 + int(rk[c - 1])))
+                values.append((sse(z[:c], w[:c]) + sse(z[c:], w[c:]) + 2 * lam,
+                               7 + int(rk[c - 1])))
         for start in (leaf + lam, 0.8 * (leaf + lam), 0.3 * (leaf + lam)):
             for lowest in (-np.inf, 0.5 * start):
-                one, loop = _testing.squares_side_pass_for_tests(rk, z, lam, start, lowest)
+                one, loop = _testing.squares_side_pass_for_tests(
+                    rk, z, lam, start, lowest, w if seed % 2 else None)
                 assert one == loop
                 below = [v for v in values if v[0] < start - 1e-9]
                 if not below:

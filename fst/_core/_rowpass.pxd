@@ -63,6 +63,16 @@ ctypedef fused count_t:
     int64_t
     double
 
+# Rows' weights in a loop compiled twice: `double`, each row's, or `NoWeights`,
+# every row of weight 1 with no array behind it (the loop then reads none and
+# tests for none).
+cdef struct NoWeights:
+    char none
+
+ctypedef fused row_w:
+    NoWeights
+    double
+
 
 cdef inline double squares_loss(double w, double s, double q) noexcept nogil:
     """The least squared error of one value for rows of weight w, weighted
@@ -484,33 +494,37 @@ cdef inline void _column_pass_squares(const DSpace* sp, const int32_t* rk,
 
 
 cdef inline void _column_pass_squares_one(const DSpace* sp, const int32_t* rk,
-                                         const int32_t* yk, int m, const double* tot,
+                                         const int32_t* yk, const row_w* wk, int m,
+                                         const double* tot,
                                          double lowest, int32_t base, double* best,
                                          int32_t* arg) noexcept nogil:
-    """`_column_pass_squares` over one side (every row of the order), without
-    weights, min_leaf or threads: the same valuations in the same order, to
-    the last bit (a row's weight is 1.0, so its sums take 1.0, z and z * z as
-    there), with the side's sums in locals rather than an array indexed by
-    side, so that the adds carry from one row to the next in registers.
+    """`_column_pass_squares` over one side (every row of the order, of
+    weights wk, or of weight 1 as `NoWeights`), without min_leaf or threads: the same
+    valuations in the same order, to the last bit (a row's sums take w, w z
+    and w z z as there), with the side's sums in locals rather than an array
+    indexed by side, so that the adds carry from one row to the next in
+    registers.
 
     A threshold is valued only when a test without division lets it through.
     Its value, before clamping and rounding, is tq - G + 2 lam with
     G = lz^2 / lw + rz^2 / rw (the two leaves' q - s^2 / w, whose q add up to
     tq), so it is below b - TOL only if G > tq + 2 lam - b + TOL, that is
-    lz^2 rw + rz^2 lw > (tq + 2 lam - b + TOL) lw rw (lw, rw > 0).  Clamping a
-    leaf's loss at 0 only raises the value.  G is at most lq + rq = tq
+    lz^2 rw + rz^2 lw > (tq + 2 lam - b + TOL) lw rw (lw, rw > 0: the search
+    holds only rows of positive weight).  Clamping a leaf's loss at 0 only
+    raises the value.  G is at most lq + rq = tq
     (Cauchy-Schwarz), and b at most the side's leaf, so every term of both
     forms is at most a few tq, and their rounding errors a few ulps of tq:
     the test's bound is taken 1e-12 (tq + 1) low, far above them, so a
     threshold it rejects is one the valuation would not take."""
     cdef int i
-    cdef double lw = 0.0, lz = 0.0, lq = 0.0, v, z, rw, rz, two = 2.0 * sp.lam
+    cdef double lw = 0.0, lz = 0.0, lq = 0.0, w, z, two = 2.0 * sp.lam
     cdef double tw = tot[0], tz = tot[1], tq = tot[2]
     cdef double b = best[0]
     cdef double slack = 1e-12 * (tq + 1.0)
     cdef double need = tq + two - b + TOL - slack
     cdef const double* target = sp.target
     cdef int32_t prev = -1
+    cdef double rw, rz, v
     for i in range(m):
         if i > 0 and rk[i] != prev:
             rw = tw - lw
@@ -524,10 +538,14 @@ cdef inline void _column_pass_squares_one(const DSpace* sp, const int32_t* rk,
                     if v <= lowest + TOL:
                         return
                     need = tq + two - b + TOL - slack
+        if row_w is double:
+            w = wk[i]
+        else:
+            w = 1.0
         z = target[yk[i]]
-        lw += 1.0
-        lz += z
-        lq += z * z
+        lw += w
+        lz += w * z
+        lq += w * z * z
         prev = rk[i]
 
 
@@ -658,8 +676,13 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
     if done[0] and done[1]:
         return
     if sp.target != NULL:
-        if nsides == 1 and shared == NULL and wk == NULL and sp.min_leaf <= 1:
-            _column_pass_squares_one(sp, rk, yk, m, tot, lowest[0], base, best, arg)
+        if nsides == 1 and shared == NULL and sp.min_leaf <= 1:
+            if wk == NULL:
+                _column_pass_squares_one(sp, rk, yk, <const NoWeights*> NULL, m, tot,
+                                         lowest[0], base, best, arg)
+            else:
+                _column_pass_squares_one(sp, rk, yk, wk, m, tot, lowest[0], base, best,
+                                         arg)
             return
         _column_pass_squares(sp, rk, yk, wk, pos, t, m, nsides, tot, ntot, lowest, base,
                              done, best, arg, shared)

@@ -21,7 +21,7 @@ from ._config cimport (RULE_CAPACITY, RULE_PEEL3, RULE_ALL, RULE_EXCHANGE,
 from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
 from ._rowpass cimport (DSpace, _column_pass_unit_one, _column_pass_unit2,
-                       _column_pass_squares, _column_pass_squares_one,
+                       _column_pass_squares, _column_pass_squares_one, NoWeights,
                        _column_pass_cost2_one, _column_pass_cost2w_one,
                        column_pass)
 from ._squares cimport segment_bound
@@ -282,14 +282,16 @@ def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam
 
 
 def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, double lam,
-                                double start, double lowest):
+                                double start, double lowest, weights=None):
     """One side's depth-one pass under squared error over rows in a column's
-    order (rk their ranks, z their targets, each of weight 1): (best, arg) of
-    the pass a side alone takes (`_column_pass_squares_one`) and of the general
-    loop (`_column_pass_squares`, one side), each started from `start`."""
+    order (rk their ranks, z their targets, of `weights` or each of weight 1):
+    (best, arg) of the pass a side alone takes (`_column_pass_squares_one`) and
+    of the general loop (`_column_pass_squares`, one side), each started from
+    `start`."""
     cdef DSpace sp
     cdef int m = rk.shape[0]
     cdef int i
+    cdef double w
     cdef double tot[6]
     cdef int64_t nt[2]
     cdef double low[2]
@@ -300,6 +302,11 @@ def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, doub
     cdef int32_t a2[2]
     yk = np.arange(m, dtype=np.int32)
     cdef int32_t[::1] yv = yk
+    cdef const double[::1] wv
+    cdef const double* wp = NULL
+    if weights is not None:
+        wv = np.ascontiguousarray(weights, dtype=np.float64)
+        wp = &wv[0]
     memset(&sp, 0, sizeof(DSpace))
     sp.K = 1
     sp.lam = lam
@@ -308,9 +315,10 @@ def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, doub
     for i in range(6):
         tot[i] = 0.0
     for i in range(m):
-        tot[0] += 1.0
-        tot[1] += z[i]
-        tot[2] += z[i] * z[i]
+        w = 1.0 if wp == NULL else wp[i]
+        tot[0] += w
+        tot[1] += w * z[i]
+        tot[2] += w * z[i] * z[i]
     nt[0] = m
     nt[1] = 0
     low[0] = lowest
@@ -321,8 +329,12 @@ def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, doub
     b2[0] = start
     a1[0] = -1
     a2[0] = -1
-    _column_pass_squares_one(&sp, &rk[0], &yv[0], m, tot, lowest, 7, b1, a1)
-    _column_pass_squares(&sp, &rk[0], &yv[0], NULL, NULL, 0, m, 1, tot, nt, low, 7, done,
+    if wp == NULL:
+        _column_pass_squares_one(&sp, &rk[0], &yv[0], <const NoWeights*> NULL, m, tot,
+                                 lowest, 7, b1, a1)
+    else:
+        _column_pass_squares_one(&sp, &rk[0], &yv[0], wp, m, tot, lowest, 7, b1, a1)
+    _column_pass_squares(&sp, &rk[0], &yv[0], wp, NULL, 0, m, 1, tot, nt, low, 7, done,
                          b2, a2, NULL)
     return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
 
