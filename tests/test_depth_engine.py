@@ -628,7 +628,7 @@ def _cost2_reference(rk, yk, cost, lam, start, sup_lam, w=None):
 def test_a_sides_own_pass_matches_the_cost_loop(seed):
     """Two classes under a cost matrix (class weights: no unit cost), with row
     weights (odd seeds) and without, the depth-one pass of one side alone
-    (`_column_pass_cost2_one`, `_column_pass_cost2w_one`) gives the value
+    (`_column_pass_cost2_one`, compiled for each) gives the value
     and split of the general loop bit for bit and of a reference over every
     threshold, from the leaf or a budget below it, with the moved-rows skip
     and without, with leaf support and without, on tied ranks and classes of

@@ -350,18 +350,22 @@ cdef inline double _cost2_loss(const double* C, double c0, double c1) noexcept n
 
 
 cdef inline void _column_pass_cost2_one(const DSpace* sp, const int32_t* rk,
-                                        const int32_t* yk, int m, const double* tot,
-                                        int64_t ntot, double lowest, int32_t base,
-                                        double* best, int32_t* arg) noexcept nogil:
+                                        const int32_t* yk, const row_w* wk, int m,
+                                        const double* tot, int64_t ntot, double lowest,
+                                        int32_t base, double* best,
+                                        int32_t* arg) noexcept nogil:
     """The general loop of `column_pass` over one side (every row of the
     order) for two classes under a cost matrix (class weights; no unit cost),
-    without weights, min_leaf or threads: the same valuations in the same
-    order, to the last bit (`_value_threshold` in whole rows, `_two_leaves`,
-    `leaf_loss`), with the side's counts and the moved-rows state in locals
-    rather than arrays indexed by side and class."""
+    without min_leaf or threads: the same valuations in the same order, to
+    the last bit (`_value_threshold`, `_two_leaves`, `leaf_loss`), with the
+    side's counts and the moved-rows state in locals rather than arrays
+    indexed by side and class.  Without row weights (`NoWeights`) the classes
+    are counted in whole rows, in integers, as there; with them (wk, each
+    row's) each class's left sum of weights is added in the order of the
+    rows, and the right's is the side's sum less it."""
     cdef const double* C = sp.cost
-    cdef int64_t l1 = 0, t0 = <int64_t> tot[0], t1 = <int64_t> tot[1], seen = 0
-    cdef int64_t l0, r0, r1
+    cdef int64_t l1 = 0, it0 = <int64_t> tot[0], it1 = <int64_t> tot[1], l0, seen = 0
+    cdef double w0 = 0.0, w1 = 0.0, c0, c1, r0, r1
     cdef int i
     cdef int32_t prev = -1
     cdef double need = 0.0, b = best[0], v, ll, lr, pmax = sp.pmax
@@ -372,59 +376,22 @@ cdef inline void _column_pass_cost2_one(const DSpace* sp, const int32_t* rk,
         if i > 0 and rk[i] != prev and (
                 not moved_rule or rows_moved_bound(i - seen, pmax) + TOL >= need):
             seen = i
-            l0 = i - l1
-            r0 = t0 - l0
-            r1 = t1 - l1
-            ll = _cost2_loss(C, <double> l0, <double> l1)
-            lr = _cost2_loss(C, <double> r0, <double> r1)
-            v = ll + lr + two
-            if support and not split_supported(
-                    leaf_support(l0 * sp.maxcost[0] + l1 * sp.maxcost[1], ll),
-                    leaf_support(r0 * sp.maxcost[0] + r1 * sp.maxcost[1], lr),
-                    sp.sup_lam):
-                v = INF         # a leaf of too little support: never optimal
-            if v < b - TOL:
-                b = v
-                best[0] = v
-                arg[0] = base + prev
-                if v <= lowest + TOL:
-                    return
-            need = v - b if v < INF and b < INF else 0.0
-            if moved_rule and rows_moved_bound(ntot - seen, pmax) + TOL < need:
-                return      # no later threshold can do better
-        l1 += yk[i]
-        prev = rk[i]
-
-
-cdef inline void _column_pass_cost2w_one(const DSpace* sp, const int32_t* rk,
-                                         const int32_t* yk, const double* wk, int m,
-                                         const double* tot, int64_t ntot, double lowest,
-                                         int32_t base, double* best,
-                                         int32_t* arg) noexcept nogil:
-    """`_column_pass_cost2_one` with row weights wk: the general loop's
-    weighted valuations (each class's left sum of the rows' weights, added in
-    the order of the rows; the right's, the side's sum less it) bit for bit,
-    the sums and the moved-rows state in locals."""
-    cdef const double* C = sp.cost
-    cdef double l0 = 0.0, l1 = 0.0, t0 = tot[0], t1 = tot[1], r0, r1
-    cdef int64_t seen = 0
-    cdef int i
-    cdef int32_t prev = -1
-    cdef double need = 0.0, b = best[0], v, ll, lr, pmax = sp.pmax
-    cdef double two = 2.0 * sp.lam
-    cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
-    cdef bint support = sp.sup_lam > 0.0
-    for i in range(m):
-        if i > 0 and rk[i] != prev and (
-                not moved_rule or rows_moved_bound(i - seen, pmax) + TOL >= need):
-            seen = i
-            r0 = t0 - l0
-            r1 = t1 - l1
-            ll = _cost2_loss(C, l0, l1)
+            if row_w is double:
+                c0 = w0
+                c1 = w1
+                r0 = tot[0] - w0
+                r1 = tot[1] - w1
+            else:
+                l0 = i - l1
+                c0 = <double> l0
+                c1 = <double> l1
+                r0 = <double> (it0 - l0)
+                r1 = <double> (it1 - l1)
+            ll = _cost2_loss(C, c0, c1)
             lr = _cost2_loss(C, r0, r1)
             v = ll + lr + two
             if support and not split_supported(
-                    leaf_support(l0 * sp.maxcost[0] + l1 * sp.maxcost[1], ll),
+                    leaf_support(c0 * sp.maxcost[0] + c1 * sp.maxcost[1], ll),
                     leaf_support(r0 * sp.maxcost[0] + r1 * sp.maxcost[1], lr),
                     sp.sup_lam):
                 v = INF         # a leaf of too little support: never optimal
@@ -437,10 +404,13 @@ cdef inline void _column_pass_cost2w_one(const DSpace* sp, const int32_t* rk,
             need = v - b if v < INF and b < INF else 0.0
             if moved_rule and rows_moved_bound(ntot - seen, pmax) + TOL < need:
                 return      # no later threshold can do better
-        if yk[i]:
-            l1 += wk[i]
+        if row_w is double:
+            if yk[i]:
+                w1 += wk[i]
+            else:
+                w0 += wk[i]
         else:
-            l0 += wk[i]
+            l1 += yk[i]
         prev = rk[i]
 
 
@@ -692,10 +662,11 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
         return
     if nsides == 1 and shared == NULL and K == 2 and u <= 0.0 and sp.min_leaf <= 1:
         if wk == NULL:
-            _column_pass_cost2_one(sp, rk, yk, m, tot, ntot[0], lowest[0], base, best, arg)
+            _column_pass_cost2_one(sp, rk, yk, <const NoWeights*> NULL, m, tot, ntot[0],
+                                   lowest[0], base, best, arg)
         else:
-            _column_pass_cost2w_one(sp, rk, yk, wk, m, tot, ntot[0], lowest[0], base, best,
-                                    arg)
+            _column_pass_cost2_one(sp, rk, yk, wk, m, tot, ntot[0], lowest[0], base, best,
+                                   arg)
         return
     if K == 2 and u > 0.0:
         _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,

@@ -22,7 +22,7 @@ from ._context cimport Ctx
 from ._nodes cimport class_counts, marked_rows, scan_counts, fill_sides, node_fill
 from ._rowpass cimport (DSpace, _column_pass_unit_one, _column_pass_unit2,
                        _column_pass_squares, _column_pass_squares_one, NoWeights,
-                       _column_pass_cost2_one, _column_pass_cost2w_one,
+                       _column_pass_cost2_one,
                        column_pass)
 from ._squares cimport segment_bound
 from ._depth cimport share_look, SHARE_WAIT, SHARE_STOP, SHARE_RUN_ON
@@ -345,11 +345,11 @@ def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
                               weights=None):
     """One side's depth-one pass of two classes under a cost matrix (`cost`, 2 x 2
     row-major, no unit cost), rows in a column's order (rk their ranks, yk their
-    classes): (best, arg) of the pass a side alone takes
-    (`_column_pass_cost2_one`; with `weights`, each row's, and a row's
-    potential its weight times its class's spread of costs,
-    `_column_pass_cost2w_one`) and of `column_pass`'s general loop (the same
-    rows as side 0 of two, side 1 empty), each started from `start`."""
+    classes, of `weights` or each of weight 1, a row's potential its weight
+    times its class's spread of costs): (best, arg) of the pass a side alone
+    takes (`_column_pass_cost2_one`, compiled for each) and of `column_pass`'s
+    general loop (the same rows as side 0 of two, side 1 empty), each started
+    from `start`."""
     cdef DSpace sp
     cdef int m = rk.shape[0]
     cdef int i, k
@@ -408,9 +408,10 @@ def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
     a2[0] = -1
     a2[1] = -1
     if wp == NULL:
-        _column_pass_cost2_one(&sp, &rk[0], &yk[0], m, tot, m, lowest, 7, b1, a1)
+        _column_pass_cost2_one(&sp, &rk[0], &yk[0], <const NoWeights*> NULL, m, tot, m,
+                               lowest, 7, b1, a1)
     else:
-        _column_pass_cost2w_one(&sp, &rk[0], &yk[0], wp, m, tot, m, lowest, 7, b1, a1)
+        _column_pass_cost2_one(&sp, &rk[0], &yk[0], wp, m, tot, m, lowest, 7, b1, a1)
     column_pass(&sp, &rk[0], &yk[0], wp, &pv[0], 1, m, 2, tot, nt, low, 7, ic, wc,
                 b2, a2, NULL)
     return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
