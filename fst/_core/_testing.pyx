@@ -235,6 +235,46 @@ def share_look_for_tests(double t0, double now, double end, int closed, int p):
             SHARE_RUN_ON: "run on"}[share_look(t0, now, end, closed, p)]
 
 
+cdef const double* _data_or_null(a):
+    """The data of a contiguous float64 array (its owner keeps it), NULL for
+    None."""
+    cdef const double[::1] v
+    if a is None:
+        return NULL
+    v = a
+    return &v[0]
+
+
+cdef struct _SidePass:
+    # one side's pass in a test: the side's rows, the lowest value, whether
+    # each side is done, and each pass's best and split (b1, a1: the loop
+    # under test; b2, a2: the loop it must match), side 1 empty
+    int64_t nt[2]
+    double low[2]
+    bint done[2]
+    double b1[2]
+    double b2[2]
+    int32_t a1[2]
+    int32_t a2[2]
+
+
+cdef void _side_pass_start(_SidePass* q, int m, double start, double lowest) noexcept:
+    q.nt[0] = m
+    q.nt[1] = 0
+    q.low[0] = lowest
+    q.low[1] = -INF
+    q.done[0] = False
+    q.done[1] = True
+    q.b1[0] = start
+    q.b2[0] = start
+    q.b1[1] = INF
+    q.b2[1] = INF
+    q.a1[0] = -1
+    q.a2[0] = -1
+    q.a1[1] = -1
+    q.a2[1] = -1
+
+
 def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam,
                         double unit, double start, double lowest, bint exchange,
                         double sup_lam=0.0):
@@ -244,15 +284,9 @@ def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam
     (`_column_pass_unit2`), each started from `start` (the side's leaf or a
     budget below it); sup_lam > 0: a split needs that support on each side."""
     cdef DSpace sp
+    cdef _SidePass q
     cdef int m = rk.shape[0]
     cdef double tot[2]
-    cdef int64_t nt[2]
-    cdef double low[2]
-    cdef bint done[2]
-    cdef double b1[2]
-    cdef double b2[2]
-    cdef int32_t a1[2]
-    cdef int32_t a2[2]
     cdef int i
     memset(&sp, 0, sizeof(DSpace))
     sp.K = 2
@@ -265,20 +299,11 @@ def side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk, double lam
     tot[1] = 0.0
     for i in range(m):
         tot[yk[i]] += 1.0
-    nt[0] = m
-    nt[1] = 0
-    low[0] = lowest
-    low[1] = -INF
-    done[0] = False
-    done[1] = True
-    b1[0] = start
-    b2[0] = start
-    a1[0] = -1
-    a2[0] = -1
-    _column_pass_unit_one(&sp, &rk[0], &yk[0], m, tot, m, lowest, 7, b1, a1)
-    _column_pass_unit2(&sp, &rk[0], &yk[0], NULL, 0, m, 1, tot, nt, low, 7, done, b2,
-                       a2, NULL)
-    return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
+    _side_pass_start(&q, m, start, lowest)
+    _column_pass_unit_one(&sp, &rk[0], &yk[0], m, tot, m, lowest, 7, q.b1, q.a1)
+    _column_pass_unit2(&sp, &rk[0], &yk[0], NULL, 0, m, 1, tot, q.nt, q.low, 7, q.done,
+                       q.b2, q.a2, NULL)
+    return (q.b1[0], int(q.a1[0])), (q.b2[0], int(q.a2[0]))
 
 
 def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, double lam,
@@ -289,24 +314,15 @@ def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, doub
     of the general loop (`_column_pass_squares`, one side), each started from
     `start`."""
     cdef DSpace sp
+    cdef _SidePass q
     cdef int m = rk.shape[0]
     cdef int i
     cdef double w
     cdef double tot[6]
-    cdef int64_t nt[2]
-    cdef double low[2]
-    cdef bint done[2]
-    cdef double b1[2]
-    cdef double b2[2]
-    cdef int32_t a1[2]
-    cdef int32_t a2[2]
     yk = np.arange(m, dtype=np.int32)
     cdef int32_t[::1] yv = yk
-    cdef const double[::1] wv
-    cdef const double* wp = NULL
-    if weights is not None:
-        wv = np.ascontiguousarray(weights, dtype=np.float64)
-        wp = &wv[0]
+    wa = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    cdef const double* wp = _data_or_null(wa)
     memset(&sp, 0, sizeof(DSpace))
     sp.K = 1
     sp.lam = lam
@@ -319,24 +335,15 @@ def squares_side_pass_for_tests(const int32_t[::1] rk, const double[::1] z, doub
         tot[0] += w
         tot[1] += w * z[i]
         tot[2] += w * z[i] * z[i]
-    nt[0] = m
-    nt[1] = 0
-    low[0] = lowest
-    low[1] = -INF
-    done[0] = False
-    done[1] = True
-    b1[0] = start
-    b2[0] = start
-    a1[0] = -1
-    a2[0] = -1
+    _side_pass_start(&q, m, start, lowest)
     if wp == NULL:
         _column_pass_squares_one(&sp, &rk[0], &yv[0], <const NoWeights*> NULL, m, tot,
-                                 lowest, 7, b1, a1)
+                                 lowest, 7, q.b1, q.a1)
     else:
-        _column_pass_squares_one(&sp, &rk[0], &yv[0], wp, m, tot, lowest, 7, b1, a1)
-    _column_pass_squares(&sp, &rk[0], &yv[0], wp, NULL, 0, m, 1, tot, nt, low, 7, done,
-                         b2, a2, NULL)
-    return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
+        _column_pass_squares_one(&sp, &rk[0], &yv[0], wp, m, tot, lowest, 7, q.b1, q.a1)
+    _column_pass_squares(&sp, &rk[0], &yv[0], wp, NULL, 0, m, 1, tot, q.nt, q.low, 7, q.done,
+                         q.b2, q.a2, NULL)
+    return (q.b1[0], int(q.a1[0])), (q.b2[0], int(q.a2[0]))
 
 
 def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
@@ -351,15 +358,10 @@ def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
     general loop (the same rows as side 0 of two, side 1 empty), each started
     from `start`."""
     cdef DSpace sp
+    cdef _SidePass q
     cdef int m = rk.shape[0]
     cdef int i, k
     cdef double tot[4]
-    cdef int64_t nt[2]
-    cdef double low[2]
-    cdef double b1[2]
-    cdef double b2[2]
-    cdef int32_t a1[2]
-    cdef int32_t a2[2]
     cdef double maxc[2]
     cdef double minc[2]
     cdef double ic[16]
@@ -367,11 +369,8 @@ def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
     cdef double wmax = 0.0
     pos = np.zeros(m, dtype=np.int32)
     cdef int32_t[::1] pv = pos
-    cdef const double[::1] wv
-    cdef const double* wp = NULL
-    if weights is not None:
-        wv = np.ascontiguousarray(weights, dtype=np.float64)
-        wp = &wv[0]
+    wa = None if weights is None else np.ascontiguousarray(weights, dtype=np.float64)
+    cdef const double* wp = _data_or_null(wa)
     memset(&sp, 0, sizeof(DSpace))
     sp.K = 2
     sp.unit = 0.0
@@ -397,24 +396,15 @@ def cost2_side_pass_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
         sp.pmax = wmax
     for i in range(m):
         tot[yk[i]] += 1.0 if wp == NULL else wp[i]
-    nt[0] = m
-    nt[1] = 0
-    low[0] = lowest
-    low[1] = -INF
-    b1[0] = start
-    b2[0] = start
-    b2[1] = INF
-    a1[0] = -1
-    a2[0] = -1
-    a2[1] = -1
+    _side_pass_start(&q, m, start, lowest)
     if wp == NULL:
         _column_pass_cost2_one(&sp, &rk[0], &yk[0], <const NoWeights*> NULL, m, tot, m,
-                               lowest, 7, b1, a1)
+                               lowest, 7, q.b1, q.a1)
     else:
-        _column_pass_cost2_one(&sp, &rk[0], &yk[0], wp, m, tot, m, lowest, 7, b1, a1)
-    column_pass(&sp, &rk[0], &yk[0], wp, &pv[0], 1, m, 2, tot, nt, low, 7, ic, wc,
-                b2, a2, NULL)
-    return (b1[0], int(a1[0])), (b2[0], int(a2[0]))
+        _column_pass_cost2_one(&sp, &rk[0], &yk[0], wp, m, tot, m, lowest, 7, q.b1, q.a1)
+    column_pass(&sp, &rk[0], &yk[0], wp, &pv[0], 1, m, 2, tot, q.nt, q.low, 7, ic, wc,
+                q.b2, q.a2, NULL)
+    return (q.b1[0], int(q.a1[0])), (q.b2[0], int(q.a2[0]))
 
 
 def side_rows_for_tests(const int32_t[::1] rk, const int32_t[::1] yk,
