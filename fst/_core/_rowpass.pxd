@@ -365,7 +365,7 @@ cdef inline void _column_pass_cost2_one(const DSpace* sp, const int32_t* rk,
     rows, and the right's is the side's sum less it."""
     cdef const double* C = sp.cost
     cdef int64_t l1 = 0, it0 = <int64_t> tot[0], it1 = <int64_t> tot[1], l0, seen = 0
-    cdef double w0 = 0.0, w1 = 0.0, c0, c1, r0, r1
+    cdef double w0 = 0.0, w1 = 0.0, wy, c0, c1, r0, r1
     cdef int i
     cdef int32_t prev = -1
     cdef double need = 0.0, b = best[0], v, ll, lr, pmax = sp.pmax
@@ -405,10 +405,11 @@ cdef inline void _column_pass_cost2_one(const DSpace* sp, const int32_t* rk,
             if moved_rule and rows_moved_bound(ntot - seen, pmax) + TOL < need:
                 return      # no later threshold can do better
         if row_w is double:
-            if yk[i]:
-                w1 += wk[i]
-            else:
-                w0 += wk[i]
+            # without a branch on the class: the weight goes to one sum and
+            # 0.0, which changes no sum, to the other
+            wy = wk[i] * yk[i]
+            w1 += wy
+            w0 += wk[i] - wy
         else:
             l1 += yk[i]
         prev = rk[i]
