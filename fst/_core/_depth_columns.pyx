@@ -274,24 +274,20 @@ cdef inline void _sides_rows(DEngine* e, DLevel* L, int u, int m, int32_t t,
     """Both sides' rows of column u's order (side 0: position below t in
     L.upos), their ranks, classes and weights (wk, or NULL for none), side 0's
     into L.crk, L.cyk, L.cwk from 0 and side 1's from m, each in that order
-    (without weights `fst_sides_rows`: one read of the column for both; with
-    them each row is written to both and each side's count moves on by its
+    (`fst_sides_rows`: one read of the column for both; the weights then by
+    a loop that writes each to both and moves each side's count on by its
     side, without a branch)."""
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
     cdef const int32_t* pos = L.upos + <int64_t> u * m
     cdef int i, k0 = 0, k1 = m
     cdef bint s
+    fst_sides_rows(e.vec, rk, yk, pos, m, t, L.crk, L.cyk, L.crk + m, L.cyk + m)
     if wk == NULL:
-        fst_sides_rows(e.vec, rk, yk, pos, m, t, L.crk, L.cyk, L.crk + m, L.cyk + m)
         return
     for i in range(m):
         s = pos[i] >= t
-        L.crk[k0] = rk[i]
-        L.cyk[k0] = yk[i]
         L.cwk[k0] = wk[i]
-        L.crk[k1] = rk[i]
-        L.cyk[k1] = yk[i]
         L.cwk[k1] = wk[i]
         k0 += 1 - s
         k1 += s
