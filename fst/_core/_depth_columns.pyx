@@ -297,9 +297,9 @@ cdef inline int _side_rows(DEngine* e, DLevel* L, int u, int m, int32_t t, int s
                            const double* wk) noexcept nogil:
     """The rows of side s (0: position below t in L.upos, 1: the others) of
     column u's order, ranks, classes and weights, into L.crk, L.cyk, L.cwk
-    in that order; returns how many.  Without weights `fst_side_rows` (the
-    vector loops); with them each row is written and the count moves on by
-    its side, without a branch."""
+    in that order; returns how many.  The ranks and classes by
+    `fst_side_rows` (the vector loops), the weights by a loop that writes
+    each and moves the count on by its side, without a branch."""
     cdef const int32_t* rk = L.rk + <int64_t> u * m
     cdef const int32_t* yk = L.yk + <int64_t> u * m
     cdef const int32_t* pos = L.upos + <int64_t> u * m
@@ -307,14 +307,13 @@ cdef inline int _side_rows(DEngine* e, DLevel* L, int u, int m, int32_t t, int s
     cdef int32_t* crk = L.crk
     cdef int32_t* cyk = L.cyk
     cdef double* cwk = L.cwk
+    cdef int n = fst_side_rows(e.vec, rk, yk, pos, m, t, s, crk, cyk)
     if wk == NULL:
-        return fst_side_rows(e.vec, rk, yk, pos, m, t, s, crk, cyk)
+        return n
     for i in range(m):
-        crk[k] = rk[i]
-        cyk[k] = yk[i]
         cwk[k] = wk[i]
         k += (pos[i] >= t) == s
-    return k
+    return n
 
 
 cdef void _child_hints(const DSpace* sp, const DLevel* L, const double* W,
