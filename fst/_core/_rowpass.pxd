@@ -470,11 +470,11 @@ cdef inline void _column_pass_squares_one(const DSpace* sp, const int32_t* rk,
                                          double lowest, int32_t base, double* best,
                                          int32_t* arg) noexcept nogil:
     """`_column_pass_squares` over one side (every row of the order, of
-    weights wk, or of weight 1 as `NoWeights`), without min_leaf or threads: the same
-    valuations in the same order, to the last bit (a row's sums take w, w z
-    and w z z as there), with the side's sums in locals rather than an array
-    indexed by side, so that the adds carry from one row to the next in
-    registers.
+    weights wk, or of weight 1 as `NoWeights`), without min_leaf or threads:
+    the same valuations in the same order, to the last bit (a row's sums take
+    w, w z and w z z as there), with the side's sums in locals rather than an
+    array indexed by side, so that the adds carry from one row to the next
+    in registers.
 
     A threshold is valued only when a test without division lets it through.
     Its value, before clamping and rounding, is tq - G + 2 lam with
@@ -482,11 +482,11 @@ cdef inline void _column_pass_squares_one(const DSpace* sp, const int32_t* rk,
     tq), so it is below b - TOL only if G > tq + 2 lam - b + TOL, that is
     lz^2 rw + rz^2 lw > (tq + 2 lam - b + TOL) lw rw (lw, rw > 0: the search
     holds only rows of positive weight).  Clamping a leaf's loss at 0 only
-    raises the value.  G is at most lq + rq = tq
-    (Cauchy-Schwarz), and b at most the side's leaf, so every term of both
-    forms is at most a few tq, and their rounding errors a few ulps of tq:
-    the test's bound is taken 1e-12 (tq + 1) low, far above them, so a
-    threshold it rejects is one the valuation would not take."""
+    raises the value.  G is at most lq + rq = tq (Cauchy-Schwarz), and b at
+    most the side's leaf, so every term of both forms is at most a few tq,
+    and their rounding errors a few ulps of tq: the test's bound is taken
+    1e-12 (tq + 1) low, far above them, so a threshold it rejects is one the
+    valuation would not take."""
     cdef int i
     cdef double lw = 0.0, lz = 0.0, lq = 0.0, w, z, two = 2.0 * sp.lam
     cdef double tw = tot[0], tz = tot[1], tq = tot[2]
