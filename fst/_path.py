@@ -273,15 +273,8 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
     fit = _fitter(X, y, sample_weight, params, log, uncertified, estimator)
 
     low = fit(lambda_min)
-    if lambda_max is None:
-        # the single leaf's loss (the regressor's is 1 by its scaling)
-        leaf = (1.0 if regression
-                else _leaf_loss(low.clf, y, cost_matrix, class_weight, sample_weight))
-        lambda_max = max(leaf, lambda_min)
-    else:
-        lambda_max = _check_lambda(lambda_max, "lambda_max")
-        if lambda_max < lambda_min:
-            raise ValueError(f"lambda_max={lambda_max!r} is below lambda_min={lambda_min!r}.")
+    lambda_max = _upper_lambda(lambda_max, lambda_min, low, y, cost_matrix, class_weight,
+                               sample_weight, regression)
     out, counts = None, []
     if max_depth is None and lambda_max > lambda_min:
         # above the least lam a leaves front covers, its trees need no fit
@@ -304,20 +297,45 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
             f"certifying (time_limit={time_limit!r}); the trees whose intervals end "
             f"at them are marked optimal=False in pareto_front_. Raise time_limit "
             f"(None: no limit) to certify them.", NotCertifiedWarning)
+    if regression:
+        return RegularizationPath(lambda_min, lambda_max, out, None,
+                                  _training_score(X, y, sample_weight, True), log, "r2",
+                                  counts)
+    return RegularizationPath(lambda_min, lambda_max, out, low.clf.classes_,
+                              _training_score(X, y, sample_weight, False), log,
+                              counts=counts)
+
+
+def _upper_lambda(lambda_max, lambda_min, low, y, cost_matrix, class_weight, sample_weight,
+                  regression):
+    """The path's largest lam: `lambda_max` checked, or by default the single
+    leaf's loss (the regressor's is 1 by its scaling), above which the single
+    leaf is optimal; `low` is the fit at `lambda_min`."""
+    if lambda_max is None:
+        leaf = (1.0 if regression
+                else _leaf_loss(low.clf, y, cost_matrix, class_weight, sample_weight))
+        return max(leaf, lambda_min)
+    lambda_max = _check_lambda(lambda_max, "lambda_max")
+    if lambda_max < lambda_min:
+        raise ValueError(f"lambda_max={lambda_max!r} is below lambda_min={lambda_min!r}.")
+    return lambda_max
+
+
+def _training_score(X, y, sample_weight, regression):
+    """The path's score of a fitted tree on its training rows: R^2 for the
+    regressor, the (weighted) accuracy for the classifier."""
     w = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
     if regression:
         def r2(reg):
             return float(reg.score(X, y, sample_weight=w))
 
-        return RegularizationPath(lambda_min, lambda_max, out, None, r2, log, "r2",
-                                  counts)
+        return r2
 
     def accuracy(clf):
         right = clf.predict(X) == np.asarray(y)
         return float(np.mean(right) if w is None else (w * right).sum() / w.sum())
 
-    return RegularizationPath(lambda_min, lambda_max, out, low.clf.classes_, accuracy, log,
-                              counts=counts)
+    return accuracy
 
 
 def check_task(task, cost_matrix, class_weight):
