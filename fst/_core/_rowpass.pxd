@@ -636,8 +636,6 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
     cdef bint done[2]
     cdef double u = sp.unit
     cdef bint moved_rule = (sp.rules & RULE_EXCHANGE) != 0
-    memset(ic, 0, 2 * K * sizeof(double))
-    memset(wc, 0, 2 * K * sizeof(int64_t))
     for s in range(2):
         nn[s] = 0
         prev[s] = -1
@@ -673,6 +671,10 @@ cdef inline void column_pass(const DSpace* sp, const int32_t* rk, const int32_t*
         _column_pass_unit2(sp, rk, yk, pos, t, m, nsides, tot, ntot, lowest, base,
                            done, best, arg, shared)
         return
+    # (the scratch sums of the general loops below; the loops above keep theirs
+    # in locals)
+    memset(ic, 0, 2 * K * sizeof(double))
+    memset(wc, 0, 2 * K * sizeof(int64_t))
     if wk == NULL:
         # whole rows: each side's counts in integers
         for k in range(nsides * K):
