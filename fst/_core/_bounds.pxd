@@ -757,7 +757,7 @@ cdef inline double stopped_root_bound(double best, double columns) noexcept nogi
     (RULE_PEEL_LEAF; its best at most its optimum of depth D - 1, which bounds
     its trees of that depth, and its trees of more leaves than its cap above its
     best) bounds a column by its splits' least `leaf_beside_split_bound`
-    instead of their creation bounds (`_depth._peel_order`)."""
+    instead of their creation bounds (`_depth_columns._peel_order`)."""
     return best if best < columns else columns
 
 
@@ -881,8 +881,8 @@ cdef inline double leaf_beside_split_bound(double leaf, double floor_rest, doubl
     (or a bound on it) and worst_leaf the leaf rows' worst cost: the subtree's
     rows are the node's less the leaf's, and adding those rows to its tree costs
     at most their worst, so the subtree is worth at least V - worst_leaf.
-    The engine prunes a side with it (`_depth._peel_split`), and bounds the
-    open columns of a stopped root searched so (`_depth._peel_order`)."""
+    The engine prunes a side with it (`_depth._peel_pruned`), and bounds the
+    open columns of a stopped root searched so (`_depth_columns._peel_order`)."""
     cdef double b = leaf_beside_bound(leaf, floor_rest, lam, d)
     cdef double b2
     if nested:
