@@ -551,7 +551,7 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     thresholds whose leaf loses as much."""
     cdef DLevel* L = &e.lv[d]
     cdef int j, lo, hi
-    cdef double run
+    cdef double run, cap
     if not _peel_leaves(e, d, u, m, cnt, &lo, &hi):
         return
     if d == 2:
@@ -569,18 +569,18 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     if d == 2:
         _peel_scan_bounds(e, L, 1)
     for j in range(hi, lo - 1, -1):
-        if _peel_pruned(e, d, u, m, cnt, B, V, j, 0, run, best[0], lbmin):
+        if _peel_pruned(e, d, u, m, cnt, B, V, j, 0, run, best[0], &cap, lbmin):
             continue
-        _peel_split(e, d, u, ord, m, cnt, B, kc, j, 0, L.lbl[lo], &run, best, lbmin)
+        _peel_split(e, d, u, ord, m, cnt, B, kc, j, 0, L.lbl[lo], cap, &run, best, lbmin)
         if e.lim.stop != RUNNING:
             return
     run = -INF
     if d == 2:
         _peel_scan_bounds(e, L, 0)
     for j in range(lo, hi + 1):
-        if _peel_pruned(e, d, u, m, cnt, B, V, j, 1, run, best[0], lbmin):
+        if _peel_pruned(e, d, u, m, cnt, B, V, j, 1, run, best[0], &cap, lbmin):
             continue
-        _peel_split(e, d, u, ord, m, cnt, B, kc, j, 1, L.lbr[hi], &run, best, lbmin)
+        _peel_split(e, d, u, ord, m, cnt, B, kc, j, 1, L.lbr[hi], cap, &run, best, lbmin)
         if e.lim.stop != RUNNING:
             return
 
@@ -599,19 +599,20 @@ cdef inline void _peel_scan_bounds(DEngine* e, DLevel* L, int s) noexcept nogil:
 
 cdef inline bint _peel_pruned(DEngine* e, int d, int u, int m, const double* cnt,
                               double B, double V, int j, int side, double run,
-                              double best, double* lbmin) noexcept nogil:
+                              double best, double* cap, double* lbmin) noexcept nogil:
     """Whether the split at column u's threshold j with its `side` a leaf
     (`_peel_column`) is ruled out before its other side is searched: its
     `leaf_beside_split_bound` and, with nested sets, the leaf beside the
     largest subtree searched before it in the scan (`superset_child_bound`,
     run) above the level the node prunes at (`_cap_and_prune`); the bound then
-    goes into lbmin.  Inline, as most of a scan's thresholds end here."""
+    goes into lbmin.  Else the split's cap goes into cap[0].  Inline, as most
+    of a scan's thresholds end here."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef double* W = L.wpre
     cdef int t = L.tpos[j]
     cdef int32_t split = sp.col_start[u] + L.rk[<int64_t> u * m + t - 1]
-    cdef double leafv, floor_rest, worst_leaf, cap, P, bnd, b2
+    cdef double leafv, floor_rest, worst_leaf, P, bnd, b2
     if side == 0:
         leafv = L.lbl[j]
         floor_rest = class_sum(sp, cnt, sp.mincost) - L.lbv[j]
@@ -620,7 +621,7 @@ cdef inline bint _peel_pruned(DEngine* e, int d, int u, int m, const double* cnt
         leafv = L.lbr[j]
         floor_rest = L.lbv[j]
         worst_leaf = W[m] - W[t]
-    _cap_and_prune(e, d, _tie_may_win(sp, L, split), B, best, &cap, &P)
+    _cap_and_prune(e, d, _tie_may_win(sp, L, split), B, best, cap, &P)
     bnd = leaf_beside_split_bound(leafv, floor_rest, sp.lam, d, V, worst_leaf,
                                   sp.min_leaf <= 1)
     if sp.min_leaf <= 1:
@@ -636,11 +637,12 @@ cdef inline bint _peel_pruned(DEngine* e, int d, int u, int m, const double* cnt
 
 cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
                       const double* cnt, double B, int kc, int j, int side,
-                      double far, double* run, double* best, double* lbmin) noexcept nogil:
+                      double far, double cap, double* run, double* best,
+                      double* lbmin) noexcept nogil:
     """The split at column u's threshold j (`_peel_column`) with its `side` (0:
-    left) a leaf, not ruled out by `_peel_pruned`: its other side searched at
-    depth d - 1 with at most d leaves within what the scan's least leaf (far)
-    leaves of the cap; run
+    left) a leaf, not ruled out by `_peel_pruned` (which gives its cap): its
+    other side searched at depth d - 1 with at most d leaves within what the
+    scan's least leaf (far) leaves of the cap; run
     holds the largest value or bound of the subtrees searched before it in this
     scan (each a subset of this one's rows)."""
     cdef DSpace* sp = &e.sp
@@ -653,16 +655,14 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef double* cc = L.cnt + 3 * K
     cdef int t = L.tpos[j], k, mr
     cdef int32_t split = sp.col_start[u] + rk[t - 1]
-    cdef double leafv, cap, P, bud, v
+    cdef double leafv, bud, v
     cdef bint ex
-    # (the scan ruled the split out first when its bound allowed, `_peel_pruned`)
     if side == 0:
         leafv = L.lbl[j]
         mr = m - t
     else:
         leafv = L.lbr[j]
         mr = t
-    _cap_and_prune(e, d, _tie_may_win(sp, L, split), B, best[0], &cap, &P)
     if _poll(e):
         return
     if d == 2:
