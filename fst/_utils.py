@@ -446,6 +446,10 @@ def group_loss_floor(group, w, y_idx=None, cost=None, target=None):
     return float((counts @ cost).min(axis=1).sum()) if n_groups else 0.0
 
 # What a NotCertifiedWarning suggests, by the stop.
+# How a stop's warning names the source of a fallback tree
+# (``search_stats_['incumbent']``).
+_INCUMBENT_NAMES = {"cart": "CART", "dpdt": "DPDT", "depth": "the depth-limited optimum"}
+
 HOW_TO_GO_ON = {
     "time_limit": "To certify, raise time_limit (None: no limit), raise regularization "
                   "or set max_depth; verbose=2 shows the gap closing.",
@@ -589,7 +593,20 @@ class CertificateMixin:
             **limits}
 
     def _warn_stopped(self):
-        """The NotCertifiedWarning of a fit that stopped before its proof."""
+        """The NotCertifiedWarning of a fit that stopped before its proof.  A
+        tree that reaches the proven bound (a fallback tree can) is as good as
+        any, but a certified fit returns the canonical one among equally good
+        trees, which the stopped search did not reach: the warning says so."""
+        if self.gap_ <= RESCORE_TOL:
+            source = _INCUMBENT_NAMES.get(self.search_stats_.get("incumbent"), "the search")
+            warn_at_caller(
+                f"fst stopped ({self.status_}) before it found the canonical optimal "
+                f"tree: the tree returned ({source}'s) reaches the "
+                f"proven lower bound {self.lower_bound_:.6g}, so no tree is better, but "
+                f"a certified fit returns the canonical one among equally good trees "
+                f"(the same for any n_jobs or row order), so optimal_ stays False. "
+                + HOW_TO_GO_ON.get(self.status_, ""), NotCertifiedWarning)
+            return
         warn_at_caller(
             f"fst stopped ({self.status_}) before proving optimality: returning the best "
             f"tree found (objective {self.objective_:.6g}, lower bound "

@@ -168,3 +168,32 @@ def test_no_fit_changes_the_warning_filters():
     changing = [p.name for p in root.rglob("*.py") if p.name != "__main__.py"
                 and ("catch_warnings" in p.read_text() or "simplefilter" in p.read_text())]
     assert changing == []
+
+
+def test_a_stopped_fit_whose_tree_reaches_the_bound_says_it_is_not_the_canonical_one():
+    """Stopped at once (a work limit) on rows that CART of depth 4 separates
+    without error: its tree reaches the proven bound (0, the floor at
+    regularization 0), so it is as good as any, but not the canonical optimum a
+    certified fit returns; the warning says that, not 'before proving
+    optimality'.  A stop whose tree is above its bound keeps that wording."""
+    rng = np.random.RandomState(0)
+    X = rng.rand(60, 40)
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.3)).astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=None)
+    clf._overrides = {"work_limit": 3}
+    clf, caught = _caught(lambda: clf.fit(X, y))
+    (w,) = [w for w in caught if w.category is NotCertifiedWarning]
+    assert not clf.optimal_ and clf.status_ == "time_limit"
+    assert clf.search_stats_["incumbent"] == "cart"
+    assert clf.objective_ == clf.lower_bound_ == clf.gap_ == 0.0
+    assert np.all(clf.predict(X) == y)
+    assert "before it found the canonical optimal tree" in str(w.message)
+    assert "(CART's) reaches the proven lower bound 0" in str(w.message)
+    # the same rows with labels no depth-4 tree fits: the usual wording
+    y_noisy = rng.randint(0, 2, 60)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_depth=4, time_limit=None)
+    clf._overrides = {"work_limit": 3}
+    clf, caught = _caught(lambda: clf.fit(X, y_noisy))
+    (w,) = [w for w in caught if w.category is NotCertifiedWarning]
+    assert clf.gap_ > 0
+    assert "before proving optimality" in str(w.message)
