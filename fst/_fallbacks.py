@@ -27,32 +27,41 @@ LEAST_FALLBACK_SECONDS = 0.01
 
 # CART's fallback tree cannot be stopped once started, so it runs only when the
 # time it is predicted to take fits before the deadline: it is timed on this
-# many evenly spaced rows and scaled by n log n (its splitter sorts a node's
-# rows a column at a time, level after level).
+# many evenly spaced rows and columns, and scaled by n log n and by the columns
+# (its splitter sorts a node's rows a column at a time, level after level).
 CART_SAMPLE_ROWS = 2048
+CART_SAMPLE_COLUMNS = 256
 
 
 def time_left_after_trial(make, X, y, sample_weight, seconds):
     """The seconds a fallback fit that cannot be stopped once started (`make()`
     returns it unfitted) has left after a trial that predicts whether it ends
-    within `seconds`: timed on CART_SAMPLE_ROWS evenly spaced rows, its time on
-    all n rows is taken as that time scaled by n log n.  None without a limit;
-    -1.0 when it would not end in time."""
-    n = X.shape[0]
+    within `seconds`: timed on CART_SAMPLE_ROWS evenly spaced rows and
+    CART_SAMPLE_COLUMNS evenly spaced columns (all of them where there are no
+    more), its time on all n rows and p columns is taken as that time scaled
+    by n log n and by p (a table of few rows and many columns costs as much as
+    its columns make it).  No trial where the table is no larger than the
+    sample.  None without a limit; -1.0 when it would not end in time."""
+    n, p = X.shape
     if seconds is None:
         return None
     if seconds < LEAST_FALLBACK_SECONDS:
         return -1.0
-    if n <= CART_SAMPLE_ROWS:
+    r = min(n, CART_SAMPLE_ROWS)
+    q = min(p, CART_SAMPLE_COLUMNS)
+    if r == n and q == p:
         return seconds
-    rows = np.linspace(0, n - 1, CART_SAMPLE_ROWS).astype(np.intp)
+    rows = np.linspace(0, n - 1, r).astype(np.intp)
+    cols = np.linspace(0, p - 1, q).astype(np.intp)
     started = clock()
     # the fits made are quiet (`_report_stops`): warnings are not caught here,
     # which is not safe where fits run in threads
-    make().fit(X[rows], y[rows],
+    make().fit(X[np.ix_(rows, cols)], y[rows],
                sample_weight=None if sample_weight is None else sample_weight[rows])
     spent = clock() - started
-    scale = (n * np.log2(n)) / (CART_SAMPLE_ROWS * np.log2(CART_SAMPLE_ROWS))
+    scale = p / q
+    if r < n:
+        scale *= (n * np.log2(n)) / (r * np.log2(r))
     if spent * (1.0 + scale) > seconds:
         return -1.0
     return seconds - spent

@@ -140,7 +140,8 @@ def test_dpdt_stopped_while_ranking_returns_the_leaf():
 
 def test_cart_runs_only_before_the_deadline():
     """CART's fallback cannot be stopped: it runs without a limit, or when its
-    time on a sample of the rows, scaled by n log n, fits in what is left."""
+    time on a sample of the rows and columns, scaled by n log n and the
+    columns, fits in what is left."""
     from sklearn.tree import DecisionTreeClassifier
     from fst._fallbacks import CART_SAMPLE_ROWS, bounded_cart
 
@@ -156,6 +157,13 @@ def test_cart_runs_only_before_the_deadline():
                         None, 1.0) is not None
     assert bounded_cart(DecisionTreeClassifier(max_depth=3), small, y[:len(small)],
                         None, 0.0) is None
+    # few rows and many columns: the trial samples the columns too, and CART's
+    # time on them all (about 0.4 s here) does not fit in 0.05 s
+    wide = rng.random((100, 20_000), dtype=np.float32)
+    t0 = time.perf_counter()
+    assert bounded_cart(DecisionTreeClassifier(max_depth=4), wide, y[:100], None,
+                        0.05) is None
+    assert time.perf_counter() - t0 < 0.05
 
 
 @pytest.mark.slow
