@@ -38,4 +38,5 @@ cdef struct Frame:
 
 cdef void solve(Ctx* c, node_t nid, const int32_t* cand, int ncand, double B) noexcept nogil
 cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
-                        int n_all, int32_t* splits, node_t* left, node_t* right) noexcept nogil
+                        int n_all, int32_t* splits, node_t* left, node_t* right,
+                        int rec_leaves) noexcept nogil

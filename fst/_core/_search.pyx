@@ -482,8 +482,22 @@ cdef void _loop_bound(Ctx* c, Frame* f) noexcept nogil:
     raise_bound(nd, _splits_bound(c, f))
 
 
+cdef inline double _three_leaves_least(const Cand* cd, const Node* L,
+                                       const Node* R) noexcept nogil:
+    """The least value of a tree of at most three leaves rooted at a split whose
+    two sides the pair stage valued (g2: each side's exact best two-leaf value):
+    its two leaves, or a leaf beside the other side's best two-leaf tree."""
+    cdef double v = cd.pair_leaf
+    if L.leaf + R.g2 < v:
+        v = L.leaf + R.g2
+    if L.g2 + R.leaf < v:
+        v = L.g2 + R.leaf
+    return v
+
+
 cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
-                        int n_all, int32_t* splits, node_t* left, node_t* right) noexcept nogil:
+                        int n_all, int32_t* splits, node_t* left, node_t* right,
+                        int rec_leaves) noexcept nogil:
     """The root splits of node nid's optimal trees, whose optimum is V: -1 when
     the leaf reaches V within TOL (the leaf has the fewest leaves, so it is the
     canonical tree); else the number of splits whose best tree reaches V within
@@ -499,7 +513,19 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
     ones of X are a function of X), in index order, none set aside by a
     dominance rule (those keep one of several equal splits, by the store's
     history); a split is skipped only when a proven bound puts it above V + TOL,
-    else its children are solved within what V leaves them."""
+    else its children are solved within what V leaves them.
+
+    `rec_leaves`: the leaves of an optimal tree of the node (the recorded
+    one), if two or three.  Under lam > 0, where fewest leaves decides a tie
+    first, the canonical tree has no more (the leaf is ruled out above), so
+    only the splits with a tree of that many leaves at most reaching V within
+    TOL can hold it, the others are skipped (their trees of V, if any, have
+    more leaves): with two, the splits whose two leaves reach V, and the pair
+    stage, which only bounds them, is not run; with three, also those whose
+    leaf on one side and best two-leaf tree on the other (the pair stage's
+    exact value, where it valued both sides) reach V.  Reading the canonical
+    tree of a small optimum then costs its few tying splits' children, not a
+    search of every split the bounds do not rule out."""
     cdef Node* nd = &c.memo.nodes[nid]
     cdef int nw = c.sp.nw
     cdef int depth = nd.depth
@@ -538,7 +564,11 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
             cands[i].dropped = 0
             cands[i].left = find_child(c, nid, X, valid[i], False, &cands[i].tl)
             cands[i].right = find_child(c, nid, X, valid[i], True, &cands[i].tr)
-        if found >= 0 and (c.cfg.rules & RULE_PAIRS) and child_depth != 0:
+        if rec_leaves == 2 and c.cfg.lam > 0:
+            for i in range(nvalid):
+                if cands[i].pair_leaf > V + 2.0 * TOL:
+                    cands[i].dropped = 1    # no tree of two leaves reaches V
+        elif found >= 0 and (c.cfg.rules & RULE_PAIRS) and child_depth != 0:
             # at the root, the root's larger stage (one complete stage values
             # every child there): its bounds spare most children a search
             cap_node = c.cfg.pair_cap
@@ -553,11 +583,15 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
             cands[i].lb = children_bound(L, R)
             if c.cfg.rules & RULE_PAIRS:
                 raise_split_bound(&cands[i], split_bound(L, R, c.cfg.lam, cap_unit))
+            if (rec_leaves == 3 and c.cfg.lam > 0 and L.pair_done and R.pair_done
+                    and _three_leaves_least(&cands[i], L, R) > V + 2.0 * TOL):
+                cands[i].dropped = 1        # no tree of three leaves or fewer reaches V
         if c.cfg.rules & RULE_TRANSFER:
             column_transfer(cands, nvalid)
         i = 0
         while found >= 0 and i < nvalid:
-            if (own_only and not owns(c, cands[i].split)) or cands[i].lb > V + TOL:
+            if ((own_only and not owns(c, cands[i].split)) or cands[i].lb > V + TOL
+                    or cands[i].dropped):
                 i += 1
                 continue
             if store_children(c, nid, X, &cands[i]) < 0:

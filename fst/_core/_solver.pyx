@@ -53,6 +53,8 @@ cdef struct ThreadWork:
     int n_all
     int canonical          # 0: the search; 1: the root's optimal splits
     double V               # the optimum, for the root's optimal splits
+    int rec_leaves         # the leaves of the root's recorded optimal tree (up
+                           # to 3; 4 for more: `canonical_ties`)
     int* found             # how many of its splits each share finds (`canonical_ties`)
     int32_t* splits        # and they, n_all + 1 a thread
     node_t* lids           # their children, likewise
@@ -64,7 +66,7 @@ cdef void _thread_main(void* arg, int t) noexcept nogil:
     cdef int64_t at = <int64_t> t * (w.n_all + 1)
     if w.canonical:
         w.found[t] = canonical_ties(w.ctxs[t], w.roots[t], w.V, w.al, w.n_all,
-                                    w.splits + at, w.lids + at, w.rids + at)
+                                    w.splits + at, w.lids + at, w.rids + at, w.rec_leaves)
     else:
         w.roots[t] = schedule_run(w.ctxs[t], w.al)
 from ._openmp cimport FST_OPENMP
@@ -424,6 +426,7 @@ cdef class Search:
         w.n_all = n_all
         w.canonical = 1
         w.V = V
+        w.rec_leaves = self._recorded_leaves(ctxs[self.main], roots[self.main], 3)
         w.found = found
         w.splits = splits
         w.lids = lids
@@ -476,8 +479,9 @@ cdef class Search:
         if splits == NULL or lids == NULL or rids == NULL:
             free(splits); free(lids); free(rids)
             return None
+        cdef int rec = self._recorded_leaves(c, nid, 3)
         with nogil:
-            k = canonical_ties(c, nid, V, self.all_splits, n_all, splits, lids, rids)
+            k = canonical_ties(c, nid, V, self.all_splits, n_all, splits, lids, rids, rec)
         # a solved node has an optimal tree: none found (k == 0) would be an
         # internal inconsistency, read as a stop (the recorded tree is returned)
         out = None if k < -1 or k == 0 else [] if k == -1 else _tie_list(splits, lids, rids, k)
@@ -725,6 +729,32 @@ cdef class Search:
                 stack.append((lid, level + 1, me, 0, False))
         return (np.asarray(splits, dtype=np.intp), np.asarray(lefts, dtype=np.intp),
                 np.asarray(rights, dtype=np.intp), np.asarray(depths, dtype=np.intp), rows)
+
+    cdef int _recorded_leaves(self, Ctx* c, node_t nid, int most):
+        """The leaves of the best tree recorded for node nid of store c (its
+        rows and depth, `_recorded_split` down the stores), counted up to
+        most + 1 (a larger tree reads as most + 1)."""
+        cdef int nw = c.sp.nw
+        cdef int depth, leaves = 0
+        cdef int32_t s
+        cdef cnp.ndarray[word_t, ndim=1] X = np.empty(nw, dtype=np.uint64)
+        cdef cnp.ndarray[word_t, ndim=1] T
+        memcpy(&X[0], memo_key(&c.memo, nid), nw * sizeof(word_t))
+        stack = [(X, c.memo.nodes[nid].depth)]
+        while stack and leaves <= most:
+            X, depth = stack.pop()
+            s = self._recorded_split(&X[0], depth)
+            if s < 0:
+                leaves += 1
+                continue
+            depth = depth - 1 if depth > 0 else -1
+            T = np.empty(nw, dtype=np.uint64)
+            bs_and(&T[0], &X[0], split_row(&c.sp, s), nw)
+            stack.append((T, depth))
+            T = np.empty(nw, dtype=np.uint64)
+            bs_andnot(&T[0], &X[0], split_row(&c.sp, s), nw)
+            stack.append((T, depth))
+        return leaves if leaves <= most else most + 1
 
     cdef int32_t _recorded_split(self, const word_t* X, int depth):
         """The split of the best tree recorded for (X, depth): in the thread's
