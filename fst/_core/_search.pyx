@@ -482,16 +482,25 @@ cdef void _loop_bound(Ctx* c, Frame* f) noexcept nogil:
     raise_bound(nd, _splits_bound(c, f))
 
 
-cdef inline double _three_leaves_least(const Cand* cd, const Node* L,
-                                       const Node* R) noexcept nogil:
-    """The least value of a tree of at most three leaves rooted at a split whose
-    two sides the pair stage valued (g2: each side's exact best two-leaf value):
-    its two leaves, or a leaf beside the other side's best two-leaf tree."""
+cdef inline double _small_trees_least(const Cand* cd, const Node* L, const Node* R,
+                                      int k) noexcept nogil:
+    """A lower bound on every tree of at most k <= 4 leaves rooted at a split
+    whose two sides the pair stage valued (g2: each side's exact best two-leaf
+    value; g3: a bound on its three-leaf trees): its two leaves, a leaf beside
+    the other side's best two-leaf tree, and with four, two such trees side by
+    side or a leaf beside a three-leaf tree."""
     cdef double v = cd.pair_leaf
     if L.leaf + R.g2 < v:
         v = L.leaf + R.g2
     if L.g2 + R.leaf < v:
         v = L.g2 + R.leaf
+    if k >= 4:
+        if L.g2 + R.g2 < v:
+            v = L.g2 + R.g2
+        if L.leaf + R.g3 < v:
+            v = L.leaf + R.g3
+        if L.g3 + R.leaf < v:
+            v = L.g3 + R.leaf
     return v
 
 
@@ -516,16 +525,18 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
     else its children are solved within what V leaves them.
 
     `rec_leaves`: the leaves of an optimal tree of the node (the recorded
-    one), if two or three.  Under lam > 0, where fewest leaves decides a tie
+    one), if two to four.  Under lam > 0, where fewest leaves decides a tie
     first, the canonical tree has no more (the leaf is ruled out above), so
     only the splits with a tree of that many leaves at most reaching V within
     TOL can hold it, the others are skipped (their trees of V, if any, have
     more leaves): with two, the splits whose two leaves reach V, and the pair
-    stage, which only bounds them, is not run; with three, also those whose
-    leaf on one side and best two-leaf tree on the other (the pair stage's
-    exact value, where it valued both sides) reach V.  Reading the canonical
-    tree of a small optimum then costs its few tying splits' children, not a
-    search of every split the bounds do not rule out."""
+    stage, which only bounds them, is not run; with three or four, those whose
+    small trees' bound (`_small_trees_least`, from the pair stage's values,
+    where it valued both sides) reaches V.  A split of an unsupported side
+    (which `gather_valid` and the pair stage leave out) never holds the
+    canonical tree: the tree without that leaf is better.  Reading the
+    canonical tree of a small optimum then costs its few tying splits'
+    children, not a search of every split the bounds do not rule out."""
     cdef Node* nd = &c.memo.nodes[nid]
     cdef int nw = c.sp.nw
     cdef int depth = nd.depth
@@ -583,9 +594,9 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
             cands[i].lb = children_bound(L, R)
             if c.cfg.rules & RULE_PAIRS:
                 raise_split_bound(&cands[i], split_bound(L, R, c.cfg.lam, cap_unit))
-            if (rec_leaves == 3 and c.cfg.lam > 0 and L.pair_done and R.pair_done
-                    and _three_leaves_least(&cands[i], L, R) > V + 2.0 * TOL):
-                cands[i].dropped = 1        # no tree of three leaves or fewer reaches V
+            if (3 <= rec_leaves <= 4 and c.cfg.lam > 0 and L.pair_done and R.pair_done
+                    and _small_trees_least(&cands[i], L, R, rec_leaves) > V + 2.0 * TOL):
+                cands[i].dropped = 1        # no tree of rec_leaves or fewer reaches V
         if c.cfg.rules & RULE_TRANSFER:
             column_transfer(cands, nvalid)
         i = 0

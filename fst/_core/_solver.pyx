@@ -54,7 +54,7 @@ cdef struct ThreadWork:
     int canonical          # 0: the search; 1: the root's optimal splits
     double V               # the optimum, for the root's optimal splits
     int rec_leaves         # the leaves of the root's recorded optimal tree (up
-                           # to 3; 4 for more: `canonical_ties`)
+                           # to 4; 5 for more: `canonical_ties`)
     int* found             # how many of its splits each share finds (`canonical_ties`)
     int32_t* splits        # and they, n_all + 1 a thread
     node_t* lids           # their children, likewise
@@ -426,7 +426,7 @@ cdef class Search:
         w.n_all = n_all
         w.canonical = 1
         w.V = V
-        w.rec_leaves = self._recorded_leaves(ctxs[self.main], roots[self.main], 3)
+        w.rec_leaves = self._recorded_leaves(ctxs[self.main], roots[self.main], 4)
         w.found = found
         w.splits = splits
         w.lids = lids
@@ -479,7 +479,7 @@ cdef class Search:
         if splits == NULL or lids == NULL or rids == NULL:
             free(splits); free(lids); free(rids)
             return None
-        cdef int rec = self._recorded_leaves(c, nid, 3)
+        cdef int rec = self._recorded_leaves(c, nid, 4)
         with nogil:
             k = canonical_ties(c, nid, V, self.all_splits, n_all, splits, lids, rids, rec)
         # a solved node has an optimal tree: none found (k == 0) would be an
