@@ -426,7 +426,7 @@ cdef class Search:
         w.n_all = n_all
         w.canonical = 1
         w.V = V
-        w.rec_leaves = self._recorded_leaves(ctxs[self.main], roots[self.main], 4)
+        w.rec_leaves = self._recorded_leaves(self.main, roots[self.main], 4)
         w.found = found
         w.splits = splits
         w.lids = lids
@@ -479,7 +479,7 @@ cdef class Search:
         if splits == NULL or lids == NULL or rids == NULL:
             free(splits); free(lids); free(rids)
             return None
-        cdef int rec = self._recorded_leaves(c, nid, 4)
+        cdef int rec = self._recorded_leaves(t, nid, 4)
         with nogil:
             k = canonical_ties(c, nid, V, self.all_splits, n_all, splits, lids, rids, rec)
         # a solved node has an optimal tree: none found (k == 0) would be an
@@ -730,31 +730,46 @@ cdef class Search:
         return (np.asarray(splits, dtype=np.intp), np.asarray(lefts, dtype=np.intp),
                 np.asarray(rights, dtype=np.intp), np.asarray(depths, dtype=np.intp), rows)
 
-    cdef int _recorded_leaves(self, Ctx* c, node_t nid, int most):
-        """The leaves of the best tree recorded for node nid of store c (its
-        rows and depth, `_recorded_split` down the stores), counted up to
-        most + 1 (a larger tree reads as most + 1)."""
+    def _recorded_preorder(self, int t, node_t nid):
+        """The best tree recorded for node nid of thread t's store, read down
+        the stores (`_recorded_split`), in pre-order: for each of its nodes its
+        rows (a bitset), its split (-1: a leaf), its level below nid, and its
+        parent's place in the order (-1 for nid) and side (1: right)."""
+        cdef Ctx* c = self.ctxs[t]
         cdef int nw = c.sp.nw
-        cdef int depth, leaves = 0
+        cdef int depth
         cdef int32_t s
-        cdef cnp.ndarray[word_t, ndim=1] X = np.empty(nw, dtype=np.uint64)
-        cdef cnp.ndarray[word_t, ndim=1] T
-        memcpy(&X[0], memo_key(&c.memo, nid), nw * sizeof(word_t))
-        stack = [(X, c.memo.nodes[nid].depth)]
-        while stack and leaves <= most:
-            X, depth = stack.pop()
-            s = self._recorded_split(&X[0], depth)
-            if s < 0:
-                leaves += 1
-                continue
-            depth = depth - 1 if depth > 0 else -1
-            T = np.empty(nw, dtype=np.uint64)
-            bs_and(&T[0], &X[0], split_row(&c.sp, s), nw)
-            stack.append((T, depth))
-            T = np.empty(nw, dtype=np.uint64)
-            bs_andnot(&T[0], &X[0], split_row(&c.sp, s), nw)
-            stack.append((T, depth))
-        return leaves if leaves <= most else most + 1
+        X = np.empty(nw, dtype=np.uint64)
+        memcpy(<word_t*> cnp.PyArray_DATA(X), memo_key(&c.memo, nid), nw * sizeof(word_t))
+        stack = [(X, c.memo.nodes[nid].depth, 0, -1, 0)]
+        me = 0
+        while stack:
+            X, depth, level, parent, is_right = stack.pop()
+            s = self._recorded_split(<const word_t*> cnp.PyArray_DATA(X), depth)
+            yield X, s, level, parent, is_right
+            if s >= 0:
+                depth = depth - 1 if depth > 0 else -1
+                for side in (1, 0):     # the left child is read first
+                    T = np.empty(nw, dtype=np.uint64)
+                    if side:
+                        bs_andnot(<word_t*> cnp.PyArray_DATA(T),
+                                  <const word_t*> cnp.PyArray_DATA(X), split_row(&c.sp, s), nw)
+                    else:
+                        bs_and(<word_t*> cnp.PyArray_DATA(T),
+                               <const word_t*> cnp.PyArray_DATA(X), split_row(&c.sp, s), nw)
+                    stack.append((T, depth, level + 1, me, side))
+            me += 1
+
+    cdef int _recorded_leaves(self, int t, node_t nid, int most):
+        """The leaves of the best tree recorded for node nid of thread t's store
+        (`_recorded_preorder`), counted up to most + 1 (a larger tree reads as
+        most + 1)."""
+        leaves = 0
+        for _, s, _, _, _ in self._recorded_preorder(t, nid):
+            leaves += s < 0
+            if leaves > most:
+                break
+        return leaves
 
     cdef int32_t _recorded_split(self, const word_t* X, int depth):
         """The split of the best tree recorded for (X, depth): in the thread's
@@ -781,39 +796,17 @@ cdef class Search:
         return s
 
     def _extract_recorded(self):
-        """The best tree recorded at the root (`_recorded_split` down the
-        stores)."""
-        cdef Ctx* c = self.ctxs[self.main]
-        cdef int nw = c.sp.nw
-        cdef cnp.ndarray[word_t, ndim=1] X
-        cdef cnp.ndarray[word_t, ndim=1] T
-        cdef node_t nid
-        cdef int32_t s
-        cdef int depth
+        """The best tree recorded at the root (`_recorded_preorder`)."""
+        cdef int n = self.c.sp.n
         splits, lefts, rights, depths, rows = [], [], [], [], []
-        X = np.empty(nw, dtype=np.uint64)
-        memcpy(&X[0], memo_key(&c.memo, self.root), nw * sizeof(word_t))
-        stack = [(X, c.memo.nodes[self.root].depth, 0, -1, 0)]
-        while stack:
-            X, depth, level, parent, is_right = stack.pop()
-            me = len(splits)
+        for X, s, level, parent, is_right in self._recorded_preorder(self.main, self.root):
             if parent >= 0:
-                (rights if is_right else lefts)[parent] = me
-            s = self._recorded_split(&X[0], depth)
-            bits = np.unpackbits(X.view(np.uint8), bitorder="little")[: c.sp.n]
+                (rights if is_right else lefts)[parent] = len(splits)
+            bits = np.unpackbits(X.view(np.uint8), bitorder="little")[:n]
             rows.append(np.flatnonzero(bits))
             splits.append(int(s))
             lefts.append(-1)
             rights.append(-1)
             depths.append(level)
-            if s < 0:
-                continue
-            depth = depth - 1 if depth > 0 else -1
-            T = np.empty(nw, dtype=np.uint64)
-            bs_andnot(&T[0], &X[0], split_row(&c.sp, s), nw)
-            stack.append((T, depth, level + 1, me, 1))
-            T = np.empty(nw, dtype=np.uint64)
-            bs_and(&T[0], &X[0], split_row(&c.sp, s), nw)
-            stack.append((T, depth, level + 1, me, 0))
         return (np.asarray(splits, dtype=np.intp), np.asarray(lefts, dtype=np.intp),
                 np.asarray(rights, dtype=np.intp), np.asarray(depths, dtype=np.intp), rows)
