@@ -978,8 +978,11 @@ cdef class MDP:
                 if cart_best_first(&self.rows, m, kd, self.tests[d], &n_t, self.deadline) != 0:
                     return -1
         for k in range(n_t):
-            if self.stop:
-                break      # stopped: the tests tried so far are the actions
+            if self._interrupted():
+                # stopped: the tests tried so far are the actions (polled at each
+                # test: at the last levels a test's children are solved here by
+                # one scan of every column, not through `solve`, which polls)
+                break
             f = self.tests[d][2 * k]
             t = self.tests[d][2 * k + 1]
             if d + 1 == self.D - 1:
