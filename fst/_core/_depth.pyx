@@ -552,6 +552,7 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     cdef DLevel* L = &e.lv[d]
     cdef int j, lo, hi
     cdef double run, cap
+    cdef double floor = class_sum(&e.sp, cnt, e.sp.mincost)
     if not _peel_leaves(e, d, u, m, cnt, &lo, &hi):
         return
     if d == 2:
@@ -569,7 +570,7 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     if d == 2:
         _peel_scan_bounds(e, L, 1)
     for j in range(hi, lo - 1, -1):
-        if _peel_pruned(e, d, u, m, cnt, B, V, j, 0, run, best[0], &cap, lbmin):
+        if _peel_pruned(e, d, u, m, floor, B, V, j, 0, run, best[0], &cap, lbmin):
             continue
         _peel_split(e, d, u, ord, m, cnt, B, kc, j, 0, L.lbl[lo], cap, &run, best, lbmin)
         if e.lim.stop != RUNNING:
@@ -578,7 +579,7 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
     if d == 2:
         _peel_scan_bounds(e, L, 0)
     for j in range(lo, hi + 1):
-        if _peel_pruned(e, d, u, m, cnt, B, V, j, 1, run, best[0], &cap, lbmin):
+        if _peel_pruned(e, d, u, m, floor, B, V, j, 1, run, best[0], &cap, lbmin):
             continue
         _peel_split(e, d, u, ord, m, cnt, B, kc, j, 1, L.lbr[hi], cap, &run, best, lbmin)
         if e.lim.stop != RUNNING:
@@ -597,7 +598,7 @@ cdef inline void _peel_scan_bounds(DEngine* e, DLevel* L, int s) noexcept nogil:
         L.pcl[2 * u + 1 - s] = INF
 
 
-cdef inline bint _peel_pruned(DEngine* e, int d, int u, int m, const double* cnt,
+cdef inline bint _peel_pruned(DEngine* e, int d, int u, int m, double floor,
                               double B, double V, int j, int side, double run,
                               double best, double* cap, double* lbmin) noexcept nogil:
     """Whether the split at column u's threshold j with its `side` a leaf
@@ -605,8 +606,9 @@ cdef inline bint _peel_pruned(DEngine* e, int d, int u, int m, const double* cnt
     `leaf_beside_split_bound` and, with nested sets, the leaf beside the
     largest subtree searched before it in the scan (`superset_child_bound`,
     run) above the level the node prunes at (`_cap_and_prune`); the bound then
-    goes into lbmin.  Else the split's cap goes into cap[0].  Inline, as most
-    of a scan's thresholds end here."""
+    goes into lbmin.  Else the split's cap goes into cap[0].  floor: the
+    node's rows' floor (`class_sum` of their least costs), once a scan.
+    Inline, as most of a scan's thresholds end here."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef double* W = L.wpre
@@ -615,7 +617,7 @@ cdef inline bint _peel_pruned(DEngine* e, int d, int u, int m, const double* cnt
     cdef double leafv, floor_rest, worst_leaf, P, bnd, b2
     if side == 0:
         leafv = L.lbl[j]
-        floor_rest = class_sum(sp, cnt, sp.mincost) - L.lbv[j]
+        floor_rest = floor - L.lbv[j]
         worst_leaf = W[t]
     else:
         leafv = L.lbr[j]
