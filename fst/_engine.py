@@ -564,7 +564,7 @@ class EngineSearch:
                   "leaf_allocations", "segment_bounds", "segment_prunes", "by_allocation",
                   "peel_nodes",
                   "parent_sums",
-                  "memo_hits", "memo_larger_cap_hits",
+                  "memo_hits", "memo_larger_cap_hits", "similar_bounds",
                   "seconds")}
         st["peak_rss_bytes"] = max(r["peak_rss_bytes"] for r in self._stats)
         st["engine"] = "depth"

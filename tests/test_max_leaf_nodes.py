@@ -23,7 +23,7 @@ from oracle import (continuous_problem, optimal_objective, problem_cost, random_
 
 # The rules the depth-limited engine reads.
 ENGINE_RULES = ("equivalent", "support", "exchange", "transfer", "leaf_budget", "peel_leaf",
-                "larger_cap", "allocations")
+                "larger_cap", "allocations", "similar")
 
 
 # The kinds of problem (`_problem`).
@@ -147,15 +147,16 @@ def test_the_cap_binds_on_these_problems():
         assert binds >= 6, (kind, binds)
 
 
-@pytest.mark.parametrize("combo", [c if c % 8 == 0 else pytest.param(c, marks=pytest.mark.slow)
+@pytest.mark.parametrize("combo", [c if c % 16 == 0 else pytest.param(c, marks=pytest.mark.slow)
                                    for c in range(1 << (len(ENGINE_RULES) + 2))])
 def test_engine_every_rule_combination(combo):
     """The engine's rules (the loss floor, leaf support, the neighbour and
     interval bounds with their per-cap form, the leaf budget, a leaf beside a
     subtree, a larger cap's bound from the store, the splits valued
-    allocation by allocation) each off or on, one engine or
-    three at the root, with or without the store of searched nodes, with or
-    without the rising bound: the oracle's optimum under the cap."""
+    allocation by allocation, a similar node's bound) each off or on, one
+    engine or three at the root, with or without the store of searched
+    nodes, with or without the rising bound: the oracle's optimum under the
+    cap."""
     rules = [name for i, name in enumerate(ENGINE_RULES) if combo >> i & 1]
     n_jobs = 3 if combo >> len(ENGINE_RULES) & 1 else 1
     memo = not combo >> (len(ENGINE_RULES) + 1) & 1
@@ -166,6 +167,16 @@ def test_engine_every_rule_combination(combo):
         for seed in range(combo % 5, 30, 10):
             _check(kind, seed, {"rules": rules, "engine_memo": memo, "rising_bound": rise},
                    n_jobs)
+
+
+def test_a_similar_nodes_bound_changes_no_answer():
+    """A node bounded by a node of the same depth and cap searched before,
+    less the worst cost of the rows that one holds and this one does not
+    (`similar_node_bound`, from the store's rings): with it and without it
+    the same tree, objective and bound, serial and threaded; it answers nodes
+    on several of these problems, and none when it is off."""
+    used = _same_fits_with_and_without(_engine_rules_without("similar"), "similar_bounds")
+    assert used >= 10, used
 
 
 def test_the_store_of_searched_nodes_changes_no_answer():

@@ -694,6 +694,26 @@ cdef inline double larger_cap_bound(double lb, double lb_larger) noexcept nogil:
     return lb_larger if lb_larger > lb else lb
 
 
+cdef inline double similar_node_bound(double lb_other, double worst_removed) noexcept nogil:
+    """Similarity (RULE_SIMILAR; MurTree's similarity lower bound, here under a
+    leaf cap and for any loss; not under min_samples_leaf): for two row sets X
+    and Y and the same depth d and cap x, R(X, d, x) >= R(Y, d, x) - worst(Y - X).
+    X's optimal tree T (depth at most d, at most x leaves), its leaves' answers
+    kept, applied to Y: the rows of X not in Y leave (each row's cost is at
+    least 0, so T costs no more on X and Y's common rows than on X), and each
+    row of Y - X joins a leaf and adds at most its worst cost there (a class's
+    largest cost times its weight; under squared error, `squares_row_worst`
+    over X's target range, in which the means of T's leaves lie).  T, pruned of
+    leaves left empty and with its answers refitted, is a tree of Y of depth at
+    most d and at most x leaves costing no more, so R(Y) <= R(X) + worst(Y - X).
+    lb_other: R(Y) or a lower bound proven on it.  A leaf of T that keeps rows
+    may keep too few: not under min_samples_leaf.  (The engine reads it in
+    classification only: under squared error a row's worst is its squared
+    distance to the far end of X's target range, which leaves the bound under
+    the budgets.)"""
+    return lb_other - worst_removed
+
+
 cdef inline double neighbour_bound(double lb_end, double worst_between) noexcept nogil:
     """Rows D crossing between a threshold t and a valued threshold e of the same
     column move from one side to the other: they lower the side they leave by

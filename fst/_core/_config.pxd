@@ -23,7 +23,9 @@ cdef enum:
     RULE_LARGER_CAP = 4096   # engine: a node's bound at a larger leaf cap bounds it
     RULE_ALLOCATIONS = 8192  # engine: under a leaf cap, a split valued allocation by
                              # allocation of its leaves (`allocation_bound`)
-    RULE_ALL = 16383
+    RULE_SIMILAR = 16384     # engine: under a leaf cap, a node bounded by a node of the
+                             # same depth and cap searched before (`similar_node_bound`)
+    RULE_ALL = 32767
 
 # Strategies: each changes the order of the work, how it is done or which
 # incumbents are found, never what a bound may claim.

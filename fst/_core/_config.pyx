@@ -31,7 +31,7 @@ RULES = {"equivalent": RULE_EQUIVALENT, "support": RULE_SUPPORT, "segment": RULE
          "pairs": RULE_PAIRS, "capacity": RULE_CAPACITY, "worth": RULE_WORTH,
          "peel3": RULE_PEEL3, "leaf_budget": RULE_LEAF_BUDGET,
          "peel_leaf": RULE_PEEL_LEAF, "larger_cap": RULE_LARGER_CAP,
-         "allocations": RULE_ALLOCATIONS}
+         "allocations": RULE_ALLOCATIONS, "similar": RULE_SIMILAR}
 STRATEGIES = {"greedy": STRATEGY_GREEDY, "compact": STRATEGY_COMPACT,
               "class_prefix": STRATEGY_CLASS_PREFIX}
 ALL_RULES = RULE_ALL
@@ -46,14 +46,15 @@ ALL_STRATEGIES = STRATEGY_ALL
 # monotonicity is unsound then: the superset bound, the neighbour and interval
 # bounds (exchange, transfer), the pair stage (its best two-leaf trees range over
 # the splits of the parent, and its shapes bound children from supersets), the
-# three-leaf peel and its transfer, and the single-column programme (which
-# segments without the constraint).  The others stay sound, each by an argument
+# three-leaf peel and its transfer, the single-column programme (which segments
+# without the constraint), and the engine's bound of a node by a similar one
+# (a tree of one set applied to the other).  The others stay sound, each by an argument
 # that only merges leaves or reroutes rows through a sibling (which grows leaves,
 # so keeps every leaf at min_leaf rows or more) or bounds one set's own trees:
 # the equivalent-points floor, leaf support and capacity, side worth and the
 # leaf budget (`_bounds`).
 MIN_LEAF_RULES_OFF = (RULE_SEGMENT | RULE_SUPERSET | RULE_EXCHANGE | RULE_TRANSFER
-                      | RULE_PAIRS | RULE_PEEL3)
+                      | RULE_PAIRS | RULE_PEEL3 | RULE_SIMILAR)
 
 # Word-work (the search's machine-free clock) of the first root pass at the
 # incumbent before the depth ladder and deepening take over, about a second or

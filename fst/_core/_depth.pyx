@@ -43,21 +43,24 @@ The search object, its threads and its result are `_depth_search.DepthSearch`.
 """
 from libc.string cimport memcpy, memset
 from libc.math cimport NAN
+from libc.stdint cimport uint32_t
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, uint64_t, TOL, INF
 from ._limits cimport limits_poll, fst_now, RUNNING, STOP_INTERRUPT, STOP_TIME
 from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
                         fst_shared_set_stop, fst_claim, fst_store_double, fst_load_double)
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
-                      RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP, RULE_ALLOCATIONS)
-from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows
+                      RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP, RULE_ALLOCATIONS,
+                      RULE_SIMILAR)
+from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows, row_worst
 from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound,
                        superset_child_bound, subset_child_bound, one_leaf_lower_bound,
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
                        leaf_beside_only, leaf_beside_split_bound, larger_cap_bound,
-                       peel_pass_budget, LEAF_MANY)
+                       peel_pass_budget, similar_node_bound, LEAF_MANY)
 from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
-from ._depth_memo cimport MemoEntry, memo_hash, memo_find, memo_put, memo_larger_cap
+from ._depth_memo cimport (MemoEntry, SimRing, memo_hash, memo_find, memo_put,
+                           memo_larger_cap, memo_ring, memo_ring_put)
 from ._capped cimport _value_allocations, _value_capped
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _side_best, _child_hints, _column_run, _shrink_up,
@@ -227,12 +230,15 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
     """`_solve_node` through the store of searched nodes (`_depth_memo`): a node
     searched before is answered by what that search proved, its exact answer
     (the canonical tree, as a bound above B when its value is above it) or a
-    bound above B; a node searched now leaves its answer there unless a stop
-    cut it short."""
+    bound above B; else, with RULE_SIMILAR, by a bound above B from a node of
+    the same depth and cap searched before (`_similar_bound`); a node searched
+    now leaves its answer there, and in its ring, unless a stop cut it short."""
     cdef DLevel* L = &e.lv[d]
     cdef uint64_t h = memo_hash(ord, m, d)
     cdef MemoEntry* x = memo_find(e.memo, h, ord, m, d, kc)
     cdef double v
+    cdef SimRing* ring
+    cdef const int32_t* held
     if x.hash != 0 and (x.exact or x.value > B + TOL):
         e.memo.hits += 1
         if x.exact:
@@ -253,11 +259,79 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
             return v
     if by_sums(e, d, kc):
         return _solve_sums_kept(e, d, ord, m, B, kc, leaf, h, exact)
+    ring = NULL
+    if e.sp.rules & RULE_SIMILAR:
+        # (classification: `DepthSearch` clears the rule under squared error)
+        ring = memo_ring(e.memo, d, kc, e.sp.n, e.sp.K)
+        if ring != NULL:
+            v = _similar_bound(e, ring, ord, m, cnt, B)
+            if v > B + TOL:
+                # above the budget by a node searched before: kept as a bound
+                e.memo.similar_hits += 1
+                exact[0] = False
+                held = memo_put(e.memo, h, ord, m, d, kc, False, v, L.best, _heap_size(d),
+                                1, NULL)
+                if held != NULL:
+                    memo_ring_put(ring, held, m, v, cnt, e.sp.K)
+                return v
     v = _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
     if e.lim.stop == RUNNING:
-        memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),
-                 L.best_leaves, NULL)
+        held = memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),
+                        L.best_leaves, NULL)
+        if ring != NULL and held != NULL:
+            memo_ring_put(ring, held, m, v, cnt, e.sp.K)
     return v
+
+
+cdef double _similar_bound(DEngine* e, const SimRing* ring, const int32_t* ord, int m,
+                           const double* cnt, double B) noexcept nogil:
+    """The greatest `similar_node_bound` of a node of rows ord[0 .. m) (class
+    sums cnt) from the nodes of its depth and cap in `ring`, where one is above
+    B + TOL; else -INF.  A node held is passed over without reading its rows
+    where its value is not above the level already reached, or where the rows
+    it must lose by its class sums alone (at least its sum of a class less the
+    node's) already bring it there; else its rows not in the node are summed
+    at their worst cost (`row_worst`) until they do."""
+    cdef DSpace* sp = &e.sp
+    cdef uint32_t* mark = e.memo.mark
+    cdef uint32_t stamp
+    cdef int K = sp.K, q, i, k
+    cdef double level = B + TOL, best = -INF, lose, v
+    cdef const double* s
+    cdef const int32_t* rows
+    cdef int32_t r
+    e.memo.stamp += 1
+    if e.memo.stamp == 0:
+        # the stamps wrapped: clear the marks
+        memset(mark, 0, sp.n * sizeof(uint32_t))
+        e.memo.stamp = 1
+    stamp = e.memo.stamp
+    for i in range(m):
+        mark[ord[i]] = stamp
+    for q in range(ring.used):
+        v = ring.value[q]
+        if not v > level:
+            continue
+        s = ring.sums + q * K
+        lose = 0.0
+        for k in range(K):
+            if s[k] > cnt[k]:
+                lose += (s[k] - cnt[k]) * sp.maxcost[k]
+        if not v - lose > level:
+            continue
+        rows = ring.rows[q]
+        lose = 0.0
+        for i in range(ring.m[q]):
+            r = rows[i]
+            if mark[r] != stamp:
+                lose += row_worst(sp, sp.y[r], sp.w[r] if sp.w != NULL else 1.0)
+                if not v - lose > level:
+                    break
+        v = similar_node_bound(v, lose)
+        if v > level:
+            level = v
+            best = v
+    return best
 
 
 cdef double _solve_one_kept(DEngine* e, const int32_t* ord, int m, const double* cnt,

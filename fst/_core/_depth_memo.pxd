@@ -40,6 +40,32 @@ cdef struct MemoEntry:
     int32_t* tree       # exact: the tree, heap order of depth d (owned; else NULL)
 
 
+# The nodes searched last at each depth left and leaf cap (RULE_SIMILAR,
+# `_depth._similar_bound`): a node is bounded by any node of the same depth and
+# cap whose rows are nearly its own (`similar_node_bound`), and the nodes met
+# one after another are the likeliest such: a split's children at the
+# neighbouring thresholds of other columns, the same side below two orders of
+# splits.  A ring a (depth, cap), of the latest SIM_MOST nodes at most (fewer
+# where the rows are many: SIM_ROWS rows read at most a node), each its rows
+# (the store's own copy, shared), its value or bound and its class sums (the
+# engine runs the rule in classification only).
+cdef enum:
+    SIM_DEPTHS = 16     # depths left with a ring (0 .. 15)
+    SIM_CAPS = 33       # caps with a ring (0 .. 32)
+    SIM_MOST = 512      # entries a ring holds at most
+    SIM_ROWS = 1 << 18  # ... and at most this many rows over all of them
+
+
+cdef struct SimRing:
+    const int32_t** rows  # size: each node's rows (the store's copy), first
+    int32_t* m            # column's order; its row count
+    double* value         # size: its value, or a lower bound proven on it
+    double* sums          # size x n_sums: its class sums
+    int size              # entries (0: not allocated yet)
+    int used              # entries held
+    int next              # the entry the next node takes
+
+
 cdef struct DMemo:
     MemoEntry* slots    # capacity slots, open addressing, linear probing
     int64_t capacity    # a power of two
@@ -49,6 +75,10 @@ cdef struct DMemo:
     int64_t hits        # subproblems answered from the store
     int64_t larger_cap_hits  # ... of them, by a bound at a larger cap
                              # (RULE_LARGER_CAP, `memo_larger_cap`)
+    SimRing* rings      # SIM_DEPTHS x SIM_CAPS (NULL until the first is used)
+    uint32_t* mark      # n: each row's stamp, the node whose rows are marked
+    uint32_t stamp      # (`_depth._similar_bound`)
+    int64_t similar_hits     # nodes answered by `similar_node_bound`
 
 
 cdef inline DMemo* memo_new(int64_t max_bytes) noexcept nogil:
@@ -75,6 +105,14 @@ cdef inline void memo_free(DMemo* M) noexcept nogil:
     cdef int64_t i
     if M == NULL:
         return
+    if M.rings != NULL:
+        for i in range(SIM_DEPTHS * SIM_CAPS):
+            free(M.rings[i].rows)
+            free(M.rings[i].m)
+            free(M.rings[i].value)
+            free(M.rings[i].sums)
+        free(M.rings)
+    free(M.mark)
     for i in range(M.capacity):
         if M.slots[i].hash != 0:
             if not M.slots[i].shares_rows:
@@ -216,3 +254,68 @@ cdef inline const int32_t* memo_put(DMemo* M, uint64_t h, const int32_t* rows, i
     M.count += 1
     M.bytes += need
     return x.rows
+
+
+cdef inline SimRing* memo_ring(DMemo* M, int d, int kc, int n, int n_sums) noexcept nogil:
+    """The ring of the nodes of depth d and cap kc searched last (`SimRing`), its
+    arrays made on first use for n rows and n_sums class sums a node, within
+    the store's bytes; NULL out of range or of room (the rule then reads
+    nothing)."""
+    cdef SimRing* r
+    cdef int size
+    cdef int64_t need
+    if d >= SIM_DEPTHS or kc >= SIM_CAPS or n <= 0:
+        return NULL
+    if M.rings == NULL:
+        need = SIM_DEPTHS * SIM_CAPS * <int64_t> sizeof(SimRing) + n * <int64_t> sizeof(uint32_t)
+        if M.bytes + need > M.max_bytes:
+            return NULL
+        M.rings = <SimRing*> calloc(SIM_DEPTHS * SIM_CAPS, sizeof(SimRing))
+        M.mark = <uint32_t*> calloc(n, sizeof(uint32_t))
+        if M.rings == NULL or M.mark == NULL:
+            free(M.rings)
+            free(M.mark)
+            M.rings = NULL
+            M.mark = NULL
+            return NULL
+        M.bytes += need
+    r = &M.rings[d * SIM_CAPS + kc]
+    if r.size == 0:
+        size = SIM_ROWS // n
+        size = SIM_MOST if size > SIM_MOST else (1 if size < 1 else size)
+        need = size * <int64_t> (sizeof(int32_t*) + sizeof(int32_t) + sizeof(double)
+                                 * (1 + n_sums))
+        if M.bytes + need > M.max_bytes:
+            return NULL
+        r.rows = <const int32_t**> calloc(size, sizeof(int32_t*))
+        r.m = <int32_t*> calloc(size, sizeof(int32_t))
+        r.value = <double*> calloc(size, sizeof(double))
+        r.sums = <double*> calloc(size * n_sums + 1, sizeof(double))
+        if r.rows == NULL or r.m == NULL or r.value == NULL or r.sums == NULL:
+            free(r.rows)
+            free(r.m)
+            free(r.value)
+            free(r.sums)
+            r.rows = NULL
+            r.m = NULL
+            r.value = NULL
+            r.sums = NULL
+            return NULL
+        r.size = size
+        M.bytes += need
+    return r
+
+
+cdef inline void memo_ring_put(SimRing* r, const int32_t* rows, int m, double value,
+                               const double* sums, int n_sums) noexcept nogil:
+    """Hold a node searched (its rows the store's copy, which lives as long as
+    the store) in its ring, in place of the oldest when the ring is full."""
+    cdef int q = r.next, k
+    r.rows[q] = rows
+    r.m[q] = m
+    r.value[q] = value
+    for k in range(n_sums):
+        r.sums[q * n_sums + k] = sums[k]
+    r.next = q + 1 if q + 1 < r.size else 0
+    if r.used < r.size:
+        r.used += 1
