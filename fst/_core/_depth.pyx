@@ -261,7 +261,9 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
         return _solve_sums_kept(e, d, ord, m, B, kc, leaf, h, exact)
     ring = NULL
     if e.sp.rules & RULE_SIMILAR:
-        # (classification: `DepthSearch` clears the rule under squared error)
+        # (classification: `DepthSearch` clears the rule under squared error;
+        # a node solved from its sums above is passed at once, where reading
+        # the ring cost more than it saved)
         ring = memo_ring(e.memo, d, kc, e.sp.n, e.sp.K)
         if ring != NULL:
             v = _similar_bound(e, ring, ord, m, cnt, B)
@@ -300,14 +302,7 @@ cdef double _similar_bound(DEngine* e, const SimRing* ring, const int32_t* ord, 
     cdef const double* s
     cdef const int32_t* rows
     cdef int32_t r
-    e.memo.stamp += 1
-    if e.memo.stamp == 0:
-        # the stamps wrapped: clear the marks
-        memset(mark, 0, sp.n * sizeof(uint32_t))
-        e.memo.stamp = 1
-    stamp = e.memo.stamp
-    for i in range(m):
-        mark[ord[i]] = stamp
+    cdef bint marked = False
     for q in range(ring.used):
         v = ring.value[q]
         if not v > level:
@@ -319,6 +314,17 @@ cdef double _similar_bound(DEngine* e, const SimRing* ring, const int32_t* ord, 
                 lose += (s[k] - cnt[k]) * sp.maxcost[k]
         if not v - lose > level:
             continue
+        if not marked:
+            # the node's rows marked, once it is read against a node held
+            e.memo.stamp += 1
+            if e.memo.stamp == 0:
+                # the stamps wrapped: clear the marks
+                memset(mark, 0, sp.n * sizeof(uint32_t))
+                e.memo.stamp = 1
+            stamp = e.memo.stamp
+            for i in range(m):
+                mark[ord[i]] = stamp
+            marked = True
         rows = ring.rows[q]
         lose = 0.0
         for i in range(ring.m[q]):
