@@ -504,6 +504,60 @@ cdef inline double _small_trees_least(const Cand* cd, const Node* L, const Node*
     return v
 
 
+cdef int _tie_candidates(Ctx* c, node_t nid, const word_t* X, double* cnt, double V,
+                         const int32_t* all_splits, int n_all, int32_t* valid,
+                         Cand* cands, int rec_leaves) noexcept nogil:
+    """The splits `canonical_ties` tries at node nid (rows X; cnt takes their
+    class sums): its valid splits in index order in `valid` and `cands`, each
+    with its children found, its bound from them (and from the pair stage,
+    run where it may spare children a search), and `dropped` where
+    `rec_leaves` rules it out; their bounds spread along their columns.
+    Returns their number n, or -n - 1 when a stop cut the scan or the pair
+    stage short."""
+    cdef Node* nd = &c.memo.nodes[nid]
+    cdef int child_depth = nd.depth - 1 if nd.depth > 0 else -1
+    cdef double cap_unit = capacity_unit(c.cfg.rules, c.cfg.lam)
+    cdef bint one_column, stopped = False
+    cdef int i, nvalid
+    cdef int64_t cap_node
+    cdef Node* L
+    cdef Node* R
+    class_counts(c, X, nd.count, cnt)
+    nvalid = gather_valid(c, X, nd.count, cnt, child_depth, all_splits, n_all, valid,
+                          cands, &one_column)
+    if nvalid < 0:
+        return -1               # stopped during the scan
+    for i in range(nvalid):
+        cands[i].split = valid[i]
+        cands[i].dropped = 0
+        cands[i].left = find_child(c, nid, X, valid[i], False, &cands[i].tl)
+        cands[i].right = find_child(c, nid, X, valid[i], True, &cands[i].tr)
+    if rec_leaves == 2 and c.cfg.lam > 0:
+        for i in range(nvalid):
+            if cands[i].pair_leaf > V + 2.0 * TOL:
+                cands[i].dropped = 1    # no tree of two leaves reaches V
+    elif (c.cfg.rules & RULE_PAIRS) and child_depth != 0:
+        # at the root, the root's larger stage (one complete stage values
+        # every child there): its bounds spare most children a search
+        cap_node = c.cfg.pair_cap
+        if nd.count == c.sp.n:
+            c.cfg.pair_cap = c.cfg.pair_cap_root
+        stopped = expand_pairs(c, nid, X, cnt, valid, nvalid, cands, V) < 0
+        c.cfg.pair_cap = cap_node
+    for i in range(nvalid):
+        L = cand_node(c, &cands[i], 0)
+        R = cand_node(c, &cands[i], 1)
+        cands[i].lb = children_bound(L, R)
+        if c.cfg.rules & RULE_PAIRS:
+            raise_split_bound(&cands[i], split_bound(L, R, c.cfg.lam, cap_unit))
+        if (3 <= rec_leaves <= 4 and c.cfg.lam > 0 and L.pair_done and R.pair_done
+                and _small_trees_least(&cands[i], L, R, rec_leaves) > V + 2.0 * TOL):
+            cands[i].dropped = 1        # no tree of rec_leaves or fewer reaches V
+    if c.cfg.rules & RULE_TRANSFER:
+        column_transfer(cands, nvalid)
+    return -nvalid - 1 if stopped else nvalid
+
+
 cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
                         int n_all, int32_t* splits, node_t* left, node_t* right,
                         int rec_leaves) noexcept nogil:
@@ -539,13 +593,9 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
     children, not a search of every split the bounds do not rule out."""
     cdef Node* nd = &c.memo.nodes[nid]
     cdef int nw = c.sp.nw
-    cdef int depth = nd.depth
-    cdef int child_depth = depth - 1 if depth > 0 else -1
-    cdef bint one_column, own_only = restricted(c, nd.count)
-    cdef double cap_unit = capacity_unit(c.cfg.rules, c.cfg.lam)
+    cdef bint own_only = restricted(c, nd.count)
     cdef int i, nvalid, found = 0
     cdef bint tie
-    cdef int64_t cap_node
     cdef node_t first, second
     cdef Node* L
     cdef Node* R
@@ -553,7 +603,7 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
     cdef double* cnt
     cdef int32_t* valid
     cdef Cand* cands
-    if nd.leaf <= V + TOL or depth == 0:
+    if nd.leaf <= V + TOL or nd.depth == 0:
         return -1
     X = <word_t*> malloc(nw * sizeof(word_t))
     cnt = <double*> malloc(c.sp.K * sizeof(double))
@@ -564,41 +614,11 @@ cdef int canonical_ties(Ctx* c, node_t nid, double V, const int32_t* all_splits,
         found = -3
     else:
         memcpy(X, memo_key(&c.memo, nid), nw * sizeof(word_t))
-        class_counts(c, X, nd.count, cnt)
-        nvalid = gather_valid(c, X, nd.count, cnt, child_depth, all_splits, n_all, valid,
-                              cands, &one_column)
+        nvalid = _tie_candidates(c, nid, X, cnt, V, all_splits, n_all, valid, cands,
+                                 rec_leaves)
         if nvalid < 0:
-            nvalid = 0          # stopped during the scan
+            nvalid = -nvalid - 1    # stopped in the scan or the pair stage
             found = -3
-        for i in range(nvalid):
-            cands[i].split = valid[i]
-            cands[i].dropped = 0
-            cands[i].left = find_child(c, nid, X, valid[i], False, &cands[i].tl)
-            cands[i].right = find_child(c, nid, X, valid[i], True, &cands[i].tr)
-        if rec_leaves == 2 and c.cfg.lam > 0:
-            for i in range(nvalid):
-                if cands[i].pair_leaf > V + 2.0 * TOL:
-                    cands[i].dropped = 1    # no tree of two leaves reaches V
-        elif found >= 0 and (c.cfg.rules & RULE_PAIRS) and child_depth != 0:
-            # at the root, the root's larger stage (one complete stage values
-            # every child there): its bounds spare most children a search
-            cap_node = c.cfg.pair_cap
-            if nd.count == c.sp.n:
-                c.cfg.pair_cap = c.cfg.pair_cap_root
-            if expand_pairs(c, nid, X, cnt, valid, nvalid, cands, V) < 0:
-                found = -3
-            c.cfg.pair_cap = cap_node
-        for i in range(nvalid):
-            L = cand_node(c, &cands[i], 0)
-            R = cand_node(c, &cands[i], 1)
-            cands[i].lb = children_bound(L, R)
-            if c.cfg.rules & RULE_PAIRS:
-                raise_split_bound(&cands[i], split_bound(L, R, c.cfg.lam, cap_unit))
-            if (3 <= rec_leaves <= 4 and c.cfg.lam > 0 and L.pair_done and R.pair_done
-                    and _small_trees_least(&cands[i], L, R, rec_leaves) > V + 2.0 * TOL):
-                cands[i].dropped = 1        # no tree of rec_leaves or fewer reaches V
-        if c.cfg.rules & RULE_TRANSFER:
-            column_transfer(cands, nvalid)
         i = 0
         while found >= 0 and i < nvalid:
             if ((own_only and not owns(c, cands[i].split)) or cands[i].lb > V + TOL
