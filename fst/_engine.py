@@ -214,8 +214,9 @@ class EngineSearch:
         nodes of depth two to four solved from their column pairs', triples'
         and quadruples' sums, a node of depth two under a cap of three leaves
         too (off: by the column passes, as on any columns; the same trees);
-        memo: under a leaf cap, each search keeps the nodes it searched below its
-        root (`_depth_memo`; off: every repeat searched again, the same trees),
+        memo: under a leaf cap or without max_depth, each search keeps the nodes
+        it searched below its root (`_depth_memo`; off: every repeat searched
+        again, the same trees),
         kept from each depth's search to the next; a `MemoShare`: also taken
         from and left to the other fits given the same share;
         last_time_limit: without max_depth, the seconds (from the run's start)
@@ -266,11 +267,11 @@ class EngineSearch:
         self._rise_after = None if rise is False or rise is None else float(rise)
         if rise is True:
             self._rise_after = RISE_AFTER
-        # under a leaf cap, the stores of the nodes searched below the root,
-        # kept from each depth's search to the next (`_depth_memo`): a quarter of
-        # the memory limit, MEMO_BYTES without one
+        # under a leaf cap or without max_depth, the stores of the nodes
+        # searched below the root, kept from each depth's search to the next
+        # (`_depth_memo`): a quarter of the memory limit, MEMO_BYTES without one
         self._memo = None
-        if memo and self._max_leaves:
+        if memo and (self._max_leaves or self.unlimited):
             key = _problem_key(space, config) if isinstance(memo, MemoShare) else None
             if key is not None and memo.key == key:
                 self._memo = memo.memo

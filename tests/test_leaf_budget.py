@@ -16,7 +16,8 @@ from fst._core._depth_search import deeper_trees_lower_bound, leaf_budget_leaves
 from fst.exceptions import NotCertifiedWarning
 from oracle import optimal_objective, rescore, unbounded_problem
 
-ENGINE_RULES = ("equivalent", "exchange", "transfer", "support", "leaf_budget", "peel_leaf")
+ENGINE_RULES = ("equivalent", "exchange", "transfer", "support", "leaf_budget", "peel_leaf",
+                "similar")
 
 
 @functools.lru_cache(maxsize=None)
@@ -65,9 +66,9 @@ def test_the_leaf_budget_alone_certifies_most_problems():
     assert sum(certified) >= 20
 
 
-# The engine alone keeps no store of subproblems: on these few rows whose
-# optimum is deep for its lam it may not finish in seconds where the general
-# search certifies at once, so its fits here have a work limit.
+# On these few rows whose optimum is deep for its lam the engine alone may not
+# finish in seconds where the general search certifies at once, so its fits
+# here have a work limit.
 ALONE = {"general_search": False, "work_limit": 200_000}
 
 
@@ -106,6 +107,35 @@ def test_the_engine_alone_certifies_the_unbounded_optimum(seed):
 
 def test_the_engine_alone_certifies_most_problems():
     assert sum(_fit(seed, **ALONE).optimal_ for seed in range(40)) >= 30
+
+
+def test_the_engine_alone_keeps_the_nodes_it_searched():
+    """Without max_depth the engine alone keeps the nodes it searched below its
+    root (`_depth_memo`), from which a similar node's bound is read too
+    (`similar_node_bound`): with the store, without it, and with it but without
+    the rule, the same tree and bound wherever the fits certify within their
+    work; the store answers nodes on many problems and the rule on several,
+    neither when off; within the same work the store certifies no fewer."""
+    used = {"memo_hits": 0, "similar_bounds": 0}
+    certified = {}
+    for seed in range(40):
+        fits = {"on": _fit(seed, **ALONE),
+                "no_store": _fit(seed, engine_memo=False, **ALONE),
+                "no_rule": _fit(seed, rules_off=["similar"], **ALONE)}
+        for name, clf in fits.items():
+            _check_sound(seed, clf)
+            certified[name] = certified.get(name, 0) + clf.optimal_
+        assert fits["no_store"].search_stats_["memo_hits"] == 0
+        assert fits["no_store"].search_stats_["similar_bounds"] == 0
+        assert fits["no_rule"].search_stats_["similar_bounds"] == 0
+        for stat in used:
+            used[stat] += fits["on"].search_stats_[stat] > 0
+        for other in ("no_store", "no_rule"):
+            if fits["on"].optimal_ and fits[other].optimal_:
+                _same_splits(fits["on"], fits[other])
+                assert fits["on"].lower_bound_ == fits[other].lower_bound_
+    assert used["memo_hits"] >= 20 and used["similar_bounds"] >= 10, used
+    assert certified["on"] >= certified["no_store"], certified
 
 
 def test_the_general_search_follows_where_its_row_bitsets_pay(monkeypatch):
@@ -154,18 +184,22 @@ def test_the_engine_deepened_to_depth_three_before_the_general_search(seed):
     _same_splits(clf, default)
 
 
-@pytest.mark.parametrize("combo", range(64))
+@pytest.mark.parametrize("combo", range(1 << (len(ENGINE_RULES) + 1)))
 def test_every_engine_rule_combination_without_a_depth_cap(combo):
     """The engine's rules (loss floor; neighbour and moved-rows bounds; interval
-    and superset bounds; leaf support; leaf budget; a leaf beside a subtree)
-    each off or on, with one engine or three (three where an odd number is on),
-    followed by the general search (the unbounded optimum, exactly) or alone
-    (exact where it certifies within its work limit, sound where it stops)."""
+    and superset bounds; leaf support; leaf budget; a leaf beside a subtree; a
+    similar node's bound) each off or on, with or without the engine's store of
+    searched nodes, with one engine or three (three where an odd number is
+    on), followed by the general search (the unbounded optimum, exactly) or
+    alone (exact where it certifies within its work limit, sound where it
+    stops)."""
     off = [name for i, name in enumerate(ENGINE_RULES) if not combo >> i & 1]
+    memo = not combo >> len(ENGINE_RULES) & 1
     n_jobs = 3 if bin(combo).count("1") % 2 else 1
-    for seed in range(combo % 4, 40, 4):
+    for seed in range(combo % 8, 40, 8):
         _check_exact(seed, _fit(seed, rules_off=off, n_jobs=n_jobs))
-        _check_sound(seed, _fit(seed, rules_off=off, n_jobs=n_jobs, **ALONE))
+        _check_sound(seed, _fit(seed, rules_off=off, n_jobs=n_jobs, engine_memo=memo,
+                                **ALONE))
 
 
 @pytest.mark.parametrize("seed", range(40))

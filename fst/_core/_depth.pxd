@@ -153,8 +153,8 @@ cdef struct DEngine:
                         # rows its sums count, 0 the left, 1 the right: the side
                         # fewer of all rows are on (`_squares._sum_rows`)
     int max_leaves      # the root's leaf cap (max_leaf_nodes; LEAF_CAP_NONE: none)
-    DMemo* memo         # under a leaf cap, the nodes below the root searched so
-                        # far (`_depth_memo`; NULL: none kept)
+    DMemo* memo         # under a leaf cap or without max_depth, the nodes below
+                        # the root searched so far (`_depth_memo`; NULL: none kept)
     double seed_value   # < INF: the value of a real tree of depth at most
                         # max_depth on every row, its splits in seed_tree (heap
                         # order): the root's best before any split is valued

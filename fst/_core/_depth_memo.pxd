@@ -1,4 +1,5 @@
-# The depth-limited engine's store of searched subproblems under a leaf cap.
+# The depth-limited engine's store of searched subproblems under a leaf cap or
+# without max_depth.
 #
 # A node below the root is fixed by its rows, its depth d and its leaf cap kc:
 # R(X, d, kc) depends on nothing else (the data, lam and the rules are the

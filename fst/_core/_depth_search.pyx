@@ -265,8 +265,9 @@ cdef class DepthSearch:
         of depth two to four solved from their columns' sums
         (`_squares.solve_sums`).
     memo : EngineMemo or None
-        Under max_leaves, the stores of the nodes searched below the root,
-        kept for the next depth's search (None: none kept; the same trees).
+        The stores of the nodes searched below the root (`EngineSearch` makes
+        them under max_leaves or without max_depth), kept for the next
+        depth's search (None: none kept; the same trees).
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
@@ -341,8 +342,8 @@ cdef class DepthSearch:
         self._time_limit = cfg.time_limit
         self.e.lim.memory_limit = cfg.memory_limit
         self._alloc_engine(n, p, K)
-        if memo is not None and max_leaves > 0:
-            # under a leaf cap, each engine's store of the nodes searched
+        if memo is not None:
+            # each engine's store of the nodes searched
             self._memo = memo
             self._hits0 = memo.hits
             self._cap_hits0 = memo.larger_cap_hits
