@@ -216,7 +216,8 @@ class EngineSearch:
         too (off: by the column passes, as on any columns; the same trees);
         memo: under a leaf cap or without max_depth, each search keeps the nodes
         it searched below its root (`_depth_memo`; off: every repeat searched
-        again, the same trees),
+        again, the same trees; the plan asks for it without max_depth only in
+        the stage before the general search),
         kept from each depth's search to the next; a `MemoShare`: also taken
         from and left to the other fits given the same share;
         last_time_limit: without max_depth, the seconds (from the run's start)

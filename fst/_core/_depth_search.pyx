@@ -266,8 +266,8 @@ cdef class DepthSearch:
         (`_squares.solve_sums`).
     memo : EngineMemo or None
         The stores of the nodes searched below the root (`EngineSearch` makes
-        them under max_leaves or without max_depth), kept for the next
-        depth's search (None: none kept; the same trees).
+        them under max_leaves, or without max_depth where asked), kept for the
+        next depth's search (None: none kept; the same trees).
     """
     cdef DEngine e
     cdef DEngine* extra         # engines 1 .. n_workers - 1 of a parallel root
