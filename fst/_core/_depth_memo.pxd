@@ -102,16 +102,26 @@ cdef inline DMemo* memo_new(int64_t max_bytes) noexcept nogil:
     return M
 
 
+cdef inline void _ring_free(SimRing* r) noexcept nogil:
+    """Free a ring's arrays (NULL where not made) and leave it unmade."""
+    free(r.rows)
+    free(r.m)
+    free(r.value)
+    free(r.sums)
+    r.rows = NULL
+    r.m = NULL
+    r.value = NULL
+    r.sums = NULL
+    r.size = 0
+
+
 cdef inline void memo_free(DMemo* M) noexcept nogil:
     cdef int64_t i
     if M == NULL:
         return
     if M.rings != NULL:
         for i in range(SIM_DEPTHS * SIM_CAPS):
-            free(M.rings[i].rows)
-            free(M.rings[i].m)
-            free(M.rings[i].value)
-            free(M.rings[i].sums)
+            _ring_free(&M.rings[i])
         free(M.rings)
     free(M.mark)
     for i in range(M.capacity):
@@ -293,14 +303,7 @@ cdef inline SimRing* memo_ring(DMemo* M, int d, int kc, int n, int n_sums) noexc
         r.value = <double*> calloc(size, sizeof(double))
         r.sums = <double*> calloc(size * n_sums + 1, sizeof(double))
         if r.rows == NULL or r.m == NULL or r.value == NULL or r.sums == NULL:
-            free(r.rows)
-            free(r.m)
-            free(r.value)
-            free(r.sums)
-            r.rows = NULL
-            r.m = NULL
-            r.value = NULL
-            r.sums = NULL
+            _ring_free(r)
             return NULL
         r.size = size
         M.bytes += need
