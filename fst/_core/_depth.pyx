@@ -43,7 +43,6 @@ The search object, its threads and its result are `_depth_search.DepthSearch`.
 """
 from libc.string cimport memcpy, memset
 from libc.math cimport NAN
-from libc.stdint cimport uint32_t
 
 from ._typedefs cimport int32_t, int64_t, uint8_t, uint64_t, TOL, INF
 from ._limits cimport limits_poll, fst_now, RUNNING, STOP_INTERRUPT, STOP_TIME
@@ -52,19 +51,20 @@ from ._context cimport (fst_shared_incumbent, fst_shared_lower, fst_shared_stop,
 from ._config cimport (RULE_EQUIVALENT, RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET,
                       RULE_SEGMENT, RULE_PEEL_LEAF, RULE_LARGER_CAP, RULE_ALLOCATIONS,
                       RULE_SIMILAR)
-from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows, row_worst
+from ._rowpass cimport DSpace, leaf_loss, class_sum, add_rows
 from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound,
                        superset_child_bound, subset_child_bound, one_leaf_lower_bound,
                        shared_prune_level, budget_leaves, budget_depth, budget_depth_bound,
                        leaf_beside_only, leaf_beside_split_bound, larger_cap_bound,
-                       peel_pass_budget, similar_node_bound, LEAF_MANY)
+                       peel_pass_budget, LEAF_MANY)
 from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
 from ._depth_memo cimport (MemoEntry, SimRing, memo_hash, memo_find, memo_put,
-                           memo_larger_cap, memo_ring, memo_ring_put)
+                           memo_larger_cap, memo_ring, memo_ring_put, memo_similar_bound)
 from ._capped cimport _value_allocations, _value_capped
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _side_best, _child_hints, _column_run, _shrink_up,
                               _shrink_down, _positions, _peel_order, _peel_leaves,
+                              _peel_scan_bounds,
                               _partition, _complete)
 
 
@@ -231,7 +231,7 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
     searched before is answered by what that search proved, its exact answer
     (the canonical tree, as a bound above B when its value is above it) or a
     bound above B; else, with RULE_SIMILAR, by a bound above B from a node of
-    the same depth and cap searched before (`_similar_bound`); a node searched
+    the same depth and cap searched before (`memo_similar_bound`); a node searched
     now leaves its answer there, and in its ring, unless a stop cut it short."""
     cdef DLevel* L = &e.lv[d]
     cdef uint64_t h = memo_hash(ord, m, d)
@@ -266,7 +266,8 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
         # the ring cost more than it saved)
         ring = memo_ring(e.memo, d, kc, e.sp.n, e.sp.K)
         if ring != NULL:
-            v = _similar_bound(e, ring, ord, m, cnt, B)
+            v = memo_similar_bound(e.memo, ring, ord, m, cnt, B + TOL, e.sp.y, e.sp.w,
+                                   e.sp.maxcost, e.sp.K, e.sp.n)
             if v > B + TOL:
                 # above the budget by a node searched before: kept as a bound
                 e.memo.similar_hits += 1
@@ -283,61 +284,6 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
         if ring != NULL and held != NULL:
             memo_ring_put(ring, held, m, v, cnt, e.sp.K)
     return v
-
-
-cdef double _similar_bound(DEngine* e, const SimRing* ring, const int32_t* ord, int m,
-                           const double* cnt, double B) noexcept nogil:
-    """The greatest `similar_node_bound` of a node of rows ord[0 .. m) (class
-    sums cnt) from the nodes of its depth and cap in `ring`, where one is above
-    B + TOL; else -INF.  A node held is passed over without reading its rows
-    where its value is not above the level already reached, or where the rows
-    it must lose by its class sums alone (at least its sum of a class less the
-    node's) already bring it there; else its rows not in the node are summed
-    at their worst cost (`row_worst`) until they do."""
-    cdef DSpace* sp = &e.sp
-    cdef uint32_t* mark = e.memo.mark
-    cdef uint32_t stamp
-    cdef int K = sp.K, q, i, k
-    cdef double level = B + TOL, best = -INF, lose, v
-    cdef const double* s
-    cdef const int32_t* rows
-    cdef int32_t r
-    cdef bint marked = False
-    for q in range(ring.used):
-        v = ring.value[q]
-        if not v > level:
-            continue
-        s = ring.sums + q * K
-        lose = 0.0
-        for k in range(K):
-            if s[k] > cnt[k]:
-                lose += (s[k] - cnt[k]) * sp.maxcost[k]
-        if not v - lose > level:
-            continue
-        if not marked:
-            # the node's rows marked, once it is read against a node held
-            e.memo.stamp += 1
-            if e.memo.stamp == 0:
-                # the stamps wrapped: clear the marks
-                memset(mark, 0, sp.n * sizeof(uint32_t))
-                e.memo.stamp = 1
-            stamp = e.memo.stamp
-            for i in range(m):
-                mark[ord[i]] = stamp
-            marked = True
-        rows = ring.rows[q]
-        lose = 0.0
-        for i in range(ring.m[q]):
-            r = rows[i]
-            if mark[r] != stamp:
-                lose += row_worst(sp, sp.y[r], sp.w[r] if sp.w != NULL else 1.0)
-                if not v - lose > level:
-                    break
-        v = similar_node_bound(v, lose)
-        if v > level:
-            level = v
-            best = v
-    return best
 
 
 cdef double _solve_one_kept(DEngine* e, const int32_t* ord, int m, const double* cnt,
@@ -664,18 +610,6 @@ cdef void _peel_column(DEngine* e, int d, int u, const int32_t* ord, int m,
         _peel_split(e, d, u, ord, m, cnt, B, kc, j, 1, L.lbr[hi], cap, &run, best, lbmin)
         if e.lim.stop != RUNNING:
             return
-
-
-cdef inline void _peel_scan_bounds(DEngine* e, DLevel* L, int s) noexcept nogil:
-    """Start a scan of `_peel_column` at depth two that reads side s of its
-    splits: no column bound yet for that side (each threshold's side holds the
-    rows of the one valued before it in the scan, so its columns' bounds carry,
-    `column_least_bound`; `_peel_pass` reads none under min_leaf, where they
-    do not), the other side not valued (L.pcl)."""
-    cdef int u
-    for u in range(e.sp.p):
-        L.pcl[2 * u + s] = -INF
-        L.pcl[2 * u + 1 - s] = INF
 
 
 cdef inline bint _peel_pruned(DEngine* e, int d, int u, int m, double floor,

@@ -1,8 +1,8 @@
 # A node's columns in the depth-limited engine: gathered orders, depth-one
 # passes, a column's thresholds, positions, the neighbour and interval bounds'
-# helpers, a stopped root's bound, a leaf-beside root's column order, a split's
-# partition (`_depth_columns.pyx`).
-from ._typedefs cimport int32_t, int64_t
+# helpers, a stopped root's bound, a leaf-beside root's column order and a
+# leaf-beside scan's column bounds, a split's partition (`_depth_columns.pyx`).
+from ._typedefs cimport int32_t, int64_t, INF
 from ._rowpass cimport DSpace, leaf_loss, class_sum
 from ._bounds cimport creation_lower_bound, two_leaf_lower_bound
 from ._config cimport RULE_EQUIVALENT
@@ -74,3 +74,15 @@ cdef bint _peel_leaves(DEngine* e, int d, int u, int m, const double* cnt, int* 
 cdef bint _partition(DEngine* e, DLevel* L, const int32_t* ord, int m, int u,
                      int t) noexcept nogil
 cdef bint _complete(DEngine* e, int d, const int32_t* ord) noexcept nogil
+
+
+cdef inline void _peel_scan_bounds(DEngine* e, DLevel* L, int s) noexcept nogil:
+    """Start a scan of `_peel_column` at depth two that reads side s of its
+    splits: no column bound yet for that side (each threshold's side holds the
+    rows of the one valued before it in the scan, so its columns' bounds carry,
+    `column_least_bound`; `_peel_pass` reads none under min_leaf, where they
+    do not), the other side not valued (L.pcl)."""
+    cdef int u
+    for u in range(e.sp.p):
+        L.pcl[2 * u + s] = -INF
+        L.pcl[2 * u + 1 - s] = INF

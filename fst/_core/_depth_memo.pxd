@@ -20,12 +20,13 @@
 # it was reached, so that sequence is the key.  One store an engine (each
 # thread its own), freed with the search.
 from libc.stdlib cimport malloc, calloc, free
-from libc.string cimport memcpy, memcmp
+from libc.string cimport memcpy, memcmp, memset
 
 from libc.stdint cimport uint32_t
 from libc.math cimport INFINITY
 
 from ._typedefs cimport int32_t, int64_t, uint64_t
+from ._bounds cimport similar_node_bound
 
 
 cdef struct MemoEntry:
@@ -323,3 +324,60 @@ cdef inline void memo_ring_put(SimRing* r, const int32_t* rows, int m, double va
     r.next = q + 1 if q + 1 < r.size else 0
     if r.used < r.size:
         r.used += 1
+
+
+cdef inline double memo_similar_bound(DMemo* M, const SimRing* ring, const int32_t* ord,
+                                      int m, const double* cnt, double level,
+                                      const int32_t* y, const double* w,
+                                      const double* maxcost, int K, int n) noexcept nogil:
+    """The greatest `similar_node_bound` above `level` that the nodes held in
+    `ring` give a node of rows ord[0 .. m) and class sums cnt (K classes of
+    largest costs maxcost, rows' classes y and weights w, NULL: each 1; n rows
+    in all); -INFINITY where none is above it.  A node held is passed over
+    without reading its rows where its value is not above the level already
+    reached, or where the rows it must lose by its class sums alone (at least
+    its sum of a class less the node's) already bring it there; else its rows
+    not in the node are summed at their worst cost (`_rowpass.row_worst`: the
+    class's largest cost times the row's weight) until they do."""
+    cdef uint32_t stamp = 0
+    cdef int q, i, k
+    cdef double best = -INFINITY, lose, v
+    cdef const double* s
+    cdef const int32_t* rows
+    cdef int32_t r
+    cdef bint marked = False
+    for q in range(ring.used):
+        v = ring.value[q]
+        if not v > level:
+            continue
+        s = ring.sums + q * K
+        lose = 0.0
+        for k in range(K):
+            if s[k] > cnt[k]:
+                lose += (s[k] - cnt[k]) * maxcost[k]
+        if not v - lose > level:
+            continue
+        if not marked:
+            # the node's rows marked, once it is read against a node held
+            M.stamp += 1
+            if M.stamp == 0:
+                # the stamps wrapped: clear the marks
+                memset(M.mark, 0, n * sizeof(uint32_t))
+                M.stamp = 1
+            stamp = M.stamp
+            for i in range(m):
+                M.mark[ord[i]] = stamp
+            marked = True
+        rows = ring.rows[q]
+        lose = 0.0
+        for i in range(ring.m[q]):
+            r = rows[i]
+            if M.mark[r] != stamp:
+                lose += maxcost[y[r]] * (w[r] if w != NULL else 1.0)
+                if not v - lose > level:
+                    break
+        v = similar_node_bound(v, lose)
+        if v > level:
+            level = v
+            best = v
+    return best
