@@ -43,7 +43,7 @@ cdef struct MemoEntry:
 
 
 # The nodes searched last at each depth left and leaf cap (RULE_SIMILAR,
-# `_depth._similar_bound`): a node is bounded by any node of the same depth and
+# `memo_similar_bound`): a node is bounded by any node of the same depth and
 # cap whose rows are nearly its own (`similar_node_bound`), and the nodes met
 # one after another are the likeliest such: a split's children at the
 # neighbouring thresholds of other columns, the same side below two orders of
@@ -79,7 +79,7 @@ cdef struct DMemo:
                              # (RULE_LARGER_CAP, `memo_larger_cap`)
     SimRing* rings      # SIM_DEPTHS x SIM_CAPS (NULL until the first is used)
     uint32_t* mark      # n: each row's stamp, the node whose rows are marked
-    uint32_t stamp      # (`_depth._similar_bound`)
+    uint32_t stamp      # (`memo_similar_bound`)
     int64_t similar_hits     # nodes answered by `similar_node_bound`
 
 
