@@ -238,7 +238,6 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
     cdef MemoEntry* x = memo_find(e.memo, h, ord, m, d, kc)
     cdef double v
     cdef SimRing* ring
-    cdef const int32_t* held
     if x.hash != 0 and (x.exact or x.value > B + TOL):
         e.memo.hits += 1
         if x.exact:
@@ -266,24 +265,29 @@ cdef double _solve_kept(DEngine* e, int d, const int32_t* ord, int m, const doub
         # the ring cost more than it saved)
         ring = memo_ring(e.memo, d, kc, e.sp.n, e.sp.K)
         if ring != NULL:
-            v = memo_similar_bound(e.memo, ring, ord, m, cnt, B + TOL, e.sp.y, e.sp.w,
-                                   e.sp.maxcost, e.sp.K, e.sp.n)
+            v = memo_similar_bound(e.memo, ring, &e.sp, ord, m, cnt, B + TOL)
             if v > B + TOL:
                 # above the budget by a node searched before: kept as a bound
                 e.memo.similar_hits += 1
                 exact[0] = False
-                held = memo_put(e.memo, h, ord, m, d, kc, False, v, L.best, _heap_size(d),
-                                1, NULL)
-                if held != NULL:
-                    memo_ring_put(ring, held, m, v, cnt, e.sp.K)
+                _keep(e, ring, h, ord, m, d, kc, cnt, False, v)
                 return v
     v = _solve_node(e, d, ord, m, cnt, B, kc, leaf, exact)
     if e.lim.stop == RUNNING:
-        held = memo_put(e.memo, h, ord, m, d, kc, exact[0], v, L.best, _heap_size(d),
-                        L.best_leaves, NULL)
-        if ring != NULL and held != NULL:
-            memo_ring_put(ring, held, m, v, cnt, e.sp.K)
+        _keep(e, ring, h, ord, m, d, kc, cnt, exact[0], v)
     return v
+
+
+cdef inline void _keep(DEngine* e, SimRing* ring, uint64_t h, const int32_t* ord, int m,
+                       int d, int kc, const double* cnt, bint exact, double v) noexcept nogil:
+    """Keep what was proved of a node of `_solve_kept` in the store (exact: its
+    value and its tree in e.lv[d].best; else a bound), and the node in its ring
+    (NULL: none) with the store's copy of its rows."""
+    cdef DLevel* L = &e.lv[d]
+    cdef const int32_t* held = memo_put(e.memo, h, ord, m, d, kc, exact, v, L.best,
+                                        _heap_size(d), L.best_leaves, NULL)
+    if ring != NULL and held != NULL:
+        memo_ring_put(ring, held, m, v, cnt, e.sp.K)
 
 
 cdef double _solve_one_kept(DEngine* e, const int32_t* ord, int m, const double* cnt,

@@ -27,6 +27,7 @@ from libc.math cimport INFINITY
 
 from ._typedefs cimport int32_t, int64_t, uint64_t
 from ._bounds cimport similar_node_bound
+from ._rowpass cimport DSpace, row_worst
 
 
 cdef struct MemoEntry:
@@ -326,19 +327,17 @@ cdef inline void memo_ring_put(SimRing* r, const int32_t* rows, int m, double va
         r.used += 1
 
 
-cdef inline double memo_similar_bound(DMemo* M, const SimRing* ring, const int32_t* ord,
-                                      int m, const double* cnt, double level,
-                                      const int32_t* y, const double* w,
-                                      const double* maxcost, int K, int n) noexcept nogil:
+cdef inline double memo_similar_bound(DMemo* M, const SimRing* ring, const DSpace* sp,
+                                      const int32_t* ord, int m, const double* cnt,
+                                      double level) noexcept nogil:
     """The greatest `similar_node_bound` above `level` that the nodes held in
-    `ring` give a node of rows ord[0 .. m) and class sums cnt (K classes of
-    largest costs maxcost, rows' classes y and weights w, NULL: each 1; n rows
-    in all); -INFINITY where none is above it.  A node held is passed over
+    `ring` give a node of rows ord[0 .. m) and class sums cnt (the rows and
+    costs of sp); -INFINITY where none is above it.  A node held is passed over
     without reading its rows where its value is not above the level already
     reached, or where the rows it must lose by its class sums alone (at least
     its sum of a class less the node's) already bring it there; else its rows
-    not in the node are summed at their worst cost (`_rowpass.row_worst`: the
-    class's largest cost times the row's weight) until they do."""
+    not in the node are summed at their worst cost (`row_worst`) until they
+    do."""
     cdef uint32_t stamp = 0
     cdef int q, i, k
     cdef double best = -INFINITY, lose, v
@@ -350,11 +349,11 @@ cdef inline double memo_similar_bound(DMemo* M, const SimRing* ring, const int32
         v = ring.value[q]
         if not v > level:
             continue
-        s = ring.sums + q * K
+        s = ring.sums + q * sp.K
         lose = 0.0
-        for k in range(K):
+        for k in range(sp.K):
             if s[k] > cnt[k]:
-                lose += (s[k] - cnt[k]) * maxcost[k]
+                lose += (s[k] - cnt[k]) * sp.maxcost[k]
         if not v - lose > level:
             continue
         if not marked:
@@ -362,7 +361,7 @@ cdef inline double memo_similar_bound(DMemo* M, const SimRing* ring, const int32
             M.stamp += 1
             if M.stamp == 0:
                 # the stamps wrapped: clear the marks
-                memset(M.mark, 0, n * sizeof(uint32_t))
+                memset(M.mark, 0, sp.n * sizeof(uint32_t))
                 M.stamp = 1
             stamp = M.stamp
             for i in range(m):
@@ -373,7 +372,7 @@ cdef inline double memo_similar_bound(DMemo* M, const SimRing* ring, const int32
         for i in range(ring.m[q]):
             r = rows[i]
             if M.mark[r] != stamp:
-                lose += maxcost[y[r]] * (w[r] if w != NULL else 1.0)
+                lose += row_worst(sp, sp.y[r], sp.w[r] if sp.w != NULL else 1.0)
                 if not v - lose > level:
                     break
         v = similar_node_bound(v, lose)
