@@ -23,10 +23,10 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-MODULES = ["_limits", "_config", "_columns", "_problem", "_memo", "_context", "_nodes", "_pair_counts",
+MODULES = ["_limits", "_config", "_columns", "_problem", "_memo", "_context", "_squares_nodes", "_nodes", "_pair_counts",
            "_pair_values", "_pair_stage", "_segment", "_search", "_schedule",
            "_solver", "_writer", "_testing", "_cart", "_hull", "_mdp", "_depth",
-           "_depth_columns", "_capped", "_squares", "_depth_search", "_squares_search"]
+           "_depth_columns", "_capped", "_squares", "_depth_search"]
 
 
 def _openmp_flags(compiler_type):

@@ -15,8 +15,8 @@ from ._core._depth_search import (MAX_ENGINE_DEPTH, MEMO_BYTES, DepthSearch, Eng
                                   deeper_trees_lower_bound, leaf_budget_leaves)
 from ._core._limits import STATUS_NAMES, clock
 from ._core._columns import PreparationStopped, row_groups
-from ._core._problem import _column_space, rank_space
-from ._core._squares_search import SquaresSearch
+from ._core._problem import _column_space, rank_space, squares_problem
+from ._core._solver import Search
 from ._utils import floor_below, group_loss_floor
 
 __all__ = ["EngineSearch", "EngineSpace", "MemoShare", "SquaresGeneralSearch", "engine_space",
@@ -638,9 +638,10 @@ def walk_tree(space, split_at):
 
 
 class SquaresGeneralSearch:
-    """The general search under squared error (`_squares_search.SquaresSearch`:
-    every tree shape, row sets in a store) on an `engine_space` with the
-    regressor's targets, read through the interface `LeafBudgetSearch` reads.
+    """The general search (`_solver.Search`, every tree shape, row sets in a
+    store) under squared error, on an `engine_space` with the regressor's
+    targets (`_problem.squares_problem`: the same splits, numbered alike),
+    read through the interface `LeafBudgetSearch` reads.
 
     Seeded with the engine's best tree (`stage`, when it has one): the root
     then searches only for better trees, and a bound reaching the seed's value
@@ -652,8 +653,10 @@ class SquaresGeneralSearch:
         if (stage is not None and stage.stats_ready
                 and np.isfinite(stage.upper_bound)):
             self._stage = stage
-        self._s = SquaresSearch(space.row_rank, space.col_order, space.col_start,
-                                space.target, space.row_weight, _row_groups(space), config)
+        problem = squares_problem(space.row_rank, space.col_order, space.split_col,
+                                  space.col_start, space.target, space.row_weight,
+                                  _row_groups(space))
+        self._s = Search(problem, config)
         self._work_limit = int(config["work_limit"] or 0)
         if self._stage is not None:
             self._s.seed(self._stage.upper_bound)
@@ -667,7 +670,7 @@ class SquaresGeneralSearch:
         self._s.set_reporter(report, seconds)
 
     def set_work_limit(self, work):
-        """Stop (as at the time limit) past `work` (the cells its passes read),
+        """Stop (as at the time limit) past `work` (the search's word-work),
         never past the configuration's own work limit."""
         if self._work_limit:
             work = min(int(work), self._work_limit)
@@ -680,9 +683,9 @@ class SquaresGeneralSearch:
         return self._s.run()
 
     def _returns_seed(self):
-        """Whether the tree returned is the seed's (the engine's): the root found
-        none better."""
-        return (self._stage is not None and not self._s.root_solved
+        """Whether the tree returned is the seed's (the engine's): the search
+        found none better."""
+        return (self._stage is not None
                 and not self._s.upper_bound < self._stage.upper_bound - TOL)
 
     @property
@@ -702,16 +705,14 @@ class SquaresGeneralSearch:
     def extract(self):
         if self._returns_seed():
             return self._stage.extract()
-        return walk_tree(self.space, lambda pos, rows: self._s.split_of(rows))
+        splits, _, _, _, rows = self._s.extract()
+        at = {r.tobytes(): int(s) for s, r in zip(splits, rows)}
+        return walk_tree(self.space, lambda pos, rows: at.get(
+            np.asarray(rows, dtype=np.intp).tobytes(), -1))
 
     def stats(self):
-        st = self._s.stats()
-        st["engine"] = "general"
-        st["nodes_created"] = st["nodes"]
-        st["threads"] = 1
-        st["expansions_per_thread"] = [st["expansions"]]
-        st["nodes_per_thread"] = [st["nodes"]]
-        return st
+        return self._s.stats()
 
     def check_keys(self):
-        return None
+        return self._s.check_keys()
+

@@ -37,13 +37,13 @@ CONTINUOUS_MIN_THRESHOLDS = 8
 GENERAL_BITS_PER_CELL = 256
 
 # The regressor's general search (`SquaresGeneralSearch`) runs on binary or
-# binned columns where its store's keys (a bit a row) and its levels' rows (a
-# row a column) stay small: at most this many rows and thresholds
+# binned columns where its store's keys (a bit a row) and its row bitsets (a
+# bit a row a threshold) stay small: at most this many rows and thresholds
 # (`squares_general_pays`) ...
 SQUARES_MAX_ROWS = 1 << 16
 SQUARES_MAX_SPLITS = 1 << 16
-# ... and rows times columns (a level of its recursion holds the rows sorted on
-# every column: 16 MB at this many)
+# ... and rows times columns (with fewer than CONTINUOUS_MIN_THRESHOLDS a
+# column, the bitsets take under a byte a cell: 4 MB at this many)
 SQUARES_MAX_CELLS = 1 << 22
 
 

@@ -686,10 +686,15 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
 
 # ------------------------------------------- the general search (no max_depth)
 
-# The rules the general search under squared error applies: "support" drops
-# a split with a side whose rows' worst added error is below lam, "leaf_budget"
-# closes a node whose two-leaf trees reach three leaves' price.
-GENERAL_RULES = ("support", "equivalent", "exchange", "transfer", "leaf_budget")
+# The rules the general search applies under squared error (`SQUARES_RULES`):
+# "support" drops a split with a side whose rows' worst added error is below
+# lam and settles a node of less than 2 lam of them, "worth" sets aside a split
+# with a side proved above its worst, "superset" bounds a node by its
+# children, "exchange" and "transfer" compare a column's thresholds,
+# "equivalent" is the floor of groups of identical rows, "leaf_budget" closes
+# a node whose two-leaf trees reach three leaves' price.
+GENERAL_RULES = ("support", "equivalent", "exchange", "transfer", "leaf_budget",
+                 "superset", "worth")
 
 # Its three ways into a fit without max_depth: a first run before the engine
 # (the classifier's, a test hook here: the general search unseeded); the engine
@@ -722,7 +727,7 @@ def test_the_general_search_problems_are_not_vacuous():
     assert sum(r.n_leaves_ >= 3 for r in regs) >= 4
 
 
-@pytest.mark.parametrize("combo", [c if c % 8 == 5 else pytest.param(c, marks=pytest.mark.slow)
+@pytest.mark.parametrize("combo", [c if c % 16 == 5 else pytest.param(c, marks=pytest.mark.slow)
                                    for c in range(1 << (len(GENERAL_RULES) + 1))])
 def test_the_general_search_in_every_rule_combination(combo):
     """Each of its rules off or on, seeded by the engine or by itself: the brute
@@ -789,7 +794,79 @@ def test_a_stopped_general_search_keeps_a_valid_bound(route):
             assert reg.gap_ == pytest.approx(reg.objective_ - reg.lower_bound_)
 
 
-def test_the_general_search_runs_where_its_levels_and_keys_stay_small():
+@pytest.mark.parametrize("seed", _UNCAPPED[:6])
+def test_the_general_search_returns_the_same_tree_on_threads(seed):
+    """One, two and three threads (each a share of the root's splits, their
+    stores apart): the brute force's optimum and the same tree."""
+    trees = []
+    for n_jobs in (1, 2, 3):
+        reg = _check(seed, GENERAL_ROUTES["seeded"], n_jobs=n_jobs)
+        t = reg.estimator_.tree_
+        trees.append((t.feature.tolist(), t.threshold.tolist(), t.value.ravel().tolist()))
+    assert trees[0] == trees[1] == trees[2]
+
+
+def test_the_general_search_s_nodes_hold_their_rows_losses_and_floors():
+    """The store's record of a node under squared error: its leaf is its rows'
+    weighted squared error (scaled) plus lam, its floor at most its groups'
+    errors and within rounding of them, its potential its rows' worst added
+    errors (over its own target range or its parent's, which holds it), as the
+    root and the children of every root split show."""
+    from fst._core._problem import squares_problem
+    from fst._core._solver import Search
+    from fst._core._config import make_config
+    from fst._engine import engine_space, _row_groups
+    from fst._core._columns import row_groups
+    rng = np.random.default_rng(5)
+    n = 90
+    X = rng.integers(0, 3, size=(n, 3)).astype(np.float32)
+    z = rng.normal(size=n) + X[:, 0]
+    w = rng.uniform(0.5, 2.0, size=n)
+    space = engine_space(X, np.zeros(n, dtype=np.int32), 1, np.zeros((1, 1)))
+    scale = np.sum(w * (z - np.average(z, weights=w)) ** 2)
+    target = z / np.sqrt(scale)
+    lam = 0.01
+    problem = squares_problem(space.row_rank, space.col_order, space.split_col,
+                              space.col_start, target, w, _row_groups(space))
+    search = Search(problem, make_config({}, regularization=lam, max_depth=None))
+    search.set_work_limit(1)      # the root and its splits' children only
+    search.run()
+    group = row_groups(space.row_rank, space.n_ranks)
+
+    def words(rows):
+        bits = np.zeros(((n + 63) // 64) * 64, dtype=bool)
+        bits[rows] = True
+        return np.packbits(bits, bitorder="little").view("<u8").copy()
+
+    def worst(rows, over):
+        t, lo, hi = target[rows], target[over].min(), target[over].max()
+        return np.sum(w[rows] * np.maximum(t - lo, hi - t) ** 2)
+
+    def check(rows):
+        rec = search._lookup(words(rows))
+        if rec is None:
+            return 0
+        # a child's potential is read over its parent's (the root's) range
+        assert worst(rows, rows) - 1e-9 <= rec["pot"] <= worst(rows, np.arange(n)) + 1e-9
+        t, ww, g = target[rows], w[rows], group[rows]
+        mean = np.average(t, weights=ww)
+        assert rec["leaf"] == pytest.approx(np.sum(ww * (t - mean) ** 2) + lam, abs=1e-12)
+        floor = sum(np.sum(ww[g == k] * (t[g == k] - np.average(t[g == k], weights=ww[g == k])) ** 2)
+                    for k in np.unique(g))
+        assert floor - 1e-6 <= rec["floor"] <= floor + 1e-12
+        assert rec["count"] == len(rows)
+        return 1
+
+    assert check(np.arange(n)) == 1
+    seen = 0
+    for s in range(space.n_splits):
+        col = space.split_col[s]
+        left = space.row_rank[col] <= s - space.col_start[col]
+        seen += check(np.flatnonzero(left)) + check(np.flatnonzero(~left))
+    assert seen >= 2
+
+
+def test_the_general_search_runs_where_its_keys_and_bitsets_stay_small():
     """Binary or binned columns only, and bounded rows, thresholds and cells."""
     from fst._spaces import (SQUARES_MAX_CELLS, SQUARES_MAX_ROWS, SQUARES_MAX_SPLITS,
                              squares_general_pays)

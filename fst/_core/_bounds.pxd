@@ -150,7 +150,11 @@ cdef inline bint support_settles_leaf(double pot, double lam) noexcept nogil:
     """Leaf support (RULE_SUPPORT): in an optimal tree every leaf has potential >=
     lam (deleting a leaf of less and routing its rows to its sibling saves lam
     and adds at most its potential of loss), so a set of potential below 2 lam
-    holds no split of an optimal tree: the leaf is optimal."""
+    holds no split of an optimal tree: the leaf is optimal.  Under squared
+    error (pot at least X's rows' worst added errors over X's range): the two
+    sides of any split of X have worsts summing to below 2 lam, so one has
+    less than lam and the split is never a minimiser
+    (`squares_side_dominated`): the leaf is optimal."""
     return pot < 2.0 * lam
 
 
@@ -995,31 +999,26 @@ cdef inline double squares_row_worst(double z, double w, double zlo,
 
 # ---------------------------------- the general search under squared error
 #
-# `_squares_search` searches every tree shape of the regressor over row sets.
-# Its children's bounds along a column are `subset_child_bound` (RULE_EXCHANGE,
-# each row's worst added error `squares_row_worst` over the node's target range)
-# and `superset_child_bound` (RULE_TRANSFER, without min_leaf); a new node's
-# bound is `two_leaf_lower_bound`, or `creation_lower_bound` above the
-# equivalent-points floor (RULE_EQUIVALENT, which `floor_settles_leaf` settles).
-
-
-cdef inline double squares_node_bound(double incumbent, double splits_low) noexcept nogil:
-    """R(X) = min(leaf, min over the splits s of R(L_s) + R(R_s)), and the
-    incumbent ub(X) >= R(X) is the leaf or a split's tree: so R(X) >=
-    min(ub(X), min over the splits of lb(L_s) + lb(R_s)) = min(ub, splits_low),
-    each split's bound the sum of its children's (a split never searched keeps
-    its children's creation bounds)."""
-    return incumbent if incumbent < splits_low else splits_low
+# The general search (`_search`) runs squared error with the rules above, a
+# node's potential the sum of its rows' worst added errors over its target
+# range (`squares_row_worst`; `_squares_nodes`).  Each argument above that
+# reads a potential or a worst cost holds with it: a tree of X's rows has leaf
+# means in X's range, so a row sent to any of its leaves adds at most its worst
+# (leaf support with `squares_side_dominated`, side worth, column transfer),
+# and R is monotone under inclusion (restricted to a subset, each leaf's mean
+# refits, losing no more; empty leaves are pruned): threshold exchange and the
+# superset bound.  Its own rule is `two_leaf_closure_bound`.
 
 
 cdef inline double two_leaf_closure_bound(double leaf, double best2, double floor,
                                           double lam) noexcept nogil:
     """Leaf budget at a node of the general search under squared error
-    (RULE_LEAF_BUDGET): its pass values every tree of at most two leaves (the
-    leaf, and best2 = the least over its splits of both children's leaf losses
-    plus 2 lam), and a tree of three leaves or more loses at least the floor and
-    pays 3 lam.  So R(X) >= min(leaf, best2, floor + 3 lam): where the first two
-    reach it, the best of them is the optimum, found by one pass."""
+    (RULE_LEAF_BUDGET): its splits value every tree of at most two leaves (the
+    leaf, and best2 = the least over its valid splits of both children's leaf
+    losses plus 2 lam; a split left out is never a minimiser), and a tree of
+    three leaves or more loses at least the floor and pays 3 lam.  So R(X) >=
+    min(leaf, best2, floor + 3 lam): where the first two reach it, the best of
+    them is the optimum, found by one pass."""
     cdef double v = leaf if leaf < best2 else best2
     cdef double more = floor + 3.0 * lam
     return v if v < more else more

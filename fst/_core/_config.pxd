@@ -26,6 +26,10 @@ cdef enum:
     RULE_SIMILAR = 16384     # engine: under a leaf cap, a node bounded by a node of the
                              # same depth and cap searched before (`similar_node_bound`)
     RULE_ALL = 32767
+    # the general search's rules under squared error (`_squares_nodes`): those
+    # of potentials and floors, not those of class counts
+    SQUARES_RULES = (RULE_EQUIVALENT | RULE_SUPPORT | RULE_SUPERSET | RULE_EXCHANGE
+                     | RULE_TRANSFER | RULE_WORTH | RULE_LEAF_BUDGET)
 
 # Strategies: each changes the order of the work, how it is done or which
 # incumbents are found, never what a bound may claim.

@@ -118,12 +118,22 @@ cdef struct Ctx:
     int64_t* icnt            # K: integer class counts of `scan_counts`
     uint64_t* hkey           # 2 nw: bs_hash_key of each half-word index
     word_t* tmp              # nw: a row set
+    # scratch of squared error's node stage (`_squares_nodes`; NULL for classes)
+    int32_t* sq_rows         # n: a node's rows, increasing
+    double* sq_vals          # SQ_FIELDS x n: what each of them adds to a side's sums
+    uint64_t* sq_hrow        # n: what each adds to a side's linear hash
+    double* sq_gsum          # 3 n_groups: a group's sums, zero between uses
+    double* sq_sums          # SQ_FIELDS a rank of one column, or a column on binary
+                             # columns: the sums of a node's rows there
+    uint64_t* sq_hash        # likewise: their linear hash
     # the search and its schedule
     int64_t work             # word-work of the scans and pair stages, plus a fixed
                              # charge per expansion (a machine-free clock)
     int64_t work_stop        # > 0: end the running pass (first pass or rung) past this
     int order_ub             # sort candidates by incumbent, not bound (ladder rungs)
     int contract_broken      # a complete pass left the root unsolved at or below its budget
+    double seed              # a tree of this value exists outside the store (another
+                             # search's; INF: none): the root searches below it only
     void* frames             # the frame stack: Frame* (_search.pxd, `solve`)
     int n_frames             # frames open
     int cap_frames           # frames allocated

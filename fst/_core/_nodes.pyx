@@ -29,6 +29,7 @@ from ._bounds cimport (leaf_loss, potential, worst_loss, leaf_support, split_sup
                        support_unit, creation_bounds, merge_bound, settle,
                        lower_to_incumbent)
 from ._simd cimport fst_and_count, fst_scan2
+from ._squares_nodes cimport squares_fill, squares_valid
 
 cdef void class_counts(Ctx* c, const word_t* X, int64_t total, double* out) noexcept nogil:
     """Class counts of X: K - 1 AND-popcounts, the last class by difference."""
@@ -101,9 +102,14 @@ cdef node_t node_get(Ctx* c, const word_t* X, int depth, node_t parent, int32_t 
 
 
 cdef void node_fill(Ctx* c, Node* nd, const word_t* X, int depth) noexcept nogil:
-    """The creation record of (X, depth) from its rows."""
+    """The creation record of (X, depth) from its rows (under squared error,
+    `_squares_nodes.squares_fill`)."""
     cdef double* cnt = c.cnt_scratch
-    cdef int64_t total = bs_count(X, c.sp.nw)
+    cdef int64_t total
+    if c.sp.target != NULL:
+        squares_fill(c, nd, X, depth)
+        return
+    total = bs_count(X, c.sp.nw)
     class_counts(c, X, total, cnt)
     node_fill_counts(c, nd, cnt, total, equivalent_excess(c, X), depth)
 
@@ -361,7 +367,8 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     .pair_leaf (the two-leaf value leaf(L) + leaf(R)) and the children's creation
     records .tl, .tr (depth `child_depth`).  Returns how many, or -1 when the
     search is stopped, before or during the scan (`scan_stopped`): the valid splits are then incomplete, so the caller must leave
-    the node as it was (no leaf settled, no bound raised)."""
+    the node as it was (no leaf settled, no bound raised).  Under squared error
+    the same from the rows' sums (`_squares_nodes.squares_valid`; cnt unused)."""
     cdef int nw = c.sp.nw
     cdef int K = c.sp.K
     cdef int i, k, col, prev_col = -1, nvalid = 0
@@ -372,16 +379,21 @@ cdef int gather_valid(Ctx* c, const word_t* X, int64_t total, const double* cnt,
     cdef double* cntR = c.cnt_scratch + 2 * K
     cdef double wL, wR, lossL, lossR
     cdef double sup_lam = support_unit(c.cfg.lam)   # see `split_supported`
-    cdef uint64_t hX = bs_hash_linear(X, nw)
-    cdef int64_t eX = marked_rows(c, X)
+    cdef uint64_t hX
+    cdef int64_t eX
     cdef uint64_t hl
     cdef double exl, exr
     cdef double next_signal = fst_now() + 0.1
     # the poll's period in candidates: every one when a candidate's leaf losses
     # alone take thousands of operations (many classes), else every 64th
     cdef int poll_mask = 0 if <int64_t> K * c.sp.n_pcols > 4096 else 63
+    if c.sp.target != NULL:
+        return squares_valid(c, X, total, child_depth, cand, ncand, valid, cands,
+                             one_column)
     if c.lim.stop != RUNNING and c.lim.stop != STOP_SWITCH:
         return -1           # already stopped: no scan
+    hX = bs_hash_linear(X, nw)
+    eX = marked_rows(c, X)
     one_column[0] = True
     for i in range(ncand):
         if (i & poll_mask) == poll_mask and scan_stopped(c, &next_signal):

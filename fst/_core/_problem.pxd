@@ -34,6 +34,19 @@ cdef struct Space:
     const double* row_excess # n: the excess of the representative's group, else 0
     const word_t* eq_mask    # nw or NULL: e(g) marked rows per group (whole-unit excess)
     double eq_unit           # cost of one marked row
+    # squared error (the regressor's loss; target NULL: classification, and the
+    # class fields above are one class of zero cost); `_squares_nodes` reads these
+    const double* target     # n: each row's scaled target (a leaf's loss is its rows'
+                             # weighted squared error about their weighted mean)
+    const double* row_weight # n, or NULL: each row weighs 1
+    const int32_t* group     # n: the row's group of rows with identical features
+    const uint8_t* shared    # n: 1 when the row's group holds other rows
+    int n_groups
+    bint any_shared          # some group holds two rows or more
+    int most_splits          # the most splits a column has
+    bint binary              # every column one split at most: ...
+    const int32_t* lstart    # ... n + 1: each row's entries in lcols
+    const int32_t* lcols     # ... the columns whose split sends the row left
 
 cdef int space_init(Space* sp, object problem, object pcols, bint class_prefix) except -1
 cdef void fill_split(Space* sp, int32_t s) noexcept nogil

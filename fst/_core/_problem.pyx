@@ -451,7 +451,99 @@ cdef int space_init(Space* sp, object pr, object pcols, bint class_prefix) excep
     if pr.eq_mask.shape[0] == sp.nw:
         eq_mask = pr.eq_mask
         sp.eq_mask = &eq_mask[0]
+    if getattr(pr, "target", None) is not None:
+        _squares_init(sp, pr)
     return 0
+
+
+cdef int _squares_init(Space* sp, object pr) except -1:
+    """The squared-error fields of `sp` from a Problem of `squares_problem`."""
+    cdef const double[::1] target = pr.target
+    cdef const double[::1] weight
+    cdef const int32_t[::1] group = pr.group
+    cdef const uint8_t[::1] shared = pr.shared
+    cdef const int32_t[::1] lstart = pr.lstart
+    cdef const int32_t[::1] lcols = pr.lcols
+    sp.target = &target[0]
+    sp.row_weight = NULL
+    if pr.row_weight is not None:
+        weight = pr.row_weight
+        sp.row_weight = &weight[0]
+    sp.group = &group[0]
+    sp.shared = &shared[0]
+    sp.n_groups = pr.n_groups
+    sp.any_shared = pr.any_shared
+    sp.most_splits = pr.most_splits
+    sp.binary = pr.binary
+    sp.lstart = &lstart[0]
+    sp.lcols = &lcols[0]
+    return 0
+
+
+def squares_problem(row_rank, col_order, split_col, col_start, target, row_weight, group):
+    """The Problem of the general search under squared error on an engine
+    space's arrays (rows in their order there): its splits numbered as
+    `build_problem` numbers them, their row bitsets left to the search to fill
+    on first use, one class of zero cost (the class fields unused), and the
+    target, weights and groups of identical rows that `_squares_nodes` reads.
+    On binary columns (a split a column at most) each row's columns whose split
+    sends it left, row by row (`lstart`, `lcols`)."""
+    pr = Problem()
+    R = np.ascontiguousarray(row_rank, dtype=np.int32)
+    S = np.ascontiguousarray(col_start, dtype=np.int32)
+    p, n = R.shape
+    if n < 1 or p < 1:
+        raise ValueError("the general search needs rows and columns")
+    z = np.ascontiguousarray(target, dtype=np.float64)
+    if z.shape[0] != n or not np.all(np.isfinite(z)):
+        raise ValueError("the targets must be finite, one a row")
+    if row_weight is not None:
+        row_weight = np.ascontiguousarray(row_weight, dtype=np.float64)
+        if (row_weight.shape[0] != n or not np.all(np.isfinite(row_weight))
+                or np.any(row_weight <= 0)):
+            raise ValueError("the weights must be finite and > 0, one a row")
+    nw = (n + 63) // 64
+    pr.n_rows = n
+    pr.n_words = nw
+    pr.n_classes = 1
+    pr.n_features = p
+    pr.n_splits = int(S[p])
+    pr.row_rank = R
+    pr.col_order = np.ascontiguousarray(col_order, dtype=np.int32)
+    pr.split_col = np.ascontiguousarray(split_col, dtype=np.int32)
+    pr.col_start = S
+    pr.split_bits = np.zeros((pr.n_splits, nw), dtype=np.uint64)
+    pr.col_filled = np.zeros(p, dtype=np.uint8)
+    pr.split_filled = np.zeros(pr.n_splits, dtype=np.uint8)
+    pr.y = np.zeros(n, dtype=np.int32)
+    pr.class_bits = _pack_rows(np.ones((1, n), dtype=bool), nw)
+    pr.cost = np.zeros((1, 1))
+    pr.potc = np.zeros(1)
+    pr.maxcost = np.zeros(1)
+    pr.mincost = np.zeros(1)
+    pr.rep_rows = np.zeros(nw, dtype=np.uint64)
+    pr.row_excess = np.zeros(n)
+    pr.eq_unit = 0.0
+    pr.eq_mask = np.zeros(0, dtype=np.uint64)
+    pr.target = z
+    pr.row_weight = row_weight
+    pr.group = np.ascontiguousarray(group, dtype=np.int32)
+    pr.n_groups = int(pr.group.max()) + 1
+    sizes = np.bincount(pr.group, minlength=pr.n_groups)
+    pr.shared = np.ascontiguousarray((sizes[pr.group] > 1).astype(np.uint8))
+    pr.any_shared = bool(pr.shared.any())
+    per_col = np.diff(S)
+    pr.most_splits = int(per_col.max())
+    pr.binary = bool(pr.most_splits <= 1)
+    pr.lstart = np.zeros(n + 1, dtype=np.int32)
+    pr.lcols = np.zeros(1, dtype=np.int32)
+    if pr.binary:
+        left = (R == 0) & (per_col == 1)[:, None]
+        pr.lstart[1:] = np.cumsum(left.sum(axis=0))
+        lcols = np.nonzero(left.T)[1].astype(np.int32)
+        if lcols.shape[0]:
+            pr.lcols = np.ascontiguousarray(lcols)
+    return pr
 
 
 @cython.boundscheck(False)

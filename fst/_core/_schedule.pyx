@@ -273,13 +273,18 @@ cdef void _passes(Ctx* c, node_t root, const word_t* full,
     cdef int64_t chunk = 0       # work of the ladder's last turn
     cdef int64_t ladder_bytes = (c.cfg.ladder_bytes if c.cfg.ladder_bytes >= 0
                                  else c.lim.memory_limit // 2)
-    if c.cfg.switch_work > 0:
+    if c.cfg.switch_work > 0 or c.seed < INF:
+        # the first pass at the incumbent, or the seed's value when less
         B = c.memo.nodes[root].ub
+        if c.seed < B:
+            B = c.seed
+    if c.cfg.switch_work > 0:
         c.work_stop = c.cfg.switch_work
         if c.cfg.ladder_max >= 2 and c.cfg.max_depth < 0:
             ladder_next = 2
             chunk = c.cfg.rung_work // 2
-    while not c.lim.stop and not c.memo.nodes[root].solved and not _share_done(c, root):
+    while (not c.lim.stop and not c.memo.nodes[root].solved and not _share_done(c, root)
+           and not _seed_done(c, root)):
         c.st.passes += 1
         c.si_seen = INF
         solve(c, root, all_splits, c.sp.n_splits, B)
@@ -331,6 +336,12 @@ cdef void _passes(Ctx* c, node_t root, const word_t* full,
         B = _next_budget(c, nd, B)
 
 
+cdef inline bint _seed_done(Ctx* c, node_t root) noexcept nogil:
+    """The root is proved no better than the seed's tree (within TOL): that
+    tree, which exists outside the store, is optimal."""
+    return c.memo.nodes[root].lb >= c.seed - TOL
+
+
 cdef inline bint _share_done(Ctx* c, node_t root) noexcept nogil:
     """A thread's share of a parallel root is done once its bound is within
     SHARE_SLACK (three TOL) of the shared incumbent or above it
@@ -347,11 +358,13 @@ cdef double _next_budget(Ctx* c, const Node* nd, double B) noexcept nogil:
     bound plus a share of the remaining gap (`deepening`), or, once the gap is
     within `ladder_gap` leaves' worth of lambda (the incumbent is likely
     optimal and only the bound is left), `deepening_close` of it: by default the
-    incumbent, so no work goes to proving bounds that are then superseded."""
+    incumbent, so no work goes to proving bounds that are then superseded.  A
+    seed below the incumbent stands for it (its tree exists)."""
+    cdef double ub = nd.ub if nd.ub < c.seed else c.seed
     if nd.lb > B + TOL:
         B = nd.lb
     else:
         B = B + 10 * TOL
     if _gap_is_small(c, nd):
-        return B + c.cfg.deepening_close * (nd.ub - B)
-    return B + c.cfg.deepening * (nd.ub - B)
+        return B + c.cfg.deepening_close * (ub - B)
+    return B + c.cfg.deepening * (ub - B)

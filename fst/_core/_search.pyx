@@ -26,7 +26,7 @@ from ._typedefs cimport word_t, node_t, int32_t, int64_t, TOL, INF
 from ._memo cimport Node, memo_key
 from ._limits cimport STOP_MEMORY
 from ._config cimport (RULE_SEGMENT, RULE_TRANSFER, RULE_EXCHANGE, RULE_PAIRS,
-                       RULE_PEEL3)
+                       RULE_PEEL3, RULE_LEAF_BUDGET)
 from ._context cimport (Ctx, Cand, Key, cand_node, check_limits, check_memory_now, owns,
                         restricted, fst_shared_incumbent, fst_shared_lower)
 from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
@@ -35,7 +35,7 @@ from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
                        superset_bound, lookahead_first, lookahead_second,
                        raise_split_bound, children_bound, split_value,
                        owned_splits_lower_bound, shared_cap, shared_bound,
-                       share_settles, adopt_shared_tree)
+                       share_settles, adopt_shared_tree, two_leaf_closure_bound)
 from ._table cimport fst_table_get, fst_table_put
 from ._nodes cimport (class_counts, find_child, store_children, gather_valid,
                       prefetch_slots, prefetch_match)
@@ -288,12 +288,14 @@ cdef bint _bound_node(Ctx* c, Frame* f) noexcept nogil:
     cdef Cand* cands = f.cands
     cdef Node* L
     cdef Node* R
-    cdef double sup = 0.0, v
+    cdef double sup = 0.0, v, best2 = INF
     cdef double cap_unit = capacity_unit(c.cfg.rules, c.cfg.lam)
     cdef int i
     for i in range(f.nvalid):
         L = cand_node(c, &cands[i], 0)
         R = cand_node(c, &cands[i], 1)
+        if cands[i].pair_leaf < best2:
+            best2 = cands[i].pair_leaf
         if c.cfg.rules & RULE_PAIRS:
             # Shape relaxation (and the exact two-level value): a bound on every
             # tree rooted at this split.
@@ -323,6 +325,11 @@ cdef bint _bound_node(Ctx* c, Frame* f) noexcept nogil:
     if c.cfg.rules & RULE_EXCHANGE:
         threshold_exchange(c, cands, f.nvalid)
     raise_bound(nd, superset_bound(_splits_bound(c, f), sup, nd.depth, c.cfg.rules))
+    if (c.cfg.rules & RULE_LEAF_BUDGET) and nd.depth < 0 and not f.restricted:
+        # every tree of one or two leaves was valued (the leaf, the best of the
+        # splits' two leaves, which is the incumbent or worse than it)
+        raise_bound(nd, two_leaf_closure_bound(nd.leaf, best2, nd.floor, c.cfg.lam))
+        lower_to_incumbent(nd)
     if settle(nd):
         return False
     return not (nd.lb > f.B + TOL)   # else proved above the budget

@@ -34,11 +34,12 @@ from ._problem cimport space_init, split_row, fill_column
 from ._problem import distinct_columns
 from ._limits cimport (RUNNING, STOP_INTERRUPT, fst_now, fst_process_rss, limits_start,
                        limits_gather)
-from ._config cimport STRATEGY_CLASS_PREFIX, config_from_dict
+from ._config cimport STRATEGY_CLASS_PREFIX, RULE_LEAF_BUDGET, SQUARES_RULES, config_from_dict
 from ._ties cimport tie_key
 from ._context cimport (Ctx, Stats, fst_shared_t, fst_shared_set_stop,
                         fst_shared_incumbent, fst_load_double)
 from ._schedule cimport schedule_run
+from ._squares_nodes cimport squares_scratch, squares_scratch_free
 from ._search cimport canonical_ties
 from ._table cimport fst_table_t, FST_SLOT_BYTES
 
@@ -78,6 +79,7 @@ cnp.import_array()
 cdef void _ctx_free(Ctx* c) noexcept:
     """Free what one thread's context owns (the split space is the Problem's)."""
     memo_free(&c.memo)
+    squares_scratch_free(c)
     free(c.tmp)
     free(c.cnt_scratch)
     free(c.icnt)
@@ -196,6 +198,21 @@ cdef class Search:
         self._pcols = distinct_columns(problem.cost)
         space_init(&c.sp, problem, self._pcols,
                    (c.cfg.strategy & STRATEGY_CLASS_PREFIX) != 0)
+        c.seed = INF
+        if c.sp.target != NULL:
+            # squared error: the rules of class counts (the pair stage and its
+            # shape bounds, the three-leaf peel, the single column's
+            # segmentation) do not apply, nor the depth ladder (the engine
+            # seeds this search with its trees by depth); the two-leaf closure
+            # of the leaf budget does
+            c.cfg.rules &= SQUARES_RULES
+            c.cfg.ladder_max = 0
+            if squares_scratch(c) < 0:
+                raise MemoryError()
+        else:
+            # the pair stage's values bound the trees of two and three leaves
+            # more tightly than the leaf budget's closure
+            c.cfg.rules &= ~RULE_LEAF_BUDGET
         c.vec = fst_simd_resolve(c.cfg.simd)
         c.tmp = <word_t*> malloc(c.sp.nw * sizeof(word_t))
         c.cnt_scratch = <double*> malloc(3 * c.sp.K * sizeof(double))
@@ -259,6 +276,9 @@ cdef class Search:
                     or w.hkey == NULL):
                 raise MemoryError()
             memcpy(w.hkey, c.hkey, 2 * c.sp.nw * sizeof(uint64_t))
+            w.seed = c.seed
+            if c.sp.target != NULL and squares_scratch(w) < 0:
+                raise MemoryError()
             if memo_init(&w.memo, c.sp.nw, max(c.cfg.memo_capacity // n, 1)) != 0:
                 raise MemoryError()
             w.memo.split_bits = c.sp.split_bits
@@ -315,6 +335,15 @@ cdef class Search:
         for t in range(self.n_workers):
             self.ctxs[t].cfg.work_limit = max(int(work), 0)
 
+    def seed(self, double value):
+        """A tree of this value exists outside the search (another search's):
+        the root searches only for better trees, and a bound reaching it (within
+        TOL) proves that tree optimal (`lower_bound`; `upper_bound` stays the
+        value of the search's own tree).  Before the first `run`."""
+        cdef int t
+        for t in range(self.n_workers):
+            self.ctxs[t].seed = value
+
     def set_time_limit(self, seconds):
         """The time limit of the next `run` (None: none).  A search run again
         resumes from its store: every bound and tree it proved stands, so a
@@ -330,7 +359,8 @@ cdef class Search:
         cdef const int32_t* al = self.all_splits
         cdef int t, n = self.n_workers
         cdef double t0 = fst_now()
-        self.shared.incumbent = INF
+        # a seed's tree caps every share of a parallel root, as one of theirs would
+        self.shared.incumbent = c.seed
         self.shared.stop = RUNNING
         for t in range(n):
             ctxs[t].prog_t0 = t0
@@ -391,8 +421,11 @@ cdef class Search:
         if n > 1 and self.shared.stop != RUNNING:
             code = self.shared.stop
         self.done = code == RUNNING
-        if self.done or self.lb > self.ub:
-            self.lb = self.ub
+        # every tree costs at least the root's bound, and the seed's tree or
+        # the root's is a real one; with no stop the better of them is optimal
+        best = self.ub if self.ub < self.c.seed else self.c.seed
+        if self.done or self.lb > best:
+            self.lb = best
         self.root = self.roots[self.main]
         return code
 
@@ -642,7 +675,7 @@ cdef class Search:
         if i < 0:
             return None
         nd = &self.c.memo.nodes[i]
-        return {"lb": nd.lb, "ub": nd.ub, "leaf": nd.leaf, "floor": nd.floor,
+        return {"lb": nd.lb, "ub": nd.ub, "leaf": nd.leaf, "floor": nd.floor, "pot": nd.pot,
                 "g2": nd.g2, "g3": nd.g3, "solved": bool(nd.solved),
                 "pair_done": bool(nd.pair_done), "count": int(nd.count),
                 "best_split": int(nd.best_split)}
