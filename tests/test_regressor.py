@@ -806,6 +806,24 @@ def test_the_general_search_returns_the_same_tree_on_threads(seed):
     assert trees[0] == trees[1] == trees[2]
 
 
+@pytest.mark.parametrize("seed", _UNCAPPED[:8])
+def test_the_general_search_s_tree_depends_on_neither_row_order_nor_store_size(seed):
+    """The rows permuted (weights with them) or the store started at four
+    slots: the same certified tree."""
+    X, y, lam, depth, w, ml, k = _problem(seed)
+    base = _check(seed, GENERAL_ROUTES["seeded"])
+    small = _check(seed, dict(GENERAL_ROUTES["seeded"], memo_capacity=4))
+    perm = np.random.default_rng(seed).permutation(len(y))
+    moved = FastSmallTreeRegressor(regularization=lam, min_samples_leaf=ml, time_limit=None)
+    moved._overrides = dict(GENERAL_ROUTES["seeded"])
+    moved.fit(X[perm], y[perm], sample_weight=None if w is None else w[perm])
+    assert moved.optimal_
+    for other in (small, moved):
+        a, b = base.estimator_.tree_, other.estimator_.tree_
+        assert a.feature.tolist() == b.feature.tolist()
+        assert np.allclose(a.threshold, b.threshold) and np.allclose(a.value, b.value)
+
+
 def test_the_general_search_s_nodes_hold_their_rows_losses_and_floors():
     """The store's record of a node under squared error: its leaf is its rows'
     weighted squared error (scaled) plus lam, its floor at most its groups'
