@@ -256,6 +256,7 @@ cdef void _lookup_children(Ctx* c, Frame* f) noexcept nogil:
     cdef Cand* cands = f.cands
     cdef int i, nvalid = f.nvalid
     cdef int32_t s
+    cdef bint lazy = c.sp.target != NULL
     for i in range(PF_SLOT if PF_SLOT < nvalid else nvalid):
         prefetch_slots(&c.memo, &cands[i])
     for i in range(PF_MATCH if PF_MATCH < nvalid else nvalid):
@@ -268,8 +269,16 @@ cdef void _lookup_children(Ctx* c, Frame* f) noexcept nogil:
             prefetch_match(&c.memo, cands[i + PF_MATCH].tl.hash)
             prefetch_match(&c.memo, cands[i + PF_MATCH].tr.hash)
         s = f.valid[i]
-        cands[i].left = find_child(c, f.nid, f.X, s, False, &cands[i].tl)
-        cands[i].right = find_child(c, f.nid, f.X, s, True, &cands[i].tr)
+        if lazy and cands[i].tl.lb + cands[i].tr.lb > f.B + TOL:
+            # squared error: a split whose children's creation bounds put it
+            # above the budget is not searched here, and its children are
+            # looked up once it is (no pair stage bounds them, and a stored
+            # child's bound would only raise a split already above the budget)
+            cands[i].left = -1
+            cands[i].right = -1
+        else:
+            cands[i].left = find_child(c, f.nid, f.X, s, False, &cands[i].tl)
+            cands[i].right = find_child(c, f.nid, f.X, s, True, &cands[i].tr)
         cands[i].split = s
         cands[i].dropped = 0
         f.n_cands = i + 1
@@ -406,6 +415,14 @@ cdef bint _after_child(Ctx* c, Frame* f) noexcept nogil:
     return False
 
 
+cdef inline bint _right_first(Ctx* c, node_t left, node_t right) noexcept nogil:
+    """Which child of a split is searched first: the one of fewer rows (ties:
+    the left), or under squared error the one of the smaller leaf loss."""
+    if c.sp.target != NULL:
+        return c.memo.nodes[right].leaf < c.memo.nodes[left].leaf
+    return c.memo.nodes[right].count < c.memo.nodes[left].count
+
+
 cdef void _expand_loop(Ctx* c, Frame* f) noexcept nogil:
     """Frame f's candidate loop, from where it stopped: the candidates in search
     order, each one's children searched with look-ahead budgets (the first asked
@@ -450,7 +467,7 @@ cdef void _expand_loop(Ctx* c, Frame* f) noexcept nogil:
         # The child of fewer rows goes first (ties: the left): it is solved
         # cheaply, and its exact value then gives the larger child a tighter
         # budget than its sibling's bound would.  Either order is sound.
-        if c.memo.nodes[cands[i].right].count < c.memo.nodes[cands[i].left].count:
+        if _right_first(c, cands[i].left, cands[i].right):
             f.first = cands[i].right
             f.second = cands[i].left
         else:

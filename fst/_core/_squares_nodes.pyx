@@ -32,10 +32,10 @@ from libc.string cimport memset
 from ._typedefs cimport word_t, int32_t, int64_t, uint64_t, INF
 from ._bitset cimport bs_rows, bs_hash_linear, bs_hash_final
 from ._memo cimport Node
+from ._problem cimport split_row_bulk
 from ._limits cimport RUNNING, STOP_SWITCH
 from ._config cimport RULE_SUPPORT, RULE_EQUIVALENT
 from ._context cimport Ctx, Cand, scan_stopped
-from ._limits cimport fst_now
 from ._rowpass cimport squares_loss
 from ._bounds cimport (creation_bounds, too_few_to_split, settle_leaf,
                        squares_row_worst, squares_side_dominated)
@@ -85,10 +85,11 @@ cdef inline double _floor_low(double f, double total) noexcept nogil:
     return f if f > 0.0 else 0.0
 
 
-cdef void _node_rows(Ctx* c, const word_t* X, NodeSums* t, bint shares) noexcept nogil:
+cdef void _node_rows(Ctx* c, const word_t* X, NodeSums* t, bint shares,
+                     bint hashes) noexcept nogil:
     """X's rows into c.sq_rows (increasing), what each adds to a side's sums
-    into c.sq_vals and to its hash into c.sq_hrow, and X's totals into t; the
-    floor shares only with `shares` (else 0)."""
+    into c.sq_vals and (with `hashes`) to its hash into c.sq_hrow, and X's
+    totals into t; the floor shares only with `shares` (else 0)."""
     cdef int64_t i, m = bs_rows(X, c.sp.nw, c.sq_rows)
     cdef int32_t r
     cdef double wi, zi, lo = INF, hi = -INF
@@ -116,7 +117,8 @@ cdef void _node_rows(Ctx* c, const word_t* X, NodeSums* t, bint shares) noexcept
             lo = zi
         if zi > hi:
             hi = zi
-        c.sq_hrow[i] = _row_hash(c.hkey, r)
+        if hashes:
+            c.sq_hrow[i] = _row_hash(c.hkey, r)
     for i in range(m):
         r = c.sq_rows[i]
         v = c.sq_vals + SQ_FIELDS * i
@@ -187,15 +189,26 @@ cdef void squares_fill(Ctx* c, Node* nd, const word_t* X, int depth) noexcept no
     """The creation record of (X, depth) from its rows (`_nodes.node_fill`
     under squared error)."""
     cdef NodeSums t
-    _node_rows(c, X, &t, (c.cfg.rules & RULE_EQUIVALENT) != 0)
+    _node_rows(c, X, &t, (c.cfg.rules & RULE_EQUIVALENT) != 0, False)
     _record(c, nd, squares_loss(t.w, t.z, t.q), t.worst, _floor_low(t.floor, t.floor),
             t.m, depth)
 
 
-cdef inline void _add(double* dst, const double* v) noexcept nogil:
+cdef inline void _add(double* dst, const double* v, int fields) noexcept nogil:
+    """A row's sums into a side's: all SQ_FIELDS, or the first four where no
+    row has a floor share and each weighs 1 (its rows then its weight)."""
     cdef int f
-    for f in range(SQ_FIELDS):
+    for f in range(fields):
         dst[f] += v[f]
+
+
+cdef inline int _fields(const Ctx* c) noexcept nogil:
+    """The sums a side needs added row by row (`_add`): the rows only under
+    weights (else the weight counts them), the floor shares only where a group
+    holds two rows."""
+    if c.sp.row_weight != NULL:
+        return SQ_FIELDS
+    return 5 if c.sp.any_shared else 4
 
 
 cdef inline void _copy(double* dst, const double* src) noexcept nogil:
@@ -204,41 +217,86 @@ cdef inline void _copy(double* dst, const double* src) noexcept nogil:
         dst[f] = src[f]
 
 
-cdef int64_t _binary_sums(Ctx* c, int64_t m) noexcept nogil:
-    """On binary columns: each column's left side's sums and hash (the node's
-    rows its split sends left) into c.sq_sums and c.sq_hash, one walk of the
-    rows; returns the cells read."""
+cdef int64_t _binary_sums(Ctx* c, int64_t m, bint hashes) noexcept nogil:
+    """On binary columns: each column's left side's sums (the node's rows its
+    split sends left) into c.sq_sums, and with `hashes` their linear hash into
+    c.sq_hash, one walk of the rows; returns the cells read."""
     cdef int64_t i, k, cells = m
     cdef int32_t r
-    cdef int u
+    cdef int u, fields = _fields(c)
     memset(c.sq_sums, 0, SQ_FIELDS * c.sp.n_cols * sizeof(double))
     memset(c.sq_hash, 0, c.sp.n_cols * sizeof(uint64_t))
+    cdef const double* v
+    cdef double* d
+    cdef double a0, a1, a2, a3, a4
+    cdef uint64_t h
     for i in range(m):
         r = c.sq_rows[i]
-        for k in range(c.sp.lstart[r], c.sp.lstart[r + 1]):
-            u = c.sp.lcols[k]
-            _add(c.sq_sums + SQ_FIELDS * u, c.sq_vals + SQ_FIELDS * i)
-            c.sq_hash[u] += c.sq_hrow[i]
+        v = c.sq_vals + SQ_FIELDS * i
+        h = c.sq_hrow[i]
+        if fields <= 5 and not hashes:
+            # (the common cases spelt out: four or five sums held in locals, so
+            # that no store to a column's sums reloads them)
+            a0 = v[0]
+            a1 = v[1]
+            a2 = v[2]
+            a3 = v[3]
+            a4 = v[4]
+            if fields == 4:
+                for k in range(c.sp.lstart[r], c.sp.lstart[r + 1]):
+                    d = c.sq_sums + SQ_FIELDS * c.sp.lcols[k]
+                    d[0] += a0
+                    d[1] += a1
+                    d[2] += a2
+                    d[3] += a3
+            else:
+                for k in range(c.sp.lstart[r], c.sp.lstart[r + 1]):
+                    d = c.sq_sums + SQ_FIELDS * c.sp.lcols[k]
+                    d[0] += a0
+                    d[1] += a1
+                    d[2] += a2
+                    d[3] += a3
+                    d[4] += a4
+        else:
+            for k in range(c.sp.lstart[r], c.sp.lstart[r + 1]):
+                u = c.sp.lcols[k]
+                _add(c.sq_sums + SQ_FIELDS * u, v, fields)
+                if hashes:
+                    c.sq_hash[u] += h
         cells += c.sp.lstart[r + 1] - c.sp.lstart[r]
     return cells
 
 
-cdef void _rank_sums(Ctx* c, int u, int64_t m) noexcept nogil:
-    """Column u's sums and hash of the node's rows by rank, one bucket a rank
-    into c.sq_sums and c.sq_hash (ranks past its last split, always right, in
-    its last bucket)."""
+cdef void _rank_sums(Ctx* c, int u, int64_t m, bint hashes) noexcept nogil:
+    """Column u's sums of the node's rows by rank, one bucket a rank into
+    c.sq_sums, and with `hashes` their linear hash into c.sq_hash (ranks past
+    its last split, always right, in its last bucket)."""
     cdef int T = c.sp.col_start[u + 1] - c.sp.col_start[u]
     cdef const int32_t* rank = c.sp.row_rank + <int64_t> u * c.sp.n
     cdef int64_t i
     cdef int32_t b
+    cdef int fields = _fields(c)
     memset(c.sq_sums, 0, SQ_FIELDS * (T + 1) * sizeof(double))
     memset(c.sq_hash, 0, (T + 1) * sizeof(uint64_t))
     for i in range(m):
         b = rank[c.sq_rows[i]]
         if b > T:
             b = T
-        _add(c.sq_sums + SQ_FIELDS * b, c.sq_vals + SQ_FIELDS * i)
-        c.sq_hash[b] += c.sq_hrow[i]
+        _add(c.sq_sums + SQ_FIELDS * b, c.sq_vals + SQ_FIELDS * i, fields)
+        if hashes:
+            c.sq_hash[b] += c.sq_hrow[i]
+
+
+cdef inline uint64_t _and_hash(const word_t* X, const word_t* S, int nw,
+                               const uint64_t* hkey) noexcept nogil:
+    """`bs_hash_linear` of X & S, word by word."""
+    cdef uint64_t h = 0
+    cdef word_t a
+    cdef int w
+    for w in range(nw):
+        a = X[w] & S[w]
+        h += (a & 0xFFFFFFFFULL) * hkey[2 * w] + (a >> 32) * hkey[2 * w + 1]
+    return h
 
 
 cdef int squares_valid(Ctx* c, const word_t* X, int64_t total, int child_depth,
@@ -254,33 +312,40 @@ cdef int squares_valid(Ctx* c, const word_t* X, int64_t total, int child_depth,
     and `pair_leaf`.  Returns how many, or -1 on a stop."""
     cdef NodeSums t
     cdef int64_t m, nl, prev_nl, cells = 0
-    cdef int i, j, k, u, pos, nvalid = 0
+    cdef int i, j, k, u, pos, nvalid = 0, polled = 0
     cdef int32_t s, r
     cdef double left[SQ_FIELDS]
     cdef double lossl, lossr, wl, wr, fl
     cdef double lam = c.cfg.lam
     cdef uint64_t hX, hl
     cdef bint support = (c.cfg.rules & RULE_SUPPORT) != 0
-    cdef double next_signal = fst_now() + 0.1
+    cdef bint rows_hash
+    cdef double next_signal = 0.0
+    cdef int fields = _fields(c)
     cdef Cand* cd
     if c.lim.stop != RUNNING and c.lim.stop != STOP_SWITCH:
         return -1           # already stopped: no scan
-    _node_rows(c, X, &t, (c.cfg.rules & RULE_EQUIVALENT) != 0)
+    # a side's hash row by row costs a row's columns (binary) or a row a column
+    # (binned); word by word, a split's words: the cheaper (the same sum)
+    rows_hash = (total * (<double> c.sp.lstart[c.sp.n] / c.sp.n if c.sp.binary
+                          else c.sp.n_cols) <= <double> ncand * c.sp.nw)
+    _node_rows(c, X, &t, (c.cfg.rules & RULE_EQUIVALENT) != 0, rows_hash)
     m = t.m
     hX = bs_hash_linear(X, c.sp.nw)
     one_column[0] = True
     if c.sp.binary:
-        cells = _binary_sums(c, m)
+        cells = _binary_sums(c, m, rows_hash)
     i = 0
     while i < ncand:
-        if scan_stopped(c, &next_signal):
-            return -1
+        polled += 1
+        if (polled & 63) == 0 and scan_stopped(c, &next_signal):
+            return -1           # (a poll every 64 columns: its clock costs more than a column)
         u = c.sp.split_col[cand[i]]
         j = i
         while j < ncand and c.sp.split_col[cand[j]] == u:
             j += 1
         if not c.sp.binary:
-            _rank_sums(c, u, m)
+            _rank_sums(c, u, m, rows_hash)
             cells += m
         memset(left, 0, sizeof(left))
         hl = 0
@@ -290,14 +355,16 @@ cdef int squares_valid(Ctx* c, const word_t* X, int64_t total, int child_depth,
             s = cand[k]
             if c.sp.binary:
                 _copy(left, c.sq_sums + SQ_FIELDS * u)
-                hl = c.sq_hash[u]
+                if rows_hash:
+                    hl = c.sq_hash[u]
             else:
                 r = s - c.sp.col_start[u]
                 while pos <= r:
-                    _add(left, c.sq_sums + SQ_FIELDS * pos)
-                    hl += c.sq_hash[pos]
+                    _add(left, c.sq_sums + SQ_FIELDS * pos, SQ_FIELDS)
+                    if rows_hash:
+                        hl += c.sq_hash[pos]
                     pos += 1
-            nl = <int64_t> (left[5] + 0.5)
+            nl = <int64_t> (left[5 if c.sp.row_weight != NULL else 0] + 0.5)
             if nl == prev_nl:
                 continue        # the previous threshold's partition of X
             prev_nl = nl
@@ -311,6 +378,8 @@ cdef int squares_valid(Ctx* c, const word_t* X, int64_t total, int child_depth,
             lossl = squares_loss(left[0], left[1], left[2])
             lossr = squares_loss(t.w - left[0], t.z - left[1], t.q - left[2])
             fl = left[4]
+            if not rows_hash:
+                hl = _and_hash(X, split_row_bulk(&c.sp, s), c.sp.nw, c.hkey)
             cd = &cands[nvalid]
             cd.tl.hash = bs_hash_final(hl, child_depth)
             cd.tl.depth = child_depth
