@@ -297,13 +297,20 @@ def regularization_path(X, y, *, lambda_min=0.005, lambda_max=None, max_depth=No
             f"certifying (time_limit={time_limit!r}); the trees whose intervals end "
             f"at them are marked optimal=False in pareto_front_. Raise time_limit "
             f"(None: no limit) to certify them.", NotCertifiedWarning)
+    return _path(lambda_min, lambda_max, out, low, log, counts, X, y, sample_weight,
+                 regression)
+
+
+def _path(lambda_min, lambda_max, intervals, low, log, counts, X, y, sample_weight,
+          regression):
+    """The `RegularizationPath` of the intervals found (training R^2 under
+    regression, accuracy else)."""
+    score = _training_score(X, y, sample_weight, regression)
     if regression:
-        return RegularizationPath(lambda_min, lambda_max, out, None,
-                                  _training_score(X, y, sample_weight, True), log, "r2",
+        return RegularizationPath(lambda_min, lambda_max, intervals, None, score, log, "r2",
                                   counts)
-    return RegularizationPath(lambda_min, lambda_max, out, low.clf.classes_,
-                              _training_score(X, y, sample_weight, False), log,
-                              counts=counts)
+    return RegularizationPath(lambda_min, lambda_max, intervals, low.clf.classes_, score,
+                              log, counts=counts)
 
 
 def _upper_lambda(lambda_max, lambda_min, low, y, cost_matrix, class_weight, sample_weight,

@@ -44,6 +44,14 @@ SCRIPT = textwrap.dedent("""
     e2 = FastSmallTreeClassifier(regularization=0.0, max_depth=2, n_jobs=3).fit(Xc, yc)
     assert e2.optimal_ and e2.objective_ == e1.objective_
     assert e2.search_stats_["threads"] == 3
+    # the general search under squared error on two threads (each its scratch)
+    from fst import FastSmallTreeRegressor
+    Xq = np.floor(rng.uniform(size=(300, 4)) * 4) / 4
+    yq = Xq[:, 0] + Xq[:, 1] * Xq[:, 2] + rng.normal(scale=0.3, size=300)
+    r1 = FastSmallTreeRegressor(regularization=0.01).fit(Xq, yq)
+    r2 = FastSmallTreeRegressor(regularization=0.01, n_jobs=2).fit(Xq, yq)
+    assert r2.optimal_ and r2.search_stats_["engine"] == "general"
+    assert r2.search_stats_["threads"] == 2 and r2.objective_ == r1.objective_
     # a stop reaching every thread, and the recorded tree read across stores
     rs = np.random.RandomState(0)
     Xh, yh = rs.uniform(size=(120, 6)), rs.randint(0, 2, 120)
@@ -59,9 +67,9 @@ SCRIPT = textwrap.dedent("""
 # shared words, passes and limits): built for the sanitizer.  The others
 # (preparation, export, CART, DPDT, test helpers) run on Python's thread alone
 # and are taken from the build under test, which halves the sanitizer build.
-THREADED = ["_limits", "_memo", "_context", "_nodes", "_pair_counts", "_pair_values",
-            "_pair_stage", "_segment", "_search", "_schedule", "_solver", "_depth",
-            "_depth_columns", "_squares", "_depth_search"]
+THREADED = ["_limits", "_memo", "_context", "_squares_nodes", "_nodes", "_pair_counts",
+            "_pair_values", "_pair_stage", "_segment", "_search", "_schedule", "_solver",
+            "_depth", "_depth_columns", "_squares", "_depth_search"]
 
 
 def _tsan_runtime():

@@ -35,7 +35,8 @@ from ._bounds cimport (settle, settle_leaf, settle_at_incumbent, raise_bound,
                        superset_bound, lookahead_first, lookahead_second,
                        raise_split_bound, children_bound, split_value,
                        owned_splits_lower_bound, shared_cap, shared_bound,
-                       share_settles, adopt_shared_tree, two_leaf_closure_bound)
+                       share_settles, adopt_shared_tree, two_leaf_closure_bound,
+                       subset_child_bound, superset_child_bound)
 from ._table cimport fst_table_get, fst_table_put
 from ._nodes cimport (class_counts, find_child, store_children, gather_valid,
                       prefetch_slots, prefetch_match)
@@ -393,6 +394,7 @@ cdef bint _after_child(Ctx* c, Frame* f) noexcept nogil:
         if not (L.solved and L.ub <= f.bl + TOL):
             # Look-ahead: the first child is proved above its share.
             raise_split_bound(cd, lookahead_first(L, R))
+            _spread_children(c, f, f.i)
             f.k += 1
             return False
         f.br = f.cap - L.ub
@@ -411,8 +413,60 @@ cdef bint _after_child(Ctx* c, Frame* f) noexcept nogil:
             c.memo.nodes[f.nid].best_split = cd.split
             if c.sh != NULL and f.nid == c.prog_root:
                 fst_shared_lower(c.sh, v)
+    _spread_children(c, f, f.i)
     f.k += 1
     return False
+
+
+cdef void _spread_children(Ctx* c, Frame* f, int j) noexcept nogil:
+    """Under squared error, a searched split's children's bounds passed to the
+    other splits of its column, to their children's records (stored or not)
+    and so to their bounds: of a split nearer a side, that side's child holds
+    the searched one's rows less those between (`subset_child_bound`, their
+    worst the difference of the sides' worsts: RULE_EXCHANGE), and its other
+    child contains the searched one's (`superset_child_bound`: RULE_TRANSFER).
+    (Under classification the pair stage bounds the children, and bounds move
+    along a column by `column_transfer` at the loop's ends.)"""
+    cdef Cand* cands = f.cands
+    cdef Cand* cj = &cands[j]
+    cdef Cand* o
+    cdef double lbl, lbr
+    cdef bint exchange = (c.cfg.rules & RULE_EXCHANGE) != 0
+    cdef bint transfer = (c.cfg.rules & RULE_TRANSFER) != 0
+    cdef int i
+    if c.sp.target == NULL or not (exchange or transfer):
+        return
+    lbl = cand_node(c, cj, 0).lb
+    lbr = cand_node(c, cj, 1).lb
+    i = j - 1
+    while i >= 0 and cands[i].col == cj.col:
+        # o's left side is cj's less the rows between, its right side cj's and them
+        o = &cands[i]
+        if exchange:
+            _raise_child(c, o, 0, subset_child_bound(lbl, cj.worst_left - o.worst_left))
+        if transfer:
+            _raise_child(c, o, 1, superset_child_bound(lbr))
+        i -= 1
+    i = j + 1
+    while i < f.nvalid and cands[i].col == cj.col:
+        o = &cands[i]
+        if transfer:
+            _raise_child(c, o, 0, superset_child_bound(lbl))
+        if exchange:
+            _raise_child(c, o, 1, subset_child_bound(lbr, o.worst_left - cj.worst_left))
+        i += 1
+
+
+cdef inline void _raise_child(Ctx* c, Cand* o, int right, double v) noexcept nogil:
+    """A bound proved for one child of candidate o: its record (in the store
+    when stored) and o's bound take it."""
+    cdef Node* nd = cand_node(c, o, right)
+    if nd.solved or not (v > nd.lb):
+        return
+    raise_bound(nd, v)
+    lower_to_incumbent(nd)
+    settle(nd)
+    raise_split_bound(o, children_bound(cand_node(c, o, 0), cand_node(c, o, 1)))
 
 
 cdef inline bint _right_first(Ctx* c, node_t left, node_t right) noexcept nogil:
