@@ -356,7 +356,9 @@ cdef inline double _splits_bound(Ctx* c, Frame* f) noexcept nogil:
 
 cdef void _order_candidates(Ctx* c, Frame* f) noexcept nogil:
     """The kept candidates in search order (by bound; in a ladder rung by
-    incumbent), ties by split index; the frame enters its candidate loop."""
+    incumbent; under squared error by their two leaves' value, the greedy
+    split first, which finds good incumbents early where no pair stage bounds
+    the children), ties by split index; the frame enters its candidate loop."""
     cdef Key* keys = <Key*> malloc(f.nvalid * sizeof(Key))
     cdef Cand* cands = f.cands
     cdef int i, nkeys = 0
@@ -365,7 +367,9 @@ cdef void _order_candidates(Ctx* c, Frame* f) noexcept nogil:
         return
     for i in range(f.nvalid):
         if not cands[i].dropped and (not f.restricted or owns(c, cands[i].split)):
-            if c.order_ub:
+            if c.sp.target != NULL:
+                keys[nkeys].ord = cands[i].pair_leaf
+            elif c.order_ub:
                 keys[nkeys].ord = cand_node(c, &cands[i], 0).ub + cand_node(c, &cands[i], 1).ub
             else:
                 keys[nkeys].ord = cands[i].lb
@@ -486,6 +490,9 @@ cdef void _expand_loop(Ctx* c, Frame* f) noexcept nogil:
     cdef Key* keys = f.keys
     cdef double B = f.B, cap, si
     cdef bint shared = f.restricted and f.nid == c.prog_root
+    # keys sorted by bound end the loop at the first above the cap or the
+    # incumbent; other orders (a rung's, squared error's) skip them one by one
+    cdef bint by_bound = not c.order_ub and c.sp.target == NULL
     cdef int i, k
     if f.state == F_FIRST or f.state == F_SECOND:
         if not c.lim.stop and _after_child(c, f):
@@ -506,12 +513,12 @@ cdef void _expand_loop(Ctx* c, Frame* f) noexcept nogil:
             # Bounds only rise (column transfer from failed neighbours), so this
             # candidate is out; later keys were sorted no lower, but their bounds
             # may have risen too: skip rather than stop.
-            if keys[k].ord > cap + TOL and not c.order_ub:
+            if keys[k].ord > cap + TOL and by_bound:
                 break  # sorted: no remaining split fits the budget
             f.k += 1
             continue
         if f.best <= B + TOL and cands[i].lb >= f.best - TOL:
-            if keys[k].ord >= f.best - TOL and not c.order_ub:
+            if keys[k].ord >= f.best - TOL and by_bound:
                 break  # no remaining split can improve on the incumbent
             f.k += 1
             continue
