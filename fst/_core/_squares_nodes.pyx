@@ -89,11 +89,16 @@ cdef void _node_rows(Ctx* c, const word_t* X, NodeSums* t, bint shares,
                      bint hashes) noexcept nogil:
     """X's rows into c.sq_rows (increasing), what each adds to a side's sums
     into c.sq_vals and (with `hashes`) to its hash into c.sq_hrow, and X's
-    totals into t; the floor shares only with `shares` (else 0)."""
+    totals into t; the floor shares only with `shares` (else 0): each row's
+    share of its group's squared error within X (by weight: a group's shares
+    sum to its error; a row alone in its group keeps 0), their sum X's
+    equivalent-points floor."""
     cdef int64_t i, m = bs_rows(X, c.sp.nw, c.sq_rows)
-    cdef int32_t r
+    cdef int32_t r, g
     cdef double wi, zi, lo = INF, hi = -INF
     cdef double* v
+    cdef double* G = c.sq_gsum
+    shares = shares and c.sp.any_shared
     t.m = m
     t.w = 0.0
     t.z = 0.0
@@ -119,48 +124,28 @@ cdef void _node_rows(Ctx* c, const word_t* X, NodeSums* t, bint shares,
             hi = zi
         if hashes:
             c.sq_hrow[i] = _row_hash(c.hkey, r)
-    for i in range(m):
-        r = c.sq_rows[i]
-        v = c.sq_vals + SQ_FIELDS * i
-        v[3] = squares_row_worst(c.sp.target[r], v[0], lo, hi)
-        t.worst += v[3]
-    if shares and c.sp.any_shared:
-        t.floor = _shares(c, m)
-
-
-cdef double _shares(Ctx* c, int64_t m) noexcept nogil:
-    """Each of the node's rows' share of its group's squared error within the
-    node (by weight: a group's shares sum to its error) into its sums' floor
-    field; returns their sum, the node's equivalent-points floor.  A row alone
-    in its group keeps a share of 0."""
-    cdef int64_t i
-    cdef int32_t r, g
-    cdef double total = 0.0
-    cdef double* G = c.sq_gsum
-    cdef double* v
-    for i in range(m):
-        r = c.sq_rows[i]
-        if c.sp.shared[r]:
+        if shares and c.sp.shared[r]:
             g = c.sp.group[r]
-            v = c.sq_vals + SQ_FIELDS * i
             G[3 * g] += v[0]
             G[3 * g + 1] += v[1]
             G[3 * g + 2] += v[2]
     for i in range(m):
         r = c.sq_rows[i]
-        if c.sp.shared[r]:
+        v = c.sq_vals + SQ_FIELDS * i
+        v[3] = squares_row_worst(c.sp.target[r], v[0], lo, hi)
+        t.worst += v[3]
+        if shares and c.sp.shared[r]:
             g = c.sp.group[r]
-            v = c.sq_vals + SQ_FIELDS * i
             v[4] = squares_loss(G[3 * g], G[3 * g + 1], G[3 * g + 2]) * (v[0] / G[3 * g])
-            total += v[4]
-    for i in range(m):
-        r = c.sq_rows[i]
-        if c.sp.shared[r]:
-            g = c.sp.group[r]
-            G[3 * g] = 0.0
-            G[3 * g + 1] = 0.0
-            G[3 * g + 2] = 0.0
-    return total
+            t.floor += v[4]
+    if shares:
+        for i in range(m):
+            r = c.sq_rows[i]
+            if c.sp.shared[r]:
+                g = c.sp.group[r]
+                G[3 * g] = 0.0
+                G[3 * g + 1] = 0.0
+                G[3 * g + 2] = 0.0
 
 
 cdef void _record(Ctx* c, Node* nd, double loss, double worst, double floor,
