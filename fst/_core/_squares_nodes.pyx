@@ -202,13 +202,13 @@ cdef inline void _copy(double* dst, const double* src) noexcept nogil:
         dst[f] = src[f]
 
 
-cdef int64_t _binary_sums(Ctx* c, int64_t m, bint hashes) noexcept nogil:
+cdef int64_t _binary_sums(Ctx* c, int64_t m, int fields, bint hashes) noexcept nogil:
     """On binary columns: each column's left side's sums (the node's rows its
     split sends left) into c.sq_sums, and with `hashes` their linear hash into
     c.sq_hash, one walk of the rows; returns the cells read."""
     cdef int64_t i, k, cells = m
     cdef int32_t r
-    cdef int u, fields = _fields(c)
+    cdef int u
     memset(c.sq_sums, 0, SQ_FIELDS * c.sp.n_cols * sizeof(double))
     memset(c.sq_hash, 0, c.sp.n_cols * sizeof(uint64_t))
     cdef const double* v
@@ -252,7 +252,7 @@ cdef int64_t _binary_sums(Ctx* c, int64_t m, bint hashes) noexcept nogil:
     return cells
 
 
-cdef void _rank_sums(Ctx* c, int u, int64_t m, bint hashes) noexcept nogil:
+cdef void _rank_sums(Ctx* c, int u, int64_t m, int fields, bint hashes) noexcept nogil:
     """Column u's sums of the node's rows by rank, one bucket a rank into
     c.sq_sums, and with `hashes` their linear hash into c.sq_hash (ranks past
     its last split, always right, in its last bucket)."""
@@ -260,7 +260,6 @@ cdef void _rank_sums(Ctx* c, int u, int64_t m, bint hashes) noexcept nogil:
     cdef const int32_t* rank = c.sp.row_rank + <int64_t> u * c.sp.n
     cdef int64_t i
     cdef int32_t b
-    cdef int fields = _fields(c)
     memset(c.sq_sums, 0, SQ_FIELDS * (T + 1) * sizeof(double))
     memset(c.sq_hash, 0, (T + 1) * sizeof(uint64_t))
     for i in range(m):
@@ -316,10 +315,12 @@ cdef int squares_valid(Ctx* c, const word_t* X, int64_t total, int child_depth,
                           else c.sp.n_cols) <= <double> ncand * c.sp.nw)
     _node_rows(c, X, &t, (c.cfg.rules & RULE_EQUIVALENT) != 0, rows_hash)
     m = t.m
+    if fields == 5 and t.floor == 0.0:
+        fields = 4          # no group of this node has an error: no shares to add
     hX = bs_hash_linear(X, c.sp.nw)
     one_column[0] = True
     if c.sp.binary:
-        cells = _binary_sums(c, m, rows_hash)
+        cells = _binary_sums(c, m, fields, rows_hash)
     i = 0
     while i < ncand:
         polled += 1
@@ -330,7 +331,7 @@ cdef int squares_valid(Ctx* c, const word_t* X, int64_t total, int child_depth,
         while j < ncand and c.sp.split_col[cand[j]] == u:
             j += 1
         if not c.sp.binary:
-            _rank_sums(c, u, m, rows_hash)
+            _rank_sums(c, u, m, fields, rows_hash)
             cells += m
         memset(left, 0, sizeof(left))
         hl = 0
