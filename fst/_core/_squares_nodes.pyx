@@ -220,28 +220,21 @@ cdef int64_t _binary_sums(Ctx* c, int64_t m, int fields, bint hashes) noexcept n
         v = c.sq_vals + SQ_FIELDS * i
         h = c.sq_hrow[i]
         if fields <= 5 and not hashes:
-            # (the common cases spelt out: four or five sums held in locals, so
-            # that no store to a column's sums reloads them)
+            # (the common case spelt out: five sums held in locals, so that no
+            # store to a column's sums reloads them; the fifth, a floor share,
+            # is 0 where there is none)
             a0 = v[0]
             a1 = v[1]
             a2 = v[2]
             a3 = v[3]
             a4 = v[4]
-            if fields == 4:
-                for k in range(c.sp.lstart[r], c.sp.lstart[r + 1]):
-                    d = c.sq_sums + SQ_FIELDS * c.sp.lcols[k]
-                    d[0] += a0
-                    d[1] += a1
-                    d[2] += a2
-                    d[3] += a3
-            else:
-                for k in range(c.sp.lstart[r], c.sp.lstart[r + 1]):
-                    d = c.sq_sums + SQ_FIELDS * c.sp.lcols[k]
-                    d[0] += a0
-                    d[1] += a1
-                    d[2] += a2
-                    d[3] += a3
-                    d[4] += a4
+            for k in range(c.sp.lstart[r], c.sp.lstart[r + 1]):
+                d = c.sq_sums + SQ_FIELDS * c.sp.lcols[k]
+                d[0] += a0
+                d[1] += a1
+                d[2] += a2
+                d[3] += a3
+                d[4] += a4
         else:
             for k in range(c.sp.lstart[r], c.sp.lstart[r + 1]):
                 u = c.sp.lcols[k]
