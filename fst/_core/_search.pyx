@@ -525,8 +525,9 @@ cdef void _expand_loop(Ctx* c, Frame* f) noexcept nogil:
         # Both children are searched from here on: store them.
         if store_children(c, f.nid, f.X, &cands[i]) < 0:
             break
-        # The child of fewer rows goes first (ties: the left): it is solved
-        # cheaply, and its exact value then gives the larger child a tighter
+        # The child of fewer rows goes first (ties: the left; under squared
+        # error the one of the smaller leaf loss, `_right_first`): it is solved
+        # cheaply, and its exact value then gives the other child a tighter
         # budget than its sibling's bound would.  Either order is sound.
         if _right_first(c, cands[i].left, cands[i].right):
             f.first = cands[i].right
