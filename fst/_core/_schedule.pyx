@@ -328,8 +328,8 @@ cdef void _passes(Ctx* c, node_t root, const word_t* full,
             # work, while a rung is left uncertified.
             if ladder_next >= 2:
                 c.work_stop = c.work + chunk
-            if nd.lb > B + TOL or B >= nd.ub:
-                B = nd.lb
+            if nd.lb > B + TOL or B >= nd.ub or B >= c.seed:
+                B = nd.lb       # (a pass at the incumbent, or the seed, was cut)
             continue
         if nd.solved or c.lim.stop:
             return
