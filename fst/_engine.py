@@ -233,6 +233,7 @@ class EngineSearch:
         certificates)."""
         self.space = space
         self.unlimited = config["max_depth"] is None
+        self.row_group = None       # the rows' groups of identical features (unlimited)
         self._max_leaves = int(config.get("max_leaves", 0) or 0)
         if self.unlimited:
             if not (config["regularization"] > 0 or self._max_leaves):
@@ -242,6 +243,7 @@ class EngineSearch:
                 depth_cap = min(int(depth_cap), self._max_leaves - 1)
             self.max_depth = int(depth_cap)
             group = _row_groups(space) if space.n_rows else None
+            self.row_group = group
             self._floor = loss_floor(space, group)
             self._most_leaves = distinct_rows(space, group)
             deepen = True
@@ -653,9 +655,11 @@ class SquaresGeneralSearch:
         if (stage is not None and stage.stats_ready
                 and np.isfinite(stage.upper_bound)):
             self._stage = stage
+        # the rows' groups the engine by leaf budget found, else found here
+        group = stage.row_group if stage is not None else None
         problem = squares_problem(space.row_rank, space.col_order, space.split_col,
                                   space.col_start, space.target, space.row_weight,
-                                  _row_groups(space))
+                                  _row_groups(space) if group is None else group)
         self._s = Search(problem, config)
         self._work_limit = int(config["work_limit"] or 0)
         if self._stage is not None:

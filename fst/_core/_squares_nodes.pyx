@@ -180,20 +180,16 @@ cdef void squares_fill(Ctx* c, Node* nd, const word_t* X, int depth) noexcept no
 
 
 cdef inline void _add(double* dst, const double* v, int fields) noexcept nogil:
-    """A row's sums into a side's: all SQ_FIELDS, or the first four where no
-    row has a floor share and each weighs 1 (its rows then its weight)."""
+    """A row's first `fields` sums into a side's (`_fields`)."""
     cdef int f
     for f in range(fields):
         dst[f] += v[f]
 
 
 cdef inline int _fields(const Ctx* c) noexcept nogil:
-    """The sums a side needs added row by row (`_add`): the rows only under
-    weights (else the weight counts them), the floor shares only where a group
-    holds two rows."""
-    if c.sp.row_weight != NULL:
-        return SQ_FIELDS
-    return 5 if c.sp.any_shared else 4
+    """The sums a side needs added row by row (`_add`): its rows only under
+    weights (else the weight counts them)."""
+    return SQ_FIELDS if c.sp.row_weight != NULL else SQ_FIELDS - 1
 
 
 cdef inline void _copy(double* dst, const double* src) noexcept nogil:
@@ -209,17 +205,17 @@ cdef int64_t _binary_sums(Ctx* c, int64_t m, int fields, bint hashes) noexcept n
     cdef int64_t i, k, cells = m
     cdef int32_t r
     cdef int u
-    memset(c.sq_sums, 0, SQ_FIELDS * c.sp.n_cols * sizeof(double))
-    memset(c.sq_hash, 0, c.sp.n_cols * sizeof(uint64_t))
     cdef const double* v
     cdef double* d
     cdef double a0, a1, a2, a3, a4
     cdef uint64_t h
+    memset(c.sq_sums, 0, SQ_FIELDS * c.sp.n_cols * sizeof(double))
+    memset(c.sq_hash, 0, c.sp.n_cols * sizeof(uint64_t))
     for i in range(m):
         r = c.sq_rows[i]
         v = c.sq_vals + SQ_FIELDS * i
         h = c.sq_hrow[i]
-        if fields <= 5 and not hashes:
+        if fields < SQ_FIELDS and not hashes:
             # (the common case spelt out: five sums held in locals, so that no
             # store to a column's sums reloads them; the fifth, a floor share,
             # is 0 where there is none)
@@ -308,8 +304,6 @@ cdef int squares_valid(Ctx* c, const word_t* X, int64_t total, int child_depth,
                           else c.sp.n_cols) <= <double> ncand * c.sp.nw)
     _node_rows(c, X, &t, (c.cfg.rules & RULE_EQUIVALENT) != 0, rows_hash)
     m = t.m
-    if fields == 5 and t.floor == 0.0:
-        fields = 4          # no group of this node has an error: no shares to add
     hX = bs_hash_linear(X, c.sp.nw)
     one_column[0] = True
     if c.sp.binary:
