@@ -7,7 +7,10 @@ STreeD under a node budget, on the same binary columns, side by side.
     python benchmarks/run_front.py --datasets coupon_carryout,quantiles-fico_1k
 
 With ``--cap`` each solver makes one fit of at most K leaves instead of the
-front (fst: ``FastSmallTreeClassifier(regularization=0, max_leaf_nodes=K)``).
+front (fst: ``FastSmallTreeClassifier(regularization=0, max_leaf_nodes=K)``);
+with ``--cap --lam L`` at regularization L (fst's objective, the error rate plus
+L a leaf; STreeD's ``cost-complex-accuracy`` with ``cost_complexity = L``, which
+prices a branch node, so the same trees), the table then in objectives.
 A name ``quantiles-<set>`` is a gosdt14 set (or ``sklearn-<set>``) binarised
 here, so that both solvers get the identical 0/1 matrix: ``x <= q`` for q its
 column's quartiles (each distinct cut once; a column of two values is kept as
@@ -63,7 +66,7 @@ def load(name):
     return load_gosdt14(name)
 
 
-def one(solver, name, leaves, time_limit, cap=False):
+def one(solver, name, leaves, time_limit, cap=False, lam=0.0):
     X, y = load(name)
     if solver == "fst":
         from fst import FastSmallTreeClassifier, leaves_front
@@ -75,11 +78,12 @@ def one(solver, name, leaves, time_limit, cap=False):
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
         if solver == "fst" and cap:
-            clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=leaves,
+            clf = FastSmallTreeClassifier(regularization=lam, max_leaf_nodes=leaves,
                                           time_limit=time_limit).fit(X, y)
             seconds = time.perf_counter() - t0
             errors = [int((clf.predict(X) != y).sum())]
             certified = [bool(clf.optimal_)]
+            n_leaves = clf.n_leaves_
         elif solver == "fst":
             front = leaves_front(X, y, max_leaf_nodes=leaves, time_limit=time_limit)
             seconds = time.perf_counter() - t0
@@ -88,13 +92,19 @@ def one(solver, name, leaves, time_limit, cap=False):
             certified = front.front_["optimal"].tolist()
         else:
             k = leaves
-            m = STreeDClassifier(max_depth=k - 1, max_num_nodes=k - 1, cost_complexity=0.0,
-                                 time_limit=time_limit).fit(X, y)
+            task = {"optimization_task": "cost-complex-accuracy"} if lam > 0 else {}
+            m = STreeDClassifier(max_depth=k - 1, max_num_nodes=k - 1, cost_complexity=lam,
+                                 time_limit=time_limit, **task).fit(X, y)
             seconds = time.perf_counter() - t0
             errors = [int((m.predict(X) != y).sum())]
             certified = [bool(m.fit_result.is_optimal())]
-    return {"solver": solver, "dataset": name, "leaves": leaves, "seconds": seconds,
-            "errors": errors, "certified": certified, "peak_mb": peak_rss() / 1e6}
+            n_leaves = m.get_n_leaves()
+    out = {"solver": solver, "dataset": name, "leaves": leaves, "seconds": seconds,
+           "errors": errors, "certified": certified, "peak_mb": peak_rss() / 1e6}
+    if cap:
+        # the objective of the tree, re-scored: its error rate plus lam a leaf
+        out["objective"] = errors[0] / len(y) + lam * int(n_leaves)
+    return out
 
 
 def main():
@@ -104,13 +114,17 @@ def main():
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--cap", action="store_true",
                     help="one fit of at most --leaves leaves each, not the front")
+    ap.add_argument("--lam", type=float, default=0.0,
+                    help="with --cap: the regularization of both solvers' fits")
     ap.add_argument("--out", default=None)
-    ap.add_argument("--one", nargs=5, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--one", nargs=6, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.one:
-        s, name, k, tl, cap = args.one
-        print(json.dumps(one(s, name, int(k), float(tl), cap == "cap")))
+        s, name, k, tl, cap, lam = args.one
+        print(json.dumps(one(s, name, int(k), float(tl), cap == "cap", float(lam))))
         return
+    if args.lam and not args.cap:
+        ap.error("--lam goes with --cap (the front is at regularization 0)")
     if args.out is None:
         args.out = os.path.join(HERE, "results", "cap.jsonl" if args.cap else "front.jsonl")
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
@@ -124,8 +138,9 @@ def main():
     print("|---|---|---|---|---|---|")
     with open(args.out, "w") as fh:
         for name in args.datasets.split(","):
-            f = fit_in_process(fh, "fst", name, K, T, mode)
-            peers = [fit_in_process(fh, "streed", name, k, T, mode) for k in range(2, K + 1)]
+            f = fit_in_process(fh, "fst", name, K, T, mode, 0.0)
+            peers = [fit_in_process(fh, "streed", name, k, T, mode, 0.0)
+                     for k in range(2, K + 1)]
             fh.flush()
             ours = ", ".join(f"{e}{'' if c else '?'}" for e, c in zip(f["errors"], f["certified"]))
             theirs = ", ".join(f"{r['errors'][0] if r['errors'] else 'x'}"
@@ -141,33 +156,38 @@ def main():
     print("\n(?: not certified)")
 
 
-def fit_in_process(fh, solver, name, k, time_limit, mode):
+def fit_in_process(fh, solver, name, k, time_limit, mode, lam):
     """One solver's fit (the front to k, or one fit of at most k leaves) in its
     own process, its record written to fh and returned (a failure's record
     when it crashed or ran out of time)."""
     failed = {"seconds": float("nan"), "errors": [], "certified": [], "solver": solver,
               "dataset": name, "leaves": k}
     r = run_one([sys.executable, __file__, "--one", solver, name, str(k), str(time_limit),
-                 mode], 2 * time_limit + 60, failed)
+                 mode, repr(lam)], 2 * time_limit + 60, failed)
     fh.write(json.dumps(r) + "\n")
     return r
 
 
 def cap_table(args, K, T):
-    """One fit of at most K leaves each, side by side, a table row a set."""
-    print(f"| data | rows x columns | fst errors | fst s | STreeD errors | STreeD s | "
+    """One fit of at most K leaves each, side by side, a table row a set (at
+    --lam, the trees' objectives in place of their errors)."""
+    what = "errors" if not args.lam else "objective"
+    print(f"| data | rows x columns | fst {what} | fst s | STreeD {what} | STreeD s | "
           f"ratio | agree |")
     print("|---|---|---|---|---|---|---|---|")
     with open(args.out, "w") as fh:
         for name in args.datasets.split(","):
-            f, s = (fit_in_process(fh, solver, name, K, T, "cap") for solver in ("fst", "streed"))
+            f, s = (fit_in_process(fh, solver, name, K, T, "cap", args.lam)
+                    for solver in ("fst", "streed"))
             shape = "x".join(str(v) for v in load(name)[0].shape)
 
+            def value(r):
+                return r["errors"][0] if not args.lam else round(r["objective"], 5)
+
             def cell(r):
-                return (f"{r['errors'][0]}{'' if r['certified'][0] else '?'}"
-                        if r["errors"] else "x")
+                return f"{value(r)}{'' if r['certified'][0] else '?'}" if r["errors"] else "x"
             agree = (not (f["errors"] and s["errors"] and f["certified"][0]
-                          and s["certified"][0]) or f["errors"][0] == s["errors"][0])
+                          and s["certified"][0]) or value(f) == value(s))
             print(f"| {name} | {shape} | {cell(f)} | {f['seconds']:.2f} | {cell(s)} | "
                   f"{s['seconds']:.2f} | {f['seconds'] / s['seconds']:.2f} | "
                   f"{'yes' if agree else 'NO'} |", flush=True)

@@ -240,3 +240,154 @@ class LeafBudgetSearch:
     def check_keys(self):
         g = self.general if self.general is not None else self._probe
         return None if g is None else g.check_keys()
+
+
+class CapProbeSearch:
+    """A fit under a leaf cap k (max_leaf_nodes) at lam > 0 on binary or binned
+    columns: a short first run of the general search without the cap, then the
+    depth-limited engine under it.
+
+    The general search takes no leaf cap, but at lam > 0 it often certifies at
+    once where the engine's search under the cap takes long (coupon_bar at
+    lam = 0.01 and eight leaves: 0.004 s against 0.78 s).  Where it certifies an
+    optimum of at most k leaves, that tree is the optimum under the cap, and the
+    canonical one: the trees of at most k leaves are some of all the trees, and
+    the optimum is among them, so the optimal trees under the cap are the
+    optimal trees of at most k leaves, of which the fewest leaves and the split
+    order (`_ties`) choose the same tree.  Otherwise the engine searches under
+    the cap for the time left; every bound the first run proved holds for every
+    tree, so for those of at most k leaves, and the fit's bound is the greater
+    of the two.  The first run is cut at PROBE_WORK of its work (and
+    PROBE_SHARE of the time limit), so it costs at most that where the cap
+    binds."""
+
+    def __init__(self, general, engine, max_leaves, time_limit, work_limit=0):
+        """general: a callable making the general search without the cap for a
+        number of seconds (None: no limit); engine: a callable making the
+        engine's search under the cap for a number of seconds; max_leaves: the
+        cap; time_limit: the fit's searches' (None: none); work_limit: the
+        general search's own (0: none), which PROBE_WORK does not raise."""
+        self._make_general = general
+        self._make_engine = engine
+        self._max_leaves = int(max_leaves)
+        self._time_limit = time_limit
+        self._work_limit = int(work_limit or 0)
+        self.probe = None
+        self.engine = None
+        self._probe_leaves = None   # the leaves of the first run's tree, once read
+        self._probe_ran = False
+        self._reporter = None
+        self._seconds = 0.0
+
+    def set_reporter(self, reporter, seconds=5.0):
+        self._reporter = (reporter, seconds)
+
+    def run(self):
+        """Run the general search's first run, then the engine where it did not
+        answer; returns the stop code."""
+        start = time.perf_counter()
+        try:
+            return self._run(start)
+        except (KeyboardInterrupt, PreparationStopped):
+            if self.engine is not None and not self.engine.stats_ready:
+                self.engine = None
+            if not self._probe_ran:
+                raise PreparationStopped(_INTERRUPTED) from None
+            return _INTERRUPTED
+        finally:
+            self._seconds = time.perf_counter() - start
+
+    def _run(self, start):
+        tl = self._time_limit
+        self.probe = self._make_general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE)
+        self.probe.set_work_limit(PROBE_WORK if not self._work_limit
+                                  else min(PROBE_WORK, self._work_limit))
+        code = self.probe.run()
+        self._probe_ran = True
+        if self._probe_answers() or code not in (_FINISHED, _TIME_STOP):
+            return code
+        left = None if tl is None else max(tl - (time.perf_counter() - start), 0.0)
+        self.engine = self._make_engine(left)
+        if self._reporter is not None:
+            reporter, seconds = self._reporter
+
+            def report(progress):
+                # the first run's bound holds for every tree (not its tree,
+                # which may have more leaves than the cap)
+                t, lower, best, work = progress
+                if self.probe.lower_bound is not None and self.probe.lower_bound > lower:
+                    lower = self.probe.lower_bound
+                reporter((t, lower, best, work))
+            self.engine.set_reporter(report, seconds)
+        return self.engine.run()
+
+    def _leaves(self):
+        """The leaves of the first run's tree (None: it found none)."""
+        if self._probe_leaves is None and self.probe is not None and self._probe_ran:
+            if self.probe.upper_bound < float("inf"):
+                self._probe_leaves = int((self.probe.extract()[0] < 0).sum())
+        return self._probe_leaves
+
+    def _probe_answers(self):
+        """Whether the first run certified an optimum within the cap."""
+        return (self._probe_ran and self.probe.solved
+                and self._leaves() is not None and self._leaves() <= self._max_leaves)
+
+    def _probe_tree_counts(self):
+        """Whether the first run's tree is a tree under the cap that the fit may
+        return: certified, or better than the engine's (a stop)."""
+        if not self._probe_ran or self._leaves() is None or self._leaves() > self._max_leaves:
+            return False
+        if self.probe.solved or self.engine is None or not self.engine.stats_ready:
+            return True
+        return self.probe.upper_bound < self.engine.upper_bound - TOL
+
+    @property
+    def returns_stage(self):
+        """Whether the tree returned is the engine's."""
+        return not self._probe_tree_counts()
+
+    @property
+    def upper_bound(self):
+        if self._probe_tree_counts():
+            return self.probe.upper_bound
+        if self.engine is not None and self.engine.stats_ready:
+            return self.engine.upper_bound
+        return float("inf")
+
+    @property
+    def solved(self):
+        return self._probe_answers() or (self.engine is not None and self.engine.stats_ready
+                                          and self.engine.solved)
+
+    @property
+    def lower_bound(self):
+        if self._probe_answers():
+            return self.probe.lower_bound
+        bounds = [s.lower_bound for s in (self.probe, self.engine)
+                  if s is not None and s.lower_bound is not None
+                  and (s is self.probe or s.stats_ready)]
+        bounds = [b for b in bounds if b > -float("inf")]
+        if self.engine is not None and self.engine.stats_ready and self.engine.solved:
+            return self.engine.lower_bound
+        return max(bounds) if bounds else None
+
+    def extract(self):
+        if self._probe_tree_counts():
+            return self.probe.extract()
+        return self.engine.extract()
+
+    def stats(self):
+        """The statistics of the search whose tree is returned, with the first
+        run's beside them (``cap_probe``: whether it certified, its tree's
+        leaves, its expansions), the seconds of both."""
+        main = self.probe if self._probe_tree_counts() else self.engine
+        st = main.stats()
+        st["seconds"] = self._seconds
+        p = self.probe.stats()
+        st["cap_probe"] = {"certified": bool(self.probe.solved), "leaves": self._leaves(),
+                           "expansions": p["expansions"], "answered": self._probe_answers()}
+        return st
+
+    def check_keys(self):
+        return self.probe.check_keys() if self.probe is not None else None

@@ -25,7 +25,7 @@ from ._fallbacks import (DPDT_TIME_SHARE, FALLBACK_DEPTH, FALLBACK_TIME_SHARE,
                          LEAST_FALLBACK_SECONDS, bounded_cart, depth_fallback_fit,
                          time_left_after_trial)
 from ._leaf_budget import (LEAF_BUDGET_DEPTH, LEAF_BUDGET_LAST_SHARE,
-                           LEAF_BUDGET_TIME_SHARE, LeafBudgetSearch)
+                           LEAF_BUDGET_TIME_SHARE, CapProbeSearch, LeafBudgetSearch)
 from ._spaces import binary_flips, search_space, squares_general_pays
 from ._utils import floor_below, min_leaf_rows
 
@@ -53,11 +53,13 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan"]
 # `rising_bound`, its deepest search under a leaf cap proving its bound above
 # budgets below its seed first (`EngineSearch._rise`);
 # `flip_binary`, the regressor searching binary columns negated where most rows
-# hold the lower value (`binary_flips`).
+# hold the lower value (`binary_flips`); `cap_probe`, under a leaf cap at
+# lam > 0 on binary or binned columns, the general search's first run without
+# the cap (`CapProbeSearch`).
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
                   "leaf_budget_probe", "leaf_budget_deepen", "general_search",
-                  "pair_sums", "engine_memo", "rising_bound", "flip_binary")
+                  "pair_sums", "engine_memo", "rising_bound", "flip_binary", "cap_probe")
 
 # The statistics every search reports in `search_stats_`, whichever runs (each
 # adds its own): the search ('general' or 'depth'), nodes created, expansions
@@ -159,7 +161,7 @@ class FitPlan(_Plan):
         """(label of each class of the search, its weight, each row's weight or
         None) of the split space the extracted tree refers to (`tree_problem`):
         what `fst._export.build_estimator` reads its leaves' counts with."""
-        if isinstance(self.search, LeafBudgetSearch) and self.search.returns_stage:
+        if getattr(self.search, "returns_stage", False):
             return self.space.stage_classes
         return self.space.classes
 
@@ -168,7 +170,7 @@ class FitPlan(_Plan):
         """The split space the extracted tree's splits and rows refer to: the
         engine's when the leaf budget's tree is returned (the general search's
         space may hold the rows in another order), else `space.problem`."""
-        if isinstance(self.search, LeafBudgetSearch) and self.search.returns_stage:
+        if getattr(self.search, "returns_stage", False):
             return self.space.stage
         return self.space.problem
 
@@ -358,7 +360,9 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
                           leaf_budget=(max_depth is None and params["regularization"] > 0
                                        and own.get("leaf_budget_stage", True)),
                           max_depth=None if max_leaves is not None else max_depth,
-                          deadline=-1.0 if deadline is None else deadline)
+                          deadline=-1.0 if deadline is None else deadline,
+                          cap_probe=(max_leaves is not None and params["regularization"] > 0
+                                     and own.get("cap_probe", True)))
     time_limit = _searches_time_limit(params, deadline)
     min_leaf = min_leaf_rows(params.get("min_samples_leaf", 1), space.n_rows)
     config = make_config(
@@ -371,7 +375,9 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         # search's path depend on the machine's memory: under 'auto' the path
         # is that of no limit, and only the stop is added.
         ladder_bytes=0 if params["memory_limit"] == "auto" else -1)
-    if space.stage is not None:
+    if max_leaves is not None:
+        search = _capped_search(space, config, params, own, time_limit)
+    elif space.stage is not None:
         # its searches keep the nodes they searched, and read the similar
         # node's bound from them (breast_cancer at lam = 0.02: 3,825 nodes
         # against 5,656)
@@ -385,19 +391,6 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
         search = LeafBudgetSearch(stage, general, time_limit,
                                   probe=own.get("leaf_budget_probe", True),
                                   work_limit=config["work_limit"])
-    elif max_leaves is not None:
-        # Under the leaf cap k the trees have depth at most k - 1: when max_depth
-        # does not cut below that, the engine deepens by leaf budget (certified
-        # at the first depth that holds every tree as good as its incumbent, at
-        # most k - 1), else it searches max_depth under the cap.
-        capped = dict(config)
-        if params["max_depth"] is None or params["max_depth"] >= max_leaves - 1:
-            capped["max_depth"] = None
-        search = EngineSearch(space.problem, capped, depth_cap=MAX_ENGINE_DEPTH,
-                              deepen=own.get("engine_deepen", True),
-                              pair_sums=own.get("pair_sums", True),
-                              memo=own.get("engine_memo", True),
-                              rise=own.get("rising_bound", True))
     elif space.engine and max_depth is None:
         # weights the general search cannot count, or continuous columns whose
         # row bitsets do not pay (`_spaces.search_space`): the engine by leaf budget
@@ -430,6 +423,37 @@ def plan_fit(data, params, overrides, memory_limit, started=None):
     else:
         search = Search(space.problem, config)
     return FitPlan(space, search, config, own, params, deadline)
+
+
+def _capped_search(space, config, params, own, time_limit):
+    """The search under a leaf cap k: the engine with the cap (`EngineSearch`),
+    after the general search's first run without it where the space has both
+    (`CapProbeSearch`: at lam > 0 on binary or binned columns)."""
+    max_leaves = config["max_leaves"]
+
+    def engine(problem, seconds):
+        # Under the leaf cap k the trees have depth at most k - 1: when max_depth
+        # does not cut below that, the engine deepens by leaf budget (certified
+        # at the first depth that holds every tree as good as its incumbent, at
+        # most k - 1), else it searches max_depth under the cap.
+        capped = dict(config, time_limit=seconds)
+        if params["max_depth"] is None or params["max_depth"] >= max_leaves - 1:
+            capped["max_depth"] = None
+        return EngineSearch(problem, capped, depth_cap=MAX_ENGINE_DEPTH,
+                            deepen=own.get("engine_deepen", True),
+                            pair_sums=own.get("pair_sums", True),
+                            memo=own.get("engine_memo", True),
+                            rise=own.get("rising_bound", True))
+
+    if space.stage is None:
+        return engine(space.problem, time_limit)
+
+    def general(seconds):
+        return Search(space.problem, dict(config, max_leaves=0,
+                                          max_depth=params["max_depth"], time_limit=seconds))
+
+    return CapProbeSearch(general, lambda seconds: engine(space.stage, seconds), max_leaves,
+                          time_limit, work_limit=config["work_limit"])
 
 
 def _engine_choice(max_depth, choice):

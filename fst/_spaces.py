@@ -48,7 +48,8 @@ SQUARES_MAX_CELLS = 1 << 22
 
 
 def search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory_limit,
-                  own, engine=None, leaf_budget=False, max_depth=None, deadline=-1.0):
+                  own, engine=None, leaf_budget=False, max_depth=None, deadline=-1.0,
+                  cap_probe=False):
     """The split space of a fit (`build_problem`, or `engine_space` for the
     depth-limited engine: `engine` True, False or None to decide here), and what
     the estimator needs to read its results (`FitPlan.space`).
@@ -62,6 +63,12 @@ def search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory
     leaf budget's search that runs first (``stage``, else None), and where
     they would not pay (`general_search_pays`; or not all fit) the engine's space
     alone, searched by leaf budget without the general search.
+
+    Under a leaf cap (`engine` True) with `cap_probe`, binary or binned
+    columns whose bitsets all fit (and weights the bitset search counts) get the
+    bitset space too, for the general search's first run without the cap
+    (`CapProbeSearch`): the bitset space is then ``problem`` and the engine's
+    ``stage``.
 
     Sample weights: the engine counts each row's weight (class sums of weights),
     the bitset search one class per distinct (class, weight) pair
@@ -115,6 +122,10 @@ def search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory
                 f"at most {MAX_WEIGHT_CLASSES} pairs (each is one of its classes). "
                 "Round or group the weights, or lower max_depth.")
         engine = True
+    probe = (cap_probe and engine and not (continuous or engine_only or most is not None)
+             and engine_counts)
+    if probe:
+        engine = False
     if engine is None:
         engine = continuous or most is not None
     if engine:
@@ -148,7 +159,7 @@ def search_space(X, y_idx, n_classes, weighted_cost, weights, row_weight, memory
         problem = build_problem(ranked, pc_of_row, len(pc_label), cost_search, most,
                                 fill=bool(own.get("eager_bits", False)), deadline=deadline)
         classes = (pc_label, pc_weight, None)
-        if leaf_budget and continuous and most is None and engine_counts:
+        if probe or (leaf_budget and continuous and most is None and engine_counts):
             stage, stage_classes = engine_problem()
             if not np.array_equal(stage.col_start, problem.col_start):
                 raise RuntimeError("fst internal error: the engine's and the general "

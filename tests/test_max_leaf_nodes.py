@@ -81,20 +81,28 @@ def _risen_bounds():
         yield risen
 
 
-def _check(kind, seed, overrides=None, n_jobs=1):
+def _check(kind, seed, overrides=None, n_jobs=1, probe=False):
+    """Fit problem (kind, seed) under its cap and check it against the brute
+    force: by the engine alone, or with `probe` as a fit runs it (at lam > 0
+    on binary or binned columns the general search's first run without the
+    cap comes first, `CapProbeSearch`, and may answer)."""
     X, y, cost, lam, depth, w, ml, k = _problem(kind, seed)
     expected, _, y_idx, full = _expected(kind, seed)
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth,
                                   min_samples_leaf=ml, max_leaf_nodes=k, n_jobs=n_jobs,
                                   time_limit=None)
-    clf._overrides = dict(overrides or {})     # test hook: the search's settings
+    # test hook: the search's settings
+    clf._overrides = dict(overrides or {}) if probe else {"cap_probe": False,
+                                                          **(overrides or {})}
     with warnings.catch_warnings(), _risen_bounds() as risen:
         warnings.simplefilter("error")
         warnings.simplefilter("ignore", ConstantTreeWarning)
         clf.fit(X, y, sample_weight=w)
     assert all(lb <= expected + 1e-9 for lb in risen), (kind, seed, risen, expected)
     assert clf.optimal_, (kind, seed)
-    assert clf.search_stats_["engine"] == "depth"
+    answered = clf.search_stats_.get("cap_probe", {}).get("answered", False)
+    assert clf.search_stats_["engine"] == ("general" if answered else "depth")
+    assert probe or "cap_probe" not in clf.search_stats_
     assert clf.search_stats_["max_leaves"] == k
     assert clf.objective_ == pytest.approx(expected, abs=1e-9), (kind, seed)
     assert clf.lower_bound_ == pytest.approx(expected, abs=1e-9)
@@ -135,6 +143,57 @@ def _same_fits_with_and_without(overrides, stat):
 @pytest.mark.parametrize("kind", KINDS)
 def test_max_leaf_nodes_matches_brute_force(kind, seed):
     _check(kind, seed)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_first_run_without_the_cap_changes_no_answer(n_jobs):
+    """At lam > 0 on binary or binned columns a fit under the cap first runs the
+    general search without it (`CapProbeSearch`), whose certified optimum, where
+    it has at most k leaves, is the answer: node for node the engine's tree
+    under the cap, with its bound, on every problem; it answers many of them,
+    and runs on none at lam = 0."""
+    answered = binding = 0
+    for kind in KINDS:
+        for seed in range(30):
+            on = _check(kind, seed, n_jobs=n_jobs, probe=True)
+            off = _check(kind, seed, n_jobs=n_jobs)
+            _assert_same_fit(on, off)
+            probe = on.search_stats_.get("cap_probe")
+            lam = _problem(kind, seed)[3]
+            assert lam > 0 or probe is None
+            if probe is not None:
+                answered += probe["answered"]
+                binding += probe["certified"] and not probe["answered"]
+    assert answered >= 15 and binding >= 3, (answered, binding)
+
+
+def test_a_first_run_without_the_cap_stopped_keeps_the_cap():
+    """Fits stopped after any amount of work in the general search's first run
+    or the engine after it: a real tree of at most k leaves, re-scored from the
+    data, and a bound at most the optimum under the cap."""
+    stops = 0
+    for kind in ("random", "unbounded"):
+        for seed in range(1, 30, 2):
+            X, y, cost, lam, depth, w, ml, k = _problem(kind, seed)
+            if not lam > 0:
+                continue
+            expected, _, y_idx, full = _expected(kind, seed)
+            for work in (1, 30, 300, 3000):
+                clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
+                                              max_depth=depth, min_samples_leaf=ml,
+                                              max_leaf_nodes=k)
+                clf._overrides = {"work_limit": work}
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", NotCertifiedWarning)
+                    warnings.simplefilter("ignore", ConstantTreeWarning)
+                    clf.fit(X, y, sample_weight=w)
+                assert clf.n_leaves_ == clf.estimator_.get_n_leaves() <= k
+                assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(
+                    clf.objective_, abs=1e-9)
+                assert clf.objective_ >= expected - 1e-9
+                assert clf.lower_bound_ <= expected + 1e-9
+                stops += not clf.optimal_
+    assert stops >= 10, stops
 
 
 def test_the_cap_binds_on_these_problems():
@@ -224,7 +283,7 @@ def test_a_larger_caps_bound_changes_no_answer():
             clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
                                           max_depth=depth, min_samples_leaf=ml,
                                           max_leaf_nodes=k, time_limit=None)
-            clf._overrides = {"engine_memo": share}
+            clf._overrides = {"engine_memo": share, "cap_probe": False}
             clf.fit(X, y, sample_weight=w)
             expected = optimal_objective(X, y_idx, full, lam, depth, weights=w,
                                          min_leaf=ml, max_leaves=k)
@@ -595,7 +654,7 @@ def test_a_store_shared_between_fits_changes_no_answer():
                     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
                                                   max_depth=depth, min_samples_leaf=ml,
                                                   max_leaf_nodes=k, time_limit=None)
-                    clf._overrides = {"engine_memo": store}
+                    clf._overrides = {"engine_memo": store, "cap_probe": False}
                     fits.append(clf.fit(X, y, sample_weight=w))
                 on, off = fits
                 assert on.optimal_ and on.objective_ == pytest.approx(expected, abs=1e-9)

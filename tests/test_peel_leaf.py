@@ -50,9 +50,10 @@ def _fit(kind, seed, rules_off=(), n_jobs=1, work_limit=None):
     clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth,
                                   max_leaf_nodes=cap, min_samples_leaf=ml, n_jobs=n_jobs,
                                   time_limit=None)
-    # test hook: the engine first without a depth cap (the general search's
-    # short run would certify these small problems before it)
-    clf._overrides = {"rules_off": list(rules_off), "leaf_budget_probe": False}
+    # test hook: the engine first without a depth cap or under a leaf cap (the
+    # general search's short run would certify these small problems before it)
+    clf._overrides = {"rules_off": list(rules_off), "leaf_budget_probe": False,
+                      "cap_probe": False}
     if work_limit is not None:
         clf._overrides["work_limit"] = work_limit
     with warnings.catch_warnings():
