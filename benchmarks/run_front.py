@@ -8,9 +8,12 @@ STreeD under a node budget, on the same binary columns, side by side.
 
 With ``--cap`` each solver makes one fit of at most K leaves instead of the
 front (fst: ``FastSmallTreeClassifier(regularization=0, max_leaf_nodes=K)``);
-with ``--cap --lam L`` at regularization L (fst's objective, the error rate plus
-L a leaf; STreeD's ``cost-complex-accuracy`` with ``cost_complexity = L``, which
-prices a branch node, so the same trees), the table then in objectives.
+with ``--cap --lam L`` fst's alone at regularization L (the error rate plus L a
+leaf; the table in objectives): STreeD takes a node budget or a cost
+complexity, not both ("Either set the number of nodes below the limited imposed
+by the maximum depth ... or set the cost-complexity to non-zero, but not
+both"), and no other peer takes a leaf cap.  To compare two builds, run it
+with each checkout first on PYTHONPATH.
 A name ``quantiles-<set>`` is a gosdt14 set (or ``sklearn-<set>``) binarised
 here, so that both solvers get the identical 0/1 matrix: ``x <= q`` for q its
 column's quartiles (each distinct cut once; a column of two values is kept as
@@ -92,9 +95,8 @@ def one(solver, name, leaves, time_limit, cap=False, lam=0.0):
             certified = front.front_["optimal"].tolist()
         else:
             k = leaves
-            task = {"optimization_task": "cost-complex-accuracy"} if lam > 0 else {}
-            m = STreeDClassifier(max_depth=k - 1, max_num_nodes=k - 1, cost_complexity=lam,
-                                 time_limit=time_limit, **task).fit(X, y)
+            m = STreeDClassifier(max_depth=k - 1, max_num_nodes=k - 1, cost_complexity=0.0,
+                                 time_limit=time_limit).fit(X, y)
             seconds = time.perf_counter() - t0
             errors = [int((m.predict(X) != y).sum())]
             certified = [bool(m.fit_result.is_optimal())]
@@ -104,6 +106,7 @@ def one(solver, name, leaves, time_limit, cap=False, lam=0.0):
     if cap:
         # the objective of the tree, re-scored: its error rate plus lam a leaf
         out["objective"] = errors[0] / len(y) + lam * int(n_leaves)
+        out["n_leaves"] = int(n_leaves)
     return out
 
 
@@ -171,27 +174,40 @@ def fit_in_process(fh, solver, name, k, time_limit, mode, lam):
 def cap_table(args, K, T):
     """One fit of at most K leaves each, side by side, a table row a set (at
     --lam, the trees' objectives in place of their errors)."""
-    what = "errors" if not args.lam else "objective"
-    print(f"| data | rows x columns | fst {what} | fst s | STreeD {what} | STreeD s | "
-          f"ratio | agree |")
+    if args.lam:
+        lam_table(args, K, T)
+        return
+    print("| data | rows x columns | fst errors | fst s | STreeD errors | STreeD s | "
+          "ratio | agree |")
     print("|---|---|---|---|---|---|---|---|")
     with open(args.out, "w") as fh:
         for name in args.datasets.split(","):
-            f, s = (fit_in_process(fh, solver, name, K, T, "cap", args.lam)
+            f, s = (fit_in_process(fh, solver, name, K, T, "cap", 0.0)
                     for solver in ("fst", "streed"))
             shape = "x".join(str(v) for v in load(name)[0].shape)
 
-            def value(r):
-                return r["errors"][0] if not args.lam else round(r["objective"], 5)
-
             def cell(r):
-                return f"{value(r)}{'' if r['certified'][0] else '?'}" if r["errors"] else "x"
+                return (f"{r['errors'][0]}{'' if r['certified'][0] else '?'}"
+                        if r["errors"] else "x")
             agree = (not (f["errors"] and s["errors"] and f["certified"][0]
-                          and s["certified"][0]) or value(f) == value(s))
+                          and s["certified"][0]) or f["errors"][0] == s["errors"][0])
             print(f"| {name} | {shape} | {cell(f)} | {f['seconds']:.2f} | {cell(s)} | "
                   f"{s['seconds']:.2f} | {f['seconds'] / s['seconds']:.2f} | "
                   f"{'yes' if agree else 'NO'} |", flush=True)
     print("\n(?: not certified; ratio: fst's seconds over STreeD's)")
+
+
+def lam_table(args, K, T):
+    """fst's fit of at most K leaves at regularization --lam, a row a set."""
+    print("| data | rows x columns | objective | leaves | certified | fst s |")
+    print("|---|---|---|---|---|---|")
+    with open(args.out, "w") as fh:
+        for name in args.datasets.split(","):
+            f = fit_in_process(fh, "fst", name, K, T, "cap", args.lam)
+            shape = "x".join(str(v) for v in load(name)[0].shape)
+            print(f"| {name} | {shape} | {f.get('objective', float('nan')):.5f} | "
+                  f"{f.get('n_leaves', '')} | {f['certified'][0] if f['certified'] else 'x'} | "
+                  f"{f['seconds']:.3f} |", flush=True)
 
 
 if __name__ == "__main__":

@@ -606,14 +606,27 @@ def plan_regression(X, y, row_weight, moments, params, overrides, memory_limit,
                                   probe=own.get("leaf_budget_probe", False),
                                   work_limit=config["work_limit"], reserve=DPDT_TIME_SHARE)
         return RegressionPlan(space, search, config, params, deadline, engine=stage)
-    else:
+    def engine(seconds):
         # the engine alone: under max_depth or max_leaf_nodes, or without them
         # on continuous columns (or where the general search's store would not
         # pay), deepening to its deepest search where the leaf budget is not
         # yet reached
-        search = EngineSearch(space, config, deepen=own.get("engine_deepen", True),
-                              depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
-                              keep_deepening=True, pair_sums=own.get("pair_sums", True),
-                              memo=own.get("engine_memo", True) and max_leaves is not None,
-                              rise=own.get("rising_bound", True))
+        return EngineSearch(space, dict(config, time_limit=seconds),
+                            deepen=own.get("engine_deepen", True),
+                            depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
+                            keep_deepening=True, pair_sums=own.get("pair_sums", True),
+                            memo=own.get("engine_memo", True) and max_leaves is not None,
+                            rise=own.get("rising_bound", True))
+
+    if (unlimited and max_leaves is not None and lam > 0 and own.get("cap_probe", True)
+            and squares_general_pays(n, space.n_splits, X_search.shape[1])):
+        # under a leaf cap at lam > 0 on binary or binned columns, the general
+        # search without the cap first (`CapProbeSearch`)
+        def general(seconds):
+            return SquaresGeneralSearch(space, dict(config, max_leaves=0, time_limit=seconds))
+
+        search = CapProbeSearch(general, engine, max_leaves, time_limit,
+                                work_limit=config["work_limit"])
+    else:
+        search = engine(time_limit)
     return RegressionPlan(space, search, config, params, deadline)

@@ -117,7 +117,27 @@ def test_every_rule_combination(combo):
     # start (`EngineSearch._rise`)
     rise = 0.0 if combo % 3 == 1 else False
     for seed in (combo % 60, (combo - 32) % 60):
-        _check(seed, {"rules": rules, "rising_bound": rise}, n_jobs)
+        # (the engine's rules: under a leaf cap, without the general search's
+        # first run, which would answer some of these problems before it)
+        _check(seed, {"rules": rules, "rising_bound": rise, "cap_probe": False}, n_jobs)
+
+
+def test_a_first_run_without_the_cap_changes_no_answer_under_squared_error():
+    """Under a leaf cap at lam > 0 on binary or binned columns the general search
+    without the cap runs first (`CapProbeSearch`): node for node the engine's
+    tree under the cap, with its bound; it answers several of these problems."""
+    answered = 0
+    for seed in range(3, 60, 4):
+        for n_jobs in (1, 2):
+            on = _check(seed, n_jobs=n_jobs)
+            off = _check(seed, {"cap_probe": False}, n_jobs)
+            for attr in ("feature", "threshold", "children_left", "children_right"):
+                np.testing.assert_array_equal(getattr(on.estimator_.tree_, attr),
+                                              getattr(off.estimator_.tree_, attr))
+            assert on.lower_bound_ == off.lower_bound_
+            assert "cap_probe" not in off.search_stats_
+            answered += on.search_stats_.get("cap_probe", {}).get("answered", False)
+    assert answered >= 4, answered
 
 
 def test_a_leaf_beside_a_subtree_changes_no_answer_under_squared_error():
@@ -215,8 +235,8 @@ def test_a_rising_bound_changes_no_answer():
         if _problem(seed)[6] is None:
             continue
         for n_jobs in (1, 2):
-            on = _check(seed, {"rising_bound": 0.0}, n_jobs)
-            off = _check(seed, {"rising_bound": False}, n_jobs)
+            on = _check(seed, {"rising_bound": 0.0, "cap_probe": False}, n_jobs)
+            off = _check(seed, {"rising_bound": False, "cap_probe": False}, n_jobs)
             assert off.search_stats_["rising_runs"] == 0
             used += on.search_stats_["rising_runs"] > 0
             for attr in ("feature", "threshold", "children_left", "children_right", "value"):
