@@ -287,15 +287,20 @@ class CapProbeSearch:
         answer; returns the stop code."""
         start = time.perf_counter()
         try:
-            return self._run(start)
+            code = self._run(start)
         except (KeyboardInterrupt, PreparationStopped):
+            # Ctrl-C between the two searches, or before the engine's first
+            # depth ran
             if self.engine is not None and not self.engine.stats_ready:
                 self.engine = None
-            if not self._probe_ran:
-                raise PreparationStopped(_INTERRUPTED) from None
-            return _INTERRUPTED
+            code = _INTERRUPTED
         finally:
             self._seconds = time.perf_counter() - start
+        if not self.upper_bound < float("inf"):
+            # stopped with no tree within the cap: as a stop in the preparation
+            # (the fit records the single leaf)
+            raise PreparationStopped(code)
+        return code
 
     def _run(self, start):
         tl = self._time_limit
@@ -304,7 +309,7 @@ class CapProbeSearch:
                                   else min(PROBE_WORK, self._work_limit))
         code = self.probe.run()
         self._probe_ran = True
-        if self._probe_answers() or code not in (_FINISHED, _TIME_STOP):
+        if self._probe_answers() or code == _INTERRUPTED:
             return code
         left = None if tl is None else max(tl - (time.perf_counter() - start), 0.0)
         self.engine = self._make_engine(left)

@@ -475,6 +475,34 @@ def test_ctrl_c_between_the_searches_of_a_fit_returns_the_best_tree(monkeypatch)
     assert clf.search_stats_["depth_searched"] == 2 and clf.n_leaves_ > 1
 
 
+def test_ctrl_c_under_a_leaf_cap_after_the_first_run_keeps_the_cap(monkeypatch):
+    """Under a leaf cap at lam > 0 on binary columns, Ctrl-C after the general
+    search's first run without the cap (`CapProbeSearch`; the engine under the
+    cap interrupted before its first depth) returns a tree within the cap: the
+    first run's where it has at most k leaves, else the single leaf, with
+    status 'interrupted' and a warning, never the exception."""
+    import fst._engine as engine
+    import fst._leaf_budget as leaf_budget
+
+    rng = np.random.RandomState(1)
+    X = rng.randint(0, 2, size=(400, 12)).astype(float)
+    y = rng.randint(0, 2, size=400)
+    leaves = []
+    for k in (3, 30):
+        # the first run does not certify
+        monkeypatch.setattr(leaf_budget, "PROBE_WORK", 1 << 16)
+        _interrupt_after(monkeypatch, engine.EngineSearch, "_search", 1)
+        clf = FastSmallTreeClassifier(regularization=0.002, max_leaf_nodes=k, time_limit=30)
+        with pytest.warns(NotCertifiedWarning, match="interrupted"):
+            clf.fit(X, y)
+        monkeypatch.undo()
+        _check_stopped(clf, X, y, "interrupted")
+        assert clf.n_leaves_ == clf.estimator_.get_n_leaves() <= k
+        leaves.append(clf.n_leaves_)
+    # the first run's tree has more than three leaves and at most 30
+    assert leaves[0] == 1 and leaves[1] > 3, leaves
+
+
 @pytest.mark.parametrize("kind", ["classifier", "regressor"])
 def test_ctrl_c_while_the_fallback_trees_grow_keeps_the_best_tree(kind, monkeypatch):
     """Ctrl-C while a stopped fit grows its fallback trees (Python code and
