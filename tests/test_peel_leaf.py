@@ -139,7 +139,7 @@ def test_squared_error_gives_the_optimum_and_the_same_tree(seed):
     for off in ([], ["peel_leaf"]):
         reg = FastSmallTreeRegressor(regularization=lam, max_depth=depth,
                                      max_leaf_nodes=depth + 1, time_limit=None)
-        reg._overrides = {"rules_off": off}
+        reg._overrides = {"rules_off": off, "cap_probe": False}   # (the engine's rule)
         reg.fit(X, y, sample_weight=w)
         assert reg.optimal_
         assert reg.objective_ == pytest.approx(expected, abs=1e-9), seed
@@ -160,7 +160,8 @@ def test_a_squared_error_root_stopped_anywhere_keeps_a_valid_bound(seed):
     def fit(work=0):
         reg = FastSmallTreeRegressor(regularization=lam, max_depth=depth,
                                      max_leaf_nodes=depth + 1, time_limit=None)
-        reg._overrides = {"work_limit": work}
+        # (the engine's root: no first run of the general search before it)
+        reg._overrides = {"work_limit": work, "cap_probe": False}
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", NotCertifiedWarning)
             return reg.fit(X, y, sample_weight=w)
