@@ -237,6 +237,13 @@ class FastSmallTreeClassifier(ClassifierMixin, CertificateMixin, NativeClassifie
         started = clock()           # the time limit holds for the whole fit
         lam = self._check_params()
         data = prepare_fit(self, X, y, sample_weight)
+        return self._fit_prepared(data, lam, sample_weight, started)
+
+    def _fit_prepared(self, data, lam, sample_weight, started):
+        """The fit after its preamble: `data` from `prepare_fit` (which recorded
+        ``classes_``, ``n_features_in_`` and ``feature_names_in_``), `lam` the
+        checked regularization, `started` the fit's `clock` start.  The leaves
+        front fits its counts on one preamble (`_front._Counts`)."""
         # the columns holding NaN, which `summary` says a split sends right
         self._nan_columns = np.isnan(data.X).any(axis=0)
         if lam == 0 and self.max_depth is None and self.max_leaf_nodes is None:

@@ -32,6 +32,7 @@ import numpy as np
 from sklearn.utils import check_array
 
 from ._classifier import FastSmallTreeClassifier
+from ._core._limits import clock
 from ._engine import MemoShare
 from ._path import _PATH_TOL, RegularizationPath, _check_lambda, _Fit, check_task
 from ._plot import draw_front
@@ -350,8 +351,11 @@ class _Counts:
         self._estimator = estimator
         self._params = params
         self._Xy = (X, y, sample_weight)
-        self.data = _prepare(estimator(regularization=0.0, **params), X, y,
-                             sample_weight, regression)
+        first = estimator(regularization=0.0, **params)
+        self.data = _prepare(first, X, y, sample_weight, regression)
+        # a classifier's counts are fitted on the preamble `_prepare` ran once
+        # (X and y checked, the classes and costs read): the same data for each
+        self._first = None if regression else first
         self._share = MemoShare()
 
     def __call__(self, k, seconds):
@@ -363,7 +367,15 @@ class _Counts:
             self._params, max_leaf_nodes=k if k > 1 else None, time_limit=seconds))
         est._report_stops = False
         est._overrides = {"engine_memo": self._share}
-        est.fit(X, y, sample_weight=sample_weight)
+        if self._first is None:
+            est.fit(X, y, sample_weight=sample_weight)
+        else:
+            started = clock()
+            lam = est._check_params()
+            for name in ("classes_", "n_features_in_", "feature_names_in_"):
+                if hasattr(self._first, name):
+                    setattr(est, name, getattr(self._first, name))
+            est._fit_prepared(self.data.prepared, lam, sample_weight, started)
         del est._overrides          # the shared store is the front's, not the fit's
         # at lam = 0 the bound is on the loss itself; no tree of one leaf loses
         # less than the single leaf's least loss (its tree's loss, to within a
@@ -461,7 +473,7 @@ def _prepare(est, X, y, sample_weight, regression):
         def score(reg):
             return float(reg.score(X, y, sample_weight=sample_weight))
     else:
-        data = prepare_fit(est, X, y, sample_weight)
+        data = out.prepared = prepare_fit(est, X, y, sample_weight)
         w = (np.ones(len(data.y_idx)) if data.row_weight is None
              else np.asarray(data.row_weight, dtype=np.float64))
         counts = np.bincount(data.y_idx, weights=w, minlength=data.n_classes)

@@ -10,7 +10,8 @@ import warnings
 import numpy as np
 import pytest
 
-from fst import LeavesFront, NotCertifiedWarning, leaves_front, regularization_path
+from fst import (FastSmallTreeClassifier, LeavesFront, NotCertifiedWarning, leaves_front,
+                 regularization_path)
 from fst._front import _loss_floor
 from fst.exceptions import ConstantTreeWarning
 from oracle import (continuous_problem, optimal_objective, optimal_regression,
@@ -309,3 +310,32 @@ def test_a_front_pickles_and_its_path_reads_the_same_after():
     for key in ("lambda_min", "lambda_max", "loss", "accuracy", "optimal"):
         np.testing.assert_array_equal(a.pareto_front_[key], b.pareto_front_[key])
     np.testing.assert_array_equal(back.trees_[2].predict(X), front.trees_[2].predict(X))
+
+
+def test_each_count_is_the_fit_of_its_cap_on_a_data_frame():
+    """The counts are fitted on one check of the data (`_front._Counts`): each
+    count's tree is node for node the estimator's own fit under that cap at
+    lam = 0, and it keeps the data frame's column names and classes."""
+    pd = pytest.importorskip("pandas")
+    X, y, cost, _, _ = random_problem(4242)
+    frame = pd.DataFrame(X, columns=[f"c{j}" for j in range(X.shape[1])])
+    labels = np.array(["no", "yes", "maybe"])[np.asarray(y) % 3]
+    front = leaves_front(frame, labels, max_leaf_nodes=K, class_weight="balanced",
+                         time_limit=None)
+    assert list(front.classes_) == sorted(set(labels))
+    compared = 0
+    for k, tree in zip(range(2, K + 1), front.trees_[1:]):
+        fit = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
+                                      class_weight="balanced", time_limit=None)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConstantTreeWarning)
+            fit.fit(frame, labels)
+        if not front.front_["tree_leaves"][k - 1] == fit.n_leaves_:
+            continue        # (a count whose search found no better tree keeps the one before)
+        np.testing.assert_array_equal(tree.feature_names_in_, frame.columns)
+        np.testing.assert_array_equal(tree.classes_, fit.classes_)
+        for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+            np.testing.assert_array_equal(getattr(tree.tree_, attr),
+                                          getattr(fit.estimator_.tree_, attr))
+        compared += 1
+    assert compared >= 3, compared
