@@ -385,13 +385,15 @@ class CapProbeSearch:
     def stats(self):
         """The statistics of the search whose tree is returned, with the first
         run's beside them (``cap_probe``: whether it certified, its tree's
-        leaves, its expansions), the seconds of both."""
+        leaves, its expansions and seconds, whether it answered), the seconds
+        of both."""
         main = self.probe if self._probe_tree_counts() else self.engine
         st = main.stats()
         st["seconds"] = self._seconds
         p = self.probe.stats()
         st["cap_probe"] = {"certified": bool(self.probe.solved), "leaves": self._leaves(),
-                           "expansions": p["expansions"], "answered": self._probe_answers()}
+                           "expansions": p["expansions"], "seconds": p["seconds"],
+                           "answered": self._probe_answers()}
         return st
 
     def check_keys(self):
