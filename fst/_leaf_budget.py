@@ -36,6 +36,12 @@ LEAF_BUDGET_LAST_SHARE = 0.9
 PROBE_WORK = 1 << 28
 PROBE_SHARE = 0.05
 PROBE_SECONDS = 3.0
+# Under a leaf cap at lam > 0 on binary or binned columns, the engine under the
+# cap has this share of the time limit its first run left (`CapProbeSearch`),
+# the general search without the cap the rest: on noisy tables at lam = 0.02
+# the general search certifies where the engine does not within the limit
+# (fico_1k cut at quartiles, eight leaves: 4.4 s against none in 30 s).
+CAP_ENGINE_SHARE = 0.5
 # A general search is not resumed for less than this many seconds.
 _LEAST_RESUME_SECONDS = 0.05
 
@@ -245,21 +251,24 @@ class LeafBudgetSearch:
 class CapProbeSearch:
     """A fit under a leaf cap k (max_leaf_nodes) at lam > 0 on binary or binned
     columns: a short first run of the general search without the cap, then the
-    depth-limited engine under it.
+    depth-limited engine under it, then, where a time limit stopped the engine
+    at its share, the general search without the cap again for the time left.
 
-    The general search takes no leaf cap, but at lam > 0 it often certifies at
-    once where the engine's search under the cap takes long (coupon_bar at
-    lam = 0.01 and eight leaves: 0.004 s against 0.78 s).  Where it certifies an
+    The general search takes no leaf cap, but at lam > 0 it often certifies
+    where the engine's search under the cap takes long (coupon_bar at
+    lam = 0.01 and eight leaves: 4 ms against 0.78 s).  Where it certifies an
     optimum of at most k leaves, that tree is the optimum under the cap, and the
     canonical one: the trees of at most k leaves are some of all the trees, and
     the optimum is among them, so the optimal trees under the cap are the
     optimal trees of at most k leaves, of which the fewest leaves and the split
-    order (`_ties`) choose the same tree.  Otherwise the engine searches under
-    the cap for the time left; every bound the first run proved holds for every
-    tree, so for those of at most k leaves, and the fit's bound is the greater
-    of the two.  The first run is cut at PROBE_WORK of its work (and
-    PROBE_SHARE of the time limit), so it costs at most that where the cap
-    binds."""
+    order (`_ties`) choose the same tree.  Every bound a general search proves
+    holds for every tree, so for those of at most k leaves: a stopped fit's
+    bound is the greatest of the searches', and its tree the best of the
+    engine's and of the general searches' trees of at most k leaves.  The first
+    run is cut at PROBE_WORK of its work (and PROBE_SHARE of the time limit),
+    so it costs at most that where the cap binds; with a time limit the engine
+    has CAP_ENGINE_SHARE of what is left, and the general search anew (not
+    resumed, as in `LeafBudgetSearch`) the rest."""
 
     def __init__(self, general, engine, max_leaves, time_limit, work_limit=0):
         """general: a callable making the general search without the cap for a
@@ -272,25 +281,39 @@ class CapProbeSearch:
         self._max_leaves = int(max_leaves)
         self._time_limit = time_limit
         self._work_limit = int(work_limit or 0)
-        self.probe = None
+        self._generals = []         # the general searches whose run returned
+        self._leaves = {}           # the leaves of each one's tree, once read
         self.engine = None
-        self._probe_leaves = None   # the leaves of the first run's tree, once read
-        self._probe_ran = False
         self._reporter = None
         self._seconds = 0.0
 
     def set_reporter(self, reporter, seconds=5.0):
         self._reporter = (reporter, seconds)
 
+    def _joined(self, search):
+        """`search`'s progress as the fit's: the bound raised to the greatest
+        any search proved, the best the least tree within the cap found (a
+        general search's own may have more leaves)."""
+        reporter, _ = self._reporter
+
+        def report(progress):
+            t, lower, best, work = progress
+            if search is not self.engine:
+                best = self.upper_bound
+            for g in self._generals:
+                if g.lower_bound is not None and g.lower_bound > lower:
+                    lower = g.lower_bound
+            reporter((t, lower, min(best, self.upper_bound), work))
+        return report
+
     def run(self):
-        """Run the general search's first run, then the engine where it did not
-        answer; returns the stop code."""
+        """Run the searches in turn; returns the stop code."""
         start = time.perf_counter()
         try:
             code = self._run(start)
         except (KeyboardInterrupt, PreparationStopped):
-            # Ctrl-C between the two searches, or before the engine's first
-            # depth ran
+            # Ctrl-C between two searches, or before the engine's first depth
+            # ran
             if self.engine is not None and not self.engine.stats_ready:
                 self.engine = None
             code = _INTERRUPTED
@@ -302,99 +325,115 @@ class CapProbeSearch:
             raise PreparationStopped(code)
         return code
 
+    def _general(self, seconds, work=None):
+        g = self._make_general(seconds)
+        if work is not None:
+            g.set_work_limit(work if not self._work_limit else min(work, self._work_limit))
+        if self._reporter is not None:
+            g.set_reporter(self._joined(g), self._reporter[1])
+        code = g.run()
+        self._generals.append(g)
+        return code
+
     def _run(self, start):
         tl = self._time_limit
-        self.probe = self._make_general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE)
-        self.probe.set_work_limit(PROBE_WORK if not self._work_limit
-                                  else min(PROBE_WORK, self._work_limit))
-        code = self.probe.run()
-        self._probe_ran = True
-        if self._probe_answers() or code == _INTERRUPTED:
+        code = self._general(PROBE_SECONDS if tl is None else tl * PROBE_SHARE, PROBE_WORK)
+        if self.solved or code == _INTERRUPTED:
             return code
         left = None if tl is None else max(tl - (time.perf_counter() - start), 0.0)
-        self.engine = self._make_engine(left)
+        self.engine = self._make_engine(None if left is None else left * CAP_ENGINE_SHARE)
         if self._reporter is not None:
-            reporter, seconds = self._reporter
+            self.engine.set_reporter(self._joined(self.engine), self._reporter[1])
+        code = self.engine.run()
+        if self.solved or code not in (_FINISHED, _TIME_STOP) or tl is None:
+            return code
+        left = tl - (time.perf_counter() - start)
+        if left < _LEAST_RESUME_SECONDS:
+            return code
+        return self._general(left)
 
-            def report(progress):
-                # the first run's bound holds for every tree (not its tree,
-                # which may have more leaves than the cap)
-                t, lower, best, work = progress
-                if self.probe.lower_bound is not None and self.probe.lower_bound > lower:
-                    lower = self.probe.lower_bound
-                reporter((t, lower, best, work))
-            self.engine.set_reporter(report, seconds)
-        return self.engine.run()
+    def _tree_leaves(self, g):
+        """The leaves of general search `g`'s tree (None: it found none)."""
+        if g not in self._leaves:
+            self._leaves[g] = (int((g.extract()[0] < 0).sum())
+                               if g.upper_bound < float("inf") else None)
+        return self._leaves[g]
 
-    def _leaves(self):
-        """The leaves of the first run's tree (None: it found none)."""
-        if self._probe_leaves is None and self.probe is not None and self._probe_ran:
-            if self.probe.upper_bound < float("inf"):
-                self._probe_leaves = int((self.probe.extract()[0] < 0).sum())
-        return self._probe_leaves
+    def _within(self, g):
+        leaves = self._tree_leaves(g)
+        return leaves is not None and leaves <= self._max_leaves
 
-    def _probe_answers(self):
-        """Whether the first run certified an optimum within the cap."""
-        return (self._probe_ran and self.probe.solved
-                and self._leaves() is not None and self._leaves() <= self._max_leaves)
+    def _answering(self):
+        """The general search that certified an optimum within the cap (None:
+        none did)."""
+        for g in self._generals:
+            if g.solved and self._within(g):
+                return g
+        return None
 
-    def _probe_tree_counts(self):
-        """Whether the first run's tree is a tree under the cap that the fit may
-        return: certified, or better than the engine's (a stop)."""
-        if not self._probe_ran or self._leaves() is None or self._leaves() > self._max_leaves:
-            return False
-        if self.probe.solved or self.engine is None or not self.engine.stats_ready:
-            return True
-        return self.probe.upper_bound < self.engine.upper_bound - TOL
+    def _best(self):
+        """The search whose tree is returned: the one that certified, else the
+        least value within the cap (the engine's on ties; None: no tree)."""
+        g = self._answering()
+        if g is not None:
+            return g
+        if self.engine is not None and self.engine.stats_ready:
+            if self.engine.solved:
+                return self.engine
+            best = self.engine
+        else:
+            best = None
+        for g in self._generals:
+            if self._within(g) and (best is None
+                                    or g.upper_bound < best.upper_bound - TOL):
+                best = g
+        return best
 
     @property
     def returns_stage(self):
         """Whether the tree returned is the engine's."""
-        return not self._probe_tree_counts()
+        best = self._best()
+        return best is None or best is self.engine
 
     @property
     def upper_bound(self):
-        if self._probe_tree_counts():
-            return self.probe.upper_bound
-        if self.engine is not None and self.engine.stats_ready:
-            return self.engine.upper_bound
-        return float("inf")
+        best = self._best()
+        return float("inf") if best is None else best.upper_bound
 
     @property
     def solved(self):
-        return self._probe_answers() or (self.engine is not None and self.engine.stats_ready
-                                          and self.engine.solved)
+        best = self._best()
+        return best is not None and bool(best.solved)
 
     @property
     def lower_bound(self):
-        if self._probe_answers():
-            return self.probe.lower_bound
-        bounds = [s.lower_bound for s in (self.probe, self.engine)
-                  if s is not None and s.lower_bound is not None
-                  and (s is self.probe or s.stats_ready)]
-        bounds = [b for b in bounds if b > -float("inf")]
-        if self.engine is not None and self.engine.stats_ready and self.engine.solved:
-            return self.engine.lower_bound
+        best = self._best()
+        if best is not None and best.solved:
+            return best.lower_bound
+        bounds = [g.lower_bound for g in self._generals if g.lower_bound is not None]
+        if self.engine is not None and self.engine.stats_ready:
+            bounds.append(self.engine.lower_bound)
+        bounds = [b for b in bounds if b is not None and b > -float("inf")]
         return max(bounds) if bounds else None
 
     def extract(self):
-        if self._probe_tree_counts():
-            return self.probe.extract()
-        return self.engine.extract()
+        return self._best().extract()
 
     def stats(self):
-        """The statistics of the search whose tree is returned, with the first
-        run's beside them (``cap_probe``: whether it certified, its tree's
-        leaves, its expansions and seconds, whether it answered), the seconds
-        of both."""
-        main = self.probe if self._probe_tree_counts() else self.engine
-        st = main.stats()
+        """The statistics of the search whose tree is returned, with the
+        general searches' beside them (``cap_probe``: whether the first
+        certified, its tree's leaves, its expansions and seconds, whether a
+        general search answered, and whether it ran again after the engine),
+        the seconds of all."""
+        st = self._best().stats()
         st["seconds"] = self._seconds
-        p = self.probe.stats()
-        st["cap_probe"] = {"certified": bool(self.probe.solved), "leaves": self._leaves(),
+        first = self._generals[0]
+        p = first.stats()
+        st["cap_probe"] = {"certified": bool(first.solved), "leaves": self._tree_leaves(first),
                            "expansions": p["expansions"], "seconds": p["seconds"],
-                           "answered": self._probe_answers()}
+                           "answered": self._answering() is not None,
+                           "ran_again": len(self._generals) > 1}
         return st
 
     def check_keys(self):
-        return self.probe.check_keys() if self.probe is not None else None
+        return self._generals[-1].check_keys() if self._generals else None
