@@ -183,7 +183,7 @@ def test_the_general_search_after_a_stopped_engine_answers_or_bounds(monkeypatch
 
     monkeypatch.setattr(leaf_budget, "PROBE_WORK", 1)
     monkeypatch.setattr(plan, "EngineSearch", stopped_engine)
-    answered = again = stopped = 0
+    answered = again = late = stopped = 0
     for kind in ("random", "unbounded"):
         for seed in range(90 if kind == "random" else 30):
             X, y, cost, lam, depth, w, ml, k = _problem(kind, seed)
@@ -211,6 +211,7 @@ def test_the_general_search_after_a_stopped_engine_answers_or_bounds(monkeypatch
                     m.setattr(plan, "EngineSearch", EngineSearch)
                     _assert_same_fit(clf, _check(kind, seed))
                 answered += probe["answered"]
+                late += probe["answered"] and probe["ran_again"]
             else:
                 # (CART's fallback tree, which may send NaN left, is not one of
                 # the trees searched, and may be better)
@@ -218,7 +219,8 @@ def test_the_general_search_after_a_stopped_engine_answers_or_bounds(monkeypatch
                 # the general search's optimum has more leaves than the cap
                 # (mostly: the cap binds on these problems), or it stopped
                 stopped += 1
-    assert answered >= 30 and again >= 5 and stopped >= 3, (answered, again, stopped)
+    assert answered >= 30 and again >= 5 and late >= 2 and stopped >= 3, (
+        answered, again, late, stopped)
 
 
 def test_a_first_run_without_the_cap_stopped_keeps_the_cap():
