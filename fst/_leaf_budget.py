@@ -286,18 +286,21 @@ class CapProbeSearch:
         self.engine = None
         self._reporter = None
         self._seconds = 0.0
+        self._start = time.perf_counter()
 
     def set_reporter(self, reporter, seconds=5.0):
         self._reporter = (reporter, seconds)
 
     def _joined(self, search):
-        """`search`'s progress as the fit's: the bound raised to the greatest
-        any search proved, the best the least tree within the cap found (a
-        general search's own may have more leaves)."""
+        """`search`'s progress as the fit's: seconds since the fit's searches
+        began, the bound raised to the greatest any search proved, the best the
+        least tree within the cap found (a general search's own may have more
+        leaves)."""
         reporter, _ = self._reporter
 
         def report(progress):
-            t, lower, best, work = progress
+            _, lower, best, work = progress
+            t = time.perf_counter() - self._start
             if search is not self.engine:
                 best = self.upper_bound
             for g in self._generals:
@@ -308,7 +311,7 @@ class CapProbeSearch:
 
     def run(self):
         """Run the searches in turn; returns the stop code."""
-        start = time.perf_counter()
+        start = self._start = time.perf_counter()
         try:
             code = self._run(start)
         except (KeyboardInterrupt, PreparationStopped):

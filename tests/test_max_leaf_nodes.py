@@ -730,3 +730,32 @@ def test_a_store_shared_between_fits_changes_no_answer():
             clf.fit(other[0], other[1])
             assert before is None or share.memo is not before
     assert used >= 10, used
+
+
+def test_progress_lines_under_a_cap_after_the_first_run(monkeypatch, capsys):
+    """verbose=2 under a leaf cap at lam > 0 on binary columns: lines from the
+    engine under the cap and from the general search without it after it
+    (`CapProbeSearch`), their seconds counted from the fit's start (never
+    going back), their bound at most the fit's, and their best a tree within
+    the cap (never below the fit's bound)."""
+    import re
+
+    import fst._utils as fc
+
+    monkeypatch.setattr(fc, "PROGRESS_SECONDS", 0.2)
+    rng = np.random.RandomState(3)
+    X = rng.randint(0, 2, size=(2000, 40)).astype(float)
+    y = ((X[:, 0] + X[:, 1] + X[:, 2] + rng.uniform(size=2000) * 3) > 2.5).astype(int)
+    clf = FastSmallTreeClassifier(regularization=0.004, max_leaf_nodes=8, time_limit=2.5,
+                                  verbose=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotCertifiedWarning)
+        clf.fit(X, y)
+    lines = [tuple(map(float, m)) for m in re.findall(
+        r"\[fst\] +([0-9.]+) s  lower bound ([0-9.]+)  best ([0-9.]+)",
+        capsys.readouterr().out)]
+    assert clf.search_stats_["cap_probe"]["ran_again"] and not clf.optimal_
+    assert len(lines) >= 6
+    assert all(a[0] <= b[0] for a, b in zip(lines, lines[1:]))
+    for _, low, best in lines:
+        assert low <= best + 1e-6 and low <= clf.lower_bound_ + 1e-6
