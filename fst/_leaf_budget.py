@@ -1,6 +1,11 @@
-"""LeafBudgetSearch: a fit without max_depth on continuous columns, the general
+"""Searches run in turn and read as one (`fst._plan` builds them).
+
+LeafBudgetSearch: a fit without max_depth on continuous columns, the general
 search's short first run, the depth-limited engine by leaf budget, then the
-general search for the time left, read as one search (`fst._plan` builds it)."""
+general search for the time left.  CapProbeSearch: a fit under max_leaf_nodes
+at lam > 0 on binary or binned columns, the general search's short first run
+without the cap, the engine under the cap, then the general search again for
+the time left."""
 import time
 
 from ._core._columns import PreparationStopped

@@ -1,7 +1,8 @@
 """What a fit reads from a search: the one interface of the general search
 (`fst._core._solver.Search`), the depth-limited engine (`fst._engine.EngineSearch`),
 the general search under squared error (`fst._engine.SquaresGeneralSearch`) and
-the searches run in turn by leaf budget (`fst._leaf_budget.LeafBudgetSearch`).
+the searches run in turn by leaf budget (`fst._leaf_budget.LeafBudgetSearch`) or
+under a leaf cap at lam > 0 (`fst._leaf_budget.CapProbeSearch`).
 A plan (`fst._plan`) holds one of them and the estimator reads it through this
 interface alone."""
 from typing import Callable, Optional, Protocol, runtime_checkable

@@ -8,7 +8,7 @@ import fst._regressor as regressor_module
 from fst import FastSmallTreeClassifier, FastSmallTreeRegressor
 from fst._core._solver import Search
 from fst._engine import EngineSearch, SquaresGeneralSearch
-from fst._leaf_budget import LeafBudgetSearch
+from fst._leaf_budget import CapProbeSearch, LeafBudgetSearch
 from fst._protocol import TreeSearch
 
 
@@ -44,10 +44,12 @@ def _searches(search):
     out = [search]
     if isinstance(search, LeafBudgetSearch):
         out += [s for s in (search.stage, search.general) if s is not None]
+    if isinstance(search, CapProbeSearch):
+        out += search._generals + ([search.engine] if search.engine is not None else [])
     return out
 
 
-@pytest.mark.parametrize("case", ["general", "engine", "leaf_budget"])
+@pytest.mark.parametrize("case", ["general", "engine", "leaf_budget", "cap_probe"])
 def test_every_classifier_search_has_the_interface(monkeypatch, case):
     made = _plans(monkeypatch, classifier_module, "plan_fit")
     Xb, yb = _binary()
@@ -58,11 +60,15 @@ def test_every_classifier_search_has_the_interface(monkeypatch, case):
     elif case == "engine":
         FastSmallTreeClassifier(regularization=0.0, max_depth=2).fit(Xc, yc)
         kinds = {EngineSearch}
-    else:
+    elif case == "leaf_budget":
         clf = FastSmallTreeClassifier(regularization=0.02)
         clf._overrides = {"leaf_budget_probe": False, "general_search": True}
         clf.fit(Xc, yc)
         kinds = {LeafBudgetSearch, EngineSearch}
+    else:
+        # a cap of two the general search's optimum exceeds: the engine follows
+        FastSmallTreeClassifier(regularization=0.005, max_leaf_nodes=2).fit(Xb, yb)
+        kinds = {CapProbeSearch, Search, EngineSearch}
     seen = set()
     for plan in made:
         for s in _searches(plan.search):
@@ -71,7 +77,7 @@ def test_every_classifier_search_has_the_interface(monkeypatch, case):
     assert kinds <= seen
 
 
-@pytest.mark.parametrize("case", ["engine", "leaf_budget"])
+@pytest.mark.parametrize("case", ["engine", "leaf_budget", "cap_probe"])
 def test_every_regressor_search_has_the_interface(monkeypatch, case):
     made = _plans(monkeypatch, regressor_module, "plan_regression")
     Xb, _ = _binary()
@@ -79,11 +85,15 @@ def test_every_regressor_search_has_the_interface(monkeypatch, case):
     if case == "engine":
         FastSmallTreeRegressor(regularization=0.0, max_depth=2).fit(Xc, t)
         kinds = {EngineSearch}
-    else:
+    elif case == "leaf_budget":
         reg = FastSmallTreeRegressor(regularization=0.05, time_limit=None)
         reg._overrides = {"general_search": True, "leaf_budget_depth": 1}
         reg.fit(Xb, Xb[:, 0] * 3 + Xb[:, 1])
         kinds = {LeafBudgetSearch, EngineSearch, SquaresGeneralSearch}
+    else:
+        FastSmallTreeRegressor(regularization=0.005, max_leaf_nodes=2).fit(
+            Xb, Xb[:, 0] * 3 + Xb[:, 1] * 2 + Xb[:, 2])
+        kinds = {CapProbeSearch, SquaresGeneralSearch, EngineSearch}
     seen = set()
     for plan in made:
         assert plan.engine is not None
