@@ -25,7 +25,8 @@ from ._fallbacks import (DPDT_TIME_SHARE, FALLBACK_DEPTH, FALLBACK_TIME_SHARE,
                          LEAST_FALLBACK_SECONDS, bounded_cart, depth_fallback_fit,
                          time_left_after_trial)
 from ._leaf_budget import (LEAF_BUDGET_DEPTH, LEAF_BUDGET_LAST_SHARE,
-                           LEAF_BUDGET_TIME_SHARE, CapProbeSearch, LeafBudgetSearch)
+                           LEAF_BUDGET_TIME_SHARE, SQUARES_PROBE_WORK, CapProbeSearch,
+                           LeafBudgetSearch)
 from ._spaces import binary_flips, search_space, squares_general_pays
 from ._utils import floor_below, min_leaf_rows
 
@@ -626,7 +627,8 @@ def plan_regression(X, y, row_weight, moments, params, overrides, memory_limit,
             return SquaresGeneralSearch(space, dict(config, max_leaves=0, time_limit=seconds))
 
         search = CapProbeSearch(general, engine, max_leaves, time_limit,
-                                work_limit=config["work_limit"])
+                                work_limit=config["work_limit"],
+                                probe_work=SQUARES_PROBE_WORK)
     else:
         search = engine(time_limit)
     return RegressionPlan(space, search, config, params, deadline)
