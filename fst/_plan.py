@@ -436,11 +436,15 @@ def _capped_search(space, config, params, own, time_limit):
         # Under the leaf cap k the trees have depth at most k - 1: when max_depth
         # does not cut below that, the engine deepens by leaf budget (certified
         # at the first depth that holds every tree as good as its incumbent, at
-        # most k - 1), else it searches max_depth under the cap.
+        # most k - 1; above MAX_ENGINE_DEPTH + 1 leaves it deepens to its
+        # deepest search, each depth's optimum a better incumbent and a smaller
+        # budget, and ends uncertified where even that does not hold them all),
+        # else it searches max_depth under the cap.
         capped = dict(config, time_limit=seconds)
         if params["max_depth"] is None or params["max_depth"] >= max_leaves - 1:
             capped["max_depth"] = None
         return EngineSearch(problem, capped, depth_cap=MAX_ENGINE_DEPTH,
+                            keep_deepening=True,
                             deepen=own.get("engine_deepen", True),
                             pair_sums=own.get("pair_sums", True),
                             memo=own.get("engine_memo", True),

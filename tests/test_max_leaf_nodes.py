@@ -759,3 +759,46 @@ def test_progress_lines_under_a_cap_after_the_first_run(monkeypatch, capsys):
     assert all(a[0] <= b[0] for a, b in zip(lines, lines[1:]))
     for _, low, best in lines:
         assert low <= best + 1e-6 and low <= clf.lower_bound_ + 1e-6
+
+
+def test_a_cap_above_the_engines_depth_deepens_as_far_as_it_can():
+    """A cap of more leaves than the engine's deepest search holds (k - 1 above
+    MAX_ENGINE_DEPTH): the engine deepens to its deepest search rather than
+    stopping after its first, and certifies wherever the leaf budget of its
+    best tree fits that depth (the same tree as under a cap of 17, which does
+    not bind either); at lam = 0 it ends by itself ('search_limit') with a
+    tree within the cap, re-scored, and a bound at most its objective."""
+    from fst._engine import MAX_ENGINE_DEPTH
+    certified = 0
+    for kind in ("random", "unbounded"):
+        for seed in range(30):
+            X, y, cost, lam, depth, w, ml, _ = _problem(kind, seed)
+            if depth is not None:
+                continue
+            y_idx, full = problem_cost(y, cost)
+            fits = {}
+            for k in (MAX_ENGINE_DEPTH + 1, MAX_ENGINE_DEPTH + 2, 40):
+                clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
+                                              min_samples_leaf=ml, max_leaf_nodes=k,
+                                              time_limit=None)
+                clf._overrides = {"cap_probe": False}
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", NotCertifiedWarning)
+                    warnings.simplefilter("ignore", ConstantTreeWarning)
+                    clf.fit(X, y, sample_weight=w)
+                assert clf.n_leaves_ <= k
+                assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(clf.objective_,
+                                                                             abs=1e-9)
+                assert clf.lower_bound_ <= clf.objective_ + 1e-9
+                fits[k] = clf
+            small, *large = fits.values()
+            if small.optimal_ and small.n_leaves_ < MAX_ENGINE_DEPTH + 1 and lam > 0:
+                for clf in large:
+                    assert clf.optimal_, (kind, seed)
+                    assert (clf.search_stats_["depth_searched"]
+                            == small.search_stats_["depth_searched"])
+                    _assert_same_fit(small, clf)
+                certified += 1
+            for clf in large:
+                assert clf.optimal_ or clf.status_ == "search_limit"
+    assert certified >= 10, certified
