@@ -37,6 +37,13 @@ MAX_ENGINE_CLASSES = 64
 # tens of millions of additions.
 SUMS_DIRECT_WORK = 1 << 24
 
+# The general search under squared error is seeded this far above the engine's
+# tree (`SquaresGeneralSearch`): a tree within TOL of the seed is a tie, which
+# the search must find itself to read the canonical tree among the optimal
+# ones, so its budget admits every tree within TOL of the seed's value and
+# more (a bound reaching the seed proves only that no tree is better).
+SEED_MARGIN = 4 * TOL
+
 # Under a leaf cap, the search of the deepest depth that has not certified within
 # RISE_AFTER of the time left to it (RISE_SECONDS without a time limit, when its
 # progress is shown) goes on by running its root against budgets between the
@@ -645,9 +652,13 @@ class SquaresGeneralSearch:
     targets (`_problem.squares_problem`: the same splits, numbered alike),
     read through the interface `LeafBudgetSearch` reads.
 
-    Seeded with the engine's best tree (`stage`, when it has one): the root
-    then searches only for better trees, and a bound reaching the seed's value
-    proves that tree optimal, which this search then returns as its own."""
+    Seeded with the engine's best tree (`stage`, when it has one), a little
+    above its value (SEED_MARGIN): the root then searches only for trees as
+    good as it, ties included, so that where the seed is optimal the search
+    finds the optimal trees itself and reads the canonical one among them (a
+    tree of the same value and leaves deeper than the engine searched, and
+    first in the split order, is the canonical one); the seed's tree is
+    returned only where the search found none as good (a stop)."""
 
     def __init__(self, space, config, stage=None):
         self.space = space
@@ -663,7 +674,7 @@ class SquaresGeneralSearch:
         self._s = Search(problem, config)
         self._work_limit = int(config["work_limit"] or 0)
         if self._stage is not None:
-            self._s.seed(self._stage.upper_bound)
+            self._s.seed(self._stage.upper_bound + SEED_MARGIN)
 
     def set_reporter(self, reporter, seconds=5.0):
         def report(progress):
@@ -688,9 +699,9 @@ class SquaresGeneralSearch:
 
     def _returns_seed(self):
         """Whether the tree returned is the seed's (the engine's): the search
-        found none better."""
+        found none as good (within TOL)."""
         return (self._stage is not None
-                and not self._s.upper_bound < self._stage.upper_bound - TOL)
+                and not self._s.upper_bound <= self._stage.upper_bound + TOL)
 
     @property
     def solved(self):

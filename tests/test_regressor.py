@@ -966,3 +966,46 @@ def test_the_binary_problems_are_not_vacuous():
         regs.append(reg.fit(X, y, sample_weight=w))
     assert sum(r.search_stats_["engine"] == "general" for r in regs) >= 24
     assert sum(r.n_leaves_ >= 3 for r in regs) >= 8
+
+
+def test_ties_give_one_tree_whatever_the_route():
+    """Integer targets make trees of equal loss and leaves common: the canonical
+    tree (fewest leaves, then the split order) is the same whichever search
+    finds it — the engine by leaf budget then the general search seeded with
+    its tree (the default), the general search after a shallower engine, the
+    engine alone, the engine under a leaf cap that does not bind, and the
+    engine under max_depth at the tree's depth.  (The seed's own tree is not
+    taken for the canonical one: a tie deeper than the engine searched may
+    come first in the split order.)"""
+    rng = np.random.RandomState(11)
+    differ = compared = 0
+    for _ in range(40):
+        n, p = rng.randint(8, 40), rng.randint(2, 5)
+        X = rng.randint(0, 3, (n, p)).astype(float)
+        y = rng.randint(0, 3, n).astype(float) + (X[:, 0] > 0)
+        lam = float(rng.choice([0.005, 0.01, 0.02, 0.05]))
+        routes = [({}, {}), ({}, {"leaf_budget_depth": 1}), ({}, {"general_search": False}),
+                  ({"max_leaf_nodes": 64}, {"cap_probe": False})]
+        fits = []
+        for params, overrides in routes:
+            reg = FastSmallTreeRegressor(regularization=lam, time_limit=None, **params)
+            reg._overrides = overrides
+            fits.append(reg.fit(X, y))
+        fits.append(FastSmallTreeRegressor(regularization=lam, time_limit=None,
+                                           max_depth=max(fits[0].get_depth(), 1)).fit(X, y))
+        first = fits[0]
+        assert first.optimal_
+        for other in fits[1:]:
+            if other.status_ == "search_limit":
+                # the engine alone, whose leaf budget needs more than its 16 levels
+                continue
+            assert other.optimal_
+            compared += 1
+            assert other.objective_ == pytest.approx(first.objective_, abs=1e-9)
+            for attr in ("feature", "threshold", "children_left", "children_right"):
+                np.testing.assert_array_equal(getattr(first.estimator_.tree_, attr),
+                                              getattr(other.estimator_.tree_, attr))
+        differ += fits[0].get_depth() > 4
+    # (trees deeper than the engine's stage before the general search, where
+    # the seed's own tree could differ)
+    assert differ >= 4 and compared >= 130, (differ, compared)
