@@ -114,6 +114,19 @@ def _check(kind, seed, overrides=None, n_jobs=1, probe=False):
     return clf
 
 
+def _stopped_fit(clf, X, y, w, k, y_idx, full, lam):
+    """Fit `clf`, which may stop or end uncertified (no warning raised), and
+    check its tree: a real tree of at most k leaves that re-scores to its
+    objective from the data.  Returns it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", NotCertifiedWarning)
+        warnings.simplefilter("ignore", ConstantTreeWarning)
+        clf.fit(X, y, sample_weight=w)
+    assert clf.n_leaves_ == clf.estimator_.get_n_leaves() <= k
+    assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(clf.objective_, abs=1e-9)
+    return clf
+
+
 def _assert_same_fit(on, off):
     """Two fits of one problem give the same tree node for node and the same
     bound."""
@@ -193,13 +206,7 @@ def test_the_general_search_after_a_stopped_engine_answers_or_bounds(monkeypatch
             clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost,
                                           max_depth=depth, min_samples_leaf=ml,
                                           max_leaf_nodes=k, time_limit=60)
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", NotCertifiedWarning)
-                warnings.simplefilter("ignore", ConstantTreeWarning)
-                clf.fit(X, y, sample_weight=w)
-            assert clf.n_leaves_ == clf.estimator_.get_n_leaves() <= k
-            assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(clf.objective_,
-                                                                         abs=1e-9)
+            _stopped_fit(clf, X, y, w, k, y_idx, full, lam)
             assert clf.lower_bound_ <= expected + 1e-9
             probe = clf.search_stats_.get("cap_probe")
             if probe is None:
@@ -239,13 +246,7 @@ def test_a_first_run_without_the_cap_stopped_keeps_the_cap():
                                               max_depth=depth, min_samples_leaf=ml,
                                               max_leaf_nodes=k)
                 clf._overrides = {"work_limit": work}
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", NotCertifiedWarning)
-                    warnings.simplefilter("ignore", ConstantTreeWarning)
-                    clf.fit(X, y, sample_weight=w)
-                assert clf.n_leaves_ == clf.estimator_.get_n_leaves() <= k
-                assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(
-                    clf.objective_, abs=1e-9)
+                _stopped_fit(clf, X, y, w, k, y_idx, full, lam)
                 # (CART's fallback tree, which may send NaN left, is not one of
                 # the trees searched, and may be better)
                 assert clf.objective_ >= expected - 1e-9 or "incumbent" in clf.search_stats_
@@ -782,13 +783,7 @@ def test_a_cap_above_the_engines_depth_deepens_as_far_as_it_can():
                                               min_samples_leaf=ml, max_leaf_nodes=k,
                                               time_limit=None)
                 clf._overrides = {"cap_probe": False}
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", NotCertifiedWarning)
-                    warnings.simplefilter("ignore", ConstantTreeWarning)
-                    clf.fit(X, y, sample_weight=w)
-                assert clf.n_leaves_ <= k
-                assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(clf.objective_,
-                                                                             abs=1e-9)
+                _stopped_fit(clf, X, y, w, k, y_idx, full, lam)
                 assert clf.lower_bound_ <= clf.objective_ + 1e-9
                 fits[k] = clf
             small, *large = fits.values()
