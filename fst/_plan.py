@@ -611,6 +611,7 @@ def plan_regression(X, y, row_weight, moments, params, overrides, memory_limit,
                                   probe=own.get("leaf_budget_probe", False),
                                   work_limit=config["work_limit"], reserve=DPDT_TIME_SHARE)
         return RegressionPlan(space, search, config, params, deadline, engine=stage)
+
     def engine(seconds):
         # the engine alone: under max_depth or max_leaf_nodes, or without them
         # on continuous columns (or where the general search's store would not
