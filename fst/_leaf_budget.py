@@ -430,10 +430,10 @@ class CapProbeSearch:
         best = self._best()
         if best is not None and best.solved:
             return best.lower_bound
-        bounds = [g.lower_bound for g in self._generals if g.lower_bound is not None]
-        if self.engine is not None and self.engine.stats_ready:
-            bounds.append(self.engine.lower_bound)
-        bounds = [b for b in bounds if b is not None and b > -float("inf")]
+        ran = self._generals + ([self.engine] if self.engine is not None
+                                and self.engine.stats_ready else [])
+        bounds = [r.lower_bound for r in ran
+                  if r.lower_bound is not None and r.lower_bound > -float("inf")]
         return max(bounds) if bounds else None
 
     def extract(self):
