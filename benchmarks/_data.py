@@ -23,7 +23,8 @@ SKLEARN_SETS = ("breast_cancer", "wine", "iris", "digits")
 def load_gosdt14(name):
     """(X float64 with NaN for missing, y labels) of one gosdt14 problem, of a
     data set bundled with scikit-learn when the name is "sklearn-<name>", of a
-    real table of R's packages for "r-<name>" (`load_rtable`), or of
+    real table of R's packages for "r-<name>" (`load_rtable`), of a quantbnb
+    set's training part for "quantbnb-<name>", or of
     `make_classification`'s continuous problem of N rows for "synthetic-<N>"."""
     if name.startswith("synthetic-"):
         # the continuous benchmark of the leaf budget: 8 features, float32 values
@@ -35,6 +36,10 @@ def load_gosdt14(name):
         return X.astype(np.float32).astype(np.float64), y
     if name.startswith("r-"):
         return load_rtable(name[2:])
+    if name.startswith("quantbnb-"):
+        # a quantbnb set's training part (the DPDT paper's Table 1 data)
+        df = pd.read_csv(os.path.join(QUANTBNB, name[9:] + "_train.csv"))
+        return df.iloc[:, :-1].to_numpy(dtype=np.float64), df.iloc[:, -1].to_numpy()
     if name.startswith("sklearn-"):
         import sklearn.datasets
 

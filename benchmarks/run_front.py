@@ -62,11 +62,14 @@ def quantile_columns(X):
 
 
 def load(name):
-    """(X, y) of a benchmark set: a gosdt14 set, or one binarised here."""
+    """(X, y) of a benchmark set: a gosdt14 set, or one binarised here; the
+    labels as 0 .. K - 1 (STreeD takes only whole-number labels)."""
     if name.startswith("quantiles-"):
         X, y = load_gosdt14(name[len("quantiles-"):])
-        return quantile_columns(np.asarray(X, dtype=float)), y
-    return load_gosdt14(name)
+        X = quantile_columns(np.asarray(X, dtype=float))
+    else:
+        X, y = load_gosdt14(name)
+    return X, np.unique(y, return_inverse=True)[1]
 
 
 def one(solver, name, leaves, time_limit, cap=False, lam=0.0):

@@ -539,6 +539,86 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
         assert on.search_stats_["parent_sums"] > 0 == off.search_stats_["parent_sums"]
 
 
+def _many_classes_problem(seed):
+    """A small problem of 0/1 columns and four to seven classes (the sums' wide
+    slot, `_squares`): (X, y, cost, lam, max_depth, weights, min_leaf, cap),
+    under a leaf cap (lam 0 or above, with or without max_depth) or under
+    max_depth alone at lam > 0; a cost matrix on every other seed, weights on
+    every third, min_samples_leaf 2 on every fifth."""
+    rng = np.random.default_rng(9000 + seed)
+    K = 4 + seed % 4
+    n = int(rng.integers(max(K, 12), 26))
+    p = int(rng.integers(2, 7))
+    X = rng.integers(0, 2, size=(n, p)).astype(float)
+    y = (X @ rng.integers(0, 3, size=p) + rng.integers(0, 2, size=n)) % K
+    y[:K] = np.arange(K)                     # every class present
+    cost = rng.uniform(0, 3, size=(K, K)) if seed % 2 else None
+    if cost is not None:
+        cost[np.diag_indices(K)] = 0.0
+    w = sample_weights(seed, y) if seed % 3 == 2 else None
+    ml = 2 if seed % 5 == 4 else 1
+    if seed % 4 == 3:
+        return X, y, cost, [0.01, 0.05][seed % 2], [2, 3, 4][seed % 3], w, ml, None
+    lam = [0.0, 0.0, 0.01, 0.05][seed % 4]
+    return X, y, cost, lam, [None, None, 3][seed % 3], w, ml, 2 + seed % 6
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pair_sums_with_up_to_seven_classes_match_the_brute_force(seed):
+    """With four to seven classes on 0/1 columns a slot of the sums holds eight
+    doubles (each class's weight, then the rows): the nodes solved from them
+    give the brute force's optimum, re-scored from the raw data, and node for
+    node the tree and bound of the column passes, serial and on two threads."""
+    X, y, cost, lam, depth, w, ml, k = _many_classes_problem(seed)
+    y_idx, full = problem_cost(y, cost)
+    expected = optimal_objective(X, y_idx, full, lam, depth, weights=w, min_leaf=ml,
+                                 max_leaves=k)
+    fits = []
+    for sums, n_jobs in ((True, 1), (False, 1), (True, 2)):
+        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth,
+                                      min_samples_leaf=ml, max_leaf_nodes=k, n_jobs=n_jobs,
+                                      time_limit=None)
+        clf._overrides = {"pair_sums": sums, "cap_probe": False, "depth_engine": True}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConstantTreeWarning)
+            clf.fit(X, y, sample_weight=w)
+        assert clf.optimal_ and clf.search_stats_["engine"] == "depth", seed
+        assert clf.objective_ == pytest.approx(expected, abs=1e-9), seed
+        assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(expected, abs=1e-9)
+        assert k is None or clf.n_leaves_ <= k
+        fits.append(clf)
+    _assert_same_fit(fits[0], fits[1])
+    _assert_same_fit(fits[0], fits[2])
+    if k is None or k >= 3:
+        # (a cap of two leaves is searched at depth one, from no sums)
+        assert (fits[0].search_stats_["column_passes"]
+                < fits[1].search_stats_["column_passes"]), seed
+
+
+def test_pair_sums_with_up_to_seven_classes_save_column_passes():
+    """On a larger 0/1 table with five and seven classes (weights, class
+    weights, min_samples_leaf) the sums answer most nodes: the same fit as
+    the column passes with under half their passes."""
+    rng = np.random.default_rng(11)
+    X = rng.integers(0, 2, size=(400, 12)).astype(float)
+    base = (2 * X[:, 0] + X[:, 3] + 3 * X[:, 7] * X[:, 5]).astype(int)
+    w = rng.choice([0.5, 1.0, 2.0], size=400)
+    for K, k, weights, ml, cw in ((5, 5, None, 1, None), (7, 6, w, 1, None),
+                                  (7, 5, None, 3, "balanced"), (6, 6, w, 1, "balanced")):
+        y = np.where(rng.random(400) < 0.15, rng.integers(0, K, 400), base % K)
+        fits = []
+        for sums in (True, False):
+            clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
+                                          min_samples_leaf=ml, class_weight=cw,
+                                          time_limit=None)
+            clf._overrides = {"pair_sums": sums}
+            fits.append(clf.fit(X, y, sample_weight=weights))
+        on, off = fits
+        assert on.optimal_ and off.optimal_
+        _assert_same_fit(on, off)
+        assert on.search_stats_["column_passes"] < off.search_stats_["column_passes"] / 2
+
+
 def test_threads_give_the_serial_tree():
     for kind in KINDS:
         for seed in range(0, 30, 4):

@@ -35,7 +35,8 @@ cdef struct DLevel:
     int lazy_u
     int lazy_t
     bint tri_ready      # depth three with triples: pair and triple hold the
-    double ptot[4]      # node's sums (`_squares._sum_rows`, ptot its total),
+    double ptot[8]      # node's sums (`_squares._sum_rows`, ptot its total: a
+                        # slot, at most SLOT_WIDE doubles),
                         # from which its children's pairs' sums follow
                         # (`_squares._parent_pairs`); cleared as a node starts
     bint tri_compact    # triple holds each slot as one 32-bit word, its rows in
@@ -75,15 +76,16 @@ cdef struct DLevel:
     double zlo          # squared error: the least and greatest target of the
     double zhi          # node's rows (`_gather`), between which every mean of
                         # its subsets lies (`squares_row_worst`)
-    double* pair        # 4 p^2 (depth two, `DEngine.pairs`; else NULL): each
-                        # column pair's sums over the rows left of both
-                        # splits (weight, weighted target and square, rows)
+    double* pair        # slot x p^2 (depth two, `DEngine.pairs`; else NULL):
+                        # each column pair's sums over the rows left of both
+                        # splits (weight, weighted target and square, rows;
+                        # or each class's weight, then rows: `DSpace.slot`)
     int32_t* plist      # p: the columns whose split sends a row left (`_sum_rows`),
                         # then those with a split (`_sets_best`)
-    double* triple      # 4 C(p, 3) (depth three, `DEngine.triples`; else NULL):
+    double* triple      # slot x C(p, 3) (depth three, `DEngine.triples`; else NULL):
                         # each column triple's sums over the rows left of all
                         # three splits, a < b < c at `_triple_at(a, b, c)`
-    double* quad        # 4 C(p, 4) (depth four, `DEngine.quads`; else NULL):
+    double* quad        # slot x C(p, 4) (depth four, `DEngine.quads`; else NULL):
                         # each column quadruple's sums over the rows left of all
                         # four splits, a < b < c < f at `_quad_at(a, b, c, f)`
     SetBest* sets       # 2 p + 4 C(p, 2) + 8 C(p, 3) (depth two to four with the
@@ -142,7 +144,8 @@ cdef struct DEngine:
                         # subtree (RULE_PEEL_LEAF, `_solve_peel`)
     int64_t parent_sums # nodes of depth two whose sums came from their parent's
                         # (`_squares._parent_pairs`)
-    bint pairs          # squared error on columns of one split each (binary):
+    bint pairs          # squared error, or at most seven classes, on columns
+                        # of one split each (binary):
                         # a node of depth two is solved from its column pairs'
                         # sums (`_squares.solve_sums`, `by_sums`)
     bint triples        # ... and a node of depth three from its column triples'

@@ -6,6 +6,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
 from libc.math cimport isnan, NAN
 
+from math import comb
 from typing import NamedTuple
 
 import numpy as np
@@ -21,7 +22,7 @@ from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
-from ._squares cimport by_sums
+from ._squares cimport by_sums, SLOT_NARROW, SLOT_WIDE, SUMS_MAX_CLASSES
 from ._depth cimport (DSpace, DLevel, DEngine, SetBest, ColKey, _heap_size, _solve,
                      engine_poll, LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 from ._depth_columns cimport engine_root_bound
@@ -34,14 +35,15 @@ cnp.import_array()
 # entries a level).
 MAX_ENGINE_DEPTH = 16
 
-# The most columns whose pairs' sums a depth-two node keeps (4 p^2 doubles a
-# level: 8 MB at 512).
+# The most columns whose pairs' sums a depth-two node keeps (a slot, four or
+# eight doubles, `_squares.SLOT_NARROW`, each of p^2: 8 or 16 MB a level at 512).
 PAIR_MAX_COLUMNS = 512
-# The most columns whose triples' sums a depth-three node keeps (4 C(p, 3)
-# doubles a level: 11 MB at 128).
+# The most columns whose triples' sums a depth-three node keeps (a slot each of
+# C(p, 3): 11 or 22 MB a level at 128).
 TRIPLE_MAX_COLUMNS = 128
-# The most columns whose quadruples' sums a depth-four node keeps (4 C(p, 4)
-# doubles: 20 MB at 64).
+# The most columns whose quadruples' sums a depth-four node keeps (four doubles
+# each of C(p, 4): 20 MB at 64; with eight, the columns whose table is no
+# larger, 54).
 QUAD_MAX_COLUMNS = 64
 # The bytes of the stores of searched nodes under a leaf cap (`_depth_memo`)
 # without a memory limit, shared by the engines.
@@ -261,7 +263,7 @@ cdef class DepthSearch:
         floors 0) apply: leaf support needs a loss that a
         row's class bounds.  None: classification.
     pair_sums : bool
-        Squared error, or at most three classes, on binary columns: the nodes
+        Squared error, or at most seven classes, on binary columns: the nodes
         of depth two to four solved from their columns' sums
         (`_squares.solve_sums`).
     memo : EngineMemo or None
@@ -390,17 +392,23 @@ cdef class DepthSearch:
         sp.sup_lam = support_unit(lam) if (rules & RULE_SUPPORT) and lam > 0 else 0.0
         sp.min_leaf = max(min_leaf, 1)
         sp.target = <const double*> cnp.PyArray_DATA(arrays.target) if squared else NULL
-        if n and (squared or K <= 3):
-            # squared error, or at most three classes (a slot's four sums hold
-            # each class's weight and the rows), on binary columns (one split
-            # each), not too many for their pairs' sums: depth-two nodes from
-            # them (`_squares.by_sums`)
+        # a slot of the sums' tables: four doubles under squared error or for
+        # at most three classes (each class's weight, then the rows), eight
+        # for up to seven
+        sp.slot = SLOT_NARROW if squared or K <= SLOT_NARROW - 1 else SLOT_WIDE
+        if n and (squared or K <= SUMS_MAX_CLASSES):
+            # squared error, or classes a slot holds, on binary columns (one
+            # split each), not too many for their pairs' sums: depth-two nodes
+            # from them (`_squares.by_sums`)
             self.e.pairs = (pair_sums and bool(np.all(np.diff(arrays.col_start) <= 1))
                             and p <= PAIR_MAX_COLUMNS)
             # ... depth-three nodes from their triples', depth-four from their
-            # quadruples'
+            # quadruples' (the wide slot's table at most the bytes of the
+            # narrow one's at QUAD_MAX_COLUMNS)
             self.e.triples = self.e.pairs and p <= TRIPLE_MAX_COLUMNS
-            self.e.quads = self.e.triples and p <= QUAD_MAX_COLUMNS
+            self.e.quads = self.e.triples and (
+                p <= QUAD_MAX_COLUMNS if sp.slot == SLOT_NARROW
+                else comb(p, 4) * SLOT_WIDE <= comb(QUAD_MAX_COLUMNS, 4) * SLOT_NARROW)
         # each column's sums count the side of its split fewer rows are on
         # (`_squares._sum_rows`: a row adds to the pairs of the columns that
         # count it)
@@ -492,6 +500,7 @@ cdef class DepthSearch:
 
     cdef _alloc_level(self, DLevel* L, int d, int n, int p, int K):
         cdef int64_t pn = <int64_t> max(p, 1) * max(n, 1)
+        cdef int S = self.e.sp.slot
         L.best = <int32_t*> malloc(_heap_size(d) * sizeof(int32_t))
         L.cnt = <double*> calloc(4 * K + 4, sizeof(double))
         if L.best == NULL or L.cnt == NULL:
@@ -543,7 +552,7 @@ cdef class DepthSearch:
                 raise MemoryError()
         if ((self.e.pairs and d == 2) or (self.e.triples and d == 3)
                 or (self.e.quads and d == 4)):
-            L.pair = <double*> calloc(4 * <int64_t> p * p, sizeof(double))
+            L.pair = <double*> calloc(S * <int64_t> p * p, sizeof(double))
             L.plist = <int32_t*> malloc(max(p, 1) * sizeof(int32_t))
             # the sets of one split's side, and below depth three of two, below
             # depth four of three
@@ -554,13 +563,13 @@ cdef class DepthSearch:
             if L.pair == NULL or L.plist == NULL or L.sets == NULL:
                 raise MemoryError()
         if (self.e.triples and d == 3) or (self.e.quads and d == 4):
-            L.triple = <double*> calloc(4 * max(<int64_t> p * (p - 1) * (p - 2) // 6, 1),
+            L.triple = <double*> calloc(S * max(<int64_t> p * (p - 1) * (p - 2) // 6, 1),
                                         sizeof(double))
             if L.triple == NULL:
                 raise MemoryError()
         if self.e.quads and d == 4:
             L.quad = <double*> calloc(
-                4 * max(<int64_t> p * (p - 1) * (p - 2) * (p - 3) // 24, 1), sizeof(double))
+                S * max(<int64_t> p * (p - 1) * (p - 2) * (p - 3) // 24, 1), sizeof(double))
             if L.quad == NULL:
                 raise MemoryError()
         if self.e.sp.target != NULL and d >= 3:

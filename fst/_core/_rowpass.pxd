@@ -54,6 +54,10 @@ cdef struct DSpace:
     const double* target       # n: each row's target (regression: y holds row
                                # ids, K = 3 and a set's counts are (sum w,
                                # sum w z, sum w z^2)); NULL: classification
+    int slot                   # doubles a slot of the sums' tables holds
+                               # (`_squares`, binary columns): SLOT_NARROW under
+                               # squared error or up to three classes, else
+                               # SLOT_WIDE; the rows in its last
 
 
 # Class counts as whole rows (int64_t: the depth-one pass without row weights)

@@ -1,10 +1,18 @@
 # The depth-limited engine's parts that need no column orders: the
 # k-segmentation floor (squared error) and the nodes solved from their column
-# sums (squared error, or at most three classes, on binary columns).  Their
-# argument is at `_squares`.
+# sums (squared error, or at most SUMS_MAX_CLASSES classes, on binary columns).
+# Their argument is at `_squares`.
 from ._typedefs cimport int32_t
 from ._rowpass cimport DSpace
 from ._depth cimport DEngine, DLevel
+
+# The doubles a slot of the sums' tables holds (`DSpace.slot`): four under
+# squared error (weight, weighted target and square, rows) or for at most three
+# classes (each class's weight, then rows); eight for up to seven classes.
+cdef enum:
+    SLOT_NARROW = 4
+    SLOT_WIDE = 8
+    SUMS_MAX_CLASSES = 7
 
 cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, int m,
                           int kmax) noexcept nogil

@@ -152,24 +152,31 @@ cdef inline int64_t _quad_at(int a, int b, int c, int f) noexcept nogil:
 
 
 cdef inline double _sums_loss(const DSpace* sp, const double* x) noexcept nogil:
-    """The least loss of one leaf over the rows whose four sums are x: under
+    """The least loss of one leaf over the rows whose slot of sums is x: under
     squared error (weight, weighted target, weighted square, rows) their
-    squared error about the weighted mean; for classes (K <= 3: each class's
-    weight, then rows) the best label's cost (`leaf_loss`, from whole rows
-    without weights, so equal losses are equal to the last bit)."""
+    squared error about the weighted mean; for classes (each class's weight,
+    then rows in the slot's last, `DSpace.slot`) the best label's cost
+    (`leaf_loss`, from whole rows without weights, so equal losses are equal
+    to the last bit)."""
     if sp.target != NULL:
         return squares_loss(x[0], x[1], x[2])
-    return leaf_loss(sp, x, <int64_t> x[3])
+    return leaf_loss(sp, x, <int64_t> x[sp.slot - 1])
 
 
-cdef inline void _add4(double* q, const double* v) noexcept nogil:
-    """Add a row's four sums v (weight, weighted target and square, one) to a
-    slot q of a sums' table; v is the caller's own array, so the four adds
-    can be one vector's."""
+cdef inline void _add_slot(double* q, const double* v, int S) noexcept nogil:
+    """Add a row's slot of sums v (S = SLOT_NARROW: weight, weighted target and
+    square, one; or each class's weight, then one) to a slot q of a sums'
+    table; v is the caller's own array, so the adds can be one or two
+    vectors' (S is the engine's, so the branch always goes one way)."""
     q[0] += v[0]
     q[1] += v[1]
     q[2] += v[2]
     q[3] += v[3]
+    if S == SLOT_WIDE:
+        q[4] += v[4]
+        q[5] += v[5]
+        q[6] += v[6]
+        q[7] += v[7]
 
 
 cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* tot,
@@ -183,7 +190,8 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     (`_quad_at`).  A split counts the rows on its side e.sums_right[u] (0 its
     left, 1 its right: the side fewer of all rows are on), and a row adds to
     the pairs (triples, quadruples) of the columns that count it, so a row
-    adds to fewer of them.  With two classes, no weights and fewer than 2^16
+    adds to fewer of them.  A slot is `DSpace.slot` doubles.  With two
+    classes, no weights and fewer than 2^16
     rows, and no quadruples, the triples are counted in whole rows, one 32-bit
     word a slot (L.tri_compact: its rows in the high half, its class-1 rows in
     the low; a row adds one word to each triple, an eighth of the four sums'
@@ -191,13 +199,13 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     numbers, so equal to the last bit).  Polls the limits every POLL_ROWS rows:
     False when they stopped the search."""
     cdef DSpace* sp = &e.sp
-    cdef int p = sp.p, n = sp.n
+    cdef int p = sp.p, n = sp.n, S = sp.slot
     cdef double* P = L.pair
     cdef int32_t* A = L.plist
-    cdef int i, a, b, c, f, g, na
+    cdef int i, a, b, c, f, g, k, na
     cdef int32_t r
     cdef double w, z
-    cdef double v[4]
+    cdef double v[SLOT_WIDE]
     cdef double* q
     cdef uint32_t* Tc = <uint32_t*> T
     cdef uint32_t* qc
@@ -205,14 +213,18 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     cdef bint compact = (T != NULL and Q == NULL and sp.target == NULL and sp.K == 2
                          and sp.w == NULL and m < 65536)
     L.tri_compact = compact
-    memset(P, 0, 4 * <int64_t> p * p * sizeof(double))
+    memset(P, 0, S * <int64_t> p * p * sizeof(double))
     if compact:
         memset(Tc, 0, (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(uint32_t))
     elif T != NULL:
-        memset(T, 0, 4 * (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(double))
+        memset(T, 0, S * (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(double))
     if Q != NULL:
-        memset(Q, 0, 4 * (<int64_t> p * (p - 1) * (p - 2) * (p - 3) // 24) * sizeof(double))
-    tot[0] = 0.0; tot[1] = 0.0; tot[2] = 0.0; tot[3] = m
+        memset(Q, 0, S * (<int64_t> p * (p - 1) * (p - 2) * (p - 3) // 24) * sizeof(double))
+    for k in range(S - 1):
+        tot[k] = 0.0
+    tot[S - 1] = m
+    for k in range(SLOT_WIDE):
+        v[k] = 0.0
     for i in range(m):
         if (i & (POLL_ROWS - 1)) == POLL_ROWS - 1 and e.poll(e):
             return False
@@ -224,15 +236,13 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
             v[1] = w * z
             v[2] = v[1] * z
         else:
-            # classes: the row's weight on its class (K <= 3)
-            v[0] = 0.0
-            v[1] = 0.0
-            v[2] = 0.0
+            # classes: the row's weight on its class (at most S - 1 classes)
+            for k in range(S - 1):
+                v[k] = 0.0
             v[sp.y[r]] = w
-        v[3] = 1.0
-        tot[0] += v[0]
-        tot[1] += v[1]
-        tot[2] += v[2]
+        v[S - 1] = 1.0
+        for k in range(S - 1):
+            tot[k] += v[k]
         na = 0
         for g in range(p):
             if (sp.col_start[g + 1] > sp.col_start[g]
@@ -241,7 +251,7 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                 na += 1
         for a in range(na):
             for b in range(a, na):
-                _add4(P + 4 * (<int64_t> A[a] * p + A[b]), v)
+                _add_slot(P + S * (<int64_t> A[a] * p + A[b]), v, S)
         if compact:
             inc = (<uint32_t> 1 << 16) | <uint32_t> sp.y[r]
             for c in range(2, na):
@@ -252,16 +262,16 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
         elif T != NULL:
             for c in range(2, na):
                 for b in range(1, c):
-                    q = T + 4 * (_triple_at(0, A[b], A[c]))
+                    q = T + S * (_triple_at(0, A[b], A[c]))
                     for a in range(b):
-                        _add4(q + 4 * A[a], v)
+                        _add_slot(q + S * A[a], v, S)
         if Q != NULL:
             for f in range(3, na):
                 for c in range(2, f):
                     for b in range(1, c):
-                        q = Q + 4 * (_quad_at(0, A[b], A[c], A[f]))
+                        q = Q + S * (_quad_at(0, A[b], A[c], A[f]))
                         for a in range(b):
-                            _add4(q + 4 * A[a], v)
+                            _add_slot(q + S * A[a], v, S)
     return True
 
 
@@ -269,9 +279,9 @@ cdef inline void _side_sums(const DSpace* sp, const uint8_t* R, const double* P,
                             const double* tot, int b, int s, double* side) noexcept nogil:
     """The sums of one side of root split b (s = 0 its left, 1 its right): the
     rows b counts (its side R[b], `_sum_rows`), or the others."""
-    cdef const double* q = P + 4 * (<int64_t> b * sp.p + b)
+    cdef const double* q = P + sp.slot * (<int64_t> b * sp.p + b)
     cdef int k
-    for k in range(4):
+    for k in range(sp.slot):
         side[k] = q[k] if s == R[b] else tot[k] - q[k]
 
 
@@ -284,22 +294,22 @@ cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
     the node's sums over the rows counted by b, u and g (a triple, a pair or
     one column as the three are distinct or not); the other child's is the
     node's pair (u, g) less it."""
-    cdef int p = sp.p
+    cdef int p = sp.p, S = sp.slot
     cdef int u, g, k, lo, mi, hi
     cdef const double* t
     cdef const double* q
     cdef double* o
     cdef uint32_t x
-    cdef double tc[4]
+    cdef double tc[4]          # (compact: two classes, a narrow slot)
     for u in range(p):
         for g in range(u, p):
-            o = CP + 4 * (<int64_t> u * p + g)
+            o = CP + S * (<int64_t> u * p + g)
             if u == g:
                 lo = b if b < u else u
                 hi = u if b < u else b
-                t = P + 4 * (<int64_t> lo * p + hi)
+                t = P + S * (<int64_t> lo * p + hi)
             elif b == u or b == g:
-                t = P + 4 * (<int64_t> u * p + g)
+                t = P + S * (<int64_t> u * p + g)
             else:
                 lo = b if b < u else u
                 hi = g if g > b else b
@@ -312,13 +322,13 @@ cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
                     tc[2] = 0.0
                     t = tc
                 else:
-                    t = T + 4 * _triple_at(lo, mi, hi)
+                    t = T + S * _triple_at(lo, mi, hi)
             if s == R[b]:
-                for k in range(4):
+                for k in range(S):
                     o[k] = t[k]
             else:
-                q = P + 4 * (<int64_t> u * p + g)
-                for k in range(4):
+                q = P + S * (<int64_t> u * p + g)
+                for k in range(S):
                     o[k] = q[k] - t[k]
 
 
@@ -329,7 +339,7 @@ cdef void _child_triples(const DSpace* sp, const uint8_t* R, const double* T,
     the child on the side a counts (R[a]) is the node's sums over the rows
     counted by a, u, g and h (a quadruple, or the triple itself when a is one of
     them); the other child's is the node's triple less it."""
-    cdef int p = sp.p
+    cdef int p = sp.p, S = sp.slot
     cdef int u, g, h, k
     cdef int64_t at
     cdef const double* t
@@ -339,23 +349,23 @@ cdef void _child_triples(const DSpace* sp, const uint8_t* R, const double* T,
         for g in range(1, h):
             for u in range(g):
                 at = _triple_at(u, g, h)
-                o = CT + 4 * at
-                q = T + 4 * at
+                o = CT + S * at
+                q = T + S * at
                 if a == u or a == g or a == h:
                     t = q
                 elif a < u:
-                    t = Q + 4 * _quad_at(a, u, g, h)
+                    t = Q + S * _quad_at(a, u, g, h)
                 elif a < g:
-                    t = Q + 4 * _quad_at(u, a, g, h)
+                    t = Q + S * _quad_at(u, a, g, h)
                 elif a < h:
-                    t = Q + 4 * _quad_at(u, g, a, h)
+                    t = Q + S * _quad_at(u, g, a, h)
                 else:
-                    t = Q + 4 * _quad_at(u, g, h, a)
+                    t = Q + S * _quad_at(u, g, h, a)
                 if s == R[a]:
-                    for k in range(4):
+                    for k in range(S):
                         o[k] = t[k]
                 else:
-                    for k in range(4):
+                    for k in range(S):
                         o[k] = q[k] - t[k]
 
 
@@ -389,7 +399,7 @@ cdef inline void _unit_run2(const DSpace* sp, const double* CP, const double* s0
     more than TOL, in column order, into best and arg.  A leaf of rows x loses
     (x[3] - max(x[0], x[1])) x unit, as `leaf_loss` computes it term for term,
     so the values, and the split chosen, are those of the general walk
-    (`_one_best`) to the last bit."""
+    (`_one_best`) to the last bit.  Two classes: a narrow slot (four sums)."""
     cdef int p = sp.p
     cdef int g
     cdef double unit = sp.unit
@@ -442,21 +452,21 @@ cdef double _one_best(const DSpace* sp, const uint8_t* R, const double* CP,
     single(g) less it on the other; the leaf, then the first split better by
     more than TOL in column order (as `_depth_one`; a split's value does not
     depend on which of its sides is counted).  arg: its column, -1 the leaf."""
-    cdef int p = sp.p
+    cdef int p = sp.p, S = sp.slot
     cdef int g, k
     cdef double v, best = _sums_loss(sp, side) + sp.lam
-    cdef double x[4]
-    cdef double y[4]
+    cdef double x[SLOT_WIDE]
+    cdef double y[SLOT_WIDE]
     arg[0] = -1
     for g in range(p):
         if g == u or sp.col_start[g + 1] == sp.col_start[g]:
             continue
-        for k in range(4):
-            x[k] = CP[4 * (<int64_t> (u if u < g else g) * p + (g if u < g else u)) + k]
+        for k in range(S):
+            x[k] = CP[S * (<int64_t> (u if u < g else g) * p + (g if u < g else u)) + k]
             if s != R[u]:
-                x[k] = CP[4 * (<int64_t> g * p + g) + k] - x[k]
+                x[k] = CP[S * (<int64_t> g * p + g) + k] - x[k]
             y[k] = side[k] - x[k]
-        if x[3] < mlo or y[3] < mlo:
+        if x[S - 1] < mlo or y[S - 1] < mlo:
             continue
         v = (_sums_loss(sp, x) + _sums_loss(sp, y)
              + 2.0 * sp.lam)
@@ -614,7 +624,7 @@ cdef inline void _set_leaf(const DSpace* sp, SetBest* out, const double* sums) n
     """A set's entry before its splits are valued: its leaf."""
     out.v = _sums_loss(sp, sums) + sp.lam
     out.leaf = out.v
-    out.rows = sums[3]
+    out.rows = sums[sp.slot - 1]
     out.col = -1
     out.leaves = 1
 
@@ -649,18 +659,18 @@ cdef inline void _sets_one(const DSpace* sp, const uint8_t* R, SetBest* sets, in
     (`_one_best_both`)."""
     cdef int u = cols[k - 1]
     cdef int64_t base = _set_base(sp.p, k)
-    cdef double sums[8]         # side 0's four sums, then side 1's
+    cdef double sums[2 * SLOT_WIDE]     # side 0's slot of sums, then side 1's
     cdef double best[2]
     cdef int32_t arg[2]
     cdef SetBest* ent
     cdef int s
     _side_sums(sp, R, CP, within, u, 0, sums)
-    _side_sums(sp, R, CP, within, u, 1, sums + 4)
-    _one_best_both(sp, R, CP, sums, sums + 4, u, mlo, best, arg)
+    _side_sums(sp, R, CP, within, u, 1, sums + sp.slot)
+    _one_best_both(sp, R, CP, sums, sums + sp.slot, u, mlo, best, arg)
     for s in range(2):
         sides[k - 1] = s
         ent = sets + base + _set_at(cols, sides, k)
-        _set_leaf(sp, ent, sums + 4 * s)
+        _set_leaf(sp, ent, sums + sp.slot * s)
         ent.v = best[s]
         ent.col = arg[s]
         ent.leaves = 2 if arg[s] >= 0 else 1
@@ -695,8 +705,8 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
     cdef double* CP1 = e.lv[d - 1].pair
     cdef double* CT1 = e.lv[d - 1].triple if d == 4 else NULL
     cdef double* CP2 = e.lv[d - 2].pair if d == 4 else NULL
-    cdef double t1[4]
-    cdef double t2[4]
+    cdef double t1[SLOT_WIDE]
+    cdef double t2[SLOT_WIDE]
     cdef int cols[3]
     cdef int sides[3]
     cdef int32_t* A = L.plist
@@ -858,7 +868,7 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
     cdef double own[3]
     cdef int32_t own_tree[21]
     cdef int own_leaves[3]
-    cdef double tot[4]
+    cdef double tot[SLOT_WIDE]
     cdef double best
     cdef bint stopped = False
     e.nodes += 1
@@ -917,7 +927,7 @@ cdef bint _parent_pairs(DEngine* e, DLevel* L, const int32_t* ord, double* tot,
 cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil:
     """Whether a node of depth d (the root among them) and leaf cap kc is solved
     from its column pairs' (d = 2), triples' (d = 3) or quadruples' (d = 4)
-    sums (`solve_sums`): squared error or at most three classes on binary
+    sums (`solve_sums`): squared error or at most seven classes on binary
     columns (`DEngine.pairs`, `DEngine.triples`, `DEngine.quads`) and no cap
     under the 2^d leaves a tree of depth d can have, but for caps of two and
     three at depth two (`_depth._solve` takes a node of depth two at a cap of
