@@ -163,20 +163,57 @@ cdef inline double _sums_loss(const DSpace* sp, const double* x) noexcept nogil:
     return leaf_loss(sp, x, <int64_t> x[sp.slot - 1])
 
 
-cdef inline void _add_slot(double* q, const double* v, int S) noexcept nogil:
-    """Add a row's slot of sums v (S = SLOT_NARROW: weight, weighted target and
-    square, one; or each class's weight, then one) to a slot q of a sums'
-    table; v is the caller's own array, so the adds can be one or two
-    vectors' (S is the engine's, so the branch always goes one way)."""
+# The two widths of a slot as types, so that the loops adding a row's sums
+# are compiled once for each with the width fixed (`_add_row`).
+cdef struct NarrowSlot:
+    char unused
+cdef struct WideSlot:
+    char unused
+ctypedef fused slot_kind:
+    NarrowSlot
+    WideSlot
+
+
+cdef inline void _add_fixed(slot_kind* kind, double* q, const double* v) noexcept nogil:
+    """Add a row's slot of sums v (narrow: weight, weighted target and square,
+    one, or each class's weight, then one; wide: each class's weight, then
+    one in the eighth) to a slot q of a sums' table; v is the caller's own
+    array, so the adds can be one or two vectors'."""
     q[0] += v[0]
     q[1] += v[1]
     q[2] += v[2]
     q[3] += v[3]
-    if S == SLOT_WIDE:
+    if slot_kind is WideSlot:
         q[4] += v[4]
         q[5] += v[5]
         q[6] += v[6]
         q[7] += v[7]
+
+
+cdef inline void _add_row(slot_kind* kind, double* P, double* T, double* Q,
+                          const int32_t* A, int na, int p, const double* v) noexcept nogil:
+    """`_sum_rows`' adds of one row's sums v to the pairs P of the columns A[0 ..
+    na) that count it, with T (not NULL) to their triples, with Q (not NULL) to
+    their quadruples."""
+    cdef int S = SLOT_NARROW if slot_kind is NarrowSlot else SLOT_WIDE
+    cdef int a, b, c, f
+    cdef double* q
+    for a in range(na):
+        for b in range(a, na):
+            _add_fixed(kind, P + S * (<int64_t> A[a] * p + A[b]), v)
+    if T != NULL:
+        for c in range(2, na):
+            for b in range(1, c):
+                q = T + S * (_triple_at(0, A[b], A[c]))
+                for a in range(b):
+                    _add_fixed(kind, q + S * A[a], v)
+    if Q != NULL:
+        for f in range(3, na):
+            for c in range(2, f):
+                for b in range(1, c):
+                    q = Q + S * (_quad_at(0, A[b], A[c], A[f]))
+                    for a in range(b):
+                        _add_fixed(kind, q + S * A[a], v)
 
 
 cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* tot,
@@ -249,9 +286,10 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                     and (sp.rank[<int64_t> g * n + r] > 0) == e.sums_right[g]):
                 A[na] = g
                 na += 1
-        for a in range(na):
-            for b in range(a, na):
-                _add_slot(P + S * (<int64_t> A[a] * p + A[b]), v, S)
+        if S == SLOT_NARROW:
+            _add_row(<NarrowSlot*> NULL, P, NULL if compact else T, Q, A, na, p, v)
+        else:
+            _add_row(<WideSlot*> NULL, P, T, Q, A, na, p, v)
         if compact:
             inc = (<uint32_t> 1 << 16) | <uint32_t> sp.y[r]
             for c in range(2, na):
@@ -259,19 +297,6 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                     qc = Tc + _triple_at(0, A[b], A[c])
                     for a in range(b):
                         qc[A[a]] += inc
-        elif T != NULL:
-            for c in range(2, na):
-                for b in range(1, c):
-                    q = T + S * (_triple_at(0, A[b], A[c]))
-                    for a in range(b):
-                        _add_slot(q + S * A[a], v, S)
-        if Q != NULL:
-            for f in range(3, na):
-                for c in range(2, f):
-                    for b in range(1, c):
-                        q = Q + S * (_quad_at(0, A[b], A[c], A[f]))
-                        for a in range(b):
-                            _add_slot(q + S * A[a], v, S)
     return True
 
 
