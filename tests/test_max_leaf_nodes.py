@@ -596,9 +596,10 @@ def test_pair_sums_with_up_to_seven_classes_match_the_brute_force(seed):
 
 
 def test_pair_sums_with_up_to_seven_classes_save_column_passes():
-    """On a larger 0/1 table with five and seven classes (weights, class
-    weights, min_samples_leaf) the sums answer most nodes: the same fit as
-    the column passes with under half their passes."""
+    """On a larger 0/1 table with five to seven classes (weights, class
+    weights, min_samples_leaf) the sums answer most nodes, a node of depth
+    three's children from its pairs and triples: the same fit as the column
+    passes with under half their passes."""
     rng = np.random.default_rng(11)
     X = rng.integers(0, 2, size=(400, 12)).astype(float)
     base = (2 * X[:, 0] + X[:, 3] + 3 * X[:, 7] * X[:, 5]).astype(int)
@@ -617,6 +618,9 @@ def test_pair_sums_with_up_to_seven_classes_save_column_passes():
         assert on.optimal_ and off.optimal_
         _assert_same_fit(on, off)
         assert on.search_stats_["column_passes"] < off.search_stats_["column_passes"] / 2
+        # a node of depth three's children take their sums from its own (its
+        # triples in 16-bit lanes where the rows are not weighted)
+        assert on.search_stats_["parent_sums"] > 0 == off.search_stats_["parent_sums"]
 
 
 def test_threads_give_the_serial_tree():

@@ -39,8 +39,10 @@ cdef struct DLevel:
                         # slot, at most SLOT_WIDE doubles),
                         # from which its children's pairs' sums follow
                         # (`_squares._parent_pairs`); cleared as a node starts
-    bint tri_compact    # triple holds each slot as one 32-bit word, its rows in
-                        # the high half and its class-1 rows in the low
+    int tri_compact     # how triple holds each slot (`_squares.TRI_DOUBLES`,
+                        # TRI_WORD: one 32-bit word, its rows in the high half
+                        # and its class-1 rows in the low; TRI_LANES: 16-bit
+                        # lanes, each class's rows, then the rows)
                         # (`_squares._sum_rows`: two classes, no weights)
     int32_t* rk         # p x m: the node's ranks in each column's order
     int32_t* yk         # p x m: the node's classes in each column's order

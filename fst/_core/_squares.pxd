@@ -14,6 +14,14 @@ cdef enum:
     SLOT_WIDE = 8
     SUMS_MAX_CLASSES = 7
 
+# How a node's triples' sums are held (`_squares._sum_rows`, DLevel.tri_compact):
+# a slot of doubles; one 32-bit word (two classes, no weights: rows and class-1
+# rows); 16-bit lanes (classes, no weights: each class's rows, then the rows).
+cdef enum:
+    TRI_DOUBLES = 0
+    TRI_WORD = 1
+    TRI_LANES = 2
+
 cdef double segment_bound(const DSpace* sp, double* buf, const int32_t* rows, int m,
                           int kmax) noexcept nogil
 cdef bint segment_prune(DEngine* e, int d, const int32_t** rows, const int* mm, int ck,

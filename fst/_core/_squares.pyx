@@ -13,7 +13,7 @@ gives the argument; the engine calls them from `_depth._solve` and
 """
 from libc.stdlib cimport qsort
 from libc.string cimport memcpy, memset
-from libc.stdint cimport uint8_t, uint32_t
+from libc.stdint cimport uint8_t, uint32_t, uint64_t
 
 from ._typedefs cimport int32_t, int64_t, TOL, INF
 from ._rowpass cimport DSpace, squares_loss, leaf_loss
@@ -216,6 +216,32 @@ cdef inline void _add_row(slot_kind* kind, double* P, double* T, double* Q,
                         _add_fixed(kind, q + S * A[a], v)
 
 
+cdef inline void _copy_slot(double* o, const double* t, int S) noexcept nogil:
+    """o = t, a slot of S doubles (four or eight: the copies unrolled)."""
+    o[0] = t[0]
+    o[1] = t[1]
+    o[2] = t[2]
+    o[3] = t[3]
+    if S == SLOT_WIDE:
+        o[4] = t[4]
+        o[5] = t[5]
+        o[6] = t[6]
+        o[7] = t[7]
+
+
+cdef inline void _less_slot(double* o, const double* q, const double* t, int S) noexcept nogil:
+    """o = q - t, slots of S doubles (four or eight: unrolled)."""
+    o[0] = q[0] - t[0]
+    o[1] = q[1] - t[1]
+    o[2] = q[2] - t[2]
+    o[3] = q[3] - t[3]
+    if S == SLOT_WIDE:
+        o[4] = q[4] - t[4]
+        o[5] = q[5] - t[5]
+        o[6] = q[6] - t[6]
+        o[7] = q[7] - t[7]
+
+
 cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* tot,
                     double* T, double* Q) noexcept nogil:
     """One pass over the node's rows (`solve_sums`): tot the sums (weight,
@@ -227,14 +253,17 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     (`_quad_at`).  A split counts the rows on its side e.sums_right[u] (0 its
     left, 1 its right: the side fewer of all rows are on), and a row adds to
     the pairs (triples, quadruples) of the columns that count it, so a row
-    adds to fewer of them.  A slot is `DSpace.slot` doubles.  With two
-    classes, no weights and fewer than 2^16
-    rows, and no quadruples, the triples are counted in whole rows, one 32-bit
-    word a slot (L.tri_compact: its rows in the high half, its class-1 rows in
-    the low; a row adds one word to each triple, an eighth of the four sums'
-    memory), which `_child_pairs` reads back as the same four sums (whole
-    numbers, so equal to the last bit).  Polls the limits every POLL_ROWS rows:
-    False when they stopped the search."""
+    adds to fewer of them.  A slot is `DSpace.slot` doubles.  Without
+    weights, with fewer than 2^16 rows and no quadruples, the triples of
+    classes are counted in whole rows (L.tri_compact): with two classes one
+    32-bit word a slot (TRI_WORD: its rows in the high half, its class-1 rows
+    in the low; a row adds one word to each triple, an eighth of the four
+    sums' memory), with more a slot's sums as 16-bit lanes (TRI_LANES: each
+    class's rows, then the rows in the slot's last lane, four lanes to a
+    64-bit word, so a row adds one or two words to each triple, a quarter of
+    the doubles' memory); `_child_pairs` reads either back as the same sums
+    (whole numbers, so equal to the last bit).  Polls the limits every
+    POLL_ROWS rows: False when they stopped the search."""
     cdef DSpace* sp = &e.sp
     cdef int p = sp.p, n = sp.n, S = sp.slot
     cdef double* P = L.pair
@@ -247,12 +276,20 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     cdef uint32_t* Tc = <uint32_t*> T
     cdef uint32_t* qc
     cdef uint32_t inc
-    cdef bint compact = (T != NULL and Q == NULL and sp.target == NULL and sp.K == 2
-                         and sp.w == NULL and m < 65536)
+    cdef uint64_t* Tl = <uint64_t*> T
+    cdef uint64_t* ql
+    cdef uint64_t linc[2]
+    cdef int words = S // 4                    # 64-bit words a slot of lanes
+    cdef int compact = TRI_DOUBLES
+    if (T != NULL and Q == NULL and sp.target == NULL and sp.w == NULL
+            and m < 65536):
+        compact = TRI_WORD if sp.K == 2 else TRI_LANES
     L.tri_compact = compact
     memset(P, 0, S * <int64_t> p * p * sizeof(double))
-    if compact:
+    if compact == TRI_WORD:
         memset(Tc, 0, (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(uint32_t))
+    elif compact == TRI_LANES:
+        memset(Tl, 0, words * (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(uint64_t))
     elif T != NULL:
         memset(T, 0, S * (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(double))
     if Q != NULL:
@@ -287,16 +324,37 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                 A[na] = g
                 na += 1
         if S == SLOT_NARROW:
-            _add_row(<NarrowSlot*> NULL, P, NULL if compact else T, Q, A, na, p, v)
+            _add_row(<NarrowSlot*> NULL, P, T if compact == TRI_DOUBLES else NULL, Q,
+                     A, na, p, v)
         else:
-            _add_row(<WideSlot*> NULL, P, T, Q, A, na, p, v)
-        if compact:
+            _add_row(<WideSlot*> NULL, P, T if compact == TRI_DOUBLES else NULL, Q,
+                     A, na, p, v)
+        if compact == TRI_WORD:
             inc = (<uint32_t> 1 << 16) | <uint32_t> sp.y[r]
             for c in range(2, na):
                 for b in range(1, c):
                     qc = Tc + _triple_at(0, A[b], A[c])
                     for a in range(b):
                         qc[A[a]] += inc
+        elif compact == TRI_LANES:
+            # one in the row's class's lane and one in the rows' (the last)
+            linc[0] = 0
+            linc[1] = 0
+            linc[sp.y[r] // 4] += <uint64_t> 1 << (16 * (sp.y[r] % 4))
+            linc[words - 1] += <uint64_t> 1 << 48
+            if words == 1:
+                for c in range(2, na):
+                    for b in range(1, c):
+                        ql = Tl + _triple_at(0, A[b], A[c])
+                        for a in range(b):
+                            ql[A[a]] += linc[0]
+            else:
+                for c in range(2, na):
+                    for b in range(1, c):
+                        ql = Tl + 2 * _triple_at(0, A[b], A[c])
+                        for a in range(b):
+                            ql[2 * A[a]] += linc[0]
+                            ql[2 * A[a] + 1] += linc[1]
     return True
 
 
@@ -305,27 +363,30 @@ cdef inline void _side_sums(const DSpace* sp, const uint8_t* R, const double* P,
     """The sums of one side of root split b (s = 0 its left, 1 its right): the
     rows b counts (its side R[b], `_sum_rows`), or the others."""
     cdef const double* q = P + sp.slot * (<int64_t> b * sp.p + b)
-    cdef int k
-    for k in range(sp.slot):
-        side[k] = q[k] if s == R[b] else tot[k] - q[k]
+    if s == R[b]:
+        _copy_slot(side, q, sp.slot)
+    else:
+        _less_slot(side, tot, q, sp.slot)
 
 
 cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
-                       const double* T, bint compact, int b, int s,
+                       const double* T, int compact, int b, int s,
                        double* CP) noexcept nogil:
     """The pairs' sums CP of one child of root split b (s = 0 its left, 1 its
     right), from the node's pairs P and triples T (compact: in whole rows,
     `_sum_rows`): the pair (u, g) of the child on the side b counts (R[b]) is
     the node's sums over the rows counted by b, u and g (a triple, a pair or
     one column as the three are distinct or not); the other child's is the
-    node's pair (u, g) less it."""
+    node's pair (u, g) less it (compact: the triples in whole rows,
+    `_sum_rows`' TRI_WORD or TRI_LANES)."""
     cdef int p = sp.p, S = sp.slot
     cdef int u, g, k, lo, mi, hi
     cdef const double* t
     cdef const double* q
     cdef double* o
     cdef uint32_t x
-    cdef double tc[4]          # (compact: two classes, a narrow slot)
+    cdef const uint64_t* xl
+    cdef double tc[SLOT_WIDE]
     for u in range(p):
         for g in range(u, p):
             o = CP + S * (<int64_t> u * p + g)
@@ -339,22 +400,24 @@ cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
                 lo = b if b < u else u
                 hi = g if g > b else b
                 mi = b + u + g - lo - hi
-                if compact:
+                if compact == TRI_WORD:
                     x = (<const uint32_t*> T)[_triple_at(lo, mi, hi)]
                     tc[3] = <double> (x >> 16)
                     tc[1] = <double> (x & 0xFFFF)
                     tc[0] = tc[3] - tc[1]
                     tc[2] = 0.0
                     t = tc
+                elif compact == TRI_LANES:
+                    xl = (<const uint64_t*> T) + (S // 4) * _triple_at(lo, mi, hi)
+                    for k in range(S):
+                        tc[k] = <double> ((xl[k // 4] >> (16 * (k % 4))) & 0xFFFF)
+                    t = tc
                 else:
                     t = T + S * _triple_at(lo, mi, hi)
             if s == R[b]:
-                for k in range(S):
-                    o[k] = t[k]
+                _copy_slot(o, t, S)
             else:
-                q = P + S * (<int64_t> u * p + g)
-                for k in range(S):
-                    o[k] = q[k] - t[k]
+                _less_slot(o, P + S * (<int64_t> u * p + g), t, S)
 
 
 cdef void _child_triples(const DSpace* sp, const uint8_t* R, const double* T,
@@ -387,11 +450,9 @@ cdef void _child_triples(const DSpace* sp, const uint8_t* R, const double* T,
                 else:
                     t = Q + S * _quad_at(u, g, h, a)
                 if s == R[a]:
-                    for k in range(S):
-                        o[k] = t[k]
+                    _copy_slot(o, t, S)
                 else:
-                    for k in range(S):
-                        o[k] = q[k] - t[k]
+                    _less_slot(o, q, t, S)
 
 
 cdef inline double _unit_pair(const double* q, const double* dg, bint flip,
@@ -776,7 +837,7 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
                         stopped[0] = True
                         return root.v
                     _set_leaf(sp, sets + _set_base(p, 2) + _set_at(cols, sides, 2), t2)
-                    _child_pairs(sp, R, CP1, CT1, False, y, sy, CP2)
+                    _child_pairs(sp, R, CP1, CT1, TRI_DOUBLES, y, sy, CP2)
                     for h in range(j + 1, na):
                         cols[2] = A[h]
                         _sets_one(sp, R, sets, 3, cols, sides, CP2, t2, mlo)
