@@ -217,7 +217,7 @@ class EngineSearch:
         even depth_cap could not certify (no other search follows), instead of
         leaving the deeper trees to the caller's general search; a depth: to
         that depth at least; pair_sums:
-        under squared error or at most seven classes on binary columns, the
+        under squared error or at most fifteen classes on binary columns, the
         nodes of depth two to four solved from their column pairs', triples'
         and quadruples' sums, a node of depth two under a cap of three leaves
         too (off: by the column passes, as on any columns; the same trees);

@@ -49,7 +49,7 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan"]
 # search); `general_search`, whether the general search follows the engine
 # there (None: where its row bitsets pay, `_spaces.general_search_pays`); `pair_sums`,
 # the engine solving nodes on binary columns from their columns' sums (squared
-# error, or at most seven classes);
+# error, or at most fifteen classes);
 # `engine_memo`, the engine's store of searched nodes under a leaf cap;
 # `rising_bound`, its deepest search under a leaf cap proving its bound above
 # budgets below its seed first (`EngineSearch._rise`);

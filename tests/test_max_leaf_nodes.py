@@ -540,14 +540,15 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
 
 
 def _many_classes_problem(seed):
-    """A small problem of 0/1 columns and four to seven classes (the sums' wide
-    slot, `_squares`): (X, y, cost, lam, max_depth, weights, min_leaf, cap),
+    """A small problem of 0/1 columns and four to fifteen classes (the sums'
+    slots of eight and sixteen doubles, `_squares`): (X, y, cost, lam,
+    max_depth, weights, min_leaf, cap),
     under a leaf cap (lam 0 or above, with or without max_depth) or under
     max_depth alone at lam > 0; a cost matrix on every other seed, weights on
     every third, min_samples_leaf 2 on every fifth."""
     rng = np.random.default_rng(9000 + seed)
-    K = 4 + seed % 4
-    n = int(rng.integers(max(K, 12), 26))
+    K = (4, 5, 7, 8, 12, 15)[seed % 6]
+    n = int(rng.integers(2 * K + 1, 2 * K + 15))   # (classes under half the rows)
     p = int(rng.integers(2, 7))
     X = rng.integers(0, 2, size=(n, p)).astype(float)
     y = (X @ rng.integers(0, 3, size=p) + rng.integers(0, 2, size=n)) % K
@@ -563,10 +564,11 @@ def _many_classes_problem(seed):
     return X, y, cost, lam, [None, None, 3][seed % 3], w, ml, 2 + seed % 6
 
 
-@pytest.mark.parametrize("seed", range(40))
-def test_pair_sums_with_up_to_seven_classes_match_the_brute_force(seed):
-    """With four to seven classes on 0/1 columns a slot of the sums holds eight
-    doubles (each class's weight, then the rows): the nodes solved from them
+@pytest.mark.parametrize("seed", range(48))
+def test_pair_sums_with_up_to_fifteen_classes_match_the_brute_force(seed):
+    """With four to fifteen classes on 0/1 columns a slot of the sums holds
+    eight or sixteen doubles (each class's weight, then the rows; without
+    weights a node's triples in 16-bit lanes): the nodes solved from them
     give the brute force's optimum, re-scored from the raw data, and node for
     node the tree and bound of the column passes, serial and on two threads."""
     X, y, cost, lam, depth, w, ml, k = _many_classes_problem(seed)
@@ -595,8 +597,42 @@ def test_pair_sums_with_up_to_seven_classes_match_the_brute_force(seed):
                 < fits[1].search_stats_["column_passes"]), seed
 
 
-def test_pair_sums_with_up_to_seven_classes_save_column_passes():
-    """On a larger 0/1 table with five to seven classes (weights, class
+@pytest.mark.parametrize("seed", [284, 590, 748, 856, 886, 1130])
+def test_a_tie_of_one_side_split_is_the_left_leaf_by_every_route(seed):
+    """Under a cap of three leaves at depth two, a split whose left side split
+    beside its right leaf ties with its left leaf beside its right side split:
+    the canonical order (the leaf first) takes the left leaf, as a split's
+    allocations and the leaf beside a subtree meet it first; the sums
+    (`_squares._set_best_three`) and the column passes without the leaf-beside
+    rule (`_depth._value_depth_two`) took the other on these problems (three
+    or four classes, caps of four and six, lam 0 and 0.01)."""
+    X, y, cost, lam, depth, w, ml, k = _many_classes_problem(seed)
+    K = 4 if seed == 284 else 3
+    y = y % K
+    y[:K] = np.arange(K)
+    cost = None if cost is None or len(cost) < K else cost[:K, :K]
+    y_idx, full = problem_cost(y, cost)
+    expected = optimal_objective(X, y_idx, full, lam, depth, weights=w, min_leaf=ml,
+                                 max_leaves=k)
+    fits = []
+    for overrides in ({}, {"pair_sums": False},
+                      {"pair_sums": False, "rules": [r for r in ENGINE_RULES
+                                                     if r != "peel_leaf"]}):
+        clf = FastSmallTreeClassifier(regularization=lam, cost_matrix=cost, max_depth=depth,
+                                      min_samples_leaf=ml, max_leaf_nodes=k, time_limit=None)
+        clf._overrides = {"cap_probe": False, **overrides}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConstantTreeWarning)
+            clf.fit(X, y, sample_weight=w)
+        assert clf.optimal_
+        assert rescore(clf, X, y_idx, full, lam, w) == pytest.approx(expected, abs=1e-9)
+        fits.append(clf)
+    _assert_same_fit(fits[0], fits[1])
+    _assert_same_fit(fits[0], fits[2])
+
+
+def test_pair_sums_with_up_to_fifteen_classes_save_column_passes():
+    """On a larger 0/1 table with five to fifteen classes (weights, class
     weights, min_samples_leaf) the sums answer most nodes, a node of depth
     three's children from its pairs and triples: the same fit as the column
     passes with under half their passes."""
@@ -605,7 +641,8 @@ def test_pair_sums_with_up_to_seven_classes_save_column_passes():
     base = (2 * X[:, 0] + X[:, 3] + 3 * X[:, 7] * X[:, 5]).astype(int)
     w = rng.choice([0.5, 1.0, 2.0], size=400)
     for K, k, weights, ml, cw in ((5, 5, None, 1, None), (7, 6, w, 1, None),
-                                  (7, 5, None, 3, "balanced"), (6, 6, w, 1, "balanced")):
+                                  (7, 5, None, 3, "balanced"), (6, 6, w, 1, "balanced"),
+                                  (10, 5, None, 1, None), (15, 5, w, 2, "balanced")):
         y = np.where(rng.random(400) < 0.15, rng.integers(0, K, 400), base % K)
         fits = []
         for sums in (True, False):

@@ -35,8 +35,8 @@ cdef struct DLevel:
     int lazy_u
     int lazy_t
     bint tri_ready      # depth three with triples: pair and triple hold the
-    double ptot[8]      # node's sums (`_squares._sum_rows`, ptot its total: a
-                        # slot, at most SLOT_WIDE doubles),
+    double ptot[16]     # node's sums (`_squares._sum_rows`, ptot its total: a
+                        # slot, at most SLOT_MAX doubles),
                         # from which its children's pairs' sums follow
                         # (`_squares._parent_pairs`); cleared as a node starts
     int tri_compact     # how triple holds each slot (`_squares.TRI_DOUBLES`,
@@ -146,7 +146,7 @@ cdef struct DEngine:
                         # subtree (RULE_PEEL_LEAF, `_solve_peel`)
     int64_t parent_sums # nodes of depth two whose sums came from their parent's
                         # (`_squares._parent_pairs`)
-    bint pairs          # squared error, or at most seven classes, on columns
+    bint pairs          # squared error, or at most fifteen classes, on columns
                         # of one split each (binary):
                         # a node of depth two is solved from its column pairs'
                         # sums (`_squares.solve_sums`, `by_sums`)

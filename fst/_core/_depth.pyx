@@ -1033,8 +1033,9 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
     exactly at depth one in one pass per column; the node's best and tree improve
     when it is better.  Under a cap of three leaves (kc = 3; the node has kc > 2,
     `_solve`) one side at most splits: the better of the left side's best split
-    with the right leaf and the left leaf with the right side's (the left first
-    on a tie); vs keeps the sides' depth-one values, which bound both, and kb
+    with the right leaf and the left leaf with the right side's (on a tie the
+    left leaf, which the canonical order puts first, as the allocations of a
+    split and the leaf beside a subtree meet it first); vs keeps the sides' depth-one values, which bound both, and kb
     (NULL: not kept) each side's value at caps 1 and 2."""
     cdef int K = e.sp.K
     cdef int k, i
@@ -1055,12 +1056,12 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
         e.allocations += 1
         vl = vs[0] + leaf_loss(&e.sp, tot + K, nt[1]) + e.sp.lam
         vr = leaf_loss(&e.sp, tot, nt[0]) + e.sp.lam + vs[1]
-        if vl <= vr + TOL:
-            v = vl
-            arg[1] = -1
-        else:
+        if vr <= vl + TOL:
             v = vr
             arg[0] = -1
+        else:
+            v = vl
+            arg[1] = -1
     vs[2] = v
     if kb != NULL:
         for k in range(2 * (kc - 1)):

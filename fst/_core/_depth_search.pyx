@@ -22,7 +22,7 @@ from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
                       deeper_trees_bound)
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
-from ._squares cimport by_sums, SLOT_NARROW, SLOT_WIDE, SUMS_MAX_CLASSES
+from ._squares cimport by_sums, SLOT_NARROW, SLOT_WIDE, SLOT_WIDEST, SUMS_MAX_CLASSES
 from ._depth cimport (DSpace, DLevel, DEngine, SetBest, ColKey, _heap_size, _solve,
                      engine_poll, LEAF_CAP_NONE, CAP_BOUNDS_MAX)
 from ._depth_columns cimport engine_root_bound
@@ -35,15 +35,15 @@ cnp.import_array()
 # entries a level).
 MAX_ENGINE_DEPTH = 16
 
-# The most columns whose pairs' sums a depth-two node keeps (a slot, four or
-# eight doubles, `_squares.SLOT_NARROW`, each of p^2: 8 or 16 MB a level at 512).
+# The most columns whose pairs' sums a depth-two node keeps (four doubles each
+# of p^2: 8 MB a level at 512); with a wider slot (`_squares.SLOT_WIDE`), the
+# columns whose table is no larger (362 with eight doubles, 256 with sixteen).
 PAIR_MAX_COLUMNS = 512
-# The most columns whose triples' sums a depth-three node keeps (a slot each of
-# C(p, 3): 11 or 22 MB a level at 128).
+# Likewise of triples' sums at depth three (four doubles each of C(p, 3): 11 MB
+# a level at 128; 101 columns with eight doubles, 81 with sixteen) ...
 TRIPLE_MAX_COLUMNS = 128
-# The most columns whose quadruples' sums a depth-four node keeps (four doubles
-# each of C(p, 4): 20 MB at 64; with eight, the columns whose table is no
-# larger, 54).
+# ... and of quadruples' at depth four (20 MB at 64; 54 with eight doubles, 45
+# with sixteen).
 QUAD_MAX_COLUMNS = 64
 # The bytes of the stores of searched nodes under a leaf cap (`_depth_memo`)
 # without a memory limit, shared by the engines.
@@ -263,7 +263,7 @@ cdef class DepthSearch:
         floors 0) apply: leaf support needs a loss that a
         row's class bounds.  None: classification.
     pair_sums : bool
-        Squared error, or at most seven classes, on binary columns: the nodes
+        Squared error, or at most fifteen classes, on binary columns: the nodes
         of depth two to four solved from their columns' sums
         (`_squares.solve_sums`).
     memo : EngineMemo or None
@@ -394,21 +394,22 @@ cdef class DepthSearch:
         sp.target = <const double*> cnp.PyArray_DATA(arrays.target) if squared else NULL
         # a slot of the sums' tables: four doubles under squared error or for
         # at most three classes (each class's weight, then the rows), eight
-        # for up to seven
-        sp.slot = SLOT_NARROW if squared or K <= SLOT_NARROW - 1 else SLOT_WIDE
+        # for up to seven, sixteen for up to fifteen
+        sp.slot = (SLOT_NARROW if squared or K <= SLOT_NARROW - 1
+                   else SLOT_WIDE if K <= SLOT_WIDE - 1 else SLOT_WIDEST)
         if n and (squared or K <= SUMS_MAX_CLASSES):
             # squared error, or classes a slot holds, on binary columns (one
             # split each), not too many for their pairs' sums: depth-two nodes
-            # from them (`_squares.by_sums`)
+            # from them (`_squares.by_sums`); each table at most the bytes of
+            # the narrow slot's at its column limit
             self.e.pairs = (pair_sums and bool(np.all(np.diff(arrays.col_start) <= 1))
-                            and p <= PAIR_MAX_COLUMNS)
+                            and p * p * sp.slot <= PAIR_MAX_COLUMNS ** 2 * SLOT_NARROW)
             # ... depth-three nodes from their triples', depth-four from their
-            # quadruples' (the wide slot's table at most the bytes of the
-            # narrow one's at QUAD_MAX_COLUMNS)
-            self.e.triples = self.e.pairs and p <= TRIPLE_MAX_COLUMNS
+            # quadruples'
+            self.e.triples = self.e.pairs and (
+                comb(p, 3) * sp.slot <= comb(TRIPLE_MAX_COLUMNS, 3) * SLOT_NARROW)
             self.e.quads = self.e.triples and (
-                p <= QUAD_MAX_COLUMNS if sp.slot == SLOT_NARROW
-                else comb(p, 4) * SLOT_WIDE <= comb(QUAD_MAX_COLUMNS, 4) * SLOT_NARROW)
+                comb(p, 4) * sp.slot <= comb(QUAD_MAX_COLUMNS, 4) * SLOT_NARROW)
         # each column's sums count the side of its split fewer rows are on
         # (`_squares._sum_rows`: a row adds to the pairs of the columns that
         # count it)

@@ -56,8 +56,9 @@ cdef struct DSpace:
                                # sum w z, sum w z^2)); NULL: classification
     int slot                   # doubles a slot of the sums' tables holds
                                # (`_squares`, binary columns): SLOT_NARROW under
-                               # squared error or up to three classes, else
-                               # SLOT_WIDE; the rows in its last
+                               # squared error or up to three classes, SLOT_WIDE
+                               # up to seven, SLOT_WIDEST up to fifteen; the
+                               # rows in its last
 
 
 # Class counts as whole rows (int64_t: the depth-one pass without row weights)

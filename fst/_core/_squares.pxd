@@ -8,11 +8,14 @@ from ._depth cimport DEngine, DLevel
 
 # The doubles a slot of the sums' tables holds (`DSpace.slot`): four under
 # squared error (weight, weighted target and square, rows) or for at most three
-# classes (each class's weight, then rows); eight for up to seven classes.
+# classes (each class's weight, then rows); eight for up to seven classes,
+# sixteen for up to fifteen.
 cdef enum:
     SLOT_NARROW = 4
     SLOT_WIDE = 8
-    SUMS_MAX_CLASSES = 7
+    SLOT_WIDEST = 16
+    SLOT_MAX = 16
+    SUMS_MAX_CLASSES = 15
 
 # How a node's triples' sums are held (`_squares._sum_rows`, DLevel.tri_compact):
 # a slot of doubles; one 32-bit word (two classes, no weights: rows and class-1

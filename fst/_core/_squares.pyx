@@ -169,25 +169,32 @@ cdef struct NarrowSlot:
     char unused
 cdef struct WideSlot:
     char unused
+cdef struct WidestSlot:
+    char unused
 ctypedef fused slot_kind:
     NarrowSlot
     WideSlot
+    WidestSlot
 
 
 cdef inline void _add_fixed(slot_kind* kind, double* q, const double* v) noexcept nogil:
     """Add a row's slot of sums v (narrow: weight, weighted target and square,
     one, or each class's weight, then one; wide: each class's weight, then
-    one in the eighth) to a slot q of a sums' table; v is the caller's own
-    array, so the adds can be one or two vectors'."""
+    one in the last, of eight or sixteen) to a slot q of a sums' table; v is
+    the caller's own array, so the adds can be whole vectors'."""
+    cdef int k
     q[0] += v[0]
     q[1] += v[1]
     q[2] += v[2]
     q[3] += v[3]
-    if slot_kind is WideSlot:
+    if slot_kind is not NarrowSlot:
         q[4] += v[4]
         q[5] += v[5]
         q[6] += v[6]
         q[7] += v[7]
+    if slot_kind is WidestSlot:
+        for k in range(8, SLOT_WIDEST):
+            q[k] += v[k]
 
 
 cdef inline void _add_row(slot_kind* kind, double* P, double* T, double* Q,
@@ -195,7 +202,8 @@ cdef inline void _add_row(slot_kind* kind, double* P, double* T, double* Q,
     """`_sum_rows`' adds of one row's sums v to the pairs P of the columns A[0 ..
     na) that count it, with T (not NULL) to their triples, with Q (not NULL) to
     their quadruples."""
-    cdef int S = SLOT_NARROW if slot_kind is NarrowSlot else SLOT_WIDE
+    cdef int S = (SLOT_NARROW if slot_kind is NarrowSlot
+                  else SLOT_WIDE if slot_kind is WideSlot else SLOT_WIDEST)
     cdef int a, b, c, f
     cdef double* q
     for a in range(na):
@@ -217,29 +225,24 @@ cdef inline void _add_row(slot_kind* kind, double* P, double* T, double* Q,
 
 
 cdef inline void _copy_slot(double* o, const double* t, int S) noexcept nogil:
-    """o = t, a slot of S doubles (four or eight: the copies unrolled)."""
-    o[0] = t[0]
-    o[1] = t[1]
-    o[2] = t[2]
-    o[3] = t[3]
-    if S == SLOT_WIDE:
-        o[4] = t[4]
-        o[5] = t[5]
-        o[6] = t[6]
-        o[7] = t[7]
+    """o = t, a slot of S doubles (four, eight or sixteen: the copies unrolled
+    by four)."""
+    cdef int k
+    for k in range(0, S, 4):
+        o[k] = t[k]
+        o[k + 1] = t[k + 1]
+        o[k + 2] = t[k + 2]
+        o[k + 3] = t[k + 3]
 
 
 cdef inline void _less_slot(double* o, const double* q, const double* t, int S) noexcept nogil:
-    """o = q - t, slots of S doubles (four or eight: unrolled)."""
-    o[0] = q[0] - t[0]
-    o[1] = q[1] - t[1]
-    o[2] = q[2] - t[2]
-    o[3] = q[3] - t[3]
-    if S == SLOT_WIDE:
-        o[4] = q[4] - t[4]
-        o[5] = q[5] - t[5]
-        o[6] = q[6] - t[6]
-        o[7] = q[7] - t[7]
+    """o = q - t, slots of S doubles (unrolled by four)."""
+    cdef int k
+    for k in range(0, S, 4):
+        o[k] = q[k] - t[k]
+        o[k + 1] = q[k + 1] - t[k + 1]
+        o[k + 2] = q[k + 2] - t[k + 2]
+        o[k + 3] = q[k + 3] - t[k + 3]
 
 
 cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* tot,
@@ -260,7 +263,7 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     in the low; a row adds one word to each triple, an eighth of the four
     sums' memory), with more a slot's sums as 16-bit lanes (TRI_LANES: each
     class's rows, then the rows in the slot's last lane, four lanes to a
-    64-bit word, so a row adds one or two words to each triple, a quarter of
+    64-bit word, so a row adds one to four words to each triple, a quarter of
     the doubles' memory); `_child_pairs` reads either back as the same sums
     (whole numbers, so equal to the last bit).  Polls the limits every
     POLL_ROWS rows: False when they stopped the search."""
@@ -271,14 +274,14 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     cdef int i, a, b, c, f, g, k, na
     cdef int32_t r
     cdef double w, z
-    cdef double v[SLOT_WIDE]
+    cdef double v[SLOT_MAX]
     cdef double* q
     cdef uint32_t* Tc = <uint32_t*> T
     cdef uint32_t* qc
     cdef uint32_t inc
     cdef uint64_t* Tl = <uint64_t*> T
     cdef uint64_t* ql
-    cdef uint64_t linc[2]
+    cdef uint64_t linc[4]          # (SLOT_MAX / 4 words)
     cdef int words = S // 4                    # 64-bit words a slot of lanes
     cdef int compact = TRI_DOUBLES
     if (T != NULL and Q == NULL and sp.target == NULL and sp.w == NULL
@@ -297,7 +300,7 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     for k in range(S - 1):
         tot[k] = 0.0
     tot[S - 1] = m
-    for k in range(SLOT_WIDE):
+    for k in range(SLOT_MAX):
         v[k] = 0.0
     for i in range(m):
         if (i & (POLL_ROWS - 1)) == POLL_ROWS - 1 and e.poll(e):
@@ -326,8 +329,11 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
         if S == SLOT_NARROW:
             _add_row(<NarrowSlot*> NULL, P, T if compact == TRI_DOUBLES else NULL, Q,
                      A, na, p, v)
-        else:
+        elif S == SLOT_WIDE:
             _add_row(<WideSlot*> NULL, P, T if compact == TRI_DOUBLES else NULL, Q,
+                     A, na, p, v)
+        else:
+            _add_row(<WidestSlot*> NULL, P, T if compact == TRI_DOUBLES else NULL, Q,
                      A, na, p, v)
         if compact == TRI_WORD:
             inc = (<uint32_t> 1 << 16) | <uint32_t> sp.y[r]
@@ -338,8 +344,8 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                         qc[A[a]] += inc
         elif compact == TRI_LANES:
             # one in the row's class's lane and one in the rows' (the last)
-            linc[0] = 0
-            linc[1] = 0
+            for k in range(words):
+                linc[k] = 0
             linc[sp.y[r] // 4] += <uint64_t> 1 << (16 * (sp.y[r] % 4))
             linc[words - 1] += <uint64_t> 1 << 48
             if words == 1:
@@ -348,13 +354,22 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                         ql = Tl + _triple_at(0, A[b], A[c])
                         for a in range(b):
                             ql[A[a]] += linc[0]
-            else:
+            elif words == 2:
                 for c in range(2, na):
                     for b in range(1, c):
                         ql = Tl + 2 * _triple_at(0, A[b], A[c])
                         for a in range(b):
                             ql[2 * A[a]] += linc[0]
                             ql[2 * A[a] + 1] += linc[1]
+            else:
+                for c in range(2, na):
+                    for b in range(1, c):
+                        ql = Tl + 4 * _triple_at(0, A[b], A[c])
+                        for a in range(b):
+                            ql[4 * A[a]] += linc[0]
+                            ql[4 * A[a] + 1] += linc[1]
+                            ql[4 * A[a] + 2] += linc[2]
+                            ql[4 * A[a] + 3] += linc[3]
     return True
 
 
@@ -386,7 +401,7 @@ cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
     cdef double* o
     cdef uint32_t x
     cdef const uint64_t* xl
-    cdef double tc[SLOT_WIDE]
+    cdef double tc[SLOT_MAX]
     for u in range(p):
         for g in range(u, p):
             o = CP + S * (<int64_t> u * p + g)
@@ -541,8 +556,8 @@ cdef double _one_best(const DSpace* sp, const uint8_t* R, const double* CP,
     cdef int p = sp.p, S = sp.slot
     cdef int g, k
     cdef double v, best = _sums_loss(sp, side) + sp.lam
-    cdef double x[SLOT_WIDE]
-    cdef double y[SLOT_WIDE]
+    cdef double x[SLOT_MAX]
+    cdef double y[SLOT_MAX]
     arg[0] = -1
     for g in range(p):
         if g == u or sp.col_start[g + 1] == sp.col_start[g]:
@@ -670,7 +685,8 @@ cdef void _set_best_three(DEngine* e, SetBest* sets, SetBest* out, int32_t* side
     u in order, both its sides holding mlo rows or more, is valued as its two
     sides' best trees when at most one of them splits, else as the better of
     the left side's tree beside the right leaf and the left leaf beside the
-    right side's tree (the left first on a tie), and taken by `_wins`: the
+    right side's tree (on a tie the left leaf, the canonical order's first),
+    and taken by `_wins`: the
     tree `_depth._value_depth_two` gives under a cap of three.  sides[0] and
     sides[1] get the root's sides' columns (-1: a leaf)."""
     cdef const DSpace* sp = &e.sp
@@ -691,12 +707,12 @@ cdef void _set_best_three(DEngine* e, SetBest* sets, SetBest* out, int32_t* side
             e.allocations += 1
             vl = a.v + b.leaf
             vr = a.leaf + b.v
-            if vl <= vr + TOL:
-                v = vl
-                cb = -1
-            else:
+            if vr <= vl + TOL:
                 v = vr
                 ca = -1
+            else:
+                v = vl
+                cb = -1
         leaves = (2 if ca >= 0 else 1) + (2 if cb >= 0 else 1)
         if _wins(sp, v, leaves, u, out.v, out.leaves, out.col, False):
             out.v = v
@@ -745,7 +761,7 @@ cdef inline void _sets_one(const DSpace* sp, const uint8_t* R, SetBest* sets, in
     (`_one_best_both`)."""
     cdef int u = cols[k - 1]
     cdef int64_t base = _set_base(sp.p, k)
-    cdef double sums[2 * SLOT_WIDE]     # side 0's slot of sums, then side 1's
+    cdef double sums[2 * SLOT_MAX]      # side 0's slot of sums, then side 1's
     cdef double best[2]
     cdef int32_t arg[2]
     cdef SetBest* ent
@@ -791,8 +807,8 @@ cdef double _sets_best(DEngine* e, DLevel* L, int d, int kc, const double* tot,
     cdef double* CP1 = e.lv[d - 1].pair
     cdef double* CT1 = e.lv[d - 1].triple if d == 4 else NULL
     cdef double* CP2 = e.lv[d - 2].pair if d == 4 else NULL
-    cdef double t1[SLOT_WIDE]
-    cdef double t2[SLOT_WIDE]
+    cdef double t1[SLOT_MAX]
+    cdef double t2[SLOT_MAX]
     cdef int cols[3]
     cdef int sides[3]
     cdef int32_t* A = L.plist
@@ -954,7 +970,7 @@ cdef double solve_sums(DEngine* e, DLevel* L, int d, const int32_t* ord, int m,
     cdef double own[3]
     cdef int32_t own_tree[21]
     cdef int own_leaves[3]
-    cdef double tot[SLOT_WIDE]
+    cdef double tot[SLOT_MAX]
     cdef double best
     cdef bint stopped = False
     e.nodes += 1
@@ -1013,7 +1029,7 @@ cdef bint _parent_pairs(DEngine* e, DLevel* L, const int32_t* ord, double* tot,
 cdef bint by_sums(const DEngine* e, int d, int kc) noexcept nogil:
     """Whether a node of depth d (the root among them) and leaf cap kc is solved
     from its column pairs' (d = 2), triples' (d = 3) or quadruples' (d = 4)
-    sums (`solve_sums`): squared error or at most seven classes on binary
+    sums (`solve_sums`): squared error or at most fifteen classes on binary
     columns (`DEngine.pairs`, `DEngine.triples`, `DEngine.quads`) and no cap
     under the 2^d leaves a tree of depth d can have, but for caps of two and
     three at depth two (`_depth._solve` takes a node of depth two at a cap of
