@@ -14,8 +14,9 @@ complexity, not both ("Either set the number of nodes below the limited imposed
 by the maximum depth ... or set the cost-complexity to non-zero, but not
 both"), and no other peer takes a leaf cap.  To compare two builds, run it
 with each checkout first on PYTHONPATH.
-A name ``quantiles-<set>`` is a gosdt14 set (or ``sklearn-<set>``) binarised
-here, so that both solvers get the identical 0/1 matrix: ``x <= q`` for q its
+A name ``quantiles-<set>`` is a gosdt14 set (or ``sklearn-<set>``, ``r-<set>``,
+``quantbnb-<set>``: `_data.load_gosdt14`) binarised here, so that both solvers
+get the identical 0/1 matrix: ``x <= q`` for q its
 column's quartiles (each distinct cut once; a column of two values is kept as
 its indicator).
 
