@@ -525,18 +525,27 @@ def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
     two = (y == 1).astype(int)               # two classes: whole-row triples
     for k, weights, ml, yk in ((4, None, 1, y), (5, w, 1, y), (6, None, 3, y),
                                (6, None, 1, two), (5, w, 1, two)):
-        fits = []
-        for sums in (True, False):
-            clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
-                                          min_samples_leaf=ml, time_limit=None)
-            clf._overrides = {"pair_sums": sums}
-            fits.append(clf.fit(X, yk, sample_weight=weights))
-        on, off = fits
-        assert on.optimal_ and off.optimal_
-        _assert_same_fit(on, off)
-        assert on.search_stats_["column_passes"] < off.search_stats_["column_passes"] / 2
-        # a node of depth three's children take their sums from its own
-        assert on.search_stats_["parent_sums"] > 0 == off.search_stats_["parent_sums"]
+        _sums_agree_with_the_passes(X, yk, k, weights, ml)
+
+
+def _sums_agree_with_the_passes(X, y, k, weights, ml, class_weight=None):
+    """A fit of at most k leaves at lam = 0 with the sums and one without:
+    node for node the same, certified, the sums saving over half the column
+    passes and a node of depth three's children taking their sums from its
+    own (with three classes or more and no weights, its triples in 16-bit
+    lanes)."""
+    fits = []
+    for sums in (True, False):
+        clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
+                                      min_samples_leaf=ml, class_weight=class_weight,
+                                      time_limit=None)
+        clf._overrides = {"pair_sums": sums}
+        fits.append(clf.fit(X, y, sample_weight=weights))
+    on, off = fits
+    assert on.optimal_ and off.optimal_
+    _assert_same_fit(on, off)
+    assert on.search_stats_["column_passes"] < off.search_stats_["column_passes"] / 2
+    assert on.search_stats_["parent_sums"] > 0 == off.search_stats_["parent_sums"]
 
 
 def _many_classes_problem(seed):
@@ -644,20 +653,7 @@ def test_pair_sums_with_up_to_fifteen_classes_save_column_passes():
                                   (7, 5, None, 3, "balanced"), (6, 6, w, 1, "balanced"),
                                   (10, 5, None, 1, None), (15, 5, w, 2, "balanced")):
         y = np.where(rng.random(400) < 0.15, rng.integers(0, K, 400), base % K)
-        fits = []
-        for sums in (True, False):
-            clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
-                                          min_samples_leaf=ml, class_weight=cw,
-                                          time_limit=None)
-            clf._overrides = {"pair_sums": sums}
-            fits.append(clf.fit(X, y, sample_weight=weights))
-        on, off = fits
-        assert on.optimal_ and off.optimal_
-        _assert_same_fit(on, off)
-        assert on.search_stats_["column_passes"] < off.search_stats_["column_passes"] / 2
-        # a node of depth three's children take their sums from its own (its
-        # triples in 16-bit lanes where the rows are not weighted)
-        assert on.search_stats_["parent_sums"] > 0 == off.search_stats_["parent_sums"]
+        _sums_agree_with_the_passes(X, y, k, weights, ml, cw)
 
 
 def test_threads_give_the_serial_tree():

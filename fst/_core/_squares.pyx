@@ -224,6 +224,22 @@ cdef inline void _add_row(slot_kind* kind, double* P, double* T, double* Q,
                         _add_fixed(kind, q + S * A[a], v)
 
 
+cdef inline void _add_lanes(slot_kind* kind, uint64_t* Tl, const int32_t* A, int na,
+                            const uint64_t* linc) noexcept nogil:
+    """`_sum_rows`' adds of one row to the triples counted in 16-bit lanes
+    (TRI_LANES) of the columns A[0 .. na) that count it: linc, a slot's one,
+    two or four words (four lanes each), to each triple's slot."""
+    cdef int W = 1 if slot_kind is NarrowSlot else 2 if slot_kind is WideSlot else 4
+    cdef int a, b, c, k
+    cdef uint64_t* ql
+    for c in range(2, na):
+        for b in range(1, c):
+            ql = Tl + W * _triple_at(0, A[b], A[c])
+            for a in range(b):
+                for k in range(W):
+                    ql[W * A[a] + k] += linc[k]
+
+
 cdef inline void _copy_slot(double* o, const double* t, int S) noexcept nogil:
     """o = t, a slot of S doubles (four, eight or sixteen: the copies unrolled
     by four)."""
@@ -348,28 +364,12 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                 linc[k] = 0
             linc[sp.y[r] // 4] += <uint64_t> 1 << (16 * (sp.y[r] % 4))
             linc[words - 1] += <uint64_t> 1 << 48
-            if words == 1:
-                for c in range(2, na):
-                    for b in range(1, c):
-                        ql = Tl + _triple_at(0, A[b], A[c])
-                        for a in range(b):
-                            ql[A[a]] += linc[0]
-            elif words == 2:
-                for c in range(2, na):
-                    for b in range(1, c):
-                        ql = Tl + 2 * _triple_at(0, A[b], A[c])
-                        for a in range(b):
-                            ql[2 * A[a]] += linc[0]
-                            ql[2 * A[a] + 1] += linc[1]
+            if S == SLOT_NARROW:
+                _add_lanes(<NarrowSlot*> NULL, Tl, A, na, linc)
+            elif S == SLOT_WIDE:
+                _add_lanes(<WideSlot*> NULL, Tl, A, na, linc)
             else:
-                for c in range(2, na):
-                    for b in range(1, c):
-                        ql = Tl + 4 * _triple_at(0, A[b], A[c])
-                        for a in range(b):
-                            ql[4 * A[a]] += linc[0]
-                            ql[4 * A[a] + 1] += linc[1]
-                            ql[4 * A[a] + 2] += linc[2]
-                            ql[4 * A[a] + 3] += linc[3]
+                _add_lanes(<WidestSlot*> NULL, Tl, A, na, linc)
     return True
 
 
