@@ -163,8 +163,8 @@ cdef inline double _sums_loss(const DSpace* sp, const double* x) noexcept nogil:
     return leaf_loss(sp, x, <int64_t> x[sp.slot - 1])
 
 
-# The two widths of a slot as types, so that the loops adding a row's sums
-# are compiled once for each with the width fixed (`_add_row`).
+# The three widths of a slot as types, so that the loops adding a row's sums
+# are compiled once for each with the width fixed (`_add_row`, `_add_lanes`).
 cdef struct NarrowSlot:
     char unused
 cdef struct WideSlot:
@@ -287,16 +287,14 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     cdef int p = sp.p, n = sp.n, S = sp.slot
     cdef double* P = L.pair
     cdef int32_t* A = L.plist
-    cdef int i, a, b, c, f, g, k, na
+    cdef int i, a, b, c, g, k, na
     cdef int32_t r
     cdef double w, z
     cdef double v[SLOT_MAX]
-    cdef double* q
     cdef uint32_t* Tc = <uint32_t*> T
     cdef uint32_t* qc
     cdef uint32_t inc
     cdef uint64_t* Tl = <uint64_t*> T
-    cdef uint64_t* ql
     cdef uint64_t linc[4]          # (SLOT_MAX / 4 words)
     cdef int words = S // 4                    # 64-bit words a slot of lanes
     cdef int compact = TRI_DOUBLES
@@ -397,7 +395,6 @@ cdef void _child_pairs(const DSpace* sp, const uint8_t* R, const double* P,
     cdef int p = sp.p, S = sp.slot
     cdef int u, g, k, lo, mi, hi
     cdef const double* t
-    cdef const double* q
     cdef double* o
     cdef uint32_t x
     cdef const uint64_t* xl
