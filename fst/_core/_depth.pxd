@@ -43,7 +43,7 @@ cdef struct DLevel:
                         # TRI_WORD: one 32-bit word, its rows in the high half
                         # and its class-1 rows in the low; TRI_LANES: 16-bit
                         # lanes, each class's rows, then the rows)
-                        # (`_squares._sum_rows`: two classes, no weights)
+                        # (`_squares._sum_rows`: classes, no weights)
     int32_t* rk         # p x m: the node's ranks in each column's order
     int32_t* yk         # p x m: the node's classes in each column's order
     double* wk          # p x m: the node's row weights in each column's order

@@ -1035,8 +1035,9 @@ cdef void _value_depth_two(DEngine* e, DLevel* L, int m, const double* cnt,
     `_solve`) one side at most splits: the better of the left side's best split
     with the right leaf and the left leaf with the right side's (on a tie the
     left leaf, which the canonical order puts first, as the allocations of a
-    split and the leaf beside a subtree meet it first); vs keeps the sides' depth-one values, which bound both, and kb
-    (NULL: not kept) each side's value at caps 1 and 2."""
+    split and the leaf beside a subtree meet it first); vs keeps the sides'
+    depth-one values, which bound both, and kb (NULL: not kept) each side's
+    value at caps 1 and 2."""
     cdef int K = e.sp.K
     cdef int k, i
     cdef double tot[128]

@@ -164,7 +164,7 @@ cdef inline double _sums_loss(const DSpace* sp, const double* x) noexcept nogil:
 
 
 # The three widths of a slot as types, so that the loops adding a row's sums
-# are compiled once for each with the width fixed (`_add_row`, `_add_lanes`).
+# are compiled once for each with the width fixed (`_add_row`).
 cdef struct NarrowSlot:
     char unused
 cdef struct WideSlot:
@@ -198,14 +198,19 @@ cdef inline void _add_fixed(slot_kind* kind, double* q, const double* v) noexcep
 
 
 cdef inline void _add_row(slot_kind* kind, double* P, double* T, double* Q,
-                          const int32_t* A, int na, int p, const double* v) noexcept nogil:
+                          uint64_t* Tl, const int32_t* A, int na, int p, const double* v,
+                          const uint64_t* linc) noexcept nogil:
     """`_sum_rows`' adds of one row's sums v to the pairs P of the columns A[0 ..
     na) that count it, with T (not NULL) to their triples, with Q (not NULL) to
-    their quadruples."""
+    their quadruples; with Tl (not NULL) to their triples counted in 16-bit
+    lanes (TRI_LANES), linc (a slot's one, two or four words, four lanes
+    each) to each triple's slot."""
     cdef int S = (SLOT_NARROW if slot_kind is NarrowSlot
                   else SLOT_WIDE if slot_kind is WideSlot else SLOT_WIDEST)
-    cdef int a, b, c, f
+    cdef int W = S // 4
+    cdef int a, b, c, f, k
     cdef double* q
+    cdef uint64_t* ql
     for a in range(na):
         for b in range(a, na):
             _add_fixed(kind, P + S * (<int64_t> A[a] * p + A[b]), v)
@@ -222,22 +227,13 @@ cdef inline void _add_row(slot_kind* kind, double* P, double* T, double* Q,
                     q = Q + S * (_quad_at(0, A[b], A[c], A[f]))
                     for a in range(b):
                         _add_fixed(kind, q + S * A[a], v)
-
-
-cdef inline void _add_lanes(slot_kind* kind, uint64_t* Tl, const int32_t* A, int na,
-                            const uint64_t* linc) noexcept nogil:
-    """`_sum_rows`' adds of one row to the triples counted in 16-bit lanes
-    (TRI_LANES) of the columns A[0 .. na) that count it: linc, a slot's one,
-    two or four words (four lanes each), to each triple's slot."""
-    cdef int W = 1 if slot_kind is NarrowSlot else 2 if slot_kind is WideSlot else 4
-    cdef int a, b, c, k
-    cdef uint64_t* ql
-    for c in range(2, na):
-        for b in range(1, c):
-            ql = Tl + W * _triple_at(0, A[b], A[c])
-            for a in range(b):
-                for k in range(W):
-                    ql[W * A[a] + k] += linc[k]
+    if Tl != NULL:
+        for c in range(2, na):
+            for b in range(1, c):
+                ql = Tl + W * _triple_at(0, A[b], A[c])
+                for a in range(b):
+                    for k in range(W):
+                        ql[W * A[a] + k] += linc[k]
 
 
 cdef inline void _copy_slot(double* o, const double* t, int S) noexcept nogil:
@@ -295,6 +291,7 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
     cdef uint32_t* qc
     cdef uint32_t inc
     cdef uint64_t* Tl = <uint64_t*> T
+    cdef double* Td
     cdef uint64_t linc[4]          # (SLOT_MAX / 4 words)
     cdef int words = S // 4                    # 64-bit words a slot of lanes
     cdef int compact = TRI_DOUBLES
@@ -302,6 +299,10 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
             and m < 65536):
         compact = TRI_WORD if sp.K == 2 else TRI_LANES
     L.tri_compact = compact
+    # the triples' table as _add_row fills it: of doubles, or of lanes
+    Td = T if compact == TRI_DOUBLES else NULL
+    if compact != TRI_LANES:
+        Tl = NULL
     memset(P, 0, S * <int64_t> p * p * sizeof(double))
     if compact == TRI_WORD:
         memset(Tc, 0, (<int64_t> p * (p - 1) * (p - 2) // 6) * sizeof(uint32_t))
@@ -340,15 +341,18 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                     and (sp.rank[<int64_t> g * n + r] > 0) == e.sums_right[g]):
                 A[na] = g
                 na += 1
+        if compact == TRI_LANES:
+            # one in the row's class's lane and one in the rows' (the last)
+            for k in range(words):
+                linc[k] = 0
+            linc[sp.y[r] // 4] += <uint64_t> 1 << (16 * (sp.y[r] % 4))
+            linc[words - 1] += <uint64_t> 1 << 48
         if S == SLOT_NARROW:
-            _add_row(<NarrowSlot*> NULL, P, T if compact == TRI_DOUBLES else NULL, Q,
-                     A, na, p, v)
+            _add_row(<NarrowSlot*> NULL, P, Td, Q, Tl, A, na, p, v, linc)
         elif S == SLOT_WIDE:
-            _add_row(<WideSlot*> NULL, P, T if compact == TRI_DOUBLES else NULL, Q,
-                     A, na, p, v)
+            _add_row(<WideSlot*> NULL, P, Td, Q, Tl, A, na, p, v, linc)
         else:
-            _add_row(<WidestSlot*> NULL, P, T if compact == TRI_DOUBLES else NULL, Q,
-                     A, na, p, v)
+            _add_row(<WidestSlot*> NULL, P, Td, Q, Tl, A, na, p, v, linc)
         if compact == TRI_WORD:
             inc = (<uint32_t> 1 << 16) | <uint32_t> sp.y[r]
             for c in range(2, na):
@@ -356,18 +360,6 @@ cdef bint _sum_rows(DEngine* e, DLevel* L, const int32_t* ord, int m, double* to
                     qc = Tc + _triple_at(0, A[b], A[c])
                     for a in range(b):
                         qc[A[a]] += inc
-        elif compact == TRI_LANES:
-            # one in the row's class's lane and one in the rows' (the last)
-            for k in range(words):
-                linc[k] = 0
-            linc[sp.y[r] // 4] += <uint64_t> 1 << (16 * (sp.y[r] % 4))
-            linc[words - 1] += <uint64_t> 1 << 48
-            if S == SLOT_NARROW:
-                _add_lanes(<NarrowSlot*> NULL, Tl, A, na, linc)
-            elif S == SLOT_WIDE:
-                _add_lanes(<WideSlot*> NULL, Tl, A, na, linc)
-            else:
-                _add_lanes(<WidestSlot*> NULL, Tl, A, na, linc)
     return True
 
 
