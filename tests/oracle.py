@@ -187,6 +187,52 @@ def canonical_tree(X, y, cost, lam, max_depth=None, tol=1e-9):
     return solve((1 << n) - 1, max_depth)[2]
 
 
+def canonical_capped_tree(X, y, cost, lam, max_leaves, max_depth=None, weights=None,
+                          tol=1e-9):
+    """The tree fst's tie rule picks under a leaf cap, by exhaustive enumeration:
+    R(S, d, k) over the leaf and every split s and allocation 1 <= a < k of the
+    canonical trees of its sides at a and k - a leaves; among the candidates
+    within `tol` of the least, at lam > 0 the fewest leaves, then the first in
+    the canonical split order read root first, then the left subtree, then the
+    right (a leaf before any split; docs/how_it_works.md, "Ties").  Without a cap
+    (and at lam > 0) that order is `canonical_tree`'s.  Returned in its form."""
+    n = len(y)
+    space = split_space(X)
+    masks, leaf_loss = _masks_and_leaf(X, y, cost, weights)
+    memo = {}
+
+    def solve(rows, depth, k):
+        if depth is not None and depth >= rows.bit_count() - 1:
+            depth = None
+        k = min(k, rows.bit_count())
+        key = (rows, depth, k)
+        if key in memo:
+            return memo[key]
+        cands = [(leaf_loss(rows) + lam, 1, (-1,), "L")]
+        if k >= 2 and (depth is None or depth > 0):
+            nd = None if depth is None else depth - 1
+            seen = set()
+            for index, ((col, _), m) in enumerate(zip(space, masks)):
+                left = rows & m
+                if left == 0 or left == rows or left in seen:
+                    continue
+                seen.add(left)
+                for a in range(1, k):
+                    lv, ll, lk, lt = solve(left, nd, a)
+                    rv, rl, rk, rt = solve(rows & ~m, nd, k - a)
+                    cands.append((lv + rv, ll + rl, (index,) + lk + rk,
+                                  (col, left, lt, rt)))
+        best = min(c[0] for c in cands)
+        near = [c for c in cands if c[0] <= best + tol]
+        if lam > 0:
+            fewest = min(c[1] for c in near)
+            near = [c for c in near if c[1] == fewest]
+        memo[key] = min(near, key=lambda c: c[2])
+        return memo[key]
+
+    return solve((1 << n) - 1, max_depth, max_leaves)[3]
+
+
 def fitted_tree(est, X):
     """A fitted sklearn tree in `canonical_tree`'s form, from the rows each of
     its nodes holds (X without NaN)."""

@@ -38,6 +38,55 @@ cdef bint _allocated(DEngine* e, int d, int32_t split, double found, double low,
     return True
 
 
+cdef int _tree_order(const int32_t* a, const int32_t* b, int pos, int levels) noexcept nogil:
+    """The canonical split order between the subtrees at heap position `pos`
+    of two trees in heap order, `levels` levels deep from there: negative when
+    a's comes first, 0 when they are the same, positive else.  Read root first,
+    then the left subtree, then the right; a leaf (-1) comes before any split
+    (split ids follow the split order)."""
+    cdef int c
+    if a[pos] != b[pos]:
+        return -1 if a[pos] < b[pos] else 1
+    if a[pos] < 0 or levels <= 1:
+        return 0
+    c = _tree_order(a, b, 2 * pos + 1, levels - 1)
+    if c != 0:
+        return c
+    return _tree_order(a, b, 2 * pos + 2, levels - 1)
+
+
+cdef inline bint _pair_first(const int32_t* left, const int32_t* right,
+                             const int32_t* held_left, const int32_t* held_right,
+                             int d) noexcept nogil:
+    """Whether two subtrees of depth d (heap order) beside one split come
+    before the pair held beside it in the canonical split order: the left
+    subtree decides, and when they are the same the right.  Between two
+    allocations of a split's leaves of equal value (and, with the leaves in the
+    tie rule, as many leaves) the tie rule keeps the first in that order, as it
+    keeps the lowest split at a node (docs/how_it_works.md, "Ties")."""
+    cdef int c = _tree_order(left, held_left, 0, d)
+    if c != 0:
+        return c < 0
+    return _tree_order(right, held_right, 0, d) < 0
+
+
+cdef inline bint _allocation_wins(const DSpace* sp, double v, int leaves,
+                                  const int32_t* left, const int32_t* right, double found,
+                                  int got_leaves, const int32_t* got_left,
+                                  const int32_t* got_right, int32_t split,
+                                  int d) noexcept nogil:
+    """Whether an allocation of a split's leaves (value v, its sides' trees
+    left and right, of depth d) replaces the best held (value found, INF for
+    none): `_wins` (better, or as good with fewer leaves where the tie rule
+    counts them), or on a tie of as many leaves first in the canonical split
+    order (`_pair_first`)."""
+    if _wins(sp, v, leaves, split, found, got_leaves, split, False):
+        return True
+    if found == INF or v > found + TOL or (sp.ties and leaves != got_leaves):
+        return False
+    return _pair_first(left, right, got_left, got_right, d)
+
+
 cdef inline void _raise_caps(double* lbs, int x, double v) noexcept nogil:
     """A side's value or bound v at cap x bounds it at every cap x' <= x
     (`larger_cap_bound`): lbs[x' - 1] its bounds."""
@@ -115,9 +164,12 @@ cdef bint _value_allocations(DEngine* e, int d, const int32_t** rows, const int*
             if x1 + x2 < low:
                 low = x1 + x2
             continue
-        # the allocations' trees share the root split: the tie rule keeps the
-        # first met of equal value, unless one of fewer leaves
-        if _wins(sp, x1 + x2, lv1 + C.best_leaves, split, found, got_leaves, split, False):
+        # the allocations' trees share the root split: of equal value, the
+        # tie rule keeps the one of fewer leaves, else the first in the
+        # canonical split order
+        if _allocation_wins(sp, x1 + x2, lv1 + C.best_leaves,
+                            L.cand if s1 == 0 else C.best, C.best if s1 == 0 else L.cand,
+                            found, got_leaves, got[0], got[1], split, d - 1):
             found = x1 + x2
             got_leaves = lv1 + C.best_leaves
             memcpy(got[s1], L.cand, h * sizeof(int32_t))
@@ -212,7 +264,8 @@ cdef bint _value_capped(DEngine* e, int d, const int32_t** rows, const int* mm,
             if x0 + x1 < low:
                 low = x0 + x1
             continue
-        if _wins(sp, x0 + x1, lv0 + lv1, split, found, got_leaves, split, False):
+        if _allocation_wins(sp, x0 + x1, lv0 + lv1, L.cand, C.best, found, got_leaves,
+                            got0, got1, split, d - 1):
             found = x0 + x1
             got_leaves = lv0 + lv1
             memcpy(got0, L.cand, h * sizeof(int32_t))
