@@ -317,6 +317,22 @@ def tie_problem(seed):
     return X, y, lam
 
 
+def capped_tie_problem(seed):
+    """Up to 13 rows, one to three columns of two to five values, two or three
+    classes, row weights on one seed in five, for the trees of at most 3 to 6
+    leaves (`canonical_capped_tree`): whole-row losses, so that a split's
+    allocations of its leaves, and a leaf beside a subtree and a node's
+    shallower optimum, often tie exactly."""
+    rng = np.random.RandomState(1000 + seed)
+    n, p = rng.randint(6, 14), rng.randint(1, 4)
+    X = rng.randint(0, [2, 3, 5][seed % 3], (n, p)).astype(float)
+    K = 3 if seed % 4 == 3 else 2
+    y = rng.randint(0, K, n)
+    y[:K] = range(K)
+    w = None if seed % 5 else rng.randint(1, 4, n).astype(float)
+    return X, y, K, w
+
+
 def problem_cost(y, cost=None, class_weight=None):
     """(class index of each row, the K x K cost matrix the search minimises): unit
     costs without `cost`, each class's row scaled by its weight in the dict

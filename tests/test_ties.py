@@ -12,7 +12,8 @@ from sklearn.datasets import load_iris
 
 from fst import FastSmallTreeClassifier, FastSmallTreeClassifierCV, regularization_path
 from fst.exceptions import ConstantTreeWarning, NotCertifiedWarning
-from oracle import (canonical_tree, fitted_tree, optimal_fewest_leaves, rescore, tie_problem,
+from oracle import (canonical_capped_tree, canonical_tree, capped_tie_problem, fitted_tree,
+                    optimal_capped, optimal_fewest_leaves, rescore, tie_problem,
                     unbounded_problem)
 
 
@@ -134,3 +135,46 @@ def test_deep_ties_are_the_canonical_tree_in_both_engines(seed):
             assert clf.optimal_
         if clf.optimal_:
             assert fitted_tree(clf.estimator_, X) == expected, overrides
+
+
+# The routes of the search under a leaf cap: a node of one leaf more than its
+# depth searched as its shallower optimum beside leaf-beside trees (peel_leaf)
+# or allocation by allocation, a split's allocations one by one (allocations)
+# or past its children's optima, binary columns from their sums or by passes,
+# and threads.
+_CAP_ROUTES = [{}, {"cap_probe": False, "depth_engine": True},
+               {"cap_probe": False, "rules_off": ["peel_leaf"]},
+               {"cap_probe": False, "rules_off": ["allocations"]},
+               {"cap_probe": False, "pair_sums": False},
+               {"cap_probe": False, "n_jobs": 2}]
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_under_a_leaf_cap_ties_are_the_canonical_tree_by_every_route(seed):
+    """Under max_leaf_nodes (with max_depth on some seeds, at lam = 0 and one
+    row's worth) every route returns the brute force's canonical tree: of a
+    split's allocations of equal value the first in the split order read root,
+    left subtree, right subtree (not the first allocation met, nor the one of
+    the children's own optima), and likewise between a leaf beside a subtree
+    and the node's shallower optimum on the same root split (not the leaf
+    beside whenever it ties)."""
+    X, y, K, w = capped_tie_problem(seed)
+    cost = 1 - np.eye(K)
+    for k in (3, 4, 5, 6):
+        depth = [None, None, 2, 3, 4][(seed + k) % 5]
+        for lam in (0.0, 1.0 / len(y)):
+            expected = canonical_capped_tree(X, y, cost, lam, k, depth, weights=w)
+            best = optimal_capped(X, y, cost, lam, k, depth, weights=w)
+            for route in _CAP_ROUTES:
+                route = dict(route)
+                clf = FastSmallTreeClassifier(regularization=lam, max_leaf_nodes=k,
+                                              max_depth=depth,
+                                              n_jobs=route.pop("n_jobs", 1))
+                clf._overrides = route
+                with warnings.catch_warnings():
+                    warnings.simplefilter("error")
+                    warnings.simplefilter("ignore", ConstantTreeWarning)
+                    clf.fit(X, y, sample_weight=w)
+                assert clf.optimal_
+                assert rescore(clf, X, y, cost, lam, w) == pytest.approx(best, abs=1e-9)
+                assert fitted_tree(clf.estimator_, X) == expected, (k, lam, depth, route)
