@@ -163,6 +163,37 @@ def test_a_leaf_beside_a_subtree_changes_no_answer_under_squared_error():
     assert used >= 6, used
 
 
+@pytest.mark.parametrize("seed", range(100))
+def test_ties_under_a_leaf_cap_give_one_tree_by_every_route(seed):
+    """Targets of three whole values on columns of four: a split's allocations
+    of its leaves, and a leaf beside a subtree and its node's shallower
+    optimum, tie exactly.  The peel, the allocations one by one, and past the
+    children's optima return one tree (the canonical split order, read root,
+    left subtree, right: docs/how_it_works.md, "Ties"), certified, with the
+    same objective."""
+    rng = np.random.RandomState(seed)
+    n, p = rng.randint(6, 16), rng.randint(1, 4)
+    X = rng.randint(0, 4, (n, p)).astype(float)
+    y = rng.randint(0, 3, n).astype(float)
+    for k in (3, 4, 5, 6):
+        for lam in (0.0, 0.01):
+            fits = []
+            for route in ({}, {"rules_off": ["peel_leaf"]}, {"rules_off": ["allocations"]}):
+                reg = FastSmallTreeRegressor(regularization=lam, max_leaf_nodes=k)
+                reg._overrides = route
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConstantTreeWarning)
+                    reg.fit(X, y)
+                assert reg.optimal_
+                fits.append(reg)
+            for other in fits[1:]:
+                assert other.objective_ == pytest.approx(fits[0].objective_, abs=1e-12)
+                for attr in ("feature", "threshold", "children_left", "children_right"):
+                    np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
+                                                  getattr(fits[0].estimator_.tree_, attr),
+                                                  err_msg=f"{k} {lam} {other._overrides}")
+
+
 def _partitions(items, k):
     """Every partition of `items` into at most k nonempty groups."""
     if not items:
