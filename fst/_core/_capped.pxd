@@ -11,4 +11,3 @@ cdef bint _value_allocations(DEngine* e, int d, const int32_t** rows, const int*
 cdef bint _value_capped(DEngine* e, int d, const int32_t** rows, const int* mm,
                         const double** cc, int first, double cap, int kc, int32_t split,
                         double* best, double* vs, double* kb) noexcept nogil
-cdef int _tree_order(const int32_t* a, const int32_t* b, int pos, int levels) noexcept nogil

@@ -11,7 +11,7 @@ from ._limits cimport RUNNING
 from ._rowpass cimport DSpace, leaf_loss
 from ._bounds cimport larger_cap_bound, allocation_bound
 from ._depth cimport (DEngine, DLevel, _heap_size, _takes, _took, _place, _wins,
-                      CAP_BOUNDS_MAX)
+                      _tree_order, CAP_BOUNDS_MAX)
 from ._depth_columns cimport _cap_bounds
 
 
@@ -38,23 +38,6 @@ cdef bint _allocated(DEngine* e, int d, int32_t split, double found, double low,
     return True
 
 
-cdef int _tree_order(const int32_t* a, const int32_t* b, int pos, int levels) noexcept nogil:
-    """The canonical split order between the subtrees at heap position `pos`
-    of two trees in heap order, `levels` levels deep from there: negative when
-    a's comes first, 0 when they are the same, positive else.  Read root first,
-    then the left subtree, then the right; a leaf (-1) comes before any split
-    (split ids follow the split order)."""
-    cdef int c
-    if a[pos] != b[pos]:
-        return -1 if a[pos] < b[pos] else 1
-    if a[pos] < 0 or levels <= 1:
-        return 0
-    c = _tree_order(a, b, 2 * pos + 1, levels - 1)
-    if c != 0:
-        return c
-    return _tree_order(a, b, 2 * pos + 2, levels - 1)
-
-
 cdef inline bint _pair_first(const int32_t* left, const int32_t* right,
                              const int32_t* held_left, const int32_t* held_right,
                              int d) noexcept nogil:
@@ -64,10 +47,10 @@ cdef inline bint _pair_first(const int32_t* left, const int32_t* right,
     allocations of a split's leaves of equal value (and, with the leaves in the
     tie rule, as many leaves) the tie rule keeps the first in that order, as it
     keeps the lowest split at a node (docs/how_it_works.md, "Ties")."""
-    cdef int c = _tree_order(left, held_left, 0, d)
+    cdef int c = _tree_order(left, held_left, d)
     if c != 0:
         return c < 0
-    return _tree_order(right, held_right, 0, d) < 0
+    return _tree_order(right, held_right, d) < 0
 
 
 cdef inline bint _allocation_wins(const DSpace* sp, double v, int leaves,

@@ -313,6 +313,32 @@ cdef inline void _place(int32_t* parent, int d, int at, const int32_t* child) no
                width * sizeof(int32_t))
 
 
+cdef inline int _tree_order(const int32_t* a, const int32_t* b, int levels) noexcept nogil:
+    """The canonical split order between two trees in heap order of `levels`
+    levels (docs/how_it_works.md, "Ties"): negative when a comes first, 0 when
+    they are the same, positive else.  Read root first, then the left subtree,
+    then the right; a leaf (-1) comes before any split (split ids follow the
+    split order)."""
+    cdef int pos[64]            # the positions still to read, the next on top
+    cdef int left[64]           # ... and the levels below each (levels <= 30)
+    cdef int top = 1, at, below
+    pos[0] = 0
+    left[0] = levels
+    while top > 0:
+        top -= 1
+        at = pos[top]
+        below = left[top]
+        if a[at] != b[at]:
+            return -1 if a[at] < b[at] else 1
+        if a[at] >= 0 and below > 1:
+            pos[top] = 2 * at + 2
+            left[top] = below - 1
+            pos[top + 1] = 2 * at + 1
+            left[top + 1] = below - 1
+            top += 2
+    return 0
+
+
 cdef inline double _cap(const DSpace* sp, double B, double best) noexcept nogil:
     """What a split must cost at most to be of use: the budget B, or less than the
     incumbent.  Where every value is a whole number of quanta q (a unit cost and

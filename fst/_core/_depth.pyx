@@ -60,7 +60,7 @@ from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound
 from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
 from ._depth_memo cimport (MemoEntry, SimRing, memo_hash, memo_find, memo_put,
                            memo_larger_cap, memo_ring, memo_ring_put, memo_similar_bound)
-from ._capped cimport _value_allocations, _value_capped, _tree_order
+from ._capped cimport _value_allocations, _value_capped
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _side_best, _child_hints, _column_run, _shrink_up,
                               _shrink_down, _positions, _peel_order, _peel_leaves,
@@ -727,7 +727,7 @@ cdef inline bint _peel_takes(DEngine* e, int d, double v, int leaves,
     order of depth d, `leaves` leaves, value v) replaces the node's best: by
     `_takes`, but on a tie of as many leaves (where the tie rule counts them)
     with a best on the same root split, the one first in the canonical split
-    order (`_capped._tree_order`).  That best is the node's optimum of depth
+    order (`_tree_order`).  That best is the node's optimum of depth
     d - 1 (or the root's seed), the least in that order of the trees of depth
     d - 1, or a leaf beside a subtree met before; the trees of depth d on
     that split are all leaf-beside ones (a side of depth d - 1 holds d leaves
@@ -737,7 +737,7 @@ cdef inline bint _peel_takes(DEngine* e, int d, double v, int leaves,
     if (L.best[0] != L.cand[0] or v < best - TOL or v > best + TOL
             or (e.sp.ties and leaves != L.best_leaves)):
         return _takes(&e.sp, L, v, leaves, best, L.cand[0])
-    return _tree_order(L.cand, L.best, 0, d) < 0
+    return _tree_order(L.cand, L.best, d) < 0
 
 
 cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
