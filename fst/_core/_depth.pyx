@@ -512,9 +512,9 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
       grow as its leaf shrinks, so it is worth at least the last one searched.
     Exact as `_solve` (the canonical tree: `_takes` compares the seed or V's
     tree, itself canonical among the trees of depth d - 1, with each leaf-beside
-    tree, and, as a seed, lets a tie of as many leaves on its own root split
-    replace it: that split's canonical tree at depth d is the leaf beside its
-    other side's canonical subtree of depth d - 1), or a bound above B."""
+    tree, and a tie on its own root split in the canonical split order,
+    `_peel_takes`: the trees of depth d on that split are leaf-beside ones),
+    or a bound above B."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef DLevel* C = &e.lv[d - 1]
@@ -539,10 +539,9 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
         if e.lim.stop != RUNNING or exv:
             memcpy(L.best, C.best, _heap_size(d - 1) * sizeof(int32_t))
             L.best_leaves = C.best_leaves
-            # V's tree stands as the root's seed does: it gives way to a tie of
-            # as many leaves on its own root split valued here, a leaf beside a
-            # subtree of depth d - 1, whose subtree is canonical among more
-            # trees (the canonical tree of that split is the leaf beside it)
+            # V's tree stands as the root's seed does: a tie on its own root
+            # split valued here, a leaf beside a subtree of depth d - 1, may
+            # still come before it (`_peel_takes`, `_tie_may_win`)
             L.seeded = exv
         else:
             L.best_leaves = 1
