@@ -11,3 +11,4 @@ cdef bint _value_allocations(DEngine* e, int d, const int32_t** rows, const int*
 cdef bint _value_capped(DEngine* e, int d, const int32_t** rows, const int* mm,
                         const double** cc, int first, double cap, int kc, int32_t split,
                         double* best, double* vs, double* kb) noexcept nogil
+cdef bint _peel_takes(DEngine* e, int d, double v, int leaves, double best) noexcept nogil

@@ -1,9 +1,11 @@
 """A split of the depth-limited engine (`_depth`) under a leaf cap: its leaves
 shared out between its two children, allocation by allocation
 (`_value_allocations`, RULE_ALLOCATIONS, where the cap binds) or past the two
-children's searches at one leaf under the cap (`_value_capped`).  The children
-are searched through `DEngine.solve` (`_depth._solve`), so this module cimports
-only `_depth`'s types, as `_depth_columns` does."""
+children's searches at one leaf under the cap (`_value_capped`), its tied
+allocations in the canonical split order; and the same order between a leaf
+beside a subtree and its node's best on one root split (`_peel_takes`).  The
+children are searched through `DEngine.solve` (`_depth._solve`), so this
+module cimports only `_depth`'s types, as `_depth_columns` does."""
 from libc.string cimport memcpy, memset
 
 from ._typedefs cimport int32_t, TOL, INF
@@ -68,6 +70,24 @@ cdef inline bint _allocation_wins(const DSpace* sp, double v, int leaves,
     if found == INF or v > found + TOL or (sp.ties and leaves != got_leaves):
         return False
     return _pair_first(left, right, got_left, got_right, d)
+
+
+cdef bint _peel_takes(DEngine* e, int d, double v, int leaves, double best) noexcept nogil:
+    """Whether a leaf beside a subtree (`_depth._solve_peel`; the tree in
+    L.cand, heap order of depth d, `leaves` leaves, value v) replaces the
+    node's best: by `_takes`, but on a tie of as many leaves (where the tie
+    rule counts them) with a best on the same root split, the one first in
+    the canonical split order (`_tree_order`).  That best is the node's
+    optimum of depth d - 1 (or the root's seed), the least in that order of
+    the trees of depth d - 1, or a leaf beside a subtree met before; the
+    trees of depth d on that split are all leaf-beside ones (a side of depth
+    d - 1 holds d leaves or more), so the first in the order of all three is
+    the split's canonical tree (docs/how_it_works.md, "Ties")."""
+    cdef DLevel* L = &e.lv[d]
+    if (L.best[0] != L.cand[0] or v < best - TOL or v > best + TOL
+            or (e.sp.ties and leaves != L.best_leaves)):
+        return _takes(&e.sp, L, v, leaves, best, L.cand[0])
+    return _tree_order(L.cand, L.best, d) < 0
 
 
 cdef inline void _raise_caps(double* lbs, int x, double v) noexcept nogil:

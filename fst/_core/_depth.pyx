@@ -60,7 +60,7 @@ from ._bounds cimport (floor_settles_leaf, interval_bound, capped_interval_bound
 from ._squares cimport segment_bound, segment_prune, by_sums, solve_sums
 from ._depth_memo cimport (MemoEntry, SimRing, memo_hash, memo_find, memo_put,
                            memo_larger_cap, memo_ring, memo_ring_put, memo_similar_bound)
-from ._capped cimport _value_allocations, _value_capped
+from ._capped cimport _value_allocations, _value_capped, _peel_takes
 from ._depth_columns cimport (_lower, _weights, _cap_bounds, engine_root_bound, _gather,
                               _depth_one, _side_best, _child_hints, _column_run, _shrink_up,
                               _shrink_down, _positions, _peel_order, _peel_leaves,
@@ -513,7 +513,8 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
     Exact as `_solve` (the canonical tree: `_takes` compares the seed or V's
     tree, itself canonical among the trees of depth d - 1, with each leaf-beside
     tree, and a tie on its own root split in the canonical split order,
-    `_peel_takes`: the trees of depth d on that split are leaf-beside ones),
+    `_capped._peel_takes`: the trees of depth d on that split are leaf-beside
+    ones),
     or a bound above B."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
@@ -541,7 +542,7 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
             L.best_leaves = C.best_leaves
             # V's tree stands as the root's seed does: a tie on its own root
             # split valued here, a leaf beside a subtree of depth d - 1, may
-            # still come before it (`_peel_takes`, `_tie_may_win`)
+            # still come before it (`_capped._peel_takes`, `_tie_may_win`)
             L.seeded = exv
         else:
             L.best_leaves = 1
@@ -718,25 +719,6 @@ cdef void _peel_split(DEngine* e, int d, int u, const int32_t* ord, int m,
         memcpy(L.best, L.cand, _heap_size(d) * sizeof(int32_t))
         if e.sh != NULL and d == e.max_depth:
             fst_shared_lower(e.sh, best[0])
-
-
-cdef inline bint _peel_takes(DEngine* e, int d, double v, int leaves,
-                             double best) noexcept nogil:
-    """Whether a leaf beside a subtree (`_solve_peel`; the tree in L.cand, heap
-    order of depth d, `leaves` leaves, value v) replaces the node's best: by
-    `_takes`, but on a tie of as many leaves (where the tie rule counts them)
-    with a best on the same root split, the one first in the canonical split
-    order (`_tree_order`).  That best is the node's optimum of depth
-    d - 1 (or the root's seed), the least in that order of the trees of depth
-    d - 1, or a leaf beside a subtree met before; the trees of depth d on
-    that split are all leaf-beside ones (a side of depth d - 1 holds d leaves
-    or more), so the first in the order of all three is the split's canonical
-    tree (docs/how_it_works.md, "Ties")."""
-    cdef DLevel* L = &e.lv[d]
-    if (L.best[0] != L.cand[0] or v < best - TOL or v > best + TOL
-            or (e.sp.ties and leaves != L.best_leaves)):
-        return _takes(&e.sp, L, v, leaves, best, L.cand[0])
-    return _tree_order(L.cand, L.best, d) < 0
 
 
 cdef void _peel_depth_two(DEngine* e, int d, int u, const int32_t* ord, int m,
