@@ -55,6 +55,15 @@ cdef inline bint _pair_first(const int32_t* left, const int32_t* right,
     return _tree_order(right, held_right, d) < 0
 
 
+cdef inline bint _ties_with(const DSpace* sp, double v, int leaves, double best,
+                            int best_leaves) noexcept nogil:
+    """Whether a tree of value v and `leaves` leaves ties a best one for the tie
+    rule's order between trees of one root split to decide: within TOL of it,
+    and with as many leaves where the rule counts them (else `_wins` decides
+    by the leaves)."""
+    return (best - TOL <= v <= best + TOL) and not (sp.ties and leaves != best_leaves)
+
+
 cdef inline bint _allocation_wins(const DSpace* sp, double v, int leaves,
                                   const int32_t* left, const int32_t* right, double found,
                                   int got_leaves, const int32_t* got_left,
@@ -67,9 +76,8 @@ cdef inline bint _allocation_wins(const DSpace* sp, double v, int leaves,
     order (`_pair_first`)."""
     if _wins(sp, v, leaves, split, found, got_leaves, split, False):
         return True
-    if found == INF or v > found + TOL or (sp.ties and leaves != got_leaves):
-        return False
-    return _pair_first(left, right, got_left, got_right, d)
+    return (_ties_with(sp, v, leaves, found, got_leaves)
+            and _pair_first(left, right, got_left, got_right, d))
 
 
 cdef bint _peel_takes(DEngine* e, int d, double v, int leaves, double best) noexcept nogil:
@@ -84,10 +92,9 @@ cdef bint _peel_takes(DEngine* e, int d, double v, int leaves, double best) noex
     d - 1 holds d leaves or more), so the first in the order of all three is
     the split's canonical tree (docs/how_it_works.md, "Ties")."""
     cdef DLevel* L = &e.lv[d]
-    if (L.best[0] != L.cand[0] or v < best - TOL or v > best + TOL
-            or (e.sp.ties and leaves != L.best_leaves)):
-        return _takes(&e.sp, L, v, leaves, best, L.cand[0])
-    return _tree_order(L.cand, L.best, d) < 0
+    if L.best[0] == L.cand[0] and _ties_with(&e.sp, v, leaves, best, L.best_leaves):
+        return _tree_order(L.cand, L.best, d) < 0
+    return _takes(&e.sp, L, v, leaves, best, L.cand[0])
 
 
 cdef inline void _raise_caps(double* lbs, int x, double v) noexcept nogil:

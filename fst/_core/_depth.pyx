@@ -514,8 +514,7 @@ cdef double _solve_peel(DEngine* e, int d, const int32_t* ord, int m, const doub
     tree, itself canonical among the trees of depth d - 1, with each leaf-beside
     tree, and a tie on its own root split in the canonical split order,
     `_capped._peel_takes`: the trees of depth d on that split are leaf-beside
-    ones),
-    or a bound above B."""
+    ones), or a bound above B."""
     cdef DSpace* sp = &e.sp
     cdef DLevel* L = &e.lv[d]
     cdef DLevel* C = &e.lv[d - 1]
