@@ -12,11 +12,13 @@ import numpy as np
 
 from ._core._config import TOL
 from ._core._depth_search import (MAX_ENGINE_DEPTH, MEMO_BYTES, DepthSearch, EngineMemo,
-                                  deeper_trees_lower_bound, leaf_budget_leaves)
+                                  deeper_trees_lower_bound, leaf_budget_leaves,
+                                  subset_rows_lower_bound)
 from ._core._limits import STATUS_NAMES, clock
 from ._core._columns import PreparationStopped, row_groups
 from ._core._problem import _column_space, rank_space, squares_problem
 from ._core._solver import Search
+from ._subset import pick_rows, row_keys, subset_space, tree_excess
 from ._utils import floor_below, group_loss_floor
 
 __all__ = ["EngineSearch", "EngineSpace", "MemoShare", "SquaresGeneralSearch", "engine_space",
@@ -57,6 +59,20 @@ RISE_FINISH = 0.9
 RISE_SECONDS = 10.0
 RISE_PASSES = 4
 RISE_FRACTION = 0.25
+
+# Under a leaf cap, a search of a depth above which the deepening must still go
+# (its bound holds only for its own depth's trees) that has not certified
+# within SUBSET_AFTER of the time left to it, and whose pace could not end it
+# within RISE_FINISH of that time, makes way for SUBSET_SHARE of it to a bound
+# from a subset of the rows (`EngineSearch._subset_bound`), then runs on: the
+# subset's first rows are the SUBSET_FIRST its incumbent gets most wrong, each
+# round adds the SUBSET_ADD that the last subset's optimal tree gets most
+# wrong on all the rows, for at most SUBSET_ROUNDS rounds.
+SUBSET_AFTER = 0.25
+SUBSET_SHARE = 0.4
+SUBSET_FIRST = 20
+SUBSET_ADD = 10
+SUBSET_ROUNDS = 40
 
 
 @dataclass(frozen=True)
@@ -207,7 +223,7 @@ class EngineSearch:
 
     def __init__(self, space, config, deepen=True, depth_cap=MAX_ENGINE_DEPTH,
                  keep_deepening=False, pair_sums=True, last_time_limit=None, memo=True,
-                 rise=True):
+                 rise=True, subset=True):
         """space: an `engine_space`; config: the search's configuration
         (`fst._core._config.make_config`), of which the engine reads
         regularization, max_depth, rules, n_threads, time_limit, memory_limit and
@@ -237,7 +253,14 @@ class EngineSearch:
         bound above budgets below its incumbent (`_rise`), so that a stop
         returns, and the progress shows, a bound above the floor; 0: from its
         start, with or without a time limit; False: never (the same trees and
-        certificates)."""
+        certificates);
+        subset: under a leaf cap without max_depth, with a time limit, a
+        search of a depth below the deepest that has not certified within this
+        share of the time left to it makes way for a bound from a subset of the
+        rows (`_subset_bound`); 0: before the first seeded search below the
+        deepest, with or without a time limit (then for SUBSET_ROUNDS rounds
+        at most); False:
+        never (the same trees and certificates)."""
         self.space = space
         self.unlimited = config["max_depth"] is None
         self.row_group = None       # the rows' groups of identical features (unlimited)
@@ -295,6 +318,11 @@ class EngineSearch:
         self._s = None
         self._held = None
         self._rise_runs = 0
+        self._subset_after = (None if subset is False or subset is None
+                              else SUBSET_AFTER if subset is True else float(subset))
+        self._subset_rounds = 0
+        self._subset_rows = 0
+        self._subset_parts = 0
         self._depth = 0
         self._stats = []
         self._reporter = None
@@ -370,6 +398,8 @@ class EngineSearch:
                 s.seed(*seed, exact=True)
             if self._rises(depth, s, seed):
                 code = self._rise(s, seed[0], start, limit)
+            elif self._subsets(depth, seed, limit):
+                code = self._run_beside_subset(s, seed, start, limit)
             else:
                 code = s.run()
             self._stats.append(s.stats())
@@ -399,6 +429,124 @@ class EngineSearch:
         return (self._rise_after is not None and self.unlimited and self._max_leaves > 0
                 and depth == self.max_depth and self._deepest(depth) and seed is not None
                 and s.root_sums_work() < 0)
+
+    def _subsets(self, depth, seed, limit):
+        """Whether the search of `depth` may make way for the subset bound: under
+        a leaf cap without max_depth, seeded, not the deepest (whose bound
+        rises by `_rise`), once a fit; with a time limit, or with a share of 0
+        (from the start)."""
+        return (self._subset_after is not None and self.unlimited and self._max_leaves > 0
+                and seed is not None and self._subset_rounds == 0
+                and not self._deepest(depth)
+                and (limit is not None or self._subset_after == 0))
+
+    def _run_beside_subset(self, s, seed, start, limit):
+        """Run the search `s` (seeded with the tree `seed`) as `DepthSearch.run`
+        would; where it has not certified within its share of the time
+        (`subset`, as `_rise` shares it: `DepthSearch.set_share`), give
+        SUBSET_SHARE of that time to `_subset_bound`, from the best tree it
+        found (held in `_held` for a stop), then run it again for the rest of
+        its time, reading what it proved below its root from the store of
+        searched nodes.  With a share of 0 and no time limit the subset bound
+        runs first, from the seed.  Returns the stop code."""
+        if limit is None:
+            code = self._subset_bound(None, seed[1], seed[0])
+            return code if code != 0 else s.run()
+        left = _left(limit, start)
+        s.set_time_limit(left)
+        s.set_share(self._subset_after * left, RISE_FINISH * left)
+        code = s.run()
+        seconds = s.seconds
+        if code != _TIME_STOP or _left(limit, start) <= 0:
+            return code
+        self._held = (s.upper_bound, s.tree())
+        t = time.perf_counter()
+        code = self._subset_bound(SUBSET_SHARE * left, self._held[1], self._held[0])
+        seconds += time.perf_counter() - t
+        if code == 0:
+            s.set_time_limit(_left(limit, start))
+            code = s.run()
+            seconds += s.seconds
+        s.seconds = seconds
+        return code
+
+    def _subset_bound(self, seconds, heap, ub):
+        """Raise the bound of every tree (`_lb`) by the optima of disjoint subsets
+        of the rows under the same cap, the first at lam and the others at 0,
+        summed (`_bounds.subset_rows_bound`), for at most `seconds` (None: no
+        limit) and SUBSET_ROUNDS subsets searched.  A subset is grown as
+        constraints are in row generation: the first holds the SUBSET_FIRST rows
+        the tree `heap` (worth `ub`) gets most wrong; each round searches its
+        optimum (its own engine, without min_samples_leaf or a store shared
+        with this one) and adds the SUBSET_ADD rows outside every subset that
+        its optimal tree, answering as it does on the subset, gets most wrong
+        (`tree_excess`, `pick_rows`), which that tree then no longer fits.  Once
+        a subset's optimum is above its rows' floor (with lam a leaf for the
+        first) it is kept as it is, its optimum added to the sum, and the next
+        subset starts from the SUBSET_FIRST rows outside them that its tree gets
+        most wrong: a small subset is searched much faster than a large one, so
+        the sum rises faster by subsets than by one subset grown.  It ends when
+        the bound reaches `ub`, a subset's search stops (its proven bound still
+        counts), or no row is left to add.  The trees found are not answered:
+        the fit's tree and certificate are this search's own.  Returns the stop
+        code (0, or Ctrl-C's)."""
+        space = self.space
+        end = None if seconds is None else time.perf_counter() + seconds
+        keys = row_keys(space)
+        kept = np.zeros(space.n_rows, dtype=bool)      # the rows of the subsets kept
+        part = np.zeros(space.n_rows, dtype=bool)      # the subset being grown
+        part[pick_rows(tree_excess(space, heap), keys, kept, SUBSET_FIRST)] = True
+        first, others = None, 0.0
+        config = dict(self._config, max_depth=None, min_leaf=1, work_limit=0)
+        while self._subset_rounds < SUBSET_ROUNDS and part.any():
+            left = None if end is None else end - time.perf_counter()
+            if left is not None and left <= 0:
+                break
+            rows = np.flatnonzero(part)
+            sub_space = subset_space(space, rows)
+            lam = self._lam if first is None else 0.0
+            sub = EngineSearch(sub_space, dict(config, time_limit=left, regularization=lam),
+                               depth_cap=self.max_depth, keep_deepening=True,
+                               pair_sums=self._pair_sums, subset=False)
+            code = sub.run()
+            self._subset_rounds += 1
+            self._subset_rows = int(kept.sum()) + len(rows)
+            if code == _INTERRUPTED:
+                return code
+            if code not in (0, _TIME_STOP):
+                # (the memory limit: this search's own check stops it next)
+                break
+            bound = sub.upper_bound if sub.solved else sub.lower_bound
+            bound = 0.0 if bound is None else floor_below(float(bound))
+            held = -np.inf if self._lb is None else self._lb
+            if first is None:
+                self._raise_lb(subset_rows_lower_bound(bound, 0.0))
+            else:
+                self._raise_lb(subset_rows_lower_bound(first, others + bound))
+            if self._reporter is not None and self._lb > held:
+                self._reporter((clock() - self._t0, self._lb, ub, 0))
+            if not sub.solved or self._lb >= ub - TOL:
+                break
+            excess = tree_excess(space, sub.heap(), part)
+            if bound > loss_floor(sub_space) + lam + TOL:
+                # the subset bounds more than its floor: kept, and the next
+                # starts from the rows its tree gets most wrong outside them
+                if first is None:
+                    first = bound
+                else:
+                    others += bound
+                kept |= part
+                self._subset_parts += 1
+                part[:] = False
+                add = pick_rows(excess, keys, kept, SUBSET_FIRST)
+            else:
+                add = pick_rows(excess, keys, kept | part, SUBSET_ADD)
+            if len(add) == 0:
+                # its tree fits every row outside the subsets: the subsets, as
+                # they are, bound no more
+                break
+            part[add] = True
+        return 0
 
     def _rise(self, s, ub, start, limit):
         """Run the search `s` (seeded with a tree worth `ub`) as `DepthSearch.run`
@@ -461,8 +609,9 @@ class EngineSearch:
         return code
 
     def _raise_lb(self, lb):
-        """Keep `lb`, a bound on the trees of the depth searched, as the bound of
-        every tree (`_every_tree_bound`) when it is above the one held."""
+        """Keep `lb`, a bound on the trees of max_depth (`_rise`'s runs; or on
+        every tree, `_subset_bound`'s), as the bound of every tree
+        (`_every_tree_bound`) when it is above the one held."""
         lb = self._every_tree_bound(lb, self.max_depth)
         if self._lb is None or lb > self._lb:
             self._lb = lb
@@ -510,8 +659,8 @@ class EngineSearch:
         return self._s is not None
 
     def _held_better(self):
-        """Whether the tree held from a stopped run of `_rise` is better than the
-        last run's (which, stopped, kept its seed)."""
+        """Whether the tree held from a stopped run (`_rise`, `_run_beside_subset`)
+        is better than the last run's (which, stopped, kept its seed)."""
         return (self._held is not None and not self._s.solved
                 and self._held[0] < self._s.upper_bound - TOL)
 
@@ -581,6 +730,11 @@ class EngineSearch:
         st["engine"] = "depth"
         # the runs of the deepest search against a budget (`_rise`)
         st["rising_runs"] = self._rise_runs
+        # the subsets searched for a bound (`_subset_bound`), the rows of the
+        # last with those of the subsets kept, and how many were kept
+        st["subset_rounds"] = self._subset_rounds
+        st["subset_rows"] = self._subset_rows
+        st["subset_parts"] = self._subset_parts
         st["nodes_created"] = st["nodes"]
         # the deepest search run, and the optimum of each shallower depth it was
         # seeded with
@@ -598,10 +752,14 @@ class EngineSearch:
         st["expansions_per_thread"] = st["evaluations_per_thread"]
         return st
 
+    def heap(self):
+        """The best tree found, in heap order (global split ids, -1 leaves)."""
+        return self._held[1] if self._held_better() else self._s.tree()
+
     def extract(self):
         """(split, left, right, depth, rows) of the best tree found, in pre-order,
         as `Search.extract` returns them."""
-        heap = self._held[1] if self._held_better() else self._s.tree()
+        heap = self.heap()
         return walk_tree(self.space, lambda pos, rows: int(heap[pos]) if pos < len(heap) else -1)
 
 

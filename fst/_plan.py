@@ -52,7 +52,9 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan"]
 # error, or at most fifteen classes);
 # `engine_memo`, the engine's store of searched nodes under a leaf cap;
 # `rising_bound`, its deepest search under a leaf cap proving its bound above
-# budgets below its seed first (`EngineSearch._rise`);
+# budgets below its seed first (`EngineSearch._rise`); `subset_bound`, a search
+# under a leaf cap that lags making way for a bound from a subset of the rows
+# (`EngineSearch._subset_bound`);
 # `flip_binary`, the regressor searching binary columns negated where most rows
 # hold the lower value (`binary_flips`); `cap_probe`, under a leaf cap at
 # lam > 0 on binary or binned columns, the general search's first run without
@@ -60,7 +62,8 @@ __all__ = ["plan_fit", "plan_regression", "FitPlan", "RegressionPlan"]
 PLAN_OVERRIDES = ("split_bytes", "eager_bits", "check_keys", "depth_engine",
                   "engine_deepen", "leaf_budget_stage", "leaf_budget_depth",
                   "leaf_budget_probe", "leaf_budget_deepen", "general_search",
-                  "pair_sums", "engine_memo", "rising_bound", "flip_binary", "cap_probe")
+                  "pair_sums", "engine_memo", "rising_bound", "subset_bound", "flip_binary",
+                  "cap_probe")
 
 # The statistics every search reports in `search_stats_`, whichever runs (each
 # adds its own): the search ('general' or 'depth'), nodes created, expansions
@@ -448,7 +451,8 @@ def _capped_search(space, config, params, own, time_limit):
                             deepen=own.get("engine_deepen", True),
                             pair_sums=own.get("pair_sums", True),
                             memo=own.get("engine_memo", True),
-                            rise=own.get("rising_bound", True))
+                            rise=own.get("rising_bound", True),
+                            subset=own.get("subset_bound", True))
 
     if space.stage is None:
         return engine(space.problem, time_limit)
@@ -622,7 +626,8 @@ def plan_regression(X, y, row_weight, moments, params, overrides, memory_limit,
                             depth_cap=own.get("leaf_budget_depth", MAX_ENGINE_DEPTH),
                             keep_deepening=True, pair_sums=own.get("pair_sums", True),
                             memo=own.get("engine_memo", True) and max_leaves is not None,
-                            rise=own.get("rising_bound", True))
+                            rise=own.get("rising_bound", True),
+                            subset=own.get("subset_bound", True))
 
     if (unlimited and max_leaves is not None and lam > 0 and own.get("cap_probe", True)
             and squares_general_pays(n, space.n_splits, X_search.shape[1])):

@@ -273,18 +273,22 @@ def test_engine_every_rule_combination(combo):
     subtree, a larger cap's bound from the store, the splits valued
     allocation by allocation, a similar node's bound) each off or on, one
     engine or three at the root, with or without the store of searched
-    nodes, with or without the rising bound: the oracle's optimum under the
-    cap."""
+    nodes, with or without the rising bound or the subsets' bound: the
+    oracle's optimum under the cap."""
     rules = [name for i, name in enumerate(ENGINE_RULES) if combo >> i & 1]
     n_jobs = 3 if combo >> len(ENGINE_RULES) & 1 else 1
     memo = not combo >> (len(ENGINE_RULES) + 1) & 1
     # every third combination proves its deepest search's bound upward from its
-    # start (`EngineSearch._rise`), its root run against budgets
+    # start (`EngineSearch._rise`), its root run against budgets, and another
+    # third bounds it from subsets of the rows first (`_subset_bound`), their
+    # searches under the same rules (`_check` holds every bound either proves
+    # to the optimum)
     rise = 0.0 if combo % 3 == 1 else False
+    subset = 0.0 if combo % 3 == 2 else False
     for kind in KINDS:
         for seed in range(combo % 5, 30, 10):
-            _check(kind, seed, {"rules": rules, "engine_memo": memo, "rising_bound": rise},
-                   n_jobs)
+            _check(kind, seed, {"rules": rules, "engine_memo": memo, "rising_bound": rise,
+                                "subset_bound": subset}, n_jobs)
 
 
 def test_a_similar_nodes_bound_changes_no_answer():
@@ -368,6 +372,186 @@ def test_a_rising_bound_changes_no_answer():
                 assert off.search_stats_["rising_runs"] == 0
                 used += on.search_stats_["rising_runs"] > 0
     assert used >= 12, used
+
+
+def test_a_subset_bound_changes_no_answer():
+    """Disjoint subsets of the rows searched under the cap before the first
+    seeded search below the deepest (`EngineSearch._subset_bound`; here with no
+    time limit): the same tree, objective and bound as without them, serial
+    and threaded, and every bound they prove at most the optimum (`_check`);
+    they run on many of these problems (caps of five and six without
+    max_depth), and on none when off."""
+    used = 0
+    for kind in ("unbounded", "free"):
+        for seed in range(30):
+            for n_jobs in (1, 2):
+                on = _check(kind, seed, {"subset_bound": 0.0}, n_jobs)
+                off = _check(kind, seed, {"subset_bound": False}, n_jobs)
+                _assert_same_fit(on, off)
+                assert off.search_stats_["subset_rounds"] == 0
+                if on.search_stats_["subset_rounds"] > 0:
+                    used += 1
+                    assert on.search_stats_["subset_rows"] > 0
+    assert used >= 12, used
+
+
+def test_a_subset_bound_is_sound_and_rises_at_a_stop():
+    """Fits stopped after any amount of work, the subsets' bound proven first
+    (`EngineSearch._subset_bound`, serial and threaded): a real tree within the
+    cap re-scored from the data, a bound at most the certified optimum, and
+    mostly a higher bound than the same work proves without it (continuous
+    columns at lam = 0, where the search's own bound stays at the floor until
+    its deepest search closes root columns); and the bound of disjoint subsets
+    summed (more than one kept) rises above what one proves."""
+    from sklearn.datasets import make_classification
+    X, y = make_classification(90, n_features=5, n_informative=4, n_redundant=0,
+                               flip_y=0.1, random_state=3)
+    y_idx, full = problem_cost(y, None)
+    best = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=6,
+                                   time_limit=None).fit(X, y)
+    assert best.optimal_ and best.objective_ > 0.1
+    higher = stops = 0
+    most = 0.0
+    for work in (300, 3000, 10000, 30000):
+        for n_jobs in (1, 2):
+            bounds = {}
+            for subset in (0.0, False):
+                clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=6,
+                                              n_jobs=n_jobs)
+                clf._overrides = {"work_limit": work, "subset_bound": subset,
+                                  "rising_bound": False}
+                with _risen_bounds() as risen:
+                    _stopped_fit(clf, X, y, None, 6, y_idx, full, 0.0)
+                assert all(lb <= best.objective_ + 1e-9 for lb in risen), risen
+                assert clf.objective_ >= best.objective_ - 1e-9
+                assert clf.lower_bound_ <= best.objective_ + 1e-9
+                stops += not clf.optimal_
+                bounds[subset is False] = clf.lower_bound_
+                if subset is not False:
+                    assert clf.search_stats_["subset_rows"] < len(y)
+                    most = max(most, clf.lower_bound_)
+            higher += bounds[False] > bounds[True] + 1e-9
+    assert stops >= 6 and higher >= 6, (stops, higher)
+    # more than one error proven
+    assert most > 1.5 / len(y), most
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_disjoint_subsets_sum_their_bounds(n_jobs):
+    """On noisy rows (a third of the labels flipped) the subsets' bound keeps
+    several disjoint subsets, each above its floor, and sums them
+    (`_bounds.subset_rows_bound`): at a stop a bound above the first subset's
+    alone and at most the optimum, every bound on the way too."""
+    from sklearn.datasets import make_classification
+    X, y = make_classification(120, n_features=5, n_informative=4, n_redundant=0,
+                               flip_y=0.3, random_state=0)
+    y_idx, full = problem_cost(y, None)
+    best = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=5,
+                                   time_limit=None).fit(X, y)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=5, n_jobs=n_jobs)
+    clf._overrides = {"work_limit": 300, "subset_bound": 0.0, "rising_bound": False}
+    with _risen_bounds() as risen:
+        _stopped_fit(clf, X, y, None, 5, y_idx, full, 0.0)
+    assert not clf.optimal_ and clf.search_stats_["subset_parts"] >= 2
+    assert risen == sorted(risen) and len(risen) >= 3, risen
+    assert all(lb <= best.objective_ + 1e-9 for lb in risen), risen
+    # each subset kept adds at least one error (1 / 120) to the sum
+    assert risen[-1] >= risen[0] + 2 / len(y) - 1e-9, risen
+    assert clf.lower_bound_ == pytest.approx(risen[-1], abs=1e-12)
+
+
+@pytest.mark.parametrize("n_jobs", [1, 2])
+def test_a_lagging_search_makes_way_for_the_subset_bound(monkeypatch, n_jobs):
+    """With a time limit a search below the deepest is cut at its share for the
+    subsets' bound (`EngineSearch._run_beside_subset`) only where the pace of
+    its root's columns could not end it within RISE_FINISH of its time; it then
+    runs on to the same tree and bound as without the cut, re-scored from the
+    data."""
+    import fst._engine as engine
+    from sklearn.datasets import make_classification
+    X, y = make_classification(90, n_features=5, n_informative=4, n_redundant=0,
+                               flip_y=0.1, random_state=3)
+    y_idx, full = problem_cost(y, None)
+
+    def fit(subset):
+        clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=6, n_jobs=n_jobs,
+                                      time_limit=600)
+        clf._overrides = {"subset_bound": subset}
+        clf.fit(X, y)
+        assert clf.optimal_ and clf.n_leaves_ <= 6
+        assert rescore(clf, X, y_idx, full, 0.0) == pytest.approx(clf.objective_, abs=1e-9)
+        return clf
+
+    off = fit(False)
+    monkeypatch.setattr(engine, "RISE_FINISH", 1.0)
+    on_pace = fit(1e-9)
+    assert on_pace.search_stats_["subset_rounds"] == 0
+    _assert_same_fit(on_pace, off)
+    monkeypatch.setattr(engine, "RISE_FINISH", 0.0)
+    cut = fit(1e-9)
+    assert cut.search_stats_["subset_rounds"] > 0
+    _assert_same_fit(cut, off)
+
+
+def test_a_subset_is_the_engines_problem_on_its_rows():
+    """`subset_space`: the engine's optimum on a subset of the rows is the brute
+    force's on those rows alone, in the whole set's units (its costs divided by
+    the whole set's rows), under weights and a cost matrix; a subset's tree
+    applied to all the rows answers as on the subset (`tree_excess`), and the
+    rows' keys do not depend on their order (`row_keys`)."""
+    from fst._core._config import make_config
+    from fst._engine import engine_space
+    from fst._subset import pick_rows, row_keys, subset_space, tree_excess
+    for seed in range(12):
+        X, y, cost, lam, _ = continuous_problem(8100 + seed)
+        y_idx, full = problem_cost(y, cost)
+        w = sample_weights(seed, y) if seed % 2 else None
+        n = len(y)
+        space = engine_space(np.ascontiguousarray(X, dtype=np.float32), y_idx,
+                             full.shape[0], full)
+        if w is not None:
+            from dataclasses import replace
+            space = replace(space, row_weight=np.asarray(w, float) * n / np.sum(w))
+        rows = np.flatnonzero(np.random.RandomState(seed).rand(n) < 0.6)
+        sub = subset_space(space, rows)
+        config = make_config({}, regularization=lam, max_leaves=4, max_depth=None,
+                             time_limit=None)
+        search = EngineSearch(sub, config, keep_deepening=True, subset=False)
+        search.run()
+        assert search.solved
+        sw = None if w is None else np.asarray(w, float)[rows]
+        # the brute force divides the loss by the subset's weight, the engine by
+        # the whole set's: its objective is the brute force's at lam / scale,
+        # times scale
+        scale = (len(rows) / n if w is None
+                 else np.sum(np.asarray(w)[rows]) / np.sum(w))
+        expected = optimal_objective(X[rows], y_idx[rows], full, lam / scale, None,
+                                     weights=sw, max_leaves=4)
+        assert search.upper_bound == pytest.approx(expected * scale, abs=1e-9)
+        excess = tree_excess(space, search.heap(), np.isin(np.arange(n), rows))
+        leaves = _heap_leaves(search.heap())
+        assert leaves <= 4
+        assert excess[rows].sum() == pytest.approx(search.upper_bound - lam * leaves
+                                                   - _floor(sub), abs=1e-9)
+        perm = np.random.RandomState(seed).permutation(n)
+        moved = engine_space(np.ascontiguousarray(X[perm], dtype=np.float32), y_idx[perm],
+                             full.shape[0], full)
+        assert np.array_equal(row_keys(moved), row_keys(space)[perm])
+        picked = pick_rows(excess, row_keys(space), np.zeros(n, dtype=bool), 3)
+        assert len(picked) <= 3 and np.all(excess[picked] > 0)
+
+
+def _heap_leaves(heap, pos=0):
+    """The leaves of a tree in heap order (-1 or past its end: a leaf)."""
+    if pos >= len(heap) or heap[pos] < 0:
+        return 1
+    return _heap_leaves(heap, 2 * pos + 1) + _heap_leaves(heap, 2 * pos + 2)
+
+
+def _floor(space):
+    """The rows' least costs summed, in the engine's units."""
+    w = np.ones(space.n_rows) if space.row_weight is None else space.row_weight
+    return float(np.sum(w * space.mincost[space.y]))
 
 
 def test_a_rising_bound_over_a_root_whose_leaf_is_settled_is_its_value():

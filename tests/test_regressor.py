@@ -276,6 +276,52 @@ def test_a_rising_bound_changes_no_answer():
     assert used >= 4, used
 
 
+def test_a_subset_bound_is_sound_under_squared_error():
+    """Under a leaf cap of five without max_depth, disjoint subsets of the rows
+    searched first (`EngineSearch._subset_bound`, each subset's leaves' means
+    refitted on its rows): every bound they prove at most the brute force's
+    optimum, and the same tree and bound as without them, serial and
+    threaded; they run on many of these problems and on none when off."""
+    from unittest import mock
+
+    from fst._engine import EngineSearch
+    used = 0
+    keep = EngineSearch._raise_lb
+    for seed in range(0, 60, 3):
+        X, y, lam, _, w, _, _ = _problem(seed)
+        expected = optimal_regression(X, y, lam, None, weights=w, max_leaves=5)
+        fits = []
+        for subset in (0.0, False):
+            for n_jobs in (1, 2):
+                risen = []
+
+                def raise_lb(search, lb):
+                    risen.append(lb)
+                    keep(search, lb)
+
+                reg = FastSmallTreeRegressor(regularization=lam, max_leaf_nodes=5,
+                                             n_jobs=n_jobs, time_limit=None)
+                reg._overrides = {"subset_bound": subset, "rising_bound": False,
+                                  "cap_probe": False}
+                with mock.patch.object(EngineSearch, "_raise_lb", raise_lb), \
+                        warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConstantTreeWarning)
+                    reg.fit(X, y, sample_weight=w)
+                assert reg.optimal_ and reg.n_leaves_ <= 5
+                assert reg.objective_ == pytest.approx(expected, abs=1e-9), seed
+                assert rescore(reg, X, y, lam, w) == pytest.approx(expected, abs=1e-9)
+                assert all(lb <= expected + 1e-9 for lb in risen), (seed, risen, expected)
+                rounds = reg.search_stats_["subset_rounds"]
+                assert rounds == 0 if subset is False else True
+                used += rounds > 0
+                fits.append(reg)
+        for other in fits[1:]:
+            for attr in ("feature", "threshold", "children_left", "children_right", "value"):
+                np.testing.assert_array_equal(getattr(other.estimator_.tree_, attr),
+                                              getattr(fits[0].estimator_.tree_, attr))
+    assert used >= 10, used
+
+
 def test_no_rising_bound_below_the_depth_the_cap_allows():
     """A search cut at a depth below the leaf cap's (here three, under a cap of
     five) proves nothing of the deeper trees, so it runs no budgeted runs and

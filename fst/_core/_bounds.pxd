@@ -869,6 +869,25 @@ cdef inline double deeper_trees_bound(double floor, double lam, int D) noexcept 
     return floor + (D + 2) * lam
 
 
+cdef inline double subset_rows_bound(double first, double others) noexcept nogil:
+    """Disjoint subsets of the rows bound the whole (`EngineSearch._subset_bound`):
+    for disjoint S_1, ..., S_q within S, every tree T of at most k leaves costs
+    S the sum of its rows' costs, each at least 0, so at least what it costs
+    the S_i together, and pays lam a leaf once:
+        obj_S(T) >= (cost_S1(T) + lam |T|) + cost_S2(T) + ... + cost_Sq(T)
+                 >= R_lam(S_1, k) + R_0(S_2, k) + ... + R_0(S_q, k),
+    R_lam(S_i, k) the least objective over S_i's own trees of at most k leaves,
+    of any depth, at lam (each term is a least over a set of trees that holds
+    T).  The rows keep their weights and the costs their scale (divided by the
+    whole set's rows), so every term is in the objective's units.  Under
+    squared error a leaf's mean refitted on S_i costs S_i no more than the
+    leaf's mean on S.  R(S_i, k) is searched without min_samples_leaf (a leaf
+    of T may keep fewer rows of S_i): a larger set of trees, whose least is no
+    greater.  first: R_lam(S_1, k) or a bound proven on it (a stopped search's);
+    others: the sum of the R_0(S_i, k) of the others, or bounds on them."""
+    return first + others
+
+
 # ----------------------------------------- one leaf above the depth: a leaf beside
 #
 # A tree of depth exactly d has a child of depth d - 1, and a tree of depth d - 1

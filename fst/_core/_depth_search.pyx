@@ -19,7 +19,7 @@ from ._config cimport (Config, config_from_dict, RULE_SUPPORT, RULE_EQUIVALENT,
                       RULE_EXCHANGE, RULE_TRANSFER, RULE_LEAF_BUDGET, RULE_SEGMENT,
                       RULE_LARGER_CAP, RULE_ALLOCATIONS, RULE_PEEL_LEAF)
 from ._bounds cimport (support_unit, stopped_root_bound, budget_leaves,
-                      deeper_trees_bound)
+                      deeper_trees_bound, subset_rows_bound)
 from ._context cimport fst_shared_t
 from ._threads cimport fst_run_threads
 from ._squares cimport by_sums, SLOT_NARROW, SLOT_WIDE, SLOT_WIDEST, SUMS_MAX_CLASSES
@@ -59,6 +59,13 @@ def leaf_budget_leaves(double budget, double floor, double lam):
 def deeper_trees_lower_bound(double floor, double lam, int depth):
     """A bound on every tree deeper than `depth` (`_bounds.deeper_trees_bound`)."""
     return deeper_trees_bound(floor, lam, depth)
+
+
+def subset_rows_lower_bound(double first, double others):
+    """A bound on every tree under a leaf cap from disjoint subsets of the rows
+    under the same cap, the first's optimum (or bound) at lam, the others' at 0
+    summed in `others` (`_bounds.subset_rows_bound`)."""
+    return subset_rows_bound(first, others)
 
 
 cdef void _engine_free(DEngine* x) noexcept:
