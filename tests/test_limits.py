@@ -503,6 +503,43 @@ def test_ctrl_c_under_a_leaf_cap_after_the_first_run_keeps_the_cap(monkeypatch):
     assert leaves[0] == 1 and leaves[1] > 3, leaves
 
 
+def test_time_limit_holds_while_subsets_bound_a_lagging_search():
+    """Under a leaf cap a search below the deepest that lags its time makes way
+    for the bound from subsets of the rows (`EngineSearch._subset_bound`, here
+    from as early as the pace decides): the fit still ends at its time limit,
+    with a real tree and a bound at most its objective."""
+    X, y = _hard_problem()
+    clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=7, time_limit=2.0)
+    clf._overrides = {"subset_bound": 1e-9}
+    t0 = time.perf_counter()
+    with pytest.warns(NotCertifiedWarning, match="time_limit"):
+        clf.fit(X, y)
+    assert time.perf_counter() - t0 < 2.5
+    _check_stopped(clf, X, y, "time_limit")
+    assert clf.search_stats_["subset_rounds"] > 0
+    assert clf.n_leaves_ <= 7
+
+
+def test_ctrl_c_while_subsets_bound_a_search_keeps_the_best_tree(monkeypatch):
+    """Ctrl-C in the subsets' Python code (`EngineSearch._subset_bound`, between
+    two of their searches): the lagging search's best tree stands within the
+    cap, with status 'interrupted' and its warning, never the exception."""
+    import fst._engine as engine
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    X, y = _hard_problem()
+    monkeypatch.setattr(engine, "subset_space", interrupted)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=7, time_limit=None)
+    # (the subsets first, before the first search they may follow)
+    clf._overrides = {"subset_bound": 0.0}
+    with pytest.warns(NotCertifiedWarning, match="interrupted"):
+        clf.fit(X, y)
+    _check_stopped(clf, X, y, "interrupted")
+    assert clf.n_leaves_ <= 7
+
+
 @pytest.mark.parametrize("kind", ["classifier", "regressor"])
 def test_ctrl_c_while_the_fallback_trees_grow_keeps_the_best_tree(kind, monkeypatch):
     """Ctrl-C while a stopped fit grows its fallback trees (Python code and
