@@ -464,10 +464,18 @@ class EngineSearch:
         code = self._subset_bound(SUBSET_SHARE * left, self._held[1], self._held[0])
         seconds += time.perf_counter() - t
         if code == 0:
-            s.set_time_limit(_left(limit, start))
-            code = s.run()
-            seconds += s.seconds
+            return self._run_rest(s, start, limit, seconds)
         s.seconds = seconds
+        return code
+
+    @staticmethod
+    def _run_rest(s, start, limit, seconds):
+        """Run the search `s` for what is left of `limit` since `start`, its
+        seconds counted with `seconds` (those of the runs before it, and what
+        ran between them); returns the stop code."""
+        s.set_time_limit(_left(limit, start))
+        code = s.run()
+        s.seconds = seconds + s.seconds
         return code
 
     def _subset_bound(self, seconds, heap, ub):
@@ -602,9 +610,7 @@ class EngineSearch:
                 # the bound risen is shown as it is proven
                 self._reporter((clock() - self._t0, lb, ub, s.stats()["evaluations"]))
         if code == 0:
-            s.set_time_limit(_left(limit, start))
-            code = s.run()
-            seconds += s.seconds
+            return self._run_rest(s, start, limit, seconds)
         s.seconds = seconds
         return code
 

@@ -362,16 +362,24 @@ def test_a_rising_bound_changes_no_answer():
     from its start, with no time limit): the same tree, objective and bound
     as without it, serial and threaded; such runs happen on many of these
     problems, and none when it is off."""
+    used = _same_fits_on_and_off("rising_bound", "rising_runs", KINDS)
+    assert used >= 12, used
+
+
+def _same_fits_on_and_off(switch, stat, kinds):
+    """Every problem of `kinds`, serial and threaded, fitted with `switch` (a
+    bound's plan override) from the start (0.0) and off: node for node the same
+    fit, `stat` 0 when off; the number of fits in which it is above 0 when on."""
     used = 0
-    for kind in KINDS:
+    for kind in kinds:
         for seed in range(30):
             for n_jobs in (1, 2):
-                on = _check(kind, seed, {"rising_bound": 0.0}, n_jobs)
-                off = _check(kind, seed, {"rising_bound": False}, n_jobs)
+                on = _check(kind, seed, {switch: 0.0}, n_jobs)
+                off = _check(kind, seed, {switch: False}, n_jobs)
                 _assert_same_fit(on, off)
-                assert off.search_stats_["rising_runs"] == 0
-                used += on.search_stats_["rising_runs"] > 0
-    assert used >= 12, used
+                assert off.search_stats_[stat] == 0
+                used += on.search_stats_[stat] > 0
+    return used
 
 
 def test_a_subset_bound_changes_no_answer():
@@ -381,17 +389,7 @@ def test_a_subset_bound_changes_no_answer():
     and threaded, and every bound they prove at most the optimum (`_check`);
     they run on many of these problems (caps of five and six without
     max_depth), and on none when off."""
-    used = 0
-    for kind in ("unbounded", "free"):
-        for seed in range(30):
-            for n_jobs in (1, 2):
-                on = _check(kind, seed, {"subset_bound": 0.0}, n_jobs)
-                off = _check(kind, seed, {"subset_bound": False}, n_jobs)
-                _assert_same_fit(on, off)
-                assert off.search_stats_["subset_rounds"] == 0
-                if on.search_stats_["subset_rounds"] > 0:
-                    used += 1
-                    assert on.search_stats_["subset_rows"] > 0
+    used = _same_fits_on_and_off("subset_bound", "subset_rounds", ("unbounded", "free"))
     assert used >= 12, used
 
 
@@ -401,39 +399,11 @@ def test_a_subset_bound_is_sound_and_rises_at_a_stop():
     cap re-scored from the data, a bound at most the certified optimum, and
     mostly a higher bound than the same work proves without it (continuous
     columns at lam = 0, where the search's own bound stays at the floor until
-    its deepest search closes root columns); and the bound of disjoint subsets
-    summed (more than one kept) rises above what one proves."""
-    from sklearn.datasets import make_classification
-    X, y = make_classification(90, n_features=5, n_informative=4, n_redundant=0,
-                               flip_y=0.1, random_state=3)
-    y_idx, full = problem_cost(y, None)
-    best = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=6,
-                                   time_limit=None).fit(X, y)
-    assert best.optimal_ and best.objective_ > 0.1
-    higher = stops = 0
-    most = 0.0
-    for work in (300, 3000, 10000, 30000):
-        for n_jobs in (1, 2):
-            bounds = {}
-            for subset in (0.0, False):
-                clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=6,
-                                              n_jobs=n_jobs)
-                clf._overrides = {"work_limit": work, "subset_bound": subset,
-                                  "rising_bound": False}
-                with _risen_bounds() as risen:
-                    _stopped_fit(clf, X, y, None, 6, y_idx, full, 0.0)
-                assert all(lb <= best.objective_ + 1e-9 for lb in risen), risen
-                assert clf.objective_ >= best.objective_ - 1e-9
-                assert clf.lower_bound_ <= best.objective_ + 1e-9
-                stops += not clf.optimal_
-                bounds[subset is False] = clf.lower_bound_
-                if subset is not False:
-                    assert clf.search_stats_["subset_rows"] < len(y)
-                    most = max(most, clf.lower_bound_)
-            higher += bounds[False] > bounds[True] + 1e-9
+    its deepest search closes root columns), more than one error at most."""
+    stops, higher, most, n = _stopped_bounds("subset_bound", 6, (300, 3000, 10000, 30000),
+                                             {"rising_bound": False})
     assert stops >= 6 and higher >= 6, (stops, higher)
-    # more than one error proven
-    assert most > 1.5 / len(y), most
+    assert most > 1.5 / n, most
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
@@ -458,39 +428,6 @@ def test_disjoint_subsets_sum_their_bounds(n_jobs):
     # each subset kept adds at least one error (1 / 120) to the sum
     assert risen[-1] >= risen[0] + 2 / len(y) - 1e-9, risen
     assert clf.lower_bound_ == pytest.approx(risen[-1], abs=1e-12)
-
-
-@pytest.mark.parametrize("n_jobs", [1, 2])
-def test_a_lagging_search_makes_way_for_the_subset_bound(monkeypatch, n_jobs):
-    """With a time limit a search below the deepest is cut at its share for the
-    subsets' bound (`EngineSearch._run_beside_subset`) only where the pace of
-    its root's columns could not end it within RISE_FINISH of its time; it then
-    runs on to the same tree and bound as without the cut, re-scored from the
-    data."""
-    import fst._engine as engine
-    from sklearn.datasets import make_classification
-    X, y = make_classification(90, n_features=5, n_informative=4, n_redundant=0,
-                               flip_y=0.1, random_state=3)
-    y_idx, full = problem_cost(y, None)
-
-    def fit(subset):
-        clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=6, n_jobs=n_jobs,
-                                      time_limit=600)
-        clf._overrides = {"subset_bound": subset}
-        clf.fit(X, y)
-        assert clf.optimal_ and clf.n_leaves_ <= 6
-        assert rescore(clf, X, y_idx, full, 0.0) == pytest.approx(clf.objective_, abs=1e-9)
-        return clf
-
-    off = fit(False)
-    monkeypatch.setattr(engine, "RISE_FINISH", 1.0)
-    on_pace = fit(1e-9)
-    assert on_pace.search_stats_["subset_rounds"] == 0
-    _assert_same_fit(on_pace, off)
-    monkeypatch.setattr(engine, "RISE_FINISH", 0.0)
-    cut = fit(1e-9)
-    assert cut.search_stats_["subset_rounds"] > 0
-    _assert_same_fit(cut, off)
 
 
 def test_a_subset_is_the_engines_problem_on_its_rows():
@@ -584,67 +521,83 @@ def test_a_rising_bound_is_sound_and_rises_at_a_stop():
     at most the certified optimum, and mostly a higher bound than the same
     work proves without it (continuous columns at lam = 0, where a stopped
     search's bound otherwise rises only as the root's columns close)."""
+    stops, higher, _, _ = _stopped_bounds(
+        "rising_bound", 5, (300, 6000, 10000, 15000, 20000, 25000, 30000, 40000))
+    assert stops >= 20 and higher >= 8, (stops, higher)
+
+
+def _stopped_bounds(switch, k, works, overrides=None):
+    """The 90 noisy continuous rows of the bound tests fitted under a cap of k
+    at lam = 0, stopped after each amount of work in `works`, serial and
+    threaded, with `switch` (a bound's plan override) from the start (0.0) and
+    off: each a real tree within the cap re-scored from the data, at least the
+    certified optimum, its bound and every bound risen at most the optimum.
+    Returns (the fits stopped, the pairs in which the switch gave the higher
+    bound, the highest bound with it, the rows)."""
     from sklearn.datasets import make_classification
     X, y = make_classification(90, n_features=5, n_informative=4, n_redundant=0,
                                flip_y=0.1, random_state=3)
     y_idx, full = problem_cost(y, None)
-    best = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=5,
+    best = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
                                    time_limit=None).fit(X, y)
     assert best.optimal_ and best.objective_ > 0.1
     higher = stops = 0
-    for work in (300, 6000, 10000, 15000, 20000, 25000, 30000, 40000):
+    most = 0.0
+    for work in works:
         for n_jobs in (1, 2):
             bounds = {}
-            for rise in (0.0, False):
-                clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=5,
+            for on in (0.0, False):
+                clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k,
                                               n_jobs=n_jobs)
-                clf._overrides = {"work_limit": work, "rising_bound": rise}
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", NotCertifiedWarning)
-                    clf.fit(X, y)
-                assert clf.n_leaves_ <= 5
-                assert rescore(clf, X, y_idx, full, 0.0) == pytest.approx(clf.objective_,
-                                                                          abs=1e-9)
+                clf._overrides = {"work_limit": work, switch: on, **(overrides or {})}
+                with _risen_bounds() as risen:
+                    _stopped_fit(clf, X, y, None, k, y_idx, full, 0.0)
+                assert all(lb <= best.objective_ + 1e-9 for lb in risen), risen
                 assert clf.objective_ >= best.objective_ - 1e-9
                 assert clf.lower_bound_ <= best.objective_ + 1e-9
                 stops += not clf.optimal_
-                bounds[rise is False] = clf.lower_bound_
+                bounds[on is False] = clf.lower_bound_
             higher += bounds[False] > bounds[True] + 1e-9
-    assert stops >= 20 and higher >= 8, (stops, higher)
+            most = max(most, bounds[False])
+    return stops, higher, most, len(y)
 
 
 @pytest.mark.parametrize("n_jobs", [1, 2])
-def test_a_first_run_is_cut_at_its_share_only_when_behind(monkeypatch, n_jobs):
-    """With a time limit the deepest search's first run is cut at its share
+@pytest.mark.parametrize("switch,stat,k", [("rising_bound", "rising_runs", 5),
+                                           ("subset_bound", "subset_rounds", 6)])
+def test_a_run_is_cut_at_its_share_only_when_behind(monkeypatch, n_jobs, switch, stat, k):
+    """With a time limit a search's first run is cut at its share
     (`DepthSearch.set_share`) only where the pace of its root's columns closed
-    could not end it within RISE_FINISH of its time: from a share of almost
+    could not end it within RISE_FINISH of its time: the deepest search's to
+    prove its bound upward (`EngineSearch._rise`), a search below it to make
+    way for the subsets' bound (`_run_beside_subset`).  From a share of almost
     nothing, within all of its time (RISE_FINISH 1, a limit far beyond the
-    search) it runs to its end with no run against a budget; within none of it
-    (RISE_FINISH 0) it is cut and proves its bound upward.  The same tree and
-    bound either way, re-scored from the data."""
+    search) it runs to its end with neither; within none of it (RISE_FINISH 0)
+    it is cut, and runs on after them.  The same tree and bound either way,
+    re-scored from the data."""
     import fst._engine as engine
     from sklearn.datasets import make_classification
     X, y = make_classification(90, n_features=5, n_informative=4, n_redundant=0,
                                flip_y=0.1, random_state=3)
     y_idx, full = problem_cost(y, None)
 
-    def fit(rise):
-        clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=5, n_jobs=n_jobs,
+    def fit(on):
+        clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=k, n_jobs=n_jobs,
                                       time_limit=600)
-        clf._overrides = {"rising_bound": rise}
+        clf._overrides = {switch: on}
         clf.fit(X, y)
-        assert clf.optimal_ and clf.n_leaves_ <= 5
+        assert clf.optimal_ and clf.n_leaves_ <= k
         assert rescore(clf, X, y_idx, full, 0.0) == pytest.approx(clf.objective_, abs=1e-9)
         return clf
 
     off = fit(False)
     monkeypatch.setattr(engine, "RISE_FINISH", 1.0)
     on_pace = fit(1e-9)
-    assert on_pace.search_stats_["rising_runs"] == 0
+    assert on_pace.search_stats_[stat] == 0
     _assert_same_fit(on_pace, off)
     monkeypatch.setattr(engine, "RISE_FINISH", 0.0)
     cut = fit(1e-9)
-    assert cut.search_stats_["rising_runs"] > 0
+    assert cut.search_stats_[stat] > 0
     _assert_same_fit(cut, off)
 
 
