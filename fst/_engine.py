@@ -64,10 +64,10 @@ RISE_FRACTION = 0.25
 # (its bound holds only for its own depth's trees) that has not certified
 # within SUBSET_AFTER of the time left to it, and whose pace could not end it
 # within RISE_FINISH of that time, makes way for SUBSET_SHARE of it to a bound
-# from a subset of the rows (`EngineSearch._subset_bound`), then runs on: the
-# subset's first rows are the SUBSET_FIRST its incumbent gets most wrong, each
-# round adds the SUBSET_ADD that the last subset's optimal tree gets most
-# wrong on all the rows, for at most SUBSET_ROUNDS rounds.
+# from disjoint subsets of the rows (`EngineSearch._subset_bound`), then runs
+# on: a subset's first rows are the SUBSET_FIRST a tree gets most wrong, each
+# round adds the SUBSET_ADD that the subset's optimal tree gets most wrong on
+# all the rows, for at most SUBSET_ROUNDS subsets searched in all.
 SUBSET_AFTER = 0.25
 SUBSET_SHARE = 0.4
 SUBSET_FIRST = 20
@@ -259,8 +259,7 @@ class EngineSearch:
         share of the time left to it makes way for a bound from a subset of the
         rows (`_subset_bound`); 0: before the first seeded search below the
         deepest, with or without a time limit (then for SUBSET_ROUNDS rounds
-        at most); False:
-        never (the same trees and certificates)."""
+        at most); False: never (the same trees and certificates)."""
         self.space = space
         self.unlimited = config["max_depth"] is None
         self.row_group = None       # the rows' groups of identical features (unlimited)
@@ -450,7 +449,7 @@ class EngineSearch:
         searched nodes.  With a share of 0 and no time limit the subset bound
         runs first, from the seed.  Returns the stop code."""
         if limit is None:
-            code = self._subset_bound(None, seed[1], seed[0])
+            code = self._subset_bound(None, seed[1], seed[0], 0)
             return code if code != 0 else s.run()
         left = _left(limit, start)
         s.set_time_limit(left)
@@ -461,7 +460,8 @@ class EngineSearch:
             return code
         self._held = (s.upper_bound, s.tree())
         t = time.perf_counter()
-        code = self._subset_bound(SUBSET_SHARE * left, self._held[1], self._held[0])
+        code = self._subset_bound(SUBSET_SHARE * left, self._held[1], self._held[0],
+                                  s.stats()["evaluations"])
         seconds += time.perf_counter() - t
         if code == 0:
             return self._run_rest(s, start, limit, seconds)
@@ -478,7 +478,7 @@ class EngineSearch:
         s.seconds = seconds + s.seconds
         return code
 
-    def _subset_bound(self, seconds, heap, ub):
+    def _subset_bound(self, seconds, heap, ub, work):
         """Raise the bound of every tree (`_lb`) by the optima of disjoint subsets
         of the rows under the same cap, the first at lam and the others at 0,
         summed (`_bounds.subset_rows_bound`), for at most `seconds` (None: no
@@ -496,8 +496,9 @@ class EngineSearch:
         the sum rises faster by subsets than by one subset grown.  It ends when
         the bound reaches `ub`, a subset's search stops (its proven bound still
         counts), or no row is left to add.  The trees found are not answered:
-        the fit's tree and certificate are this search's own.  Returns the stop
-        code (0, or Ctrl-C's)."""
+        the fit's tree and certificate are this search's own; `work`, the root
+        splits the search it makes way for valued, for the progress lines.
+        Returns the stop code (0, or Ctrl-C's)."""
         space = self.space
         end = None if seconds is None else time.perf_counter() + seconds
         keys = row_keys(space)
@@ -532,7 +533,7 @@ class EngineSearch:
             else:
                 self._raise_lb(subset_rows_lower_bound(first, others + bound))
             if self._reporter is not None and self._lb > held:
-                self._reporter((clock() - self._t0, self._lb, ub, 0))
+                self._reporter((clock() - self._t0, self._lb, ub, work))
             if not sub.solved or self._lb >= ub - TOL:
                 break
             excess = tree_excess(space, sub.heap(), part)

@@ -1,13 +1,14 @@
-"""A bound from a subset of the rows (`EngineSearch._subset_bound`): the rows
-an engine search under a leaf cap is given, its tree's costliest rows, and
-the split space of a subset of them.
+"""A bound from disjoint subsets of the rows (`EngineSearch._subset_bound`):
+the split space of a subset, the rows a tree gets most wrong, and each row's
+key.
 
-Every tree of at most k leaves costs the whole set at least what it costs a
-subset of its rows, so the least objective over the subset's own trees bounds
-the whole set's (`_bounds.subset_rows_bound`).  The subset is grown as
-constraints are in row generation: each round adds rows that the subset's own
-optimal tree gets wrong on the whole set, which that tree can then no longer
-fit, so the next subset's optimum is no lower and is often higher."""
+Every tree of at most k leaves costs the whole set at least what it costs
+disjoint subsets of its rows together, so the sum of the least objectives over
+the subsets' own trees bounds the whole set's (`_bounds.subset_rows_bound`).
+A subset is grown as constraints are in row generation: each round adds rows
+that the subset's own optimal tree gets wrong on the whole set, which that
+tree can then no longer fit, so the next subset's optimum is no lower and is
+often higher."""
 import dataclasses
 
 import numpy as np
