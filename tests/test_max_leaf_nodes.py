@@ -635,6 +635,25 @@ def test_verbose_prints_the_bound_as_it_rises(capsys):
     assert 0.0 < bounds[0] and bounds[-1] < clf.objective_, bounds
 
 
+def test_verbose_prints_the_subsets_bound_as_it_rises(capsys):
+    """verbose=2 prints each rise of the bound from subsets of the rows
+    (`EngineSearch._subset_bound`), increasing, above the floor and below the
+    certified optimum."""
+    import re
+    from sklearn.datasets import make_classification
+    X, y = make_classification(120, n_features=5, n_informative=4, n_redundant=0,
+                               flip_y=0.3, random_state=0)
+    clf = FastSmallTreeClassifier(regularization=0.0, max_leaf_nodes=5, verbose=2,
+                                  time_limit=None)
+    # (the subsets first, before the first search they may follow)
+    clf._overrides = {"subset_bound": 0.0, "rising_bound": False}
+    clf.fit(X, y)
+    assert clf.optimal_ and clf.search_stats_["subset_parts"] >= 2
+    bounds = [float(b) for b in re.findall(r"lower bound (\S+)", capsys.readouterr().out)]
+    assert len(bounds) >= 3 and bounds == sorted(bounds), bounds
+    assert 0.0 < bounds[0] and bounds[-1] < clf.objective_, bounds
+
+
 def test_binary_columns_use_the_pair_sums_and_agree_with_the_column_passes():
     """On 0/1 columns with at most three classes the engine solves nodes of
     depth two (under a cap of three leaves too) to four from their columns'
