@@ -14,7 +14,10 @@ Cases (`--cases`, all by default):
 * ``breast_cancer_balanced-5``: ``class_weight='balanced'`` (a cost matrix,
   not a unit cost), ``max_leaf_nodes=5``, 120 s;
 * ``diabetes-5``: the regressor at ``max_leaf_nodes=5``, 120 s;
-  ``diabetes-front``: its ``leaves_front`` to 8 leaves, 60 s.
+  ``diabetes-front``: its ``leaves_front`` to 8 leaves, 60 s;
+* ``r-mroz-6``, ``r-participation-6``, ``r-train-6``: R's tables as a data
+  scientist loads them (text columns one-hot, NaN kept: `_data.load_rtable`,
+  raw values, not cut), ``max_leaf_nodes=6``, 30 s.
 
 To compare two builds, run the script with each checkout first on PYTHONPATH at
 the same time (one process each on a machine of two cores or more):
@@ -31,7 +34,8 @@ from _proc import run_one
 
 CASES = ("synthetic125-5", "synthetic125-6", "synthetic500-front", "breast_cancer-5",
          "breast_cancer-5@120", "breast_cancer-6", "breast_cancer-6@60",
-         "breast_cancer_balanced-5", "diabetes-5", "diabetes-front")
+         "breast_cancer_balanced-5", "diabetes-5", "diabetes-front", "r-mroz-6",
+         "r-participation-6", "r-train-6")
 
 
 def _synthetic(n):
@@ -55,6 +59,9 @@ def worker(case):
         X, y = load_diabetes(return_X_y=True)
     elif name in ("breast_cancer", "breast_cancer_balanced"):
         X, y = load_breast_cancer(return_X_y=True)
+    elif name.startswith("r-"):
+        from _data import load_rtable
+        X, y = load_rtable(name[len("r-"):])
     else:
         X, y = _synthetic(int(name[len("synthetic"):]))
     if what == "front":
@@ -69,6 +76,7 @@ def worker(case):
     else:
         k = int(what)
         limit = (float(seconds) if seconds
+                 else 30.0 if name.startswith("r-")
                  else {"breast_cancer-6": 20.0, "diabetes-5": 120.0,
                        "breast_cancer_balanced-5": 120.0}.get(case, 60.0))
         if name == "diabetes":
