@@ -523,6 +523,35 @@ def test_engine_progress_lines_at_verbose_two(monkeypatch, capsys):
     assert lows[-1] <= clf.objective_
 
 
+def test_each_run_keeps_the_reporters_schedule():
+    """A search's progress lines fall at whole multiples of the period since the
+    reporter's clock started (the fit's), not since each run's own start: a
+    run begun just before a multiple reports at it, though it lasts far less
+    than a period (a fit of many short runs, each depth's, otherwise prints
+    nothing); the seconds each line gives count from that clock."""
+    from fst._core._depth_search import DepthSearch
+    from fst._core._limits import clock
+
+    space = _engine_problem()
+    args = (space.row_rank, space.col_order, space.col_start, space.y, space.cost)
+    config = _config.make_config(regularization=0.001)
+    lines = []
+    search = DepthSearch(*args, config, 3)
+    # the clock started 9.95 s ago, a line due every 10 s: the next at 10 s
+    search.set_reporter(lines.append, 10.0, clock() - 9.95)
+    t0 = time.perf_counter()
+    search.run()
+    took = time.perf_counter() - t0
+    assert search.solved and took > 0.1, took
+    assert len(lines) == 1 and 10.0 <= lines[0][0] < 10.0 + took, (lines, took)
+    # a run's own schedule (the clock started at the run): no line within it
+    quiet = []
+    again = DepthSearch(*args, config, 3)
+    again.set_reporter(quiet.append, 10.0)
+    again.run()
+    assert quiet == []
+
+
 def test_both_searches_report_the_same_statistics_and_take_the_same_overrides():
     """The general search and the engine, built by the plan from one
     configuration, report the common statistics (`fst._plan.COMMON_STATS`), and

@@ -4,7 +4,7 @@ root (one engine, or n engines taking the root's columns on their own threads),
 gathers their answers and reports the tree.  The search itself is `_depth`."""
 from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memcpy, memset
-from libc.math cimport isnan, NAN
+from libc.math cimport isnan, floor, NAN
 
 from math import comb
 from typing import NamedTuple
@@ -684,7 +684,14 @@ cdef class DepthSearch:
         t0 = fst_now()
         if self.e.report_t0 < 0:
             self.e.report_t0 = t0
-        self.e.next_report = t0 + self.e.report_every
+        # the next line at the next whole multiple of report_every since the
+        # reporter's clock started (the fit's): a fit of many short runs (its
+        # depths, a run cut and run again) keeps one schedule, where each run
+        # starting its own would print nothing while none lasts report_every
+        self.e.next_report = t0
+        if self.e.report_every > 0:
+            self.e.next_report = self.e.report_t0 + self.e.report_every * (
+                floor((t0 - self.e.report_t0) / self.e.report_every) + 1)
         self.e.static_done = False
         self.e.root_best = NULL
         for t in range(max(self.e.sp.p, 1)):
